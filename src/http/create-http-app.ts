@@ -1,0 +1,66 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { cors } from 'hono/cors'
+import { AppError } from '../lib/errors.js'
+import { rejectInvalid, type AppEnv } from '../lib/http/index.js'
+import type { Logger } from '../lib/log.js'
+import { renderError, renderNotFound } from './errors.js'
+import { openapiRoutes } from './openapi.js'
+import { routedPath } from './paths.js'
+import { requestContext } from './request-context.js'
+
+export interface HttpOptions {
+  log: Logger
+  version: string
+  publicUrl: string
+  corsOrigins: readonly string[]
+  maxBodyBytes: number
+  /** Module routers, mounted at the root: each declares its full paths. */
+  routers: OpenAPIHono<AppEnv>[]
+}
+
+/** Assembles the HTTP app: global middleware, the module routes, the API description, errors. */
+export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
+  const { log } = options
+  const app = new OpenAPIHono<AppEnv>({ getPath: routedPath, defaultHook: rejectInvalid })
+
+  app.use(requestContext(log))
+  if (options.corsOrigins.length > 0) app.use(corsFor(options.corsOrigins))
+  app.use(limitBody(options.maxBodyBytes))
+
+  for (const router of options.routers) app.route('/', router)
+  app.route('/', openapiRoutes(app, { version: options.version, publicUrl: options.publicUrl }))
+
+  app.onError((err, c) => renderError(err, c, log))
+  app.notFound(renderNotFound)
+  return app
+}
+
+function corsFor(origins: readonly string[]): MiddlewareHandler<AppEnv> {
+  const any = origins.includes('*')
+  const allowed = new Set(origins)
+  return cors({
+    origin: (origin) => (any ? '*' : allowed.has(origin) ? origin : null),
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Project-Id', 'X-Request-ID'],
+    exposeHeaders: ['X-API-Version', 'X-Request-ID', 'Deprecation', 'Link', 'Retry-After', 'Content-Disposition'],
+    maxAge: 600,
+  })
+}
+
+/** Bodies over the limit are refused with 413 before any handler reads them. */
+function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+  const limiter = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new AppError('payload_too_large', `Request body exceeds ${maxSize} bytes`, { limit: maxSize })
+    },
+  })
+  return (c, next) => {
+    const method = c.req.method
+    // Reading the body stream of a GET would cost every request; bodies there are ignored anyway.
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next()
+    return limiter(c, next)
+  }
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+
+// Swagger UI ships inside the npm package, so the reference renders with no network at all.
+const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+
+const assetTypes = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'init.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+} as const
+
+type AssetName = keyof typeof assetTypes
+export const docsAssetNames = Object.keys(assetTypes) as [AssetName, ...AssetName[]]
+
+const initScript = `window.ui = SwaggerUIBundle({
+  url: '/api/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  validatorUrl: null,
+  persistAuthorization: true,
+  displayOperationId: true,
+});
+`
+
+const cache = new Map<AssetName, { body: Uint8Array<ArrayBuffer> | string; type: string }>()
+
+/** One asset of the reference page, read from disk once. */
+export function docsAsset(name: AssetName): { body: Uint8Array<ArrayBuffer> | string; type: string } {
+  let asset = cache.get(name)
+  if (!asset) {
+    const body = name === 'init.js' ? initScript : new Uint8Array(readFileSync(join(assetDir, name)))
+    asset = { body, type: assetTypes[name] }
+    cache.set(name, asset)
+  }
+  return asset
+}
+
+/** The reference page; its scripts are local (no CDN) and it loads the document from this server. */
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Plinth API reference</title>
+  <link rel="icon" type="image/png" href="/api/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/api/docs/assets/init.js"></script>
+</body>
+</html>
+`
+}

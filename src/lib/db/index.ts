@@ -1,0 +1,6 @@
+export type { DbHandle, DbKind } from './handle.js'
+export { runMigrations, type Migration } from './migrate.js'
+export { createDatabaseRegistry, MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from './registry.js'
+export { translateDbError } from './translate-error.js'
+export { openSqlite } from './sqlite.js'
+export { createPgPool, openPostgres } from './postgres.js'

@@ -1,0 +1,29 @@
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { translatingDialect } from './translating-dialect.js'
+
+const INT8_OID = 20
+
+// Timestamps and counters are int8; they fit a JS number (Unix seconds, row counts).
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+}
+
+/** One pool per PostgreSQL server; every schema on it shares the pool. */
+export function createPgPool(url: string, onIdleError: (err: Error) => void, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, types, connectionTimeoutMillis: 10_000 })
+  // An idle client losing its server must not crash the process; the next query reconnects.
+  pool.on('error', onIdleError)
+  return pool
+}
+
+/** Kysely over a pool; the caller scopes it to a schema with `withSchema`. */
+export function openPostgres(pool: pg.Pool): Kysely<any> {
+  return new Kysely<any>({ dialect: translatingDialect(new PostgresDialect({ pool })) })
+}
+
+/** Creates the schema when missing. Names are checked by the caller (identifiers, not values). */
+export async function ensureSchema(db: Kysely<any>, schema: string): Promise<void> {
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
+}

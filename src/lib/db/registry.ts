@@ -1,0 +1,127 @@
+import { join } from 'node:path'
+import type { Kysely } from 'kysely'
+import type pg from 'pg'
+import { AppError } from '../errors.js'
+import type { DbHandle, DbKind } from './handle.js'
+import { createPgPool, ensureSchema, openPostgres } from './postgres.js'
+import { openSqlite } from './sqlite.js'
+
+/** The binding every project has: its own database (an SQLite file, or a PostgreSQL schema). */
+export const MAIN_BINDING = 'main'
+
+/** Where another registered database lives. Persisted by the databases module, resolved here. */
+export type BindingDescriptor =
+  | { readonly id: string; readonly kind: 'sqlite' }
+  | { readonly id: string; readonly kind: 'postgres'; readonly url: string; readonly schema?: string }
+
+export interface DatabaseRegistryOptions {
+  readonly kind: DbKind
+  readonly dataDir: string
+  /** Required when kind is postgres. */
+  readonly postgresUrl?: string
+  /** Looks up a registered binding of a project; null when there is none. */
+  readonly resolveBinding?: (projectId: string, bindingId: string) => Promise<BindingDescriptor | null>
+  readonly onPoolError?: (err: Error) => void
+}
+
+export interface DatabaseRegistry {
+  readonly kind: DbKind
+  /** The system database: projects, users, sessions, the collections registry… */
+  readonly system: DbHandle
+  /** The handle for (project, binding); opens, and on first use creates, the database. Throws not_found. */
+  get(projectId: string, bindingId?: string): Promise<DbHandle>
+  /** Forgets an open handle (after a binding is deleted) and closes what only it used. */
+  release(projectId: string, bindingId?: string): Promise<void>
+  close(): Promise<void>
+}
+
+const safeId = /^[a-z0-9_]{1,64}$/
+const systemSchema = 'plinth'
+
+/** Opens the system database; project databases open lazily on first `get`. */
+export async function createDatabaseRegistry(options: DatabaseRegistryOptions): Promise<DatabaseRegistry> {
+  const onPoolError = options.onPoolError ?? (() => {})
+  const roots: Kysely<any>[] = []
+  const pools = new Map<string, pg.Pool>()
+  const open = new Map<string, Promise<{ handle: DbHandle; root: Kysely<any> | null }>>()
+
+  let system: DbHandle
+  let sharedPg: Kysely<any> | null = null
+  if (options.kind === 'postgres') {
+    if (!options.postgresUrl) throw new Error('postgresUrl is required for a PostgreSQL registry')
+    sharedPg = openPostgres(poolFor(options.postgresUrl))
+    roots.push(sharedPg)
+    await ensureSchema(sharedPg, systemSchema)
+    system = { kind: 'postgres', db: sharedPg.withSchema(systemSchema) }
+  } else {
+    const root = openSqlite(join(options.dataDir, 'system.db'))
+    roots.push(root)
+    system = { kind: 'sqlite', db: root }
+  }
+
+  function poolFor(url: string): pg.Pool {
+    let pool = pools.get(url)
+    if (!pool) {
+      pool = createPgPool(url, onPoolError)
+      pools.set(url, pool)
+    }
+    return pool
+  }
+
+  async function openMain(projectId: string): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
+    if (sharedPg) {
+      const schema = `project_${projectId}`
+      await ensureSchema(sharedPg, schema)
+      return { handle: { kind: 'postgres', db: sharedPg.withSchema(schema) }, root: null }
+    }
+    const root = openSqlite(join(options.dataDir, 'projects', `${projectId}.db`))
+    return { handle: { kind: 'sqlite', db: root }, root }
+  }
+
+  async function openBinding(projectId: string, bindingId: string): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
+    const descriptor = await options.resolveBinding?.(projectId, bindingId)
+    if (!descriptor) throw new AppError('not_found', 'Database binding not found', { databaseId: bindingId })
+    if (descriptor.kind === 'sqlite') {
+      const root = openSqlite(join(options.dataDir, 'databases', `${bindingId}.db`))
+      return { handle: { kind: 'sqlite', db: root }, root }
+    }
+    // Its own pool: a binding's server is not the system server. The pool closes with the registry.
+    const root = openPostgres(poolFor(descriptor.url))
+    const schema = descriptor.schema ?? 'public'
+    await ensureSchema(root, schema)
+    return { handle: { kind: 'postgres', db: root.withSchema(schema) }, root: null }
+  }
+
+  return {
+    kind: options.kind,
+    system,
+    async get(projectId, bindingId = MAIN_BINDING) {
+      if (!safeId.test(projectId) || !safeId.test(bindingId)) {
+        throw new AppError('not_found', 'Database binding not found', { databaseId: bindingId })
+      }
+      const key = `${projectId}/${bindingId}`
+      let entry = open.get(key)
+      if (!entry) {
+        entry = bindingId === MAIN_BINDING ? openMain(projectId) : openBinding(projectId, bindingId)
+        open.set(key, entry)
+        entry.catch(() => open.delete(key))
+      }
+      return (await entry).handle
+    },
+    async release(projectId, bindingId = MAIN_BINDING) {
+      const key = `${projectId}/${bindingId}`
+      const entry = open.get(key)
+      open.delete(key)
+      const opened = await entry?.catch(() => null)
+      await opened?.root?.destroy()
+    },
+    async close() {
+      const opened = await Promise.allSettled(open.values())
+      open.clear()
+      for (const r of opened) if (r.status === 'fulfilled' && r.value.root) await r.value.root.destroy()
+      // Destroying the shared PostgreSQL Kysely ends its pool; binding pools end here too.
+      for (const root of roots) await root.destroy()
+      for (const [url, pool] of pools) if (!pool.ended) await pool.end().catch(() => {}), pools.delete(url)
+    },
+  }
+}

@@ -1,0 +1,73 @@
+import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi'
+import { AppError, type ErrorCode, errorStatus } from '../errors.js'
+import type { AppEnv } from './env.js'
+
+/**
+ * A route declaration: method, path, schemas, `operationId` and the permission it needs, in one value
+ * that drives validation, the OpenAPI document and (with the access module) authorization.
+ * `permission: null` marks a public route; the string form is `resource:action`.
+ */
+export type RouteDeclaration = RouteConfig & {
+  operationId: string
+  summary: string
+  permission: string | null
+}
+
+export function defineRoute<R extends RouteDeclaration>(route: R): R {
+  return createRoute({ ...route, 'x-permission': route.permission ?? 'public' }) as R
+}
+
+/** A router for one module; mounted by the HTTP layer, which also renders errors. */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: rejectInvalid })
+}
+
+/** Failed request validation becomes 400 invalid_request naming each bad location. */
+export function rejectInvalid(result: { success: boolean; target?: string; error?: unknown }): void {
+  if (result.success) return
+  const issues = (result.error as z.ZodError | undefined)?.issues ?? []
+  throw new AppError('invalid_request', describeIssues(result.target, issues), {
+    issues: issues.map((i) => ({ location: location(result.target, i.path), message: i.message })),
+  })
+}
+
+function location(target: string | undefined, path: readonly PropertyKey[]): string {
+  const where = target === 'json' || target === 'form' ? 'body' : target === 'param' ? 'path' : (target ?? 'request')
+  return [where, ...path.map(String)].join('.')
+}
+
+function describeIssues(target: string | undefined, issues: readonly z.core.$ZodIssue[]): string {
+  const first = issues[0]
+  if (!first) return 'Invalid request'
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
+  return `${location(target, first.path)}: ${first.message}${more}`
+}
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z.string().openapi({ example: 'invalid_request' }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi('Error')
+
+/** OpenAPI response entries for the error codes a route may answer with. */
+export function errorResponses(...codes: ErrorCode[]): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }> {
+  const out: Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }> = {}
+  for (const code of codes) {
+    const status = errorStatus[code]
+    const existing = out[status]
+    out[status] = {
+      description: existing ? `${existing.description}, ${code}` : code,
+      content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+    }
+  }
+  return out
+}
+
+/** `{ data: T }`, the single-item success envelope. */
+export function dataEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema })
+}
+
+export { z }

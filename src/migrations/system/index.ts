@@ -1,0 +1,5 @@
+import type { Migration } from '../../lib/db/index.js'
+import { m0001Projects } from './0001-projects.js'
+
+/** System database migrations, in order. Append only; never edit one that has shipped. */
+export const systemMigrations: readonly Migration[] = [m0001Projects]

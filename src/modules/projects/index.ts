@@ -1,0 +1,2 @@
+export { createProjectsService, type ProjectsService } from './service.js'
+export type { Project } from './store.js'

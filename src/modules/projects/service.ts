@@ -1,0 +1,63 @@
+import type { Clock } from '../../lib/clock.js'
+import type { DatabaseRegistry } from '../../lib/db/index.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import { createProjectsStore, type Project } from './store.js'
+
+export interface ProjectsDeps {
+  registry: DatabaseRegistry
+  clock: Clock
+}
+
+/** Projects: the default one made on first start, more created by a super_admin. */
+export function createProjectsService({ registry, clock }: ProjectsDeps) {
+  const store = createProjectsStore(registry.system.db)
+
+  async function create(name: string, isDefault: boolean): Promise<Project> {
+    const now = clock.seconds()
+    const project: Project = { id: newId(), name, isDefault, createdAt: now, updatedAt: now }
+    await store.insert(project)
+    await registry.get(project.id) // provisions its database (SQLite file or PostgreSQL schema)
+    return project
+  }
+
+  return {
+    /** Returns the default project, creating it (and its database) on a fresh install. */
+    async ensureDefault(): Promise<Project> {
+      const existing = await store.findDefault()
+      if (existing) {
+        await registry.get(existing.id)
+        return existing
+      }
+      try {
+        return await create('Default project', true)
+      } catch (err) {
+        // Another instance created it first: the partial unique index refused ours.
+        if (isAppError(err) && err.code === 'already_exists') {
+          const winner = await store.findDefault()
+          if (winner) return winner
+        }
+        throw err
+      }
+    },
+
+    /** Creates a project and its database. Throws invalid_request for an empty name. */
+    async create(name: string): Promise<Project> {
+      const trimmed = name.trim()
+      if (trimmed === '' || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1-200 characters')
+      return create(trimmed, false)
+    },
+
+    /** Every project, oldest first. */
+    list: () => store.list(),
+
+    /** One project. Throws not_found. */
+    async get(id: string): Promise<Project> {
+      const project = await store.findById(id)
+      if (!project) throw new AppError('not_found', 'Project not found')
+      return project
+    },
+  }
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>

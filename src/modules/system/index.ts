@@ -1,0 +1,2 @@
+export { systemRoutes } from './routes.js'
+export { createSystemService, type SystemFacts, type SystemService } from './service.js'
