@@ -54,7 +54,10 @@ function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
   const limiter = bodyLimit({
     maxSize,
     onError: () => {
-      throw new AppError('payload_too_large', `Request body exceeds ${maxSize} bytes`, { limit: maxSize })
+      // The unread rest of the body would poison a kept-alive connection: close it after the answer.
+      throw new AppError('payload_too_large', `Request body exceeds ${maxSize} bytes`, { limit: maxSize }, {
+        headers: { Connection: 'close' },
+      })
     },
   })
   return (c, next) => {

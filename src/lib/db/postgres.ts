@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { AppError } from '../errors.js'
 import { translatingDialect } from './translating-dialect.js'
 
 const INT8_OID = 20
@@ -25,5 +26,10 @@ export function openPostgres(pool: pg.Pool): Kysely<any> {
 
 /** Creates the schema when missing. Names are checked by the caller (identifiers, not values). */
 export async function ensureSchema(db: Kysely<any>, schema: string): Promise<void> {
-  await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
+  } catch (err) {
+    // Two instances creating it at once: the loser sees a unique violation on pg_namespace. It exists now.
+    if (!(err instanceof AppError && err.code === 'already_exists')) throw err
+  }
 }

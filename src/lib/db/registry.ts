@@ -121,7 +121,8 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
       for (const r of opened) if (r.status === 'fulfilled' && r.value.root) await r.value.root.destroy()
       // Destroying the shared PostgreSQL Kysely ends its pool; binding pools end here too.
       for (const root of roots) await root.destroy()
-      for (const [url, pool] of pools) if (!pool.ended) await pool.end().catch(() => {}), pools.delete(url)
+      for (const pool of pools.values()) if (!pool.ended) await pool.end().catch(() => {})
+      pools.clear()
     },
   }
 }

@@ -1,7 +1,17 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from 'kysely'
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js'
 import { translatingDialect } from './translating-dialect.js'
 
@@ -14,17 +24,19 @@ const statementCacheSize = 500
 export function openSqlite(file: string): Kysely<any> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const raw = new Database(file)
+  // The busy timeout first: switching to WAL needs a lock another process may hold.
+  raw.pragma('busy_timeout = 5000')
   raw.pragma('journal_mode = WAL')
   raw.pragma('synchronous = NORMAL')
-  raw.pragma('busy_timeout = 5000')
   raw.pragma('foreign_keys = ON')
   return new Kysely<any>({
-    dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(raw) })),
+    dialect: translatingDialect(new ImmediateSqliteDialect({ database: withStatementCache(raw) })),
     plugins: [new SqliteValuesPlugin()],
   })
 }
 
-function withStatementCache(db: Database.Database): SqliteDatabase {
+/** Exported for its test; `openSqlite` is the way in. */
+export function withStatementCache(db: Database.Database): SqliteDatabase {
   const cache = new Map<string, Database.Statement>()
   return {
     close: () => {
@@ -42,5 +54,27 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
       }
       return stmt as unknown as SqliteStatement
     },
+  }
+}
+
+/**
+ * Transactions take the write lock up front (BEGIN IMMEDIATE). A deferred transaction that reads and then
+ * writes fails at once with SQLITE_BUSY when another process wrote in between; the busy timeout never
+ * applies to that upgrade. Within one process the driver's mutex already serialises transactions.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig
+  constructor(config: SqliteDialectConfig) {
+    super(config)
+    this.#config = config
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config)
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
   }
 }

@@ -33,14 +33,20 @@ class TranslatingDriver implements Driver {
   }
 
   init(): Promise<void> {
-    return this.#inner.init().catch(rethrow)
+    return guard(() => this.#inner.init())
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const original = await this.#inner.acquireConnection().catch(rethrow)
+    const original = await guard(() => this.#inner.acquireConnection())
     const wrapped: DatabaseConnection = {
-      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
-        original.executeQuery<R>(query).catch(rethrow),
+      // better-sqlite3 throws synchronously, so await inside a try rather than chaining .catch.
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        try {
+          return await original.executeQuery<R>(query)
+        } catch (err) {
+          rethrow(err)
+        }
+      },
       streamQuery: <R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> =>
         translateStream(original.streamQuery<R>(query, chunkSize)),
     }
@@ -49,27 +55,27 @@ class TranslatingDriver implements Driver {
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.#inner.beginTransaction(this.#original(connection), settings).catch(rethrow)
+    return guard(() => this.#inner.beginTransaction(this.#original(connection), settings))
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.commitTransaction(this.#original(connection)).catch(rethrow)
+    return guard(() => this.#inner.commitTransaction(this.#original(connection)))
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.rollbackTransaction(this.#original(connection)).catch(rethrow)
+    return guard(() => this.#inner.rollbackTransaction(this.#original(connection)))
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
-    await this.#inner.savepoint?.(this.#original(connection), name, compile).catch(rethrow)
+    await guard(async () => this.#inner.savepoint?.(this.#original(connection), name, compile))
   }
 
   async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
-    await this.#inner.rollbackToSavepoint?.(this.#original(connection), name, compile).catch(rethrow)
+    await guard(async () => this.#inner.rollbackToSavepoint?.(this.#original(connection), name, compile))
   }
 
   async releaseSavepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
-    await this.#inner.releaseSavepoint?.(this.#original(connection), name, compile).catch(rethrow)
+    await guard(async () => this.#inner.releaseSavepoint?.(this.#original(connection), name, compile))
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -87,6 +93,14 @@ class TranslatingDriver implements Driver {
 
 function rethrow(err: unknown): never {
   throw translateDbError(err)
+}
+
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (err) {
+    rethrow(err)
+  }
 }
 
 async function* translateStream<R>(stream: AsyncIterableIterator<QueryResult<R>>): AsyncIterableIterator<QueryResult<R>> {

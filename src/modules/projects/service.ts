@@ -48,7 +48,7 @@ export function createProjectsService({ registry, clock }: ProjectsDeps) {
       return create(trimmed, false)
     },
 
-    /** Every project, oldest first. */
+    /** Every project: the default one first, then oldest first. */
     list: () => store.list(),
 
     /** One project. Throws not_found. */

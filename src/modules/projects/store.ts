@@ -31,7 +31,13 @@ export function createProjectsStore(systemDb: Kysely<any>) {
       return row ? toProject(row) : null
     },
     async list(): Promise<Project[]> {
-      const rows = await db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').execute()
+      const rows = await db
+        .selectFrom('projects')
+        .selectAll()
+        .orderBy('is_default', 'desc')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
       return rows.map(toProject)
     },
     async insert(project: Project): Promise<void> {

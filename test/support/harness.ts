@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, type Plinth } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { listen, type RunningServer } from '../../src/http/server.js'
+import { createTestDatabase, testDatabaseUrl } from './postgres.js'
+
+export interface Reply {
+  status: number
+  headers: Headers
+  text: string
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: any
+}
+
+export interface RequestOptions {
+  body?: unknown
+  rawBody?: string | Uint8Array
+  headers?: Record<string, string>
+  token?: string
+}
+
+export interface TestServer {
+  readonly url: string
+  readonly app: Plinth
+  readonly dataDir: string
+  /** Every log line written so far, raw. */
+  readonly logs: string[]
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>
+  stop(): Promise<void>
+}
+
+/**
+ * Boots the real app on port 0 with a fresh DATA_DIR, and, when TEST_DATABASE_URL is set, a fresh
+ * PostgreSQL database. Requests go over real HTTP.
+ */
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
+  const adminUrl = testDatabaseUrl()
+  const database = adminUrl ? await createTestDatabase(adminUrl) : null
+  const logs: string[] = []
+  let app: Plinth | undefined
+  let running: RunningServer | undefined
+  try {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
+      ...env,
+    })
+    app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })
+    running = await listen(app.fetch, '127.0.0.1', 0, app.log)
+  } catch (err) {
+    await app?.close()
+    await database?.drop()
+    rmSync(dataDir, { recursive: true, force: true })
+    throw err
+  }
+  const url = running.url
+  const started = { app, running }
+  return {
+    url,
+    app,
+    dataDir,
+    logs,
+    request: (method, path, options) => send(url, method, path, options),
+    async stop() {
+      await started.running.stop(1000)
+      await started.app.close()
+      await database?.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** One HTTP request to a running server. */
+export async function send(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers }
+  let body: string | Uint8Array | undefined = options.rawBody
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  if (options.token) headers.authorization = `Bearer ${options.token}`
+  const res = await fetch(`${base}${path}`, { method, headers, body })
+  const text = await res.text()
+  let parsed: unknown
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed }
+}
