@@ -4,8 +4,8 @@ import type { Config } from './config.js'
 import { createHttpApp } from './http/create-http-app.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createDatabaseRegistry, runMigrations, type DatabaseRegistry } from './lib/db/index.js'
-import type { AppEnv } from './lib/http/index.js'
-import { createLogger, type Logger } from './lib/log.js'
+import type { AppBindings, AppEnv } from './lib/http/index.js'
+import { createLoggers, type Logger } from './lib/log.js'
 import { systemMigrations } from './migrations/system/index.js'
 import { createProjectsService, type Project, type ProjectsService } from './modules/projects/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
@@ -19,18 +19,21 @@ export interface AppOptions {
 export interface Plinth {
   readonly config: Config
   readonly log: Logger
+  /** The one-line-per-request log, written by the transport. */
+  readonly access: Logger
   readonly registry: DatabaseRegistry
   readonly defaultProject: Project
   readonly projects: ProjectsService
   readonly http: OpenAPIHono<AppEnv>
-  readonly fetch: (request: Request) => Response | Promise<Response>
+  /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
+  readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
   /** Closes every database; the HTTP server is stopped first by its owner. */
   close(): Promise<void>
 }
 
 /** Wires config, lib and modules together, once. Runs pending migrations and ensures the default project. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Plinth> {
-  const log = createLogger(config.logLevel, options.logDestination)
+  const { log, access } = createLoggers(config.logLevel, options.logDestination)
   const clock = options.clock ?? systemClock
   const registry = await createDatabaseRegistry({
     kind: config.database.kind,
@@ -61,11 +64,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       config,
       log,
+      access,
       registry,
       defaultProject,
       projects,
       http,
-      fetch: (request) => http.fetch(request),
+      fetch: (request, env) => http.fetch(request, env),
       close: () => registry.close(),
     }
   } catch (err) {

@@ -14,7 +14,7 @@ Settings come from the environment; see docs/configuration.md.`
 
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config)
-  const running = await listen(app.fetch, config.host, config.port, app.log)
+  const running = await listen(app.fetch, { host: config.host, port: config.port, log: app.log, access: app.access })
   app.log.info(
     { url: running.url, database: config.database.kind, storage: config.storage.kind, dataDir: config.dataDir },
     `Plinth ${config.version} listening on ${running.url}`,
@@ -28,7 +28,7 @@ async function serve(config: Config): Promise<void> {
     await running.stop(config.shutdownTimeoutMs)
     await app.close()
     app.log.info('stopped')
-    process.exit(0)
+    app.log.flush(() => process.exit(0))
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -62,7 +62,7 @@ beforeAll(async () => {
     maxBodyBytes: 2048,
     routers: [probeRouter()],
   })
-  running = await listen(app.fetch, '127.0.0.1', 0, log)
+  running = await listen(app.fetch, { host: '127.0.0.1', port: 0, log })
 })
 afterAll(async () => {
   await running.stop(1000)

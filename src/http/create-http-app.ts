@@ -8,7 +8,6 @@ import type { Logger } from '../lib/log.js'
 import { renderError, renderNotFound } from './errors.js'
 import { openapiRoutes } from './openapi.js'
 import { routedPath } from './paths.js'
-import { requestContext } from './request-context.js'
 
 export interface HttpOptions {
   log: Logger
@@ -20,14 +19,16 @@ export interface HttpOptions {
   routers: OpenAPIHono<AppEnv>[]
 }
 
-/** Assembles the HTTP app: global middleware, the module routes, the API description, errors. */
+/**
+ * Assembles the HTTP app: the module routes, the API description, errors. Request ids, version headers
+ * and the access log belong to the transport (transport.ts), so a GET route runs with no middleware.
+ */
 export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const { log } = options
   const app = new OpenAPIHono<AppEnv>({ getPath: routedPath, defaultHook: rejectInvalid })
 
-  app.use(requestContext(log))
   if (options.corsOrigins.length > 0) app.use(corsFor(options.corsOrigins))
-  app.use(limitBody(options.maxBodyBytes))
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody(options.maxBodyBytes))
 
   for (const router of options.routers) app.route('/', router)
   app.route('/', openapiRoutes(app, { version: options.version, publicUrl: options.publicUrl }))
@@ -51,7 +52,7 @@ function corsFor(origins: readonly string[]): MiddlewareHandler<AppEnv> {
 
 /** Bodies over the limit are refused with 413 before any handler reads them. */
 function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
-  const limiter = bodyLimit({
+  return bodyLimit({
     maxSize,
     onError: () => {
       // The unread rest of the body would poison a kept-alive connection: close it after the answer.
@@ -60,10 +61,4 @@ function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
       })
     },
   })
-  return (c, next) => {
-    const method = c.req.method
-    // Reading the body stream of a GET would cost every request; bodies there are ignored anyway.
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next()
-    return limiter(c, next)
-  }
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { AppError, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js'
-import type { AppEnv } from '../lib/http/index.js'
+import { requestIdOf, type AppEnv } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
 import { requestPath } from './paths.js'
 
@@ -29,7 +29,7 @@ export function toAppError(err: unknown): AppError {
 /** The one place that writes the error envelope. Server faults are logged, and their cause never leaves. */
 export function renderError(err: unknown, c: Context<AppEnv>, log: Logger): Response {
   const appError = toAppError(err)
-  const requestId = c.get('requestId')
+  const requestId = requestIdOf(c)
   const details = appError.code === 'internal' ? { requestId } : appError.details
   if (appError.status >= 500) {
     log.error({ reqId: requestId, code: appError.code, err: appError.cause ?? appError }, 'request failed')
@@ -40,7 +40,9 @@ export function renderError(err: unknown, c: Context<AppEnv>, log: Logger): Resp
 
 /** Unknown routes answer 404 `not_found` in the envelope. */
 export function renderNotFound(c: Context<AppEnv>): Response {
-  c.set('unmatched', true)
+  // An alias that matches nothing has no successor to advertise.
+  c.env?.outgoing?.removeHeader('Deprecation')
+  c.env?.outgoing?.removeHeader('Link')
   const path = requestPath(c.req.raw)
   const body: ErrorEnvelope = { error: 'not_found', message: `No route for ${c.req.method} ${path}`, details: {} }
   return c.json(body, 404)

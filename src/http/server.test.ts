@@ -15,9 +15,7 @@ describe('graceful stop', () => {
         await sleep(300)
         return new Response('done')
       },
-      '127.0.0.1',
-      0,
-      log,
+      { host: '127.0.0.1', port: 0, log },
     )
     const inflight = fetch(`${running.url}/slow`).then((r) => r.text())
     await started
@@ -36,9 +34,7 @@ describe('graceful stop', () => {
         await sleep(10_000)
         return new Response('too late')
       },
-      '127.0.0.1',
-      0,
-      log,
+      { host: '127.0.0.1', port: 0, log },
     )
     const inflight = fetch(`${running.url}/stuck`).then(
       () => 'answered',
@@ -50,7 +46,7 @@ describe('graceful stop', () => {
   })
 
   it('closes idle keep-alive connections instead of waiting for them', async () => {
-    const running = await listen(() => new Response('ok'), '127.0.0.1', 0, log)
+    const running = await listen(() => new Response('ok'), { host: '127.0.0.1', port: 0, log })
     expect(await (await fetch(`${running.url}/`)).text()).toBe('ok') // leaves a kept-alive socket
     const outcome = await Promise.race([running.stop(10_000).then(() => 'stopped'), sleep(3000).then(() => 'hung')])
     expect(outcome).toBe('stopped')

@@ -1,7 +1,7 @@
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
-import { serve } from '@hono/node-server'
 import type { Logger } from '../lib/log.js'
+import { nodeListener, type Fetch } from './transport.js'
 
 export interface RunningServer {
   readonly server: Server
@@ -11,17 +11,22 @@ export interface RunningServer {
   stop(timeoutMs: number): Promise<void>
 }
 
-/** Listens on host:port (port 0 picks a free one) and resolves once the socket accepts connections. */
-export function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  host: string,
-  port: number,
-  log: Logger,
-): Promise<RunningServer> {
+export interface ListenOptions {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+  log: Logger
+  /** The request log; defaults to `log`. */
+  access?: Logger
+}
+
+/** Serves `fetch` over HTTP and resolves once the socket accepts connections. */
+export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningServer> {
+  const { log } = options
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: host, port }) as Server
+    const server = createServer(nodeListener(fetch, options.access ?? log))
     server.once('error', reject)
-    server.once('listening', () => {
+    server.listen(options.port, options.host, () => {
       server.off('error', reject)
       const address = server.address() as AddressInfo
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address

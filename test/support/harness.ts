@@ -53,7 +53,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       ...env,
     })
     app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })
-    running = await listen(app.fetch, '127.0.0.1', 0, app.log)
+    running = await listen(app.fetch, { host: '127.0.0.1', port: 0, log: app.log, access: app.access })
   } catch (err) {
     await app?.close()
     await database?.drop()
