@@ -33,6 +33,18 @@ export const settings = {
   CF_API_TOKEN: { default: '', doc: 'Cloudflare API token for Workers AI. Never logged.' },
   CF_AI_BASE_URL: { default: '', doc: 'Override of the Workers AI base URL (gateways, tests).' },
   ALLOW_PRIVATE_NETWORK: { default: 'false', doc: 'When true, outbound requests from flows may reach loopback and private addresses.' },
+  SESSION_TTL_SECONDS: { default: '604800', doc: 'Lifetime of a session token (7 days).' },
+  PASSWORD_HASH_ITERATIONS: { default: '600000', doc: 'PBKDF2-SHA256 iterations for new password hashes (OWASP level). Stored hashes with fewer are upgraded at the next sign-in.' },
+  AUTH_RATE_LIMIT: { default: '5', doc: 'Attempts per minute per client IP shared by sign-up, sign-in and is-username-available (and, separately, by reset and magic-link requests).' },
+  GITHUB_CLIENT_ID: { default: '', doc: 'GitHub OAuth app client id; with GITHUB_CLIENT_SECRET enables GitHub sign-in.' },
+  GITHUB_CLIENT_SECRET: { default: '', doc: 'GitHub OAuth app client secret. Never logged.' },
+  GITHUB_AUTH_URL: { default: 'https://github.com', doc: 'Base of GitHub\'s OAuth endpoints (/login/oauth/authorize, /login/oauth/access_token); GitHub Enterprise or tests.' },
+  GITHUB_API_URL: { default: 'https://api.github.com', doc: 'Base of the GitHub API used to read the signed-in profile.' },
+  GOOGLE_CLIENT_ID: { default: '', doc: 'Google OAuth client id; with GOOGLE_CLIENT_SECRET enables Google sign-in.' },
+  GOOGLE_CLIENT_SECRET: { default: '', doc: 'Google OAuth client secret. Never logged.' },
+  GOOGLE_AUTH_URL: { default: 'https://accounts.google.com/o/oauth2/v2/auth', doc: 'Google authorization endpoint (tests point it elsewhere).' },
+  GOOGLE_TOKEN_URL: { default: 'https://oauth2.googleapis.com/token', doc: 'Google token endpoint.' },
+  GOOGLE_USERINFO_URL: { default: 'https://openidconnect.googleapis.com/v1/userinfo', doc: 'Google OpenID Connect userinfo endpoint.' },
 } as const
 
 export type SettingName = keyof typeof settings
@@ -77,6 +89,18 @@ const envSchema = z.object({
   CF_API_TOKEN: z.string(),
   CF_AI_BASE_URL: optionalUrl(['http:', 'https:']),
   ALLOW_PRIVATE_NETWORK: bool,
+  SESSION_TTL_SECONDS: int(60, 366 * 24 * 3600),
+  PASSWORD_HASH_ITERATIONS: int(1000, 10_000_000),
+  AUTH_RATE_LIMIT: int(1, 1_000_000),
+  GITHUB_CLIENT_ID: z.string(),
+  GITHUB_CLIENT_SECRET: z.string(),
+  GITHUB_AUTH_URL: optionalUrl(['http:', 'https:']),
+  GITHUB_API_URL: optionalUrl(['http:', 'https:']),
+  GOOGLE_CLIENT_ID: z.string(),
+  GOOGLE_CLIENT_SECRET: z.string(),
+  GOOGLE_AUTH_URL: optionalUrl(['http:', 'https:']),
+  GOOGLE_TOKEN_URL: optionalUrl(['http:', 'https:']),
+  GOOGLE_USERINFO_URL: optionalUrl(['http:', 'https:']),
 })
 
 export type EmailChannel = 'email_binding' | 'rest_api' | 'email_no_channel'
@@ -114,6 +138,25 @@ export interface Config {
   }
   readonly ai: { readonly accountId: string | null; readonly apiToken: string | null; readonly baseUrl: string | null }
   readonly allowPrivateNetwork: boolean
+  readonly auth: {
+    readonly sessionTtlSeconds: number
+    readonly passwordIterations: number
+    readonly rateLimitPerMinute: number
+  }
+  /** Social sign-in providers that have both a client id and a secret. */
+  readonly oauth: {
+    readonly github: OAuthProviderConfig | null
+    readonly google: OAuthProviderConfig | null
+  }
+}
+
+export interface OAuthProviderConfig {
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly authorizeUrl: string
+  readonly tokenUrl: string
+  /** Where the profile is read: GitHub's API base, or Google's userinfo endpoint. */
+  readonly profileUrl: string
 }
 
 export class ConfigError extends Error {
@@ -141,6 +184,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.EMAIL_API_URL !== '' && e.EMAIL_API_KEY === '') {
     throw new ConfigError('Invalid configuration:\n  EMAIL_API_KEY: required when EMAIL_API_URL is set')
+  }
+  for (const provider of ['GITHUB', 'GOOGLE'] as const) {
+    const id = e[`${provider}_CLIENT_ID`]
+    const secret = e[`${provider}_CLIENT_SECRET`]
+    if ((id === '') !== (secret === '')) {
+      const missing = id === '' ? `${provider}_CLIENT_ID` : `${provider}_CLIENT_SECRET`
+      throw new ConfigError(`Invalid configuration:\n  ${missing}: required when the other ${provider}_CLIENT_* setting is set`)
+    }
   }
   if (e.DATABASE_URL !== '' && e.SECRET_KEY === '') {
     throw new ConfigError(
@@ -187,11 +238,50 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     ai: { accountId: e.CF_ACCOUNT_ID || null, apiToken: e.CF_API_TOKEN || null, baseUrl: e.CF_AI_BASE_URL || null },
     allowPrivateNetwork: e.ALLOW_PRIVATE_NETWORK,
+    auth: {
+      sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+      passwordIterations: e.PASSWORD_HASH_ITERATIONS,
+      rateLimitPerMinute: e.AUTH_RATE_LIMIT,
+    },
+    oauth: {
+      github: e.GITHUB_CLIENT_ID
+        ? {
+            clientId: e.GITHUB_CLIENT_ID,
+            clientSecret: e.GITHUB_CLIENT_SECRET,
+            authorizeUrl: `${trimSlash(e.GITHUB_AUTH_URL)}/login/oauth/authorize`,
+            tokenUrl: `${trimSlash(e.GITHUB_AUTH_URL)}/login/oauth/access_token`,
+            profileUrl: trimSlash(e.GITHUB_API_URL),
+          }
+        : null,
+      google: e.GOOGLE_CLIENT_ID
+        ? {
+            clientId: e.GOOGLE_CLIENT_ID,
+            clientSecret: e.GOOGLE_CLIENT_SECRET,
+            authorizeUrl: e.GOOGLE_AUTH_URL,
+            tokenUrl: e.GOOGLE_TOKEN_URL,
+            profileUrl: e.GOOGLE_USERINFO_URL,
+          }
+        : null,
+    },
   })
 }
 
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}
+
 // Secrets are never echoed back in an error message, only their length.
-const secretSettings = new Set(['SECRET_KEY', 'S3_SECRET_ACCESS_KEY', 'EMAIL_API_KEY', 'CF_API_TOKEN', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL'])
+const secretSettings = new Set([
+  'SECRET_KEY',
+  'S3_SECRET_ACCESS_KEY',
+  'EMAIL_API_KEY',
+  'CF_API_TOKEN',
+  'DATABASE_URL',
+  'SMTP_URL',
+  'REDIS_URL',
+  'GITHUB_CLIENT_SECRET',
+  'GOOGLE_CLIENT_SECRET',
+])
 function describe(raw: Record<string, string>, key: PropertyKey | undefined): string {
   const name = String(key)
   const value = raw[name] ?? ''

@@ -1,4 +1,5 @@
 export type { DbHandle, DbKind } from './handle.js'
+export { lockTransaction } from './lock.js'
 export { runMigrations, type Migration } from './migrate.js'
 export { createDatabaseRegistry, MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from './registry.js'
 export { translateDbError } from './translate-error.js'

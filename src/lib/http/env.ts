@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Principal } from '../principal.js'
 
-/**
- * Per-request values shared by the HTTP layer and module routes.
- * Later capabilities add theirs here (principal, project) so every route sees one typed context.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface AppVariables {}
+/** Per-request values shared by the HTTP layer and module routes. */
+export interface AppVariables {
+  /** Set by a route's guard (see guard.ts); absent on public routes. */
+  principal?: Principal
+}
 
 /** Node's own request and response, as @hono/node-server passes them to every request. */
 export interface AppBindings {

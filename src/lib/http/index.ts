@@ -1,3 +1,5 @@
 export type { AppBindings, AppEnv, AppVariables } from './env.js'
+export { fillPermission, guard, principalOf, type RoutePermission, type Security } from './guard.js'
+export { clientIp } from './client-ip.js'
 export { requestIdOf, tagRequestId } from './request-id.js'
 export { createRouter, dataEnvelope, defineRoute, ErrorEnvelopeSchema, errorResponses, rejectInvalid, z, type RouteDeclaration } from './route.js'

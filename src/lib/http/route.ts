@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi'
 import { AppError, type ErrorCode, errorStatus } from '../errors.js'
 import type { AppEnv } from './env.js'
+import { guard, type RoutePermission, type Security } from './guard.js'
 
 /**
  * A route declaration: method, path, schemas, `operationId` and the permission it needs, in one value
@@ -10,16 +11,29 @@ import type { AppEnv } from './env.js'
 export type RouteDeclaration = RouteConfig & {
   operationId: string
   summary: string
-  permission: string | null
+  permission: RoutePermission
 }
 
 export function defineRoute<R extends RouteDeclaration>(route: R): R {
   return createRoute({ ...route, 'x-permission': route.permission ?? 'public' }) as R
 }
 
-/** A router for one module; mounted by the HTTP layer, which also renders errors. */
-export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({ defaultHook: rejectInvalid })
+/**
+ * A router for one module; mounted by the HTTP layer, which also renders errors. Every route registered
+ * with `openapi()` gets the guard its declaration's `permission` asks for, before request validation,
+ * so an unauthorised caller learns nothing from a 400.
+ */
+export function createRouter(security?: Security): OpenAPIHono<AppEnv> {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: rejectInvalid })
+  const register = router.openapi
+  router.openapi = ((route: RouteConfig & { permission?: RoutePermission }, handler: never, hook?: never) => {
+    const permission = route.permission ?? null
+    if (permission !== null && !security) throw new Error(`${route.method} ${route.path} needs a permission but its router has no security`)
+    const check = security ? guard(security, permission) : null
+    const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]
+    return register(check ? { ...route, middleware: [check, ...middleware] } : route, handler, hook)
+  }) as typeof router.openapi
+  return router
 }
 
 /** Failed request validation becomes 400 invalid_request naming each bad location. */

@@ -1,5 +1,6 @@
 import type { Migration } from '../../lib/db/index.js'
 import { m0001Projects } from './0001-projects.js'
+import { m0002Identity } from './0002-identity.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
-export const systemMigrations: readonly Migration[] = [m0001Projects]
+export const systemMigrations: readonly Migration[] = [m0001Projects, m0002Identity]

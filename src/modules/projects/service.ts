@@ -2,15 +2,20 @@ import type { Clock } from '../../lib/clock.js'
 import type { DatabaseRegistry } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AuditService } from '../audit/index.js'
 import { createProjectsStore, type Project } from './store.js'
 
 export interface ProjectsDeps {
   registry: DatabaseRegistry
   clock: Clock
+  /** Prepares a new project beyond its database (its built-in roles). */
+  onCreated?: (projectId: string) => Promise<void>
+  audit?: AuditService
 }
 
 /** Projects: the default one made on first start, more created by a super_admin. */
-export function createProjectsService({ registry, clock }: ProjectsDeps) {
+export function createProjectsService({ registry, clock, onCreated, audit }: ProjectsDeps) {
   const store = createProjectsStore(registry.system.db)
 
   async function create(name: string, isDefault: boolean): Promise<Project> {
@@ -18,6 +23,7 @@ export function createProjectsService({ registry, clock }: ProjectsDeps) {
     const project: Project = { id: newId(), name, isDefault, createdAt: now, updatedAt: now }
     await store.insert(project)
     await registry.get(project.id) // provisions its database (SQLite file or PostgreSQL schema)
+    await onCreated?.(project.id)
     return project
   }
 
@@ -42,10 +48,17 @@ export function createProjectsService({ registry, clock }: ProjectsDeps) {
     },
 
     /** Creates a project and its database. Throws invalid_request for an empty name. */
-    async create(name: string): Promise<Project> {
+    async create(name: string, actor: Principal | null = null): Promise<Project> {
       const trimmed = name.trim()
       if (trimmed === '' || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1-200 characters')
-      return create(trimmed, false)
+      const project = await create(trimmed, false)
+      await audit?.record({ projectId: actor?.homeProjectId ?? project.id, action: 'project.created', actor, target: { type: 'project', id: project.id }, details: { name: trimmed } })
+      return project
+    },
+
+    /** Runs the creation hook on a project again (idempotent): existing projects after an upgrade. */
+    async prepare(id: string): Promise<void> {
+      await onCreated?.(id)
     },
 
     /** Every project: the default one first, then oldest first. */

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import type { Clock } from '../clock.js'
+import { createTtlCache } from './ttl-cache.js'
+
+type Step =
+  | { op: 'set'; key: string; value: number }
+  | { op: 'get'; key: string; expect: number | undefined }
+  | { op: 'delete'; key: string; expect: boolean }
+  | { op: 'deleteWhere'; below: number; expect: number }
+  | { op: 'advance'; ms: number }
+  | { op: 'clear' }
+  | { op: 'size'; expect: number }
+
+interface Scenario {
+  name: string
+  maxEntries?: number
+  ttlMs?: number
+  steps: Step[]
+}
+
+const set = (key: string, value: number): Step => ({ op: 'set', key, value })
+const get = (key: string, value: number | undefined): Step => ({ op: 'get', key, expect: value })
+const advance = (ms: number): Step => ({ op: 'advance', ms })
+const size = (n: number): Step => ({ op: 'size', expect: n })
+
+const scenarios: Scenario[] = [
+  { name: 'returns what was set', steps: [set('a', 1), get('a', 1), get('b', undefined), size(1)] },
+  { name: 'overwrites a key', steps: [set('a', 1), set('a', 2), get('a', 2), size(1)] },
+  { name: 'keeps an entry until just before its TTL', ttlMs: 1000, steps: [set('a', 1), advance(999), get('a', 1)] },
+  { name: 'expires an entry at its TTL', ttlMs: 1000, steps: [set('a', 1), advance(1000), get('a', undefined), size(0)] },
+  {
+    name: 'does not extend the TTL on read',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(600), get('a', 1), advance(400), get('a', undefined)],
+  },
+  { name: 'renews the TTL on set', ttlMs: 1000, steps: [set('a', 1), advance(600), set('a', 2), advance(600), get('a', 2)] },
+  {
+    name: 'counts only live entries',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(500), set('b', 2), advance(500), size(1), get('b', 2)],
+  },
+  {
+    name: 'evicts the least recently set entry when full',
+    maxEntries: 2,
+    steps: [set('a', 1), set('b', 2), set('c', 3), get('a', undefined), get('b', 2), get('c', 3), size(2)],
+  },
+  {
+    name: 'counts a read as use when choosing whom to evict',
+    maxEntries: 2,
+    steps: [set('a', 1), set('b', 2), get('a', 1), set('c', 3), get('b', undefined), get('a', 1), get('c', 3)],
+  },
+  {
+    name: 'counts an overwrite as use when choosing whom to evict',
+    maxEntries: 2,
+    steps: [set('a', 1), set('b', 2), set('a', 10), set('c', 3), get('b', undefined), get('a', 10)],
+  },
+  {
+    name: 'drops expired entries before evicting a live one',
+    maxEntries: 2,
+    ttlMs: 1000,
+    // "a" was read last, so it is the most recently used, but it has expired: "b" must survive.
+    steps: [set('a', 1), advance(500), set('b', 2), advance(400), get('a', 1), advance(200), set('c', 3), get('b', 2), get('c', 3)],
+  },
+  {
+    name: 'deletes one entry',
+    steps: [set('a', 1), set('b', 2), { op: 'delete', key: 'a', expect: true }, get('a', undefined), get('b', 2)],
+  },
+  { name: 'deleting a missing key is false', steps: [{ op: 'delete', key: 'a', expect: false }] },
+  {
+    name: 'deleting an expired key is false',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(1000), { op: 'delete', key: 'a', expect: false }],
+  },
+  {
+    name: 'deleteWhere removes what the predicate picks and counts it',
+    steps: [set('a', 1), set('b', 5), set('c', 2), { op: 'deleteWhere', below: 3, expect: 2 }, get('a', undefined), get('c', undefined), get('b', 5)],
+  },
+  {
+    name: 'deleteWhere does not count expired entries',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(600), set('b', 2), advance(400), { op: 'deleteWhere', below: 3, expect: 1 }, size(0)],
+  },
+  { name: 'clear empties the cache', steps: [set('a', 1), set('b', 2), { op: 'clear' }, size(0), get('a', undefined)] },
+]
+
+describe('ttl cache', () => {
+  it.each(scenarios)('$name', ({ maxEntries = 100, ttlMs = 60_000, steps }) => {
+    let now = 1_700_000_000_000
+    const clock: Clock = { now: () => now, seconds: () => Math.floor(now / 1000) }
+    const cache = createTtlCache<number>({ maxEntries, ttlMs, clock })
+    steps.forEach((step, i) => {
+      const at = `step ${i} (${JSON.stringify(step)})`
+      switch (step.op) {
+        case 'set':
+          return cache.set(step.key, step.value)
+        case 'get':
+          return expect(cache.get(step.key), at).toBe(step.expect)
+        case 'delete':
+          return expect(cache.delete(step.key), at).toBe(step.expect)
+        case 'deleteWhere':
+          return expect(cache.deleteWhere((_key, value) => value < step.below), at).toBe(step.expect)
+        case 'advance':
+          now += step.ms
+          return
+        case 'clear':
+          return cache.clear()
+        case 'size':
+          return expect(cache.size, at).toBe(step.expect)
+      }
+    })
+  })
+
+  it('passes keys and values to the deleteWhere predicate', () => {
+    const clock: Clock = { now: () => 0, seconds: () => 0 }
+    const cache = createTtlCache<{ userId: string }>({ maxEntries: 10, ttlMs: 1000, clock })
+    cache.set('token-1', { userId: 'u1' })
+    cache.set('token-2', { userId: 'u2' })
+    cache.set('token-3', { userId: 'u1' })
+    expect(cache.deleteWhere((_key, session) => session.userId === 'u1')).toBe(2)
+    expect(cache.deleteWhere((key) => key === 'token-2')).toBe(1)
+    expect(cache.size).toBe(0)
+  })
+
+  it.each([
+    { maxEntries: 0, ttlMs: 1000 },
+    { maxEntries: 1.5, ttlMs: 1000 },
+    { maxEntries: 10, ttlMs: 0 },
+    { maxEntries: 10, ttlMs: Number.NaN },
+  ])('refuses maxEntries $maxEntries with ttlMs $ttlMs', (options) => {
+    const clock: Clock = { now: () => 0, seconds: () => 0 }
+    expect(() => createTtlCache({ ...options, clock })).toThrow(RangeError)
+  })
+})

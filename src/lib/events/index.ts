@@ -1,0 +1,1 @@
+export { createEventBus, type EventBus } from './bus.js'

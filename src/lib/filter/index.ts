@@ -1,0 +1,12 @@
+export {
+  andNode, compareBetween, compareList, comparePresence, compareValue, literal, matchAll, orNode, variable,
+  listOps, presenceOps, valueOps, variableNames,
+  type AndNode, type BetweenCompare, type CompareNode, type CompareOp, type FieldPath, type FilterNode,
+  type ListCompare, type ListOp, type LiteralOperand, type Operand, type OrNode, type PresenceCompare,
+  type PresenceOp, type ResolvedFilterNode, type Scalar, type ValueCompare, type ValueOp, type VariableName,
+  type VariableOperand,
+} from './ast.js'
+export { evaluateFilter } from './evaluate.js'
+export { filterLimits } from './limits.js'
+export { parseFilter } from './parse.js'
+export { resolveVariables, variableValue, type VariableContext } from './variables.js'

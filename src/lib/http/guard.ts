@@ -1,0 +1,46 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Principal } from '../principal.js'
+import type { AppEnv } from './env.js'
+
+/**
+ * What a route declaration's `permission` means:
+ * - `null`: public; no credential is read at all.
+ * - `'authenticated'`: any valid credential; anonymous callers get 401.
+ * - `'resource:action'`, with `{param}` placeholders filled from the path (`collections/{name}:read`):
+ *   checked through the access module; anonymous callers denied get 401, others 403.
+ */
+export type RoutePermission = string | null
+
+export interface Security {
+  /** Resolves the caller from the request (anonymous when there is no credential). Throws unauthorized. */
+  authenticate(c: Context<AppEnv>): Promise<Principal>
+  /** Throws unauthorized or forbidden unless the principal holds the permission. */
+  authorize(principal: Principal, permission: string): Promise<void>
+}
+
+/** The middleware a declared route runs before its handler: resolve the caller, check the permission. */
+export function guard(security: Security, permission: RoutePermission): MiddlewareHandler<AppEnv> | null {
+  if (permission === null) return null
+  return async (c, next) => {
+    const principal = await security.authenticate(c)
+    c.set('principal', principal)
+    if (permission === 'authenticated') {
+      if (principal.kind === 'anonymous') await security.authorize(principal, 'authenticated')
+    } else {
+      await security.authorize(principal, fillPermission(permission, c.req.param() as Record<string, string>))
+    }
+    await next()
+  }
+}
+
+/** `collections/{name}:read` with `{ name: 'articles' }` → `collections/articles:read`. */
+export function fillPermission(permission: string, params: Record<string, string>): string {
+  return permission.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`)
+}
+
+/** The caller resolved by the route's guard; throws when a route forgot to declare a permission. */
+export function principalOf(c: Context<AppEnv>): Principal {
+  const principal = c.get('principal')
+  if (!principal) throw new Error(`Route ${c.req.method} ${c.req.path} reads the principal but declares no permission`)
+  return principal
+}

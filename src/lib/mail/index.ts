@@ -1,0 +1,2 @@
+export { createMailer } from './create-mailer.js'
+export type { EmailChannel, EmailConfig, MailMessage, Mailer, MailerDeps, SendResult } from './types.js'

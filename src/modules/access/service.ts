@@ -1,0 +1,402 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { parseFilter, resolveVariables, type FilterNode, type ResolvedFilterNode } from '../../lib/filter/index.js'
+import { newId } from '../../lib/ids.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import type { PubSub } from '../../lib/pubsub/index.js'
+import type { AuditService } from '../audit/index.js'
+import { builtInRoles, fixedRoles, PUBLIC, SUPER_ADMIN, type GrantSpec } from './built-in-roles.js'
+import { decide, type CompiledGrant } from './decide.js'
+import { actions, isResource, parsePermission } from './permission.js'
+import { createAccessStore, type GrantRow, type RoleRow } from './store.js'
+
+export interface Role {
+  id: string
+  name: string
+  description: string
+  adminAccess: boolean
+  builtIn: boolean
+  createdAt: number
+  updatedAt: number
+}
+
+export interface GrantInput {
+  resource: string
+  action: string
+  item_filter?: unknown
+  fields?: string[] | null
+}
+
+export interface Grant {
+  resource: string
+  action: string
+  item_filter: unknown
+  fields: string[] | null
+}
+
+/** A decision with the row filter's variables already resolved for this caller. */
+export interface ResolvedDecision {
+  readonly allowed: boolean
+  readonly itemFilter: ResolvedFilterNode | null
+  readonly fields: readonly string[] | null
+}
+
+type LoadedRole = Role & { readonly grants: readonly CompiledGrant[]; readonly wireGrants: readonly Grant[] }
+
+interface ProjectRoles {
+  byId: Map<string, LoadedRole>
+  byName: Map<string, LoadedRole>
+}
+
+export interface AccessDeps {
+  systemDb: Kysely<any>
+  clock: Clock
+  pubsub: PubSub
+  audit: AuditService
+  log: Logger
+}
+
+const invalidationChannel = 'access.roles'
+const fieldName = /^[a-z_][a-z0-9_]{0,63}$/i
+
+/**
+ * Roles, grants and the access decision. Every permission check in Plinth goes through `decide` (or
+ * `authorize`, which throws). A project's roles are cached and dropped on every change, on every
+ * instance (via pubsub), so a grant change applies to the very next request.
+ */
+export async function createAccessService(deps: AccessDeps) {
+  const store = createAccessStore(deps.systemDb)
+  const cache = new Map<string, Promise<ProjectRoles>>()
+
+  const unsubscribe = await deps.pubsub.subscribe(invalidationChannel, (projectId) => void cache.delete(projectId))
+  async function invalidate(projectId: string): Promise<void> {
+    cache.delete(projectId)
+    await deps.pubsub.publish(invalidationChannel, projectId)
+  }
+
+  function load(projectId: string): Promise<ProjectRoles> {
+    let entry = cache.get(projectId)
+    if (!entry) {
+      entry = loadFromDb(projectId)
+      cache.set(projectId, entry)
+      entry.catch(() => cache.delete(projectId))
+    }
+    return entry
+  }
+
+  async function loadFromDb(projectId: string): Promise<ProjectRoles> {
+    const roles = await store.rolesOf(projectId)
+    const grants = await store.grantsOf(roles.map((r) => r.id))
+    const byId = new Map<string, LoadedRole>()
+    const byName = new Map<string, LoadedRole>()
+    for (const row of roles) {
+      const own = grants.filter((g) => g.role_id === row.id)
+      const role: LoadedRole = Object.freeze({
+        ...toRole(row),
+        grants: own.map(compileStored),
+        wireGrants: own.map(toWireGrant),
+      })
+      byId.set(row.id, role)
+      byName.set(row.name, role)
+    }
+    return { byId, byName }
+  }
+
+  async function roleOf(principal: Principal): Promise<LoadedRole | null> {
+    if (principal.roleId) {
+      const home = await load(principal.homeProjectId)
+      return home.byId.get(principal.roleId) ?? null
+    }
+    if (principal.kind === 'anonymous') return (await load(principal.projectId)).byName.get(PUBLIC) ?? null
+    return null
+  }
+
+  /** Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. */
+  async function decideFor(principal: Principal, resource: string, action: string): Promise<ResolvedDecision> {
+    const role = await roleOf(principal)
+    // A role of another project never applies: only a super_admin acts outside its home project.
+    const applies = principal.projectId === principal.homeProjectId ? role : null
+    const decision = decide(principal, applies, { resource, action })
+    if (!decision.allowed || decision.itemFilter === null) return decision as ResolvedDecision
+    const now = deps.clock.seconds()
+    const itemFilter = resolveVariables(decision.itemFilter, {
+      userId: principal.userId,
+      role: principal.roleName,
+      projectId: principal.projectId,
+      now,
+    })
+    return { allowed: true, itemFilter, fields: decision.fields }
+  }
+
+  async function requireRole(projectId: string, id: string): Promise<LoadedRole> {
+    const role = (await load(projectId)).byId.get(id)
+    if (!role) throw new AppError('not_found', 'Role not found')
+    return role
+  }
+
+  async function hasAdminAccess(principal: Principal): Promise<boolean> {
+    if (principal.superAdmin) return true
+    if (principal.kind === 'api_key' || principal.projectId !== principal.homeProjectId) return false
+    return (await roleOf(principal))?.adminAccess ?? false
+  }
+
+  return {
+    /** The decision for `resource:action`. */
+    decide: decideFor,
+
+    /** Throws unauthorized (anonymous) or forbidden (signed in, naming the permission) unless allowed. */
+    async authorize(principal: Principal, permission: string): Promise<void> {
+      if (permission === 'authenticated') {
+        if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+        return
+      }
+      const { resource, action } = parsePermission(permission)
+      const decision = await decideFor(principal, resource, action)
+      if (decision.allowed) return
+      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+      throw new AppError('forbidden', `Missing permission ${resource}:${action}`, { resource, action })
+    },
+
+    /** Whether the caller is a super_admin or holds a role with admin access in the project it acts in. */
+    hasAdminAccess,
+
+    /** A role of the project by id, or null. */
+    async roleById(projectId: string, id: string): Promise<Role | null> {
+      return (await load(projectId)).byId.get(id) ?? null
+    },
+
+    /** A role of the project by name, or null. */
+    async roleByName(projectId: string, name: string): Promise<Role | null> {
+      return (await load(projectId)).byName.get(name) ?? null
+    },
+
+    /** Creates the built-in roles the project lacks, with their default grants. Idempotent. */
+    async seedBuiltInRoles(projectId: string): Promise<void> {
+      const existing = new Set((await store.rolesOf(projectId)).map((r) => r.name))
+      const missing = builtInRoles.filter((r) => !existing.has(r.name))
+      if (missing.length === 0) return
+      const now = deps.clock.seconds()
+      try {
+        await store.transaction(async (trx) => {
+          for (const spec of missing) {
+            const id = newId()
+            await store.insertRole(
+              { id, project_id: projectId, name: spec.name, description: spec.description, admin_access: spec.adminAccess, built_in: true, created_at: now, updated_at: now },
+              trx,
+            )
+            await store.replaceGrants(id, spec.grants.map((g, i) => toGrantRow(id, i, compileInput(g, i))), trx)
+          }
+        })
+      } catch (err) {
+        // Another instance seeded the same project at the same moment.
+        if (!(isAppError(err) && err.code === 'already_exists')) throw err
+      }
+      await invalidate(projectId)
+    },
+
+    /** The project's roles. */
+    async listRoles(projectId: string): Promise<Role[]> {
+      return [...(await load(projectId)).byId.values()].map(stripRules)
+    },
+
+    /** Creates a custom role. Throws invalid_request, already_exists, forbidden. */
+    async createRole(actor: Principal, projectId: string, input: { name: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+      if (input.adminAccess && !(await hasAdminAccess(actor))) {
+        throw new AppError('forbidden', 'Only an administrator may create a role with admin access')
+      }
+      const now = deps.clock.seconds()
+      const row: RoleRow = {
+        id: newId(),
+        project_id: projectId,
+        name: input.name,
+        description: input.description ?? '',
+        admin_access: input.adminAccess ?? false,
+        built_in: false,
+        created_at: now,
+        updated_at: now,
+      }
+      try {
+        await store.insertRole(row)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'already_exists') throw new AppError('already_exists', `A role named "${input.name}" already exists`, { fields: ['name'] })
+        throw err
+      }
+      await invalidate(projectId)
+      await deps.audit.record({ projectId, action: 'role.created', actor, target: { type: 'role', id: row.id }, details: { name: row.name, adminAccess: Boolean(row.admin_access) } })
+      return toRole(row)
+    },
+
+    /** Renames or redescribes a role, or toggles admin access (not on built-in roles). */
+    async updateRole(actor: Principal, projectId: string, id: string, patch: { name?: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+      const role = await requireRole(projectId, id)
+      if (role.builtIn && patch.name !== undefined && patch.name !== role.name) throw new AppError('invalid_request', 'Built-in roles cannot be renamed')
+      if (role.builtIn && patch.adminAccess !== undefined && patch.adminAccess !== role.adminAccess) {
+        throw new AppError('invalid_request', 'The admin access of a built-in role cannot change')
+      }
+      if (patch.adminAccess !== undefined && !(await hasAdminAccess(actor))) {
+        throw new AppError('forbidden', 'Only an administrator may change admin access')
+      }
+      const set = {
+        updated_at: deps.clock.seconds(),
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.adminAccess !== undefined ? { admin_access: patch.adminAccess } : {}),
+      }
+      try {
+        await store.updateRole(id, set)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'already_exists') throw new AppError('already_exists', `A role named "${patch.name}" already exists`, { fields: ['name'] })
+        throw err
+      }
+      await invalidate(projectId)
+      await deps.audit.record({ projectId, action: 'role.updated', actor, target: { type: 'role', id }, details: { changed: Object.keys(patch) } })
+      return stripRules({ ...role, name: set.name ?? role.name, description: set.description ?? role.description, adminAccess: set.admin_access ?? role.adminAccess, updatedAt: set.updated_at })
+    },
+
+    /** Deletes a custom role. Throws not_found, invalid_request (built-in), conflict (assigned to users). */
+    async deleteRole(actor: Principal, projectId: string, id: string): Promise<void> {
+      const role = await requireRole(projectId, id)
+      if (role.builtIn) throw new AppError('invalid_request', 'Built-in roles cannot be deleted')
+      try {
+        await store.deleteRole(id)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'conflict') throw new AppError('conflict', 'The role is assigned to users; give them another role first')
+        throw err
+      }
+      await invalidate(projectId)
+      await deps.audit.record({ projectId, action: 'role.deleted', actor, target: { type: 'role', id }, details: { name: role.name } })
+    },
+
+    /** A role's grants, in their stored order. Throws not_found. */
+    async grantsOf(projectId: string, id: string): Promise<Grant[]> {
+      return [...(await requireRole(projectId, id)).wireGrants]
+    },
+
+    /**
+     * Replaces a role's grants. A bad grant is refused whole (400 for its shape, 422 for a bad
+     * item_filter) before anything is written; a caller without admin access may only hand out
+     * permissions it holds itself (403).
+     */
+    async replaceGrants(actor: Principal, projectId: string, id: string, input: GrantInput[]): Promise<Grant[]> {
+      const role = await requireRole(projectId, id)
+      if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
+      if (input.length > 200) throw new AppError('invalid_request', 'At most 200 grants per role')
+      const compiled = input.map((g, i) => compileInput(g, i))
+      if (!(await hasAdminAccess(actor))) {
+        for (const grant of compiled) {
+          const held = await decideFor(actor, grant.resource, grant.action)
+          if (!held.allowed) {
+            throw new AppError('forbidden', `You cannot grant ${grant.resource}:${grant.action}, which you do not hold`, { resource: grant.resource, action: grant.action })
+          }
+        }
+      }
+      await store.transaction((trx) => store.replaceGrants(id, compiled.map((g, i) => toGrantRow(id, i, g)), trx))
+      await invalidate(projectId)
+      await deps.audit.record({ projectId, action: 'grants.replaced', actor, target: { type: 'role', id }, details: { role: role.name, count: compiled.length } })
+      return compiled.map((g) => ({ resource: g.resource, action: g.action, item_filter: g.rawFilter, fields: g.fields ? [...g.fields] : null }))
+    },
+
+    /** Which permissions of a list the caller lacks (for API key capabilities). */
+    async missingPermissions(principal: Principal, permissions: readonly string[]): Promise<string[]> {
+      const missing: string[] = []
+      for (const p of permissions) {
+        const { resource, action } = parsePermission(p)
+        if (!(await decideFor(principal, resource, action)).allowed) missing.push(p)
+      }
+      return missing
+    },
+
+    async close(): Promise<void> {
+      await unsubscribe()
+    },
+  }
+}
+
+export type AccessService = Awaited<ReturnType<typeof createAccessService>>
+
+interface CompiledInput extends CompiledGrant {
+  readonly rawFilter: unknown
+}
+
+/** Validates one grant as sent (or as seeded). Throws invalid_request, or validation_error for the filter. */
+function compileInput(grant: GrantInput | GrantSpec, index: number): CompiledInput {
+  if (typeof grant.resource !== 'string' || !isResource(grant.resource)) {
+    throw new AppError('invalid_request', `grants[${index}].resource is not a resource pattern`, { index })
+  }
+  if (!(actions as readonly string[]).includes(grant.action)) {
+    throw new AppError('invalid_request', `grants[${index}].action must be one of ${actions.join(', ')}`, { index })
+  }
+  const raw = grant.item_filter ?? null
+  let itemFilter: FilterNode | null = null
+  if (raw !== null) {
+    try {
+      itemFilter = parseFilter(raw)
+    } catch (err) {
+      if (isAppError(err)) throw new AppError('validation_error', `grants[${index}].item_filter: ${err.message}`, { index, ...err.details })
+      throw err
+    }
+  }
+  const fields = grant.fields ?? null
+  if (fields !== null && (!Array.isArray(fields) || fields.length > 500 || !fields.every((f) => typeof f === 'string' && fieldName.test(f)))) {
+    throw new AppError('invalid_request', `grants[${index}].fields must be a list of field names`, { index })
+  }
+  return { resource: grant.resource, action: grant.action, itemFilter, fields: fields ? [...fields] : null, rawFilter: raw }
+}
+
+function toGrantRow(roleId: string, position: number, g: CompiledInput): GrantRow {
+  return {
+    id: newId(),
+    role_id: roleId,
+    position,
+    resource: g.resource,
+    action: g.action,
+    item_filter: g.rawFilter === null ? null : JSON.stringify(g.rawFilter),
+    fields: g.fields ? JSON.stringify(g.fields) : null,
+  }
+}
+
+function compileStored(row: GrantRow): CompiledGrant {
+  return Object.freeze({
+    resource: row.resource,
+    action: row.action,
+    itemFilter: row.item_filter === null ? null : parseFilter(JSON.parse(row.item_filter)),
+    fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
+  })
+}
+
+function toWireGrant(row: GrantRow): Grant {
+  return {
+    resource: row.resource,
+    action: row.action,
+    item_filter: row.item_filter === null ? null : JSON.parse(row.item_filter),
+    fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
+  }
+}
+
+function toRole(row: RoleRow): Role {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    adminAccess: Boolean(row.admin_access),
+    builtIn: Boolean(row.built_in),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+function stripRules(role: Role): Role {
+  return {
+    id: role.id,
+    name: role.name,
+    description: role.description,
+    adminAccess: role.adminAccess,
+    builtIn: role.builtIn,
+    createdAt: role.createdAt,
+    updatedAt: role.updatedAt,
+  }
+}
+
+export { SUPER_ADMIN }

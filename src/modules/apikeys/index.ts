@@ -1,0 +1,2 @@
+export { apiKeysRoutes } from './routes.js'
+export { createApiKeysService, type ApiKey, type ApiKeysService, type ResolvedKey } from './service.js'

@@ -1,0 +1,2 @@
+export { auditRoutes } from './routes.js'
+export { createAuditService, type AuditAction, type AuditEntry, type AuditRecord, type AuditService } from './service.js'

@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import { newId } from '../../lib/ids.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import { createAuditStore, type AuditRow } from './store.js'
+
+/** Security events written to the audit log. Details never carry secrets: ids, names, counts, reasons. */
+export type AuditAction =
+  | 'user.sign_in'
+  | 'user.sign_in_failed'
+  | 'user.sign_up'
+  | 'user.created'
+  | 'user.updated'
+  | 'user.deleted'
+  | 'user.recovery_link_issued'
+  | 'user.password_reset'
+  | 'user.totp_enabled'
+  | 'user.totp_disabled'
+  | 'apikey.created'
+  | 'apikey.revoked'
+  | 'role.created'
+  | 'role.updated'
+  | 'role.deleted'
+  | 'grants.replaced'
+  | 'settings.updated'
+  | 'project.created'
+
+export interface AuditEntry {
+  projectId: string
+  action: AuditAction
+  actor: Principal | null
+  /** For events with no principal yet (a failed sign-in names the attempted account, if any). */
+  actorUserId?: string | null
+  target?: { type: string; id: string | null }
+  ip?: string | null
+  details?: Record<string, unknown>
+}
+
+export interface AuditRecord {
+  id: string
+  at: number
+  action: string
+  actor: { type: string; id: string | null }
+  target: { type: string; id: string | null } | null
+  ip: string | null
+  details: Record<string, unknown>
+}
+
+/** The audit log of security events, per project. */
+export function createAuditService(deps: { systemDb: Kysely<any>; clock: Clock; log: Logger }) {
+  const store = createAuditStore(deps.systemDb)
+  let counter = 0
+  return {
+    /** Writes one entry; a failure is logged, never thrown at the action being audited. */
+    async record(entry: AuditEntry): Promise<void> {
+      const actor = entry.actor
+      const row: AuditRow = {
+        id: newId(),
+        project_id: entry.projectId,
+        at: deps.clock.seconds(),
+        // Orders entries written within one second (per instance).
+        seq: deps.clock.now() * 1000 + (counter = (counter + 1) % 1000),
+        action: entry.action,
+        actor_type: actor ? actor.kind : entry.actorUserId ? 'user' : 'anonymous',
+        actor_id: actor ? (actor.apiKeyId ?? actor.userId) : (entry.actorUserId ?? null),
+        target_type: entry.target?.type ?? null,
+        target_id: entry.target?.id ?? null,
+        ip: entry.ip ?? null,
+        details: JSON.stringify(entry.details ?? {}),
+      }
+      try {
+        await store.insert(row)
+      } catch (err) {
+        deps.log.error({ err, action: entry.action }, 'audit log write failed')
+      }
+    },
+
+    /** One page of the project's entries, newest first, optionally of one action. */
+    async list(projectId: string, options: { page: number; limit: number; action?: string }): Promise<{ data: AuditRecord[]; total: number }> {
+      const { rows, total } = await store.page(projectId, options.action ?? null, (options.page - 1) * options.limit, options.limit)
+      return {
+        total,
+        data: rows.map((r) => ({
+          id: r.id,
+          at: r.at,
+          action: r.action,
+          actor: { type: r.actor_type, id: r.actor_id },
+          target: r.target_type ? { type: r.target_type, id: r.target_id } : null,
+          ip: r.ip,
+          details: JSON.parse(r.details) as Record<string, unknown>,
+        })),
+      }
+    },
+  }
+}
+
+export type AuditService = ReturnType<typeof createAuditService>

@@ -1,0 +1,107 @@
+import type { Context } from 'hono'
+import { AppError } from '../../lib/errors.js'
+import type { AppEnv } from '../../lib/http/index.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
+import type { ApiKeysService } from '../apikeys/index.js'
+import type { ProjectsService } from '../projects/index.js'
+import type { Sessions } from './sessions.js'
+
+export interface AuthenticateDeps {
+  sessions: Sessions
+  apiKeys: ApiKeysService
+  access: AccessService
+  projects: ProjectsService
+  defaultProjectId: string
+}
+
+const projectIdPattern = /^[0-9a-f]{32}$/
+
+/** The raw bearer token of a request, or null when it sends none. Throws unauthorized when malformed. */
+export function bearerToken(c: Context<AppEnv>): string | null {
+  const incoming = c.env?.incoming
+  const header = incoming ? incoming.headers.authorization : c.req.header('authorization')
+  if (header === undefined || header === '') return null
+  const match = /^Bearer +(\S+)$/i.exec(header)
+  if (!match) throw new AppError('unauthorized', 'Authorization must be "Bearer <token>"')
+  return match[1]!
+}
+
+/**
+ * Resolves the caller: a session token, an `sk-` API key, or nobody (the project's `public` role).
+ * `X-Project-Id` lets a super_admin act in another project; anonymous callers may name the project whose
+ * public data they read. Throws unauthorized (bad credential), forbidden (X-Project-Id not allowed),
+ * not_found (no such project).
+ */
+export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>) => Promise<Principal> {
+  async function targetProject(c: Context<AppEnv>, home: string, superAdmin: boolean, anonymous: boolean): Promise<string> {
+    const incoming = c.env?.incoming
+    const raw = incoming ? incoming.headers['x-project-id'] : c.req.header('x-project-id')
+    const requested = Array.isArray(raw) ? raw[0] : raw
+    if (!requested || requested === home) return home
+    if (!superAdmin && !anonymous) throw new AppError('forbidden', 'Only a super_admin may act in another project (X-Project-Id)')
+    if (!projectIdPattern.test(requested)) throw new AppError('not_found', 'Project not found')
+    await deps.projects.get(requested)
+    return requested
+  }
+
+  return async function authenticate(c: Context<AppEnv>): Promise<Principal> {
+    const token = bearerToken(c)
+    if (token === null) {
+      const projectId = await targetProject(c, deps.defaultProjectId, false, true)
+      return {
+        kind: 'anonymous',
+        projectId,
+        homeProjectId: projectId,
+        userId: null,
+        roleId: null,
+        roleName: 'public',
+        superAdmin: false,
+        sessionId: null,
+        sessionExpiresAt: null,
+        apiKeyId: null,
+        capabilities: null,
+      }
+    }
+
+    if (token.startsWith('sk-')) {
+      const key = await deps.apiKeys.resolve(token)
+      if (!key) throw new AppError('unauthorized', 'Invalid, revoked or expired API key')
+      const roleId = key.creatorRoleId
+      const superAdmin = roleId !== null && (await deps.access.roleById(key.projectId, roleId))?.name === 'super_admin'
+      const projectId = await targetProject(c, key.projectId, superAdmin, false)
+      return {
+        kind: 'api_key',
+        projectId,
+        homeProjectId: key.projectId,
+        userId: key.userId,
+        roleId,
+        roleName: 'api',
+        superAdmin,
+        sessionId: null,
+        sessionExpiresAt: null,
+        apiKeyId: key.id,
+        capabilities: key.capabilities,
+      }
+    }
+
+    const session = await deps.sessions.resolve(token)
+    if (!session) throw new AppError('unauthorized', 'Invalid or expired session')
+    const role = await deps.access.roleById(session.projectId, session.roleId)
+    const superAdmin = role?.name === 'super_admin'
+    const projectId = await targetProject(c, session.projectId, superAdmin, false)
+    return {
+      kind: 'user',
+      projectId,
+      homeProjectId: session.projectId,
+      userId: session.userId,
+      roleId: session.roleId,
+      roleName: role?.name ?? 'unknown',
+      superAdmin,
+      sessionId: session.id,
+      sessionExpiresAt: session.expiresAt,
+      apiKeyId: null,
+      capabilities: null,
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod'
+
+/**
+ * Every project setting, its schema and default. Non-secret by construction: secrets live in the
+ * environment or in encrypted columns, never here. GET returns flat dotted keys (addendum §7).
+ */
+export const settingDefinitions = {
+  'auth.usernameEnabled': { schema: z.boolean(), default: false, doc: 'Username sign-in (POST /api/auth/sign-in/username) is available' },
+  'auth.requireEmail': { schema: z.boolean(), default: true, doc: 'New accounts need an email address' },
+  'ai.mcp_rate_limit': { schema: z.number().int().min(1).max(100_000), default: 100, doc: 'Tool-server requests per minute per API key' },
+  'files.strategy': {
+    schema: z.enum(['store_on_upload', 'store_on_request', 'edge_cache_only']),
+    default: 'store_on_upload',
+    doc: 'When image variants are generated',
+  },
+  'files.quotaBytes': { schema: z.number().int().min(0), default: 5 * 1024 ** 3, doc: 'Project storage quota in bytes' },
+} as const
+
+export type SettingKey = keyof typeof settingDefinitions
+export type Settings = { [K in SettingKey]: z.infer<(typeof settingDefinitions)[K]['schema']> }
+
+export const settingKeys = Object.keys(settingDefinitions) as SettingKey[]
+
+export function defaultSettings(): Settings {
+  return Object.fromEntries(settingKeys.map((k) => [k, settingDefinitions[k].default])) as Settings
+}

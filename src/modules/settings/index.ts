@@ -1,0 +1,3 @@
+export { settingDefinitions, type SettingKey, type Settings } from './definitions.js'
+export { settingsRoutes } from './routes.js'
+export { createSettingsService, type SettingsService } from './service.js'

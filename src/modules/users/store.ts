@@ -1,0 +1,62 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+
+export interface UserRow {
+  id: string
+  project_id: string
+  role_id: string
+  email: string | null
+  username: string | null
+  name: string
+  password_hash: string | null
+  banned: boolean | number
+  totp_secret: string | null
+  totp_enabled: boolean | number
+  created_at: number
+  updated_at: number
+  last_sign_in_at: number | null
+}
+
+type Tables = { users: UserRow }
+export type UsersDb = Kysely<Tables> | Transaction<Tables>
+
+/** SQL for the `users` table; this module is its only owner. */
+export function createUsersStore(systemDb: Kysely<any>) {
+  const db = systemDb as Kysely<Tables>
+  return {
+    db,
+    transaction<T>(run: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+      return db.transaction().execute(run)
+    },
+    async byId(id: string): Promise<UserRow | undefined> {
+      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+    async byEmail(email: string): Promise<UserRow[]> {
+      return db.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').limit(20).execute()
+    },
+    async byUsername(username: string): Promise<UserRow | undefined> {
+      return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst()
+    },
+    async count(trx: UsersDb = db): Promise<number> {
+      const row = await trx.selectFrom('users').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+    async page(projectId: string, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
+      const [rows, total] = await Promise.all([
+        db.selectFrom('users').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').offset(offset).limit(limit).execute(),
+        db.selectFrom('users').select(sql<number>`count(*)`.as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow(),
+      ])
+      return { rows, total: Number(total.n) }
+    },
+    async insert(row: UserRow, trx: UsersDb = db): Promise<void> {
+      await trx.insertInto('users').values(row).execute()
+    },
+    async update(id: string, patch: Partial<Omit<UserRow, 'id' | 'project_id' | 'created_at'>>): Promise<void> {
+      await db.updateTable('users').set(patch).where('id', '=', id).execute()
+    },
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('users').where('id', '=', id).execute()
+    },
+  }
+}
+
+export type UsersStore = ReturnType<typeof createUsersStore>
