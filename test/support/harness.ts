@@ -49,6 +49,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       PORT: '0',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // Fast hashing and a generous limit keep tests quick; tests of those features set their own.
+      PASSWORD_HASH_ITERATIONS: '1000',
+      AUTH_RATE_LIMIT: '10000',
       ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
       ...env,
     })
