@@ -1,7 +1,8 @@
 // npm run bench [name…]: each benchmark runs its baseline in the same run and prints the ratio.
 import { benchHealth } from './health.js'
+import { benchSession } from './session.js'
 
-const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth }
+const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth, session: benchSession }
 
 const wanted = process.argv.slice(2)
 const names = wanted.length > 0 ? wanted : Object.keys(benches)

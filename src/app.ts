@@ -162,7 +162,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       maxBodyBytes: config.maxBodyBytes,
       routers: [
         systemRoutes(system),
-        authRoutes(auth, sessions, security, config.trustProxy),
+        authRoutes(auth, security, config.trustProxy),
         recoveryRoutes(recovery, social, security, trust),
         apiKeysRoutes(apiKeys, security),
         usersRoutes(users, security),
@@ -193,9 +193,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<{ pubsub: PubSub; limiter: RateLimiter }> {
   if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }) }
   const onError = (err: unknown) => log.warn({ err }, 'redis error')
-  const pubsub = await createRedisPubSub(config.redisUrl, 'plinth:', { onError })
+  const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
   try {
-    return { pubsub, limiter: await createRedisRateLimiter(config.redisUrl, 'plinth:ratelimit:', { onError }) }
+    return { pubsub, limiter: await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError }) }
   } catch (err) {
     await pubsub.close()
     throw err

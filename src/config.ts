@@ -14,6 +14,7 @@ export const settings = {
   PUBLIC_URL: { default: 'http://HOST:PORT', doc: 'Public address that presigned and reset links point at.' },
   DATABASE_URL: { default: '', doc: 'postgres://… switches every database to PostgreSQL (system tables and one schema per project).' },
   REDIS_URL: { default: '', doc: 'redis://… shares caches, rate limits, realtime fan-out and job queues between instances.' },
+  REDIS_PREFIX: { default: 'plinth:', doc: 'Prefix of every Redis key and channel, so several deployments can share one Redis.' },
   S3_ENDPOINT: { default: '', doc: 'S3-compatible endpoint URL; with the other S3_* settings moves file storage off the local disk.' },
   S3_BUCKET: { default: '', doc: 'Bucket for files (required with S3_ENDPOINT).' },
   S3_ACCESS_KEY_ID: { default: '', doc: 'Access key id (required with S3_ENDPOINT).' },
@@ -70,6 +71,7 @@ const envSchema = z.object({
   PUBLIC_URL: optionalUrl(['http:', 'https:']),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -'),
   S3_ENDPOINT: optionalUrl(['http:', 'https:']),
   S3_BUCKET: z.string(),
   S3_ACCESS_KEY_ID: z.string(),
@@ -113,6 +115,7 @@ export interface Config {
   readonly publicUrl: string
   readonly database: { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly url: string }
   readonly redisUrl: string | null
+  readonly redisPrefix: string
   readonly storage:
     | { readonly kind: 'local' }
     | {
@@ -212,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL || `http://${displayHost}:${e.PORT}`).replace(/\/+$/, ''),
     database: e.DATABASE_URL !== '' ? { kind: 'postgres', url: e.DATABASE_URL } : { kind: 'sqlite' },
     redisUrl: e.REDIS_URL || null,
+    redisPrefix: e.REDIS_PREFIX,
     storage:
       s3Set.length > 0
         ? {

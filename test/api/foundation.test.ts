@@ -16,7 +16,7 @@ const health = {
   version: expect.stringMatching(/^\d+\.\d+\.\d+/),
   database: dbKind,
   storage: 'local',
-  cache: 'memory',
+  cache: process.env.TEST_REDIS_URL ? 'redis' : 'memory',
   email_capabilities: { arbitraryRecipients: false, channel: 'email_no_channel' },
 }
 

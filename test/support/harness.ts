@@ -53,6 +53,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       PASSWORD_HASH_ITERATIONS: '1000',
       AUTH_RATE_LIMIT: '10000',
       ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
+      // With TEST_REDIS_URL, caches, rate limits and invalidations go through Redis, isolated per server.
+      ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
       ...env,
     })
     app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })

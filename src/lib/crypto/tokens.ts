@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto'
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { AppError } from '../errors.js'
 
@@ -9,9 +10,13 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url')
 }
 
+// The one-shot crypto.hash (Node 20.12+, 21.7+) skips the Hash object: this runs on every authenticated
+// request to find the session by its token's hash.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
+
 /** The SHA-256 of a UTF-8 string as lower-case hex, e.g. to store a token by its hash. Throws nothing. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex')
+  return oneShot ? oneShot('sha256', value, 'hex') : createHash('sha256').update(value, 'utf8').digest('hex')
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { ApiKeysService } from '../apikeys/index.js'
 import type { ProjectsService } from '../projects/index.js'
-import type { Sessions } from './sessions.js'
+import type { ActiveSession, Sessions } from './sessions.js'
 
 export interface AuthenticateDeps {
   sessions: Sessions
@@ -16,6 +16,14 @@ export interface AuthenticateDeps {
 }
 
 const projectIdPattern = /^[0-9a-f]{32}$/
+
+// The session each principal was resolved from, so a route can read it without resolving it again.
+const sessionOfPrincipal = new WeakMap<Principal, ActiveSession>()
+
+/** The session a session principal came from (null for keys and anonymous callers). */
+export function sessionOf(principal: Principal): ActiveSession | null {
+  return sessionOfPrincipal.get(principal) ?? null
+}
 
 /** The raw bearer token of a request, or null when it sends none. Throws unauthorized when malformed. */
 export function bearerToken(c: Context<AppEnv>): string | null {
@@ -90,7 +98,7 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
     const role = await deps.access.roleById(session.projectId, session.roleId)
     const superAdmin = role?.name === 'super_admin'
     const projectId = await targetProject(c, session.projectId, superAdmin, false)
-    return {
+    const principal: Principal = {
       kind: 'user',
       projectId,
       homeProjectId: session.projectId,
@@ -103,5 +111,7 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
       apiKeyId: null,
       capabilities: null,
     }
+    sessionOfPrincipal.set(principal, session)
+    return principal
   }
 }

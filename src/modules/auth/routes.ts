@@ -1,11 +1,10 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
 import { clientIp, createRouter, defineRoute, errorResponses, principalOf, z, type AppEnv, type Security } from '../../lib/http/index.js'
-import { bearerToken } from './authenticate.js'
+import { bearerToken, sessionOf } from './authenticate.js'
 import type { RequestContext } from './context.js'
 import { CodeBody, SessionSchema, SignedInSchema, SignInEmailBody, SignInUsernameBody, SignUpBody, Success, UsernameBody } from './schemas.js'
 import type { AuthService } from './service.js'
-import type { Sessions } from './sessions.js'
 
 const tags = ['Auth']
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } })
@@ -66,7 +65,7 @@ export function requestContext(c: Context<AppEnv>, trustProxy: boolean): Request
 }
 
 /** /api/auth: sign-up, sign-in, the session, sign-out, username availability, capabilities, TOTP. */
-export function authRoutes(auth: AuthService, sessions: Sessions, security: Security, trustProxy: boolean) {
+export function authRoutes(auth: AuthService, security: Security, trustProxy: boolean) {
   const router = createRouter(security)
   const noStore = (c: Context<AppEnv>) => c.header('Cache-Control', 'no-store')
   router.openapi(signUp, async (c) => {
@@ -86,9 +85,8 @@ export function authRoutes(auth: AuthService, sessions: Sessions, security: Secu
   )
   router.openapi(capabilities, async (c) => c.json(await auth.capabilities(), 200))
   router.openapi(getSession, async (c) => {
-    const token = bearerToken(c)
-    const session = token ? await sessions.resolve(token) : null
-    return c.json(auth.getSession(principalOf(c), session), 200)
+    const principal = principalOf(c)
+    return c.json(auth.getSession(principal, sessionOf(principal)), 200)
   })
   router.openapi(signOut, async (c) => {
     const token = bearerToken(c)
