@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp, type Plinth } from '../../src/app.js'
@@ -44,9 +45,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   let app: Plinth | undefined
   let running: RunningServer | undefined
   try {
+    // A known port before start-up, so PUBLIC_URL (mailed links, OAuth redirects) is the real address.
+    const port = await freePort()
     const config = loadConfig({
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       // Fast hashing and a generous limit keep tests quick; tests of those features set their own.
@@ -58,7 +62,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       ...env,
     })
     app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })
-    running = await listen(app.fetch, { host: '127.0.0.1', port: 0, log: app.log, access: app.access })
+    running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
   } catch (err) {
     await app?.close()
     await database?.drop()
@@ -80,6 +84,18 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** A free TCP port on loopback (closed again, so there is a small window for another process to take it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 }
 
 /** One HTTP request to a running server. */
