@@ -8,7 +8,8 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AuditService } from '../audit/index.js'
 import { builtInRoles, fixedRoles, PUBLIC, SUPER_ADMIN, type GrantSpec } from './built-in-roles.js'
-import { decide, type CompiledGrant } from './decide.js'
+import { decide, type CompiledGrant, type Decision } from './decide.js'
+import { handOutRefusal } from './hand-out.js'
 import { actions, isResource, parsePermission } from './permission.js'
 import { createAccessStore, type GrantRow, type RoleRow } from './store.js'
 
@@ -113,12 +114,17 @@ export async function createAccessService(deps: AccessDeps) {
     return null
   }
 
-  /** Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. */
-  async function decideFor(principal: Principal, resource: string, action: string): Promise<ResolvedDecision> {
+  /** The decision with the row filter's variables still in place (as the role's grants say it). */
+  async function decideUnresolved(principal: Principal, resource: string, action: string): Promise<Decision> {
     const role = await roleOf(principal)
     // A role of another project never applies: only a super_admin acts outside its home project.
     const applies = principal.projectId === principal.homeProjectId ? role : null
-    const decision = decide(principal, applies, { resource, action })
+    return decide(principal, applies, { resource, action })
+  }
+
+  /** Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. */
+  async function decideFor(principal: Principal, resource: string, action: string): Promise<ResolvedDecision> {
+    const decision = await decideUnresolved(principal, resource, action)
     if (!decision.allowed || decision.itemFilter === null) return decision as ResolvedDecision
     const now = deps.clock.seconds()
     const itemFilter = resolveVariables(decision.itemFilter, {
@@ -140,6 +146,22 @@ export async function createAccessService(deps: AccessDeps) {
     if (principal.superAdmin) return true
     if (principal.kind === 'api_key' || principal.projectId !== principal.homeProjectId) return false
     return (await roleOf(principal))?.adminAccess ?? false
+  }
+
+  /**
+   * Throws forbidden unless a caller without admin access holds every one of these grants at least as
+   * widely: the permission itself, a row scope no wider (none held → any; else the same filter, or one of
+   * the filters held), and no column beyond those held. Administrators may hand out anything.
+   */
+  async function assertMayHandOut(actor: Principal, grants: readonly CompiledGrant[]): Promise<void> {
+    if (await hasAdminAccess(actor)) return
+    for (const grant of grants) {
+      const refusal = handOutRefusal(grant, await decideUnresolved(actor, grant.resource, grant.action))
+      if (refusal === null) continue
+      const permission = `${grant.resource}:${grant.action}`
+      const why = refusal === 'permission' ? 'which you do not hold' : `on more ${refusal === 'rows' ? 'rows' : 'fields'} than you may reach yourself`
+      throw new AppError('forbidden', `You cannot grant ${permission}, ${why}`, { resource: grant.resource, action: grant.action })
+    }
   }
 
   return {
@@ -284,18 +306,30 @@ export async function createAccessService(deps: AccessDeps) {
       if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
       if (input.length > 200) throw new AppError('invalid_request', 'At most 200 grants per role')
       const compiled = input.map((g, i) => compileInput(g, i))
-      if (!(await hasAdminAccess(actor))) {
-        for (const grant of compiled) {
-          const held = await decideFor(actor, grant.resource, grant.action)
-          if (!held.allowed) {
-            throw new AppError('forbidden', `You cannot grant ${grant.resource}:${grant.action}, which you do not hold`, { resource: grant.resource, action: grant.action })
-          }
-        }
-      }
+      await assertMayHandOut(actor, compiled)
       await store.transaction((trx) => store.replaceGrants(id, compiled.map((g, i) => toGrantRow(id, i, g)), trx))
       await invalidate(projectId)
       await deps.audit.record({ projectId, action: 'grants.replaced', actor, target: { type: 'role', id }, details: { role: role.name, count: compiled.length } })
       return compiled.map((g) => ({ resource: g.resource, action: g.action, item_filter: g.rawFilter, fields: g.fields ? [...g.fields] : null }))
+    },
+
+    /**
+     * Throws forbidden unless the caller may give someone this role (or act on someone who holds it): a
+     * caller without admin access only a role without admin access whose every grant it holds at least as
+     * widely. Throws not_found for an unknown role.
+     */
+    async assertMayAssign(actor: Principal, projectId: string, roleId: string): Promise<void> {
+      if (await hasAdminAccess(actor)) return
+      const role = await requireRole(projectId, roleId)
+      if (role.adminAccess) throw new AppError('forbidden', `Only an administrator may act on the role ${role.name}`, { role: role.name })
+      try {
+        await assertMayHandOut(actor, role.grants)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'forbidden') {
+          throw new AppError('forbidden', `The role ${role.name} holds more than you do: ${err.message}`, { role: role.name, ...err.details })
+        }
+        throw err
+      }
     },
 
     /** Which permissions of a list the caller lacks (for API key capabilities). */

@@ -99,7 +99,10 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
       const raw = `${prefix}${randomToken(32)}`
       const row: ApiKeyRow = {
         id: newId(),
-        project_id: actor.projectId,
+        // A key bound to a user belongs to the user's own project, as the user's sessions do: its role is
+        // resolved there, and a super_admin's key reaches other projects with X-Project-Id. A service key
+        // has no user and belongs to the project it was created in.
+        project_id: input.service ? actor.projectId : actor.homeProjectId,
         user_id: input.service ? null : actor.userId,
         label: input.label,
         capabilities: JSON.stringify(capabilities),
@@ -110,7 +113,7 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
       }
       await store.insert(row)
       await deps.audit.record({
-        projectId: actor.projectId,
+        projectId: row.project_id,
         action: 'apikey.created',
         actor,
         target: { type: 'api_key', id: row.id },

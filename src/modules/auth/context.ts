@@ -62,17 +62,22 @@ export interface SignedIn {
 export function createAuthContext(deps: AuthDeps) {
   const { store, clock } = deps
 
+  /** Counts one attempt against a key; throws rate_limited with Retry-After past the limit. */
+  async function countAttempt(key: string): Promise<void> {
+    const result = await deps.limiter.hit(key, deps.rateLimitPerMinute, 60_000)
+    if (!result.allowed) {
+      throw new AppError('rate_limited', 'Too many attempts; wait a moment and try again', { retryAfter: result.retryAfterSeconds }, {
+        headers: { 'Retry-After': String(result.retryAfterSeconds) },
+      })
+    }
+  }
+
   return {
     deps,
 
     /** Counts one attempt against the client IP; throws rate_limited with Retry-After past the limit. */
-    async limit(bucket: 'auth' | 'auth-mail', ctx: RequestContext): Promise<void> {
-      const result = await deps.limiter.hit(`${bucket}:${ctx.ip}`, deps.rateLimitPerMinute, 60_000)
-      if (!result.allowed) {
-        throw new AppError('rate_limited', 'Too many attempts; wait a moment and try again', { retryAfter: result.retryAfterSeconds }, {
-          headers: { 'Retry-After': String(result.retryAfterSeconds) },
-        })
-      }
+    limit(bucket: 'auth' | 'auth-mail', ctx: RequestContext): Promise<void> {
+      return countAttempt(`${bucket}:${ctx.ip}`)
     },
 
     /** The anonymous caller of the default project, as sign-up is checked (addendum §2). */
@@ -91,17 +96,26 @@ export function createAuthContext(deps: AuthDeps) {
 
     /**
      * Checks the second factor of an account with TOTP enabled: no code → mfa_required, a wrong or replayed
-     * code → unauthorized. Records the step used so it cannot be replayed.
+     * code → unauthorized, too many codes for the account this minute → rate_limited. Records the step used
+     * so it cannot be replayed.
      */
     async checkSecondFactor(user: UserRow, code: string | undefined): Promise<void> {
       if (!user.totp_enabled || !user.totp_secret) return
       if (!code) throw new AppError('mfa_required', 'This account uses two-factor authentication: send the code from the authenticator app')
-      const key = sha256Hex(`totp-step:${user.id}`)
+      // Per account, not only per client: six digits fall to guesses spread over many addresses, and a
+      // magic link survives a wrong code, so its holder could otherwise try codes without end.
+      await countAttempt(`totp:${user.id}`)
+      // Keyed by the enrolment too: a secret enrolled after a disable starts with no used step.
+      const key = sha256Hex(`totp-step:${user.id}:${user.totp_secret}`)
       const last = await store.peekToken(key, 'totp_step')
       const lastStep = last ? (JSON.parse(last.data) as { step: number }).step : null
       const step = checkTotp(deps.totpBox.open(user.totp_secret), code, clock.now(), lastStep)
       if (step === null) throw new AppError('unauthorized', 'Invalid two-factor code')
       const now = clock.seconds()
+      // The read above is not atomic with the write below: claiming the step in one statement means two
+      // requests racing with the same code cannot both pass.
+      const claimed = await store.claimToken({ token_hash: sha256Hex(`${key}:${step}`), kind: 'totp_used', user_id: user.id, data: '{}', created_at: now, expires_at: now + 120 })
+      if (!claimed) throw new AppError('unauthorized', 'Invalid two-factor code')
       await store.upsertToken({ token_hash: key, kind: 'totp_step', user_id: user.id, data: JSON.stringify({ step }), created_at: now, expires_at: now + 120 })
     },
 

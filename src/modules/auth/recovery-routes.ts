@@ -40,12 +40,12 @@ const magicLink = defineRoute({
 const verifyMagicLink = defineRoute({
   method: 'get', path: '/api/auth/magic-link/verify', operationId: 'auth.magicLinkVerify', summary: 'Sign in with a magic link', tags, permission: null,
   request: { query: z.object({ token: z.string().min(1).max(200), callbackURL: z.string().max(2000).optional(), code: z.string().regex(/^\d{6}$/).optional() }) },
-  responses: { 200: json(SignedInSchema, 'Signed in (no callbackURL)'), ...redirect, ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned') },
+  responses: { 200: json(SignedInSchema, 'Signed in (no callbackURL)'), ...redirect, ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned', 'rate_limited') },
 })
 const secondFactor = defineRoute({
   method: 'post', path: '/api/auth/two-factor/verify', operationId: 'auth.twoFactorVerify', summary: 'Finish a social sign-in that asked for the TOTP code', tags, permission: null,
   request: body(SecondFactorBody),
-  responses: { 200: json(SignedInSchema, 'Signed in'), ...errorResponses('invalid_request', 'unauthorized', 'mfa_required') },
+  responses: { 200: json(SignedInSchema, 'Signed in'), ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'rate_limited') },
 })
 const socialStart = defineRoute({
   method: 'get', path: '/api/auth/sign-in/social', operationId: 'auth.signInSocial', summary: 'Redirect to GitHub or Google', tags, permission: null,

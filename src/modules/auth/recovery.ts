@@ -81,8 +81,8 @@ export function createRecovery(auth: AuthContext) {
 
     /**
      * Signs in with a magic-link token (once, within 15 minutes). An account with TOTP also needs the code;
-     * the token survives a missing or wrong code so the person can retry. Throws invalid_request,
-     * account_banned, mfa_required, unauthorized.
+     * the token survives a missing or wrong code so the person can retry (codes are rate-limited per
+     * account). Throws invalid_request, account_banned, mfa_required, unauthorized, rate_limited.
      */
     async verifyMagicLink(input: { token: string; code?: string }, ctx: RequestContext): Promise<SignedIn> {
       const peek = await auth.peekToken('magic_link', input.token)

@@ -57,7 +57,7 @@ const confirmTotp = defineRoute({
 const disableTotp = defineRoute({
   method: 'post', path: '/api/auth/totp/disable', operationId: 'auth.totpDisable', summary: 'Turn two-factor off with a code', tags, permission: 'authenticated',
   request: body(CodeBody),
-  responses: { 200: json(z.object({ enabled: z.literal(false) }), 'Off'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden') },
+  responses: { 200: json(z.object({ enabled: z.literal(false) }), 'Off'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited') },
 })
 
 export function requestContext(c: Context<AppEnv>, trustProxy: boolean): RequestContext {

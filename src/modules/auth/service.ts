@@ -135,7 +135,7 @@ export function createAuthService(auth: AuthContext) {
       await deps.audit.record({ projectId: user.project_id, action: 'user.totp_enabled', actor: principal, target: { type: 'user', id: user.id } })
     },
 
-    /** Turns TOTP off with a current code. Throws invalid_request (not on), unauthorized (wrong code). */
+    /** Turns TOTP off with a current code. Throws invalid_request (not on), unauthorized (wrong code), rate_limited. */
     async disableTotp(principal: Principal, code: string): Promise<void> {
       const user = await requirePerson(principal)
       if (!user.totp_enabled) throw new AppError('invalid_request', 'Two-factor authentication is not on')

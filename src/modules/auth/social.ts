@@ -110,11 +110,19 @@ export function createSocial(auth: AuthContext) {
       }
     },
 
-    /** Finishes a sign-in that stopped at mfa_required (social): the pending token and a TOTP code. */
+    /**
+     * Finishes a sign-in that stopped at mfa_required (social): the pending token and a TOTP code. Each
+     * attempt counts against the sign-in rate limit (the pending token survives a wrong code, so without it
+     * the six digits could be guessed within the token's five minutes). Throws rate_limited,
+     * invalid_request, account_banned, unauthorized.
+     */
     async completeSecondFactor(input: { mfaToken: string; code: string }, ctx: RequestContext) {
+      await auth.limit('auth', ctx)
       const peek = await auth.peekToken('mfa_pending', input.mfaToken)
       const user = peek?.userId ? await deps.users.findRow(peek.userId) : null
       if (!user) throw new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
+      // Banned between the provider step and the code: no session (as for password and magic-link sign-in).
+      if (user.banned) throw new AppError('account_banned', 'This account has been banned')
       await auth.checkSecondFactor(user, input.code)
       if (!(await auth.takeToken('mfa_pending', input.mfaToken))) throw new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
       await deps.users.recordSignIn(user.id)

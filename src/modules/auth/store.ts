@@ -57,6 +57,16 @@ export function createAuthStore(systemDb: Kysely<any>) {
         .onConflict((oc) => oc.column('token_hash').doUpdateSet({ data: row.data, expires_at: row.expires_at, created_at: row.created_at }))
         .execute()
     },
+    /** Inserts a token unless one with its hash exists; true when this call inserted it (an atomic claim). */
+    async claimToken(row: AuthTokenRow): Promise<boolean> {
+      const inserted = await db
+        .insertInto('auth_tokens')
+        .values(row)
+        .onConflict((oc) => oc.column('token_hash').doNothing())
+        .returning('token_hash')
+        .executeTakeFirst()
+      return inserted !== undefined
+    },
     async peekToken(hash: string, kind: string): Promise<AuthTokenRow | undefined> {
       return db.selectFrom('auth_tokens').selectAll().where('token_hash', '=', hash).where('kind', '=', kind).executeTakeFirst()
     },

@@ -89,11 +89,17 @@ export function createUsersService(deps: UsersDeps) {
     return row
   }
 
-  /** Refuses what would let an actor reach above themselves. Throws forbidden. */
+  /**
+   * Refuses what would let an actor reach above themselves: only a super_admin acts on or grants
+   * super_admin; an actor without admin access may neither act on someone whose role holds more than
+   * the actor does (a new password or a ban would hand them that account), nor give anyone such a role.
+   * Throws forbidden, invalid_request (unknown role).
+   */
   async function assertMayManage(actor: Principal, target: UserRow | null, newRoleName: string | null, projectId: string): Promise<void> {
     if (target && !actor.superAdmin) {
       const current = await access.roleById(target.project_id, target.role_id)
       if (current?.name === 'super_admin') throw new AppError('forbidden', 'Only a super_admin may change a super_admin')
+      if (current) await access.assertMayAssign(actor, target.project_id, current.id)
     }
     if (newRoleName !== null) {
       const role = await access.roleByName(projectId, newRoleName)
@@ -102,6 +108,7 @@ export function createUsersService(deps: UsersDeps) {
       if (role.adminAccess && !(await access.hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may grant a role with admin access')
       }
+      await access.assertMayAssign(actor, projectId, role.id)
     }
   }
 
