@@ -91,6 +91,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       audit,
       clock,
       passwordIterations: config.auth.passwordIterations,
+      requireEmail: (projectId) => settings.get(projectId, 'auth.requireEmail'),
       onChange: (userId, change) => onUserChange(userId, change),
     })
     const authStore = createAuthStore(systemDb)

@@ -324,6 +324,18 @@ describe('keys cannot create keys', () => {
     }
     expect((await listKeys(admin.token)).some((k) => k.label === 'child')).toBe(false)
   })
+
+  it('nor list or revoke them: 403, and the target key keeps working', async () => {
+    const target = await createKey(owner.token, ['system/users:read'])
+    for (const key of [await createKey(owner.token, ['system/users:read']), await createKey(owner.token, ['*:manage'], { service: true })]) {
+      const list = await get(KEYS, key.raw)
+      expect(list.status).toBe(403)
+      expect(list.text).not.toContain(target.id)
+      const revoke = await server.request('DELETE', `${KEYS}/${target.id}`, { token: key.raw })
+      expect(revoke.status).toBe(403)
+    }
+    expect((await get('/api/v1/users', target.raw)).status).toBe(200)
+  })
 })
 
 describe('the creator\'s account', () => {

@@ -105,12 +105,9 @@ describe('sign-up while open (public holds system/users:create)', () => {
     expect(signIn.status).toBe(401)
   })
 
-  // BUG (src/modules/users/service.ts, selfService): the duplicate-email check runs before, not inside, the
-  // locked sign-up transaction, and `users.email` has no unique index (shared contact emails are allowed for
-  // accounts with usernames). Sign-ups racing with one email all succeed, and every one of those accounts is
-  // then locked out of email sign-in (401: the address names several accounts). Expected: one 200, the rest
-  // 409. `.fails` keeps the suite green while the bug stands; drop it once the check moves into the lock.
-  it.fails('refuses all but one of several sign-ups racing with the same email', async () => {
+  // `users.email` has no unique index (shared contact emails are allowed for accounts with usernames), so
+  // the check must run inside the locked transaction: otherwise racing sign-ups all succeed.
+  it('refuses all but one of several sign-ups racing with the same email', async () => {
     for (let round = 0; round < 5; round++) {
       const email = freshEmail()
       const replies = await Promise.all([1, 2, 3, 4].map((n) => signUp(open, { email, password: 'a good password', name: `Racer ${n}` })))

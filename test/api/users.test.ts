@@ -165,10 +165,7 @@ describe('POST /api/v1/users', () => {
     expect((await patch('/api/v1/settings', owner.token, { 'auth.requireEmail': true })).status).toBe(200)
   })
 
-  // KNOWN BUG (reported, not fixable inside the users module): `auth.requireEmail` ("new accounts need an
-  // email address", true by default) is read nowhere, so an account without an email is created anyway.
-  // The users service needs the setting wired in from app.ts. Turn `it.fails` into `it` once fixed.
-  it.fails('refuses an account without an email while auth.requireEmail is on (400)', async () => {
+  it('refuses an account without an email while auth.requireEmail is on (400)', async () => {
     expect((await get('/api/v1/settings', owner.token)).body.data['auth.requireEmail']).toBe(true)
     const username = freshUsername('noemail')
     const reply = await post('/api/v1/users', owner.token, { username, password: 'a good password', role: 'viewer' })
@@ -451,10 +448,8 @@ describe('a non-admin role that manages users reaches no higher than itself', ()
     expect(reply.status, reply.text).toBe(200)
   })
 
-  // KNOWN BUG (reported; the route lives in src/modules/auth/recovery.ts, outside this module): a reset
-  // link hands over the account as surely as a new password does, but issueResetLink only protects
-  // super_admin accounts. Turn `it.fails` into `it` once it applies the same rule as PATCH.
-  it.fails('cannot issue a reset link for an admin or an editor (403)', async () => {
+  // A reset link hands over the account as surely as a new password does.
+  it('cannot issue a reset link for an admin or an editor (403)', async () => {
     for (const target of [admin, editor]) {
       const reply = await post(`/api/v1/users/${target.id}/reset-link`, helpdesk.token, {})
       expect(reply.status, target.role).toBe(403)

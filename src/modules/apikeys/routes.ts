@@ -46,14 +46,14 @@ const createKey = defineRoute({
 const listKeys = defineRoute({
   method: 'get', path: '/api/auth/api-keys', operationId: 'apiKeys.list', summary: 'API keys of the current project (never the raw key)', tags,
   permission: 'authenticated',
-  responses: { 200: { description: 'Keys', content: { 'application/json': { schema: z.array(ApiKeySchema) } } }, ...errorResponses('unauthorized') },
+  responses: { 200: { description: 'Keys', content: { 'application/json': { schema: z.array(ApiKeySchema) } } }, ...errorResponses('unauthorized', 'forbidden') },
 })
 
 const revokeKey = defineRoute({
   method: 'delete', path: '/api/auth/api-keys/{id}', operationId: 'apiKeys.revoke', summary: 'Revoke a key; it stops working at once', tags,
   permission: 'authenticated',
   request: { params: z.object({ id: z.string().min(1).max(64) }) },
-  responses: { 200: { description: 'Revoked', content: { 'application/json': { schema: z.object({ success: z.literal(true) }) } } }, ...errorResponses('unauthorized', 'not_found') },
+  responses: { 200: { description: 'Revoked', content: { 'application/json': { schema: z.object({ success: z.literal(true) }) } } }, ...errorResponses('unauthorized', 'forbidden', 'not_found') },
 })
 
 /** /api/auth/api-keys. */

@@ -86,7 +86,7 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
      * `service: true`). Every capability must be one the caller holds. Throws invalid_request, forbidden.
      */
     async create(actor: Principal, input: { label: string; capabilities: string[]; expires_at?: number | null; service?: boolean }): Promise<ApiKey & { raw: string }> {
-      if (actor.kind !== 'user') throw new AppError('forbidden', 'API keys are created from a signed-in session')
+      assertSession(actor)
       if (input.service && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may create a service key')
       const capabilities = [...new Set(input.capabilities)]
       capabilities.forEach(parsePermission)
@@ -122,14 +122,16 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
       return { ...toApiKey(row), raw }
     },
 
-    /** The project's keys for an administrator, else the caller's own. Never the raw key. */
+    /** The project's keys for an administrator, else the caller's own. Never the raw key. Throws forbidden for a key. */
     async list(actor: Principal): Promise<ApiKey[]> {
+      assertSession(actor)
       const all = await mayAdminister(actor)
       return (await store.list(actor.projectId, all ? null : actor.userId)).map(toApiKey)
     },
 
     /** Revokes a key at once, on every instance. Its creator or an administrator may. Throws not_found. */
     async revoke(actor: Principal, id: string): Promise<void> {
+      assertSession(actor)
       const row = await store.byId(id)
       const visible = row && row.project_id === actor.projectId && (row.user_id === actor.userId || (await mayAdminister(actor)))
       if (!row || !visible) throw new AppError('not_found', 'API key not found')
@@ -177,3 +179,8 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
 }
 
 export type ApiKeysService = Awaited<ReturnType<typeof createApiKeysService>>
+
+/** Keys are managed by people: a key may neither mint, list nor revoke keys. Throws forbidden. */
+function assertSession(actor: Principal): void {
+  if (actor.kind !== 'user') throw new AppError('forbidden', 'API keys are managed from a signed-in session, not with a key')
+}

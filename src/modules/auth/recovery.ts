@@ -62,6 +62,8 @@ export function createRecovery(auth: AuthContext) {
       if (!target || target.project_id !== projectId) throw new AppError('not_found', 'User not found')
       const targetRole = await deps.access.roleById(target.project_id, target.role_id)
       if (targetRole?.name === 'super_admin' && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may reset a super_admin')
+      // A reset link hands over the account: only to someone who could act on the account's role.
+      await deps.access.assertMayAssign(actor, target.project_id, target.role_id)
       const link = await resetLink(target, null)
       await deps.audit.record({ projectId, action: 'user.recovery_link_issued', actor, target: { type: 'user', id: userId }, ip: ctx.ip, details: { expiresAt: link.expiresAt } })
       return link

@@ -8,7 +8,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { User } from './schemas.js'
-import { createUsersStore, type UserRow } from './store.js'
+import { createUsersStore, type UserRow, type UsersDb } from './store.js'
 
 /** What other modules must hear about a user, to drop cached sessions at once. */
 export type UserChange = 'profile' | 'role' | 'banned' | 'password' | 'deleted'
@@ -20,6 +20,8 @@ export interface UsersDeps {
   audit: AuditService
   clock: Clock
   passwordIterations: number
+  /** The project's `auth.requireEmail` setting. */
+  requireEmail: (projectId: string) => Promise<boolean>
   /** Called after a change that must take effect on the user's very next request. */
   onChange: (userId: string, change: UserChange) => Promise<void>
 }
@@ -73,14 +75,30 @@ export function createUsersService(deps: UsersDeps) {
     }
   }
 
-  /** An email may be shared only by accounts that sign in with a username (a shared contact address). */
-  async function assertAvailable(email: string | null, username: string | null): Promise<void> {
-    if (username && (await store.byUsername(username))) {
+  /**
+   * An email may be shared only by accounts that all sign in with a username (a shared contact address);
+   * an account that signs in by email owns its address alone. Run inside `insertChecked`'s lock, so two
+   * requests cannot both pass. Throws already_exists.
+   */
+  async function assertAvailable(email: string | null, username: string | null, trx: UsersDb): Promise<void> {
+    if (username && (await store.byUsername(username, trx))) {
       throw new AppError('already_exists', 'That username is taken', { fields: ['username'] })
     }
-    if (email && !username && (await store.byEmail(email)).length > 0) {
+    if (!email) return
+    const holders = await store.byEmail(email, trx)
+    if (holders.length > 0 && (!username || holders.some((h) => !h.username))) {
       throw new AppError('already_exists', 'An account with this email already exists', { fields: ['email'] })
     }
+  }
+
+  /** Inserts a new account after checking, under a lock, that its email and username are free. */
+  async function insertChecked(row: UserRow, beforeInsert?: (trx: UsersDb) => Promise<void>): Promise<void> {
+    await store.transaction(async (trx) => {
+      await lockTransaction(trx, deps.dbKind, 'users')
+      await assertAvailable(row.email, row.username, trx)
+      await beforeInsert?.(trx)
+      await store.insert(row, trx)
+    })
   }
 
   async function requireUser(projectId: string, id: string): Promise<UserRow> {
@@ -114,20 +132,14 @@ export function createUsersService(deps: UsersDeps) {
 
   /** Creates a self-registered account: the install's first becomes super_admin, later ones viewers. */
   async function selfService(projectId: string, input: Omit<NewUser, 'role'>, open: boolean): Promise<UserRow> {
-    const email = input.email ? normaliseEmail(input.email) : null
-    if (email && (await store.byEmail(email)).length > 0) {
-      throw new AppError('already_exists', 'An account with this email already exists', { fields: ['email'] })
-    }
     const superAdmin = await access.roleByName(projectId, 'super_admin')
     const viewer = await access.roleByName(projectId, 'viewer')
     if (!superAdmin || !viewer) throw new Error('Built-in roles missing from the default project')
     const row = await buildRow(projectId, { ...input, role: 'viewer' }, viewer.id)
-    await store.transaction(async (trx) => {
-      await lockTransaction(trx, deps.dbKind, 'sign-up')
+    await insertChecked(row, async (trx) => {
       const first = (await store.count(trx)) === 0
       if (first) row.role_id = superAdmin.id
       else if (!open) throw new AppError('signup_forbidden', 'Sign-up is closed; ask an administrator for an account')
-      await store.insert(row, trx)
     })
     return row
   }
@@ -144,11 +156,13 @@ export function createUsersService(deps: UsersDeps) {
     /** Creates an account in the project (POST /users). Throws invalid_request, already_exists, forbidden. */
     async create(actor: Principal, projectId: string, input: NewUser): Promise<User> {
       if (!input.email && !input.username) throw new AppError('invalid_request', 'An email or a username is required')
+      if (!input.email && (await deps.requireEmail(projectId))) {
+        throw new AppError('invalid_request', 'An email is required (the project setting auth.requireEmail is on)', { fields: ['email'] })
+      }
       await assertMayManage(actor, null, input.role, projectId)
       const role = (await access.roleByName(projectId, input.role))!
       const row = await buildRow(projectId, input, role.id)
-      await assertAvailable(row.email, row.username)
-      await store.insert(row)
+      await insertChecked(row)
       await deps.audit.record({ projectId, action: 'user.created', actor, target: { type: 'user', id: row.id }, details: { role: input.role } })
       return toUser(row)
     },

@@ -30,11 +30,11 @@ export function createUsersStore(systemDb: Kysely<any>) {
     async byId(id: string): Promise<UserRow | undefined> {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
     },
-    async byEmail(email: string): Promise<UserRow[]> {
-      return db.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').limit(20).execute()
+    async byEmail(email: string, trx: UsersDb = db): Promise<UserRow[]> {
+      return trx.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').limit(20).execute()
     },
-    async byUsername(username: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst()
+    async byUsername(username: string, trx: UsersDb = db): Promise<UserRow | undefined> {
+      return trx.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst()
     },
     async count(trx: UsersDb = db): Promise<number> {
       const row = await trx.selectFrom('users').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
