@@ -46,6 +46,13 @@ function location(res: Response): URL {
   return new URL(value!)
 }
 
+/** The cookie Plinth set at the start of an attempt, as the browser would send it back (`name=value`). */
+function cookieOf(res: Response): string {
+  const value = res.headers.get('set-cookie')
+  expect(value, 'the start sets the browser-binding cookie').toBeTruthy()
+  return value!.split(';')[0]!
+}
+
 function startUrl(srv: TestServer, provider: string, callbackURL: string): string {
   return `${srv.url}/api/auth/sign-in/social?provider=${encodeURIComponent(provider)}&callbackURL=${encodeURIComponent(callbackURL)}`
 }
@@ -58,11 +65,12 @@ async function socialSignIn(provider: Provider, callbackURL = '/app') {
   const start = await fetch(startUrl(server, provider, callbackURL), { redirect: 'manual' })
   expect(start.status, await start.clone().text()).toBe(302)
   const authorizeUrl = location(start)
+  const cookie = cookieOf(start)
   const atProvider = await fetch(authorizeUrl, { redirect: 'manual' })
   expect(atProvider.status, await atProvider.clone().text()).toBe(302)
   const back = location(atProvider)
   expect(`${back.origin}${back.pathname}`).toBe(`${PUBLIC_URL}/api/auth/callback/${provider}`)
-  const callback = await fetch(onPlinth(back), { redirect: 'manual' })
+  const callback = await fetch(onPlinth(back), { redirect: 'manual', headers: { cookie } })
   expect(callback.status, await callback.clone().text()).toBe(302)
   const landing = location(callback)
   const fragment = new URLSearchParams(landing.hash.replace(/^#/, ''))
@@ -70,7 +78,7 @@ async function socialSignIn(provider: Provider, callbackURL = '/app') {
   if (token) issued.sessionTokens.push(token)
   const mfaToken = fragment.get('mfa_token')
   if (mfaToken) issued.mfaTokens.push(mfaToken)
-  return { authorizeUrl, back, callback, landing, fragment }
+  return { authorizeUrl, back, callback, landing, fragment, cookie }
 }
 
 async function session(token: string) {
@@ -255,9 +263,9 @@ describe('social sign-in: refusals', () => {
 
   it('a replayed state is refused with 400 invalid_request', async () => {
     fake.github.signIn(githubUser('replay@example.com'))
-    const { back, fragment } = await socialSignIn('github')
+    const { back, fragment, cookie } = await socialSignIn('github')
     expect(fragment.get('token')).toBeTruthy()
-    const replay = await fetch(onPlinth(back), { redirect: 'manual' })
+    const replay = await fetch(onPlinth(back), { redirect: 'manual', headers: { cookie } })
     expect(replay.status).toBe(400)
     expect(replay.headers.get('location')).toBeNull()
     expect(await replay.json()).toMatchObject({ error: 'invalid_request' })
@@ -277,7 +285,7 @@ describe('social sign-in: refusals', () => {
     const start = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
     const atProvider = await fetch(location(start), { redirect: 'manual' })
     const back = location(atProvider)
-    const crossed = await server.request('GET', `/api/auth/callback/google${back.search}`)
+    const crossed = await server.request('GET', `/api/auth/callback/google${back.search}`, { headers: { cookie: cookieOf(start) } })
     expect(crossed.status).toBe(400)
     expect(crossed.body.error).toBe('invalid_request')
     expect(crossed.headers.get('location')).toBeNull()
@@ -285,8 +293,36 @@ describe('social sign-in: refusals', () => {
     fake.google.signIn(googleUser('crossed2@example.com'))
     const googleStart = await fetch(startUrl(server, 'google', '/app'), { redirect: 'manual' })
     const googleState = location(googleStart).searchParams.get('state')!
-    const other = await server.request('GET', `/api/auth/callback/github?code=abc&state=${encodeURIComponent(googleState)}`)
+    const other = await server.request('GET', `/api/auth/callback/github?code=abc&state=${encodeURIComponent(googleState)}`, {
+      headers: { cookie: cookieOf(googleStart) },
+    })
     expect(other.status).toBe(400)
+  })
+
+  it('only the browser that started an attempt can finish it (login CSRF), and it still can afterwards', async () => {
+    fake.github.signIn(githubUser('csrf@example.com'))
+    const start = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
+    const back = location(await fetch(location(start), { redirect: 'manual' }))
+    // A victim's browser sent to the attacker's callback URL has no cookie, or another attempt's.
+    const other = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
+    for (const headers of [{}, { cookie: cookieOf(other) }, { cookie: 'plinth_oauth=forged' }]) {
+      const victim = await fetch(onPlinth(back), { redirect: 'manual', headers })
+      expect(victim.status).toBe(400)
+      expect(victim.headers.get('location')).toBeNull()
+      expect(await victim.json()).toMatchObject({ error: 'invalid_request' })
+    }
+    const owner = await fetch(onPlinth(back), { redirect: 'manual', headers: { cookie: cookieOf(start) } })
+    expect(owner.status).toBe(302)
+    expect(new URLSearchParams(location(owner).hash.slice(1)).get('token')).toBeTruthy()
+  })
+
+  it('the binding cookie is HttpOnly, SameSite=Lax and scoped to the callback path', async () => {
+    const start = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
+    const cookie = start.headers.get('set-cookie')!
+    expect(cookie).toMatch(/^plinth_oauth=[\w-]{43};/)
+    expect(cookie).toMatch(/HttpOnly/i)
+    expect(cookie).toMatch(/SameSite=Lax/i)
+    expect(cookie).toMatch(/Path=\/api\/auth\/callback/)
   })
 
   for (const provider of ['github', 'google'] as const) {
@@ -438,7 +474,7 @@ describe('social sign-in: two-factor guesses are rate-limited like sign-in', () 
     const trip = async () => {
       const start = await fetch(startUrl(limited, 'github', '/app'), { redirect: 'manual' })
       const back = location(await fetch(location(start), { redirect: 'manual' }))
-      const landing = location(await fetch(back, { redirect: 'manual' }))
+      const landing = location(await fetch(back, { redirect: 'manual', headers: { cookie: cookieOf(start) } }))
       return new URLSearchParams(landing.hash.slice(1))
     }
     const token = (await trip()).get('token')!

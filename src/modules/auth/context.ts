@@ -144,12 +144,12 @@ export function createAuthContext(deps: AuthDeps) {
       return { userId: row.user_id, data: JSON.parse(row.data) as Record<string, unknown> }
     },
 
-    /** Reads a one-time token without consuming it (to check a second factor first). */
-    async peekToken(kind: string, token: string): Promise<{ userId: string | null } | null> {
+    /** Reads a one-time token without consuming it (to check a second factor, or its browser, first). */
+    async peekToken(kind: string, token: string): Promise<{ userId: string | null; data: Record<string, unknown> } | null> {
       if (token.length > 200) return null
       const row = await store.peekToken(sha256Hex(token), kind)
       if (!row || row.expires_at <= clock.seconds()) return null
-      return { userId: row.user_id }
+      return { userId: row.user_id, data: JSON.parse(row.data) as Record<string, unknown> }
     },
 
     /** Sends a mail when a channel is configured; failures are logged, never shown to the requester. */

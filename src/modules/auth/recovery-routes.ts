@@ -1,3 +1,4 @@
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { createRouter, defineRoute, errorResponses, principalOf, z, type Security } from '../../lib/http/index.js'
 import type { Recovery } from './recovery.js'
 import { requestContext } from './routes.js'
@@ -10,6 +11,8 @@ const tags = ['Auth']
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } })
 const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { 'application/json': { schema } } } })
 const redirect = { 302: { description: 'Redirect (Location header)' } }
+// Binds a social sign-in attempt to the browser that started it (login CSRF).
+const browserCookie = 'plinth_oauth'
 
 const requestReset = defineRoute({
   method: 'post', path: '/api/auth/request-password-reset', operationId: 'auth.requestPasswordReset', summary: 'Mail a reset link (always answers status true)', tags, permission: null,
@@ -99,11 +102,21 @@ export function recoveryRoutes(recovery: Recovery, social: Social, security: Sec
   })
   router.openapi(socialStart, async (c) => {
     const { provider, callbackURL } = c.req.valid('query')
-    return c.redirect(await social.start(provider, callbackURL), 302)
+    const started = await social.start(provider, callbackURL)
+    setCookie(c, browserCookie, started.browserNonce, {
+      httpOnly: true,
+      sameSite: 'Lax', // sent on the provider's top-level redirect back, not on cross-site subrequests
+      secure: trust.publicUrl.startsWith('https:'),
+      path: '/api/auth/callback',
+      maxAge: started.ttlSeconds,
+    })
+    return c.redirect(started.url, 302)
   })
   router.openapi(socialCallback, async (c) => {
     c.header('Cache-Control', 'no-store')
-    return c.redirect(await social.callback(c.req.valid('param').provider, c.req.valid('query'), ctx(c)), 302)
+    const nonce = getCookie(c, browserCookie) ?? null
+    deleteCookie(c, browserCookie, { path: '/api/auth/callback' })
+    return c.redirect(await social.callback(c.req.valid('param').provider, c.req.valid('query'), nonce, ctx(c)), 302)
   })
   return router
 }

@@ -1,4 +1,5 @@
 import { CodeChallengeMethod, generateCodeVerifier, OAuth2Client } from 'arctic'
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { UserRow } from '../users/index.js'
 import type { AuthContext, OAuthProvider, RequestContext } from './context.js'
@@ -71,13 +72,23 @@ export function createSocial(auth: AuthContext) {
   }
 
   return {
-    /** The provider's authorization URL to redirect the browser to. Throws invalid_request. */
-    async start(name: string, callbackURL: string): Promise<string> {
+    /**
+     * The provider's authorization URL to redirect the browser to, and a nonce for a cookie that binds the
+     * attempt to this browser (see `callback`). Throws invalid_request.
+     */
+    async start(name: string, callbackURL: string): Promise<{ url: string; browserNonce: string; ttlSeconds: number }> {
       const config = provider(name)
       const callback = trustedUrl(callbackURL, deps.publicUrl, deps.trustedOrigins)
       const verifier = generateCodeVerifier()
-      const { token: state } = await auth.issueToken('oauth_state', null, stateTtlSeconds, { provider: name, verifier, callback })
-      return client(name, config).createAuthorizationURLWithPKCE(config.authorizeUrl, state, CodeChallengeMethod.S256, verifier, scopes[name as SocialProvider]).toString()
+      const browserNonce = randomToken(32)
+      const { token: state } = await auth.issueToken('oauth_state', null, stateTtlSeconds, {
+        provider: name,
+        verifier,
+        callback,
+        browser: sha256Hex(browserNonce),
+      })
+      const url = client(name, config).createAuthorizationURLWithPKCE(config.authorizeUrl, state, CodeChallengeMethod.S256, verifier, scopes[name as SocialProvider])
+      return { url: url.toString(), browserNonce, ttlSeconds: stateTtlSeconds }
     },
 
     /**
@@ -85,10 +96,18 @@ export function createSocial(auth: AuthContext) {
      * `#error=<code>` (and `#mfa_token=…` when the account's second factor is still due). Throws
      * invalid_request only when the state is unusable (there is nowhere trusted to redirect to).
      */
-    async callback(name: string, query: { code?: string; state?: string; error?: string }, ctx: RequestContext): Promise<string> {
+    async callback(name: string, query: { code?: string; state?: string; error?: string }, browserNonce: string | null, ctx: RequestContext): Promise<string> {
       const config = provider(name)
-      const state = query.state ? await auth.takeToken('oauth_state', query.state) : null
-      if (!state || state.data.provider !== name) throw new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
+      const invalid = () => new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
+      // Only the browser that started the attempt may finish it: otherwise a stranger could send a victim
+      // to a callback URL of the stranger's own attempt and sign the victim in as the stranger (login CSRF).
+      const pending = query.state ? await auth.peekToken('oauth_state', query.state) : null
+      if (!pending || pending.data.provider !== name) throw invalid()
+      if (!browserNonce || !safeEqual(sha256Hex(browserNonce), String(pending.data.browser))) {
+        throw new AppError('invalid_request', 'Finish signing in in the browser that started it')
+      }
+      const state = await auth.takeToken('oauth_state', query.state!)
+      if (!state) throw invalid()
       const callback = String(state.data.callback)
       if (query.error || !query.code) return withFragment(callback, { error: 'access_denied' })
       try {
