@@ -237,8 +237,42 @@ describe('social sign-in: accounts', () => {
     expect((await session(viaGitHub.fragment.get('token')!)).body.user.id).toBe(dana.id)
     expect(await usersWithEmail('dana@example.com')).toEqual([expect.objectContaining({ id: dana.id })])
 
-    // The password still works: linking changed nothing else.
+    // An administrator made this account, vouching for its address: linking changed nothing else.
     const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: dana.email, password: dana.password } })
+    expect(password.status).toBe(200)
+  })
+
+  it('linking to a self-registered account whose email was never proven discards its password and sessions (pre-registration)', async () => {
+    await setGrants(server, ownerToken, 'public', [{ resource: 'system/users', action: 'create' }])
+    // Someone registers the victim's address with a password of their own…
+    const squat = await server.request('POST', '/api/auth/sign-up/email', { body: { email: 'squatted@example.com', password: 'attacker password', name: 'Victim' } })
+    expect(squat.status, squat.text).toBe(200)
+    // …and the real owner later arrives through a provider that vouches for the address.
+    fake.google.signIn(googleUser('squatted@example.com'))
+    const viaGoogle = await socialSignIn('google')
+    const me = await session(viaGoogle.fragment.get('token')!)
+    expect(me.status, me.text).toBe(200)
+    expect(me.body.user.id).toBe(squat.body.user.id)
+    // The squatter's password and session are gone.
+    const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: 'squatted@example.com', password: 'attacker password' } })
+    expect(password.status).toBe(401)
+    expect((await session(squat.body.token)).status).toBe(401)
+    // A second provider sign-in keeps the (now proven) account as it is.
+    const again = await socialSignIn('google')
+    expect((await session(again.fragment.get('token')!)).body.user.id).toBe(squat.body.user.id)
+  })
+
+  it('an account whose email was proven by a reset link keeps its password when a provider is linked', async () => {
+    // A magic-link or reset proves the inbox; simulated through the admin's reset link here.
+    await setGrants(server, ownerToken, 'public', [{ resource: 'system/users', action: 'create' }])
+    const signUp = await server.request('POST', '/api/auth/sign-up/email', { body: { email: 'proven@example.com', password: 'first password', name: 'P' } })
+    const link = await server.request('POST', `/api/v1/users/${signUp.body.user.id}/reset-link`, { token: ownerToken })
+    const token = new URL(link.body.url).searchParams.get('token')!
+    expect((await server.request('POST', '/api/auth/reset-password', { body: { token, password: 'second password' } })).status).toBe(200)
+    fake.github.signIn(githubUser('proven@example.com'))
+    const viaGitHub = await socialSignIn('github')
+    expect((await session(viaGitHub.fragment.get('token')!)).body.user.id).toBe(signUp.body.user.id)
+    const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: 'proven@example.com', password: 'second password' } })
     expect(password.status).toBe(200)
   })
 
@@ -305,7 +339,7 @@ describe('social sign-in: refusals', () => {
     const back = location(await fetch(location(start), { redirect: 'manual' }))
     // A victim's browser sent to the attacker's callback URL has no cookie, or another attempt's.
     const other = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
-    for (const headers of [{}, { cookie: cookieOf(other) }, { cookie: 'plinth_oauth=forged' }]) {
+    for (const headers of [{}, { cookie: cookieOf(other) }, { cookie: "plinth_oauth=forged" }] as Record<string, string>[]) {
       const victim = await fetch(onPlinth(back), { redirect: 'manual', headers })
       expect(victim.status).toBe(400)
       expect(victim.headers.get('location')).toBeNull()

@@ -53,6 +53,7 @@ export function createRecovery(auth: AuthContext) {
       const user = taken?.userId ? await users.findRow(taken.userId) : null
       if (!user) throw new AppError('invalid_request', 'This reset link is invalid or has expired')
       await users.setPassword(user.id, input.password)
+      await users.trustEmail(user.id) // the mailed link proved the inbox
       await deps.audit.record({ projectId: user.project_id, action: 'user.password_reset', actor: null, actorUserId: user.id, target: { type: 'user', id: user.id }, ip: ctx.ip })
     },
 
@@ -94,6 +95,7 @@ export function createRecovery(auth: AuthContext) {
       await auth.checkSecondFactor(user, input.code)
       if (!(await auth.takeToken('magic_link', input.token))) throw new AppError('invalid_request', 'This sign-in link is invalid or has expired')
       await users.recordSignIn(user.id)
+      await users.trustEmail(user.id) // the mailed link proved the inbox
       return auth.issueSession(user, 'magic_link', ctx)
     },
   }

@@ -66,7 +66,13 @@ export function createSocial(auth: AuthContext) {
     }
     const byEmail = await deps.users.findRowsByEmail(profile.email)
     if (byEmail.length > 1) throw new AppError('conflict', 'Several accounts use this email; sign in with a username')
-    const user = byEmail[0] ?? (await deps.users.createFromProvider(deps.defaultProjectId, { email: profile.email, name: profile.name }, await auth.signUpOpen()))
+    let user = byEmail[0] ?? (await deps.users.createFromProvider(deps.defaultProjectId, { email: profile.email, name: profile.name }, await auth.signUpOpen()))
+    if (!user.email_trusted) {
+      // The provider proves the address; whoever registered it here did not. A password or second factor
+      // they set could be an attacker's, waiting for the real owner to arrive: discard them.
+      await deps.users.discardUnprovenCredentials(user.id)
+      user = (await deps.users.findRow(user.id)) ?? user
+    }
     await deps.store.linkOAuthAccount({ provider: name, provider_user_id: profile.id, user_id: user.id, created_at: deps.clock.seconds() })
     return user
   }

@@ -56,7 +56,7 @@ export function createUsersService(deps: UsersDeps) {
     }
   }
 
-  async function buildRow(projectId: string, input: NewUser, roleId: string): Promise<UserRow> {
+  async function buildRow(projectId: string, input: NewUser, roleId: string, emailTrusted: boolean): Promise<UserRow> {
     const now = clock.seconds()
     return {
       id: newId(),
@@ -69,6 +69,7 @@ export function createUsersService(deps: UsersDeps) {
       banned: false,
       totp_secret: null,
       totp_enabled: false,
+      email_trusted: emailTrusted,
       created_at: now,
       updated_at: now,
       last_sign_in_at: null,
@@ -131,11 +132,11 @@ export function createUsersService(deps: UsersDeps) {
   }
 
   /** Creates a self-registered account: the install's first becomes super_admin, later ones viewers. */
-  async function selfService(projectId: string, input: Omit<NewUser, 'role'>, open: boolean): Promise<UserRow> {
+  async function selfService(projectId: string, input: Omit<NewUser, 'role'>, open: boolean, emailTrusted: boolean): Promise<UserRow> {
     const superAdmin = await access.roleByName(projectId, 'super_admin')
     const viewer = await access.roleByName(projectId, 'viewer')
     if (!superAdmin || !viewer) throw new Error('Built-in roles missing from the default project')
-    const row = await buildRow(projectId, { ...input, role: 'viewer' }, viewer.id)
+    const row = await buildRow(projectId, { ...input, role: 'viewer' }, viewer.id, emailTrusted)
     await insertChecked(row, async (trx) => {
       const first = (await store.count(trx)) === 0
       if (first) row.role_id = superAdmin.id
@@ -150,7 +151,7 @@ export function createUsersService(deps: UsersDeps) {
      * super_admin, even while sign-up is closed; later ones need `open`. Throws signup_forbidden, already_exists.
      */
     async signUp(defaultProjectId: string, input: Omit<NewUser, 'role'>, open: boolean): Promise<UserRow> {
-      return selfService(defaultProjectId, input, open)
+      return selfService(defaultProjectId, input, open, false)
     },
 
     /** Creates an account in the project (POST /users). Throws invalid_request, already_exists, forbidden. */
@@ -161,7 +162,8 @@ export function createUsersService(deps: UsersDeps) {
       }
       await assertMayManage(actor, null, input.role, projectId)
       const role = (await access.roleByName(projectId, input.role))!
-      const row = await buildRow(projectId, input, role.id)
+      // An administrator vouches for the address of an account they make.
+      const row = await buildRow(projectId, input, role.id, true)
       await insertChecked(row)
       await deps.audit.record({ projectId, action: 'user.created', actor, target: { type: 'user', id: row.id }, details: { role: input.role } })
       return toUser(row)
@@ -256,7 +258,19 @@ export function createUsersService(deps: UsersDeps) {
     },
     /** Creates an account for a social sign-in (no password), under the sign-up rules. */
     createFromProvider: (projectId: string, input: { email: string; name: string }, open: boolean): Promise<UserRow> =>
-      selfService(projectId, input, open),
+      selfService(projectId, input, open, true),
+    /** Records that the account holder proved the email (a mailed link was used). */
+    async trustEmail(id: string): Promise<void> {
+      await store.update(id, { email_trusted: true })
+    },
+    /**
+     * Before a provider that vouches for the email is linked to an account whose address was never proven:
+     * drops the password and second factor someone else may have set (pre-registration) and ends its sessions.
+     */
+    async discardUnprovenCredentials(id: string): Promise<void> {
+      await store.update(id, { password_hash: null, totp_secret: null, totp_enabled: false, email_trusted: true, updated_at: clock.seconds() })
+      await deps.onChange(id, 'password')
+    },
     /** True once any account exists on the instance. */
     hasAnyUser: async (): Promise<boolean> => (await store.count()) > 0,
     /** Whether a username is free (case-insensitive). */

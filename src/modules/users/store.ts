@@ -11,6 +11,7 @@ export interface UserRow {
   banned: boolean | number
   totp_secret: string | null
   totp_enabled: boolean | number
+  email_trusted: boolean | number
   created_at: number
   updated_at: number
   last_sign_in_at: number | null
