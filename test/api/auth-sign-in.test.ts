@@ -284,14 +284,14 @@ describe('GET /api/auth/get-session', () => {
   })
 
   it('accepts an sk- API key nowhere here: 401', async () => {
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'session probe', capabilities: [] } })
+    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'session probe', capabilities: ['system/users:read'] } })
     expect(key.status, key.text).toBe(201)
     expect(key.body.raw).toMatch(/^sk-/)
     const reply = await getSession(server, key.body.raw)
     expect(reply.status, reply.text).toBe(401)
     expect(reply.body.error).toBe('unauthorized')
     // The key itself is valid elsewhere.
-    expect((await server.request('GET', '/api/auth/api-keys', { token: key.body.raw })).status).toBe(200)
+    expect((await server.request('GET', '/api/v1/users', { token: key.body.raw })).status).toBe(200)
   })
 
   runScenarios(() => server, [
@@ -327,11 +327,11 @@ describe('POST /api/auth/sign-out', () => {
   })
 
   it('refuses an API key with 400 invalid_request and leaves the key working', async () => {
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'sign-out probe', capabilities: [] } })
+    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'sign-out probe', capabilities: ['system/users:read'] } })
     const reply = await server.request('POST', '/api/auth/sign-out', { token: key.body.raw })
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
-    expect((await server.request('GET', '/api/auth/api-keys', { token: key.body.raw })).status).toBe(200)
+    expect((await server.request('GET', '/api/v1/users', { token: key.body.raw })).status).toBe(200)
   })
 
   runScenarios(() => server, [

@@ -79,6 +79,16 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, { descript
   return out
 }
 
+/** A JSON response entry of a route declaration. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } }
+}
+
+/** A required JSON request body of a route declaration. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { required: true, content: { 'application/json': { schema } } } }
+}
+
 /** `{ data: T }`, the single-item success envelope. */
 export function dataEnvelope<T extends z.ZodType>(schema: T) {
   return z.object({ data: schema })

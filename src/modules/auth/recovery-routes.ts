@@ -1,5 +1,5 @@
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
-import { createRouter, defineRoute, errorResponses, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
 import type { Recovery } from './recovery.js'
 import { requestContext } from './routes.js'
 import { MagicLinkBody, ResetBody, ResetRequestBody, SecondFactorBody, SignedInSchema, Status } from './schemas.js'
@@ -8,21 +8,19 @@ import type { Social } from './social.js'
 import { trustedUrl, withFragment } from './trusted-urls.js'
 
 const tags = ['Auth']
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } })
-const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { 'application/json': { schema } } } })
 const redirect = { 302: { description: 'Redirect (Location header)' } }
 // Binds a social sign-in attempt to the browser that started it (login CSRF).
 const browserCookie = 'plinth_oauth'
 
 const requestReset = defineRoute({
   method: 'post', path: '/api/auth/request-password-reset', operationId: 'auth.requestPasswordReset', summary: 'Mail a reset link (always answers status true)', tags, permission: null,
-  request: body(ResetRequestBody),
-  responses: { 200: json(Status, 'Accepted'), ...errorResponses('invalid_request', 'rate_limited') },
+  request: jsonBody(ResetRequestBody),
+  responses: { 200: jsonContent(Status, 'Accepted'), ...errorResponses('invalid_request', 'rate_limited') },
 })
 const resetPassword = defineRoute({
   method: 'post', path: '/api/auth/reset-password', operationId: 'auth.resetPassword', summary: 'Set a new password with a reset token (once, within an hour)', tags, permission: null,
-  request: body(ResetBody),
-  responses: { 200: json(Status, 'Password changed; every session of the account ended'), ...errorResponses('invalid_request') },
+  request: jsonBody(ResetBody),
+  responses: { 200: jsonContent(Status, 'Password changed; every session of the account ended'), ...errorResponses('invalid_request') },
 })
 const resetForm = defineRoute({
   method: 'get', path: '/api/auth/reset-password', operationId: 'auth.resetPasswordPage', summary: 'A minimal page that completes a mailed reset link', tags, permission: null,
@@ -33,22 +31,22 @@ const resetLink = defineRoute({
   method: 'post', path: '/api/v1/users/{id}/reset-link', operationId: 'users.resetLink', summary: 'Issue a one-time password-reset link (1 hour; audit-logged)', tags: ['Users'],
   permission: 'system/users:update',
   request: { params: z.object({ id: z.string().min(1).max(64) }) },
-  responses: { 200: json(z.object({ url: z.string(), expiresAt: z.number().int() }), 'The link'), ...errorResponses('unauthorized', 'forbidden', 'not_found') },
+  responses: { 200: jsonContent(z.object({ url: z.string(), expiresAt: z.number().int() }), 'The link'), ...errorResponses('unauthorized', 'forbidden', 'not_found') },
 })
 const magicLink = defineRoute({
   method: 'post', path: '/api/auth/magic-link', operationId: 'auth.magicLink', summary: 'Mail a 15-minute sign-in link (always answers status true)', tags, permission: null,
-  request: body(MagicLinkBody),
-  responses: { 200: json(Status, 'Accepted'), ...errorResponses('invalid_request', 'rate_limited') },
+  request: jsonBody(MagicLinkBody),
+  responses: { 200: jsonContent(Status, 'Accepted'), ...errorResponses('invalid_request', 'rate_limited') },
 })
 const verifyMagicLink = defineRoute({
   method: 'get', path: '/api/auth/magic-link/verify', operationId: 'auth.magicLinkVerify', summary: 'Sign in with a magic link', tags, permission: null,
   request: { query: z.object({ token: z.string().min(1).max(200), callbackURL: z.string().max(2000).optional(), code: z.string().regex(/^\d{6}$/).optional() }) },
-  responses: { 200: json(SignedInSchema, 'Signed in (no callbackURL)'), ...redirect, ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned', 'rate_limited') },
+  responses: { 200: jsonContent(SignedInSchema, 'Signed in (no callbackURL)'), ...redirect, ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned', 'rate_limited') },
 })
 const secondFactor = defineRoute({
   method: 'post', path: '/api/auth/two-factor/verify', operationId: 'auth.twoFactorVerify', summary: 'Finish a social sign-in that asked for the TOTP code', tags, permission: null,
-  request: body(SecondFactorBody),
-  responses: { 200: json(SignedInSchema, 'Signed in'), ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'rate_limited') },
+  request: jsonBody(SecondFactorBody),
+  responses: { 200: jsonContent(SignedInSchema, 'Signed in'), ...errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'rate_limited') },
 })
 const socialStart = defineRoute({
   method: 'get', path: '/api/auth/sign-in/social', operationId: 'auth.signInSocial', summary: 'Redirect to GitHub or Google', tags, permission: null,

@@ -1,63 +1,61 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
-import { clientIp, createRouter, defineRoute, errorResponses, principalOf, z, type AppEnv, type Security } from '../../lib/http/index.js'
+import { clientIp, createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type AppEnv, type Security } from '../../lib/http/index.js'
 import { bearerToken, sessionOf } from './authenticate.js'
 import type { RequestContext } from './context.js'
 import { CodeBody, SessionSchema, SignedInSchema, SignInEmailBody, SignInUsernameBody, SignUpBody, Success, UsernameBody } from './schemas.js'
 import type { AuthService } from './service.js'
 
 const tags = ['Auth']
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } })
-const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { 'application/json': { schema } } } })
 const signInErrors = errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned', 'rate_limited')
 
 const signUp = defineRoute({
   method: 'post', path: '/api/auth/sign-up/email', operationId: 'auth.signUpEmail', summary: 'Create an account and sign in', tags, permission: null,
-  request: body(SignUpBody),
-  responses: { 200: json(SignedInSchema, 'Signed up and in'), ...errorResponses('invalid_request', 'signup_forbidden', 'already_exists', 'rate_limited') },
+  request: jsonBody(SignUpBody),
+  responses: { 200: jsonContent(SignedInSchema, 'Signed up and in'), ...errorResponses('invalid_request', 'signup_forbidden', 'already_exists', 'rate_limited') },
 })
 const signInEmail = defineRoute({
   method: 'post', path: '/api/auth/sign-in/email', operationId: 'auth.signInEmail', summary: 'Sign in with email and password', tags, permission: null,
-  request: body(SignInEmailBody),
-  responses: { 200: json(SignedInSchema, 'Signed in'), ...signInErrors },
+  request: jsonBody(SignInEmailBody),
+  responses: { 200: jsonContent(SignedInSchema, 'Signed in'), ...signInErrors },
 })
 const signInUsername = defineRoute({
   method: 'post', path: '/api/auth/sign-in/username', operationId: 'auth.signInUsername', summary: 'Sign in with username and password (when enabled)', tags, permission: null,
-  request: body(SignInUsernameBody),
-  responses: { 200: json(SignedInSchema, 'Signed in'), ...signInErrors, ...errorResponses('not_found') },
+  request: jsonBody(SignInUsernameBody),
+  responses: { 200: jsonContent(SignedInSchema, 'Signed in'), ...signInErrors, ...errorResponses('not_found') },
 })
 const usernameAvailable = defineRoute({
   method: 'post', path: '/api/auth/is-username-available', operationId: 'auth.isUsernameAvailable', summary: 'Whether a username is free', tags, permission: null,
-  request: body(UsernameBody),
-  responses: { 200: json(z.object({ available: z.boolean() }), 'Availability'), ...errorResponses('invalid_request', 'rate_limited') },
+  request: jsonBody(UsernameBody),
+  responses: { 200: jsonContent(z.object({ available: z.boolean() }), 'Availability'), ...errorResponses('invalid_request', 'rate_limited') },
 })
 const capabilities = defineRoute({
   method: 'get', path: '/api/auth/capabilities', operationId: 'auth.capabilities', summary: 'Sign-in methods this instance offers', tags, permission: null,
   responses: {
-    200: json(z.object({ usernameEnabled: z.boolean(), requireEmail: z.boolean(), socialProviders: z.object({ github: z.boolean(), google: z.boolean() }) }), 'Capabilities'),
+    200: jsonContent(z.object({ usernameEnabled: z.boolean(), requireEmail: z.boolean(), socialProviders: z.object({ github: z.boolean(), google: z.boolean() }) }), 'Capabilities'),
   },
 })
 const getSession = defineRoute({
   method: 'get', path: '/api/auth/get-session', operationId: 'auth.getSession', summary: 'The signed-in user and session', tags, permission: 'authenticated',
-  responses: { 200: json(SessionSchema, 'The session'), ...errorResponses('unauthorized') },
+  responses: { 200: jsonContent(SessionSchema, 'The session'), ...errorResponses('unauthorized') },
 })
 const signOut = defineRoute({
   method: 'post', path: '/api/auth/sign-out', operationId: 'auth.signOut', summary: 'End the session', tags, permission: 'authenticated',
-  responses: { 200: json(Success, 'Signed out'), ...errorResponses('invalid_request', 'unauthorized') },
+  responses: { 200: jsonContent(Success, 'Signed out'), ...errorResponses('invalid_request', 'unauthorized') },
 })
 const enrollTotp = defineRoute({
   method: 'post', path: '/api/auth/totp/enroll', operationId: 'auth.totpEnroll', summary: 'Start two-factor enrolment (the secret is shown once)', tags, permission: 'authenticated',
-  responses: { 200: json(z.object({ secret: z.string(), uri: z.string() }), 'Scan the URI, then confirm with a code'), ...errorResponses('unauthorized', 'forbidden', 'conflict') },
+  responses: { 200: jsonContent(z.object({ secret: z.string(), uri: z.string() }), 'Scan the URI, then confirm with a code'), ...errorResponses('unauthorized', 'forbidden', 'conflict') },
 })
 const confirmTotp = defineRoute({
   method: 'post', path: '/api/auth/totp/confirm', operationId: 'auth.totpConfirm', summary: 'Turn two-factor on with a code', tags, permission: 'authenticated',
-  request: body(CodeBody),
-  responses: { 200: json(z.object({ enabled: z.literal(true) }), 'On'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden') },
+  request: jsonBody(CodeBody),
+  responses: { 200: jsonContent(z.object({ enabled: z.literal(true) }), 'On'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden') },
 })
 const disableTotp = defineRoute({
   method: 'post', path: '/api/auth/totp/disable', operationId: 'auth.totpDisable', summary: 'Turn two-factor off with a code', tags, permission: 'authenticated',
-  request: body(CodeBody),
-  responses: { 200: json(z.object({ enabled: z.literal(false) }), 'Off'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited') },
+  request: jsonBody(CodeBody),
+  responses: { 200: jsonContent(z.object({ enabled: z.literal(false) }), 'Off'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited') },
 })
 
 export function requestContext(c: Context<AppEnv>, trustProxy: boolean): RequestContext {
