@@ -11,7 +11,7 @@ export const settings = {
   HOST: { default: '127.0.0.1', doc: 'Interface to listen on.' },
   PORT: { default: '8090', doc: 'Port to listen on (0 picks a free port).' },
   DATA_DIR: { default: './data', doc: 'Where SQLite databases, local files and the generated secret key live.' },
-  PUBLIC_URL: { default: 'http://HOST:PORT', doc: 'Public address that presigned and reset links point at.' },
+  PUBLIC_URL: { default: 'http://HOST:PORT', doc: 'Public address that presigned, reset and sign-in links point at; set it behind a proxy or with PORT=0.' },
   DATABASE_URL: { default: '', doc: 'postgres://… switches every database to PostgreSQL (system tables and one schema per project).' },
   REDIS_URL: { default: '', doc: 'redis://… shares caches, rate limits, realtime fan-out and job queues between instances.' },
   REDIS_PREFIX: { default: 'plinth:', doc: 'Prefix of every Redis key and channel, so several deployments can share one Redis.' },
