@@ -34,13 +34,25 @@ export interface TestServer {
 }
 
 /**
- * Boots the real app on port 0 with a fresh DATA_DIR, and, when TEST_DATABASE_URL is set, a fresh
- * PostgreSQL database. Requests go over real HTTP.
+ * Boots the real app on a free port with a fresh DATA_DIR, and, when TEST_DATABASE_URL is set, a fresh
+ * PostgreSQL database (and, with TEST_REDIS_URL, Redis under a prefix of its own). Requests go over real HTTP.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
   const adminUrl = testDatabaseUrl()
   const database = adminUrl ? await createTestDatabase(adminUrl) : null
+  const shared = {
+    ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
+  }
+  return boot({ ...shared, ...env }, async () => database?.drop())
+}
+
+/**
+ * Boots one instance with these settings on top of the test defaults; `cleanup` runs after it stops (or
+ * fails to start). Every instance gets its own DATA_DIR, port and captured log.
+ */
+export async function boot(env: Record<string, string>, cleanup: () => Promise<void> = async () => {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
   const logs: string[] = []
   let app: Plinth | undefined
   let running: RunningServer | undefined
@@ -56,16 +68,13 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       // Fast hashing and a generous limit keep tests quick; tests of those features set their own.
       PASSWORD_HASH_ITERATIONS: '1000',
       AUTH_RATE_LIMIT: '10000',
-      ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
-      // With TEST_REDIS_URL, caches, rate limits and invalidations go through Redis, isolated per server.
-      ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
       ...env,
     })
     app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })
     running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
   } catch (err) {
     await app?.close()
-    await database?.drop()
+    await cleanup()
     rmSync(dataDir, { recursive: true, force: true })
     throw err
   }
@@ -80,14 +89,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     async stop() {
       await started.running.stop(1000)
       await started.app.close()
-      await database?.drop()
+      await cleanup()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
 
 /** A free TCP port on loopback (closed again, so there is a small window for another process to take it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
     probe.once('error', reject)
