@@ -27,7 +27,10 @@ import {
   recoveryRoutes,
   type AuthEvents,
 } from './modules/auth/index.js'
+import { collectionsRoutes, createCollectionsService } from './modules/collections/index.js'
+import { createDatabasesService, databasesRoutes, type DatabasesService } from './modules/databases/index.js'
 import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
+import { createRecordAccess, createRecordsService, createSharesStore, createWriteHooks, recordsRoutes, type RecordEvents } from './modules/records/index.js'
 import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
 import { createUsersService, usersRoutes, type UserChange } from './modules/users/index.js'
@@ -58,11 +61,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const { log, access: accessLog } = createLoggers(config.logLevel, options.logDestination)
   const clock = options.clock ?? systemClock
   const closers: (() => Promise<void>)[] = []
+  // Registered bindings are looked up through the databases module, which needs the registry itself.
+  let databases: DatabasesService | undefined
   const registry = await createDatabaseRegistry({
     kind: config.database.kind,
     dataDir: config.dataDir,
     postgresUrl: config.database.kind === 'postgres' ? config.database.url : undefined,
     onPoolError: (err) => log.warn({ err }, 'idle database connection lost'),
+    resolveBinding: async (projectId, bindingId) => (databases ? databases.resolve(projectId, bindingId) : null),
   })
   closers.push(() => registry.close())
   try {
@@ -72,7 +78,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     closers.unshift(() => pubsub.close(), () => limiter.close())
     const mailer: Mailer = createMailer(config.email, { log })
     closers.unshift(() => mailer.close())
-    const events = createEventBus<AuthEvents>(log)
+    const events = createEventBus<AuthEvents & RecordEvents>(log)
 
     const audit = createAuditService({ systemDb, clock, log })
     const access = await createAccessService({ systemDb, clock, pubsub, audit, log })
@@ -147,6 +153,36 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sweep.unref()
     closers.unshift(async () => clearInterval(sweep))
 
+    databases = createDatabasesService({ systemDb, clock, box: createSecretBox(config.secretKey, 'database-bindings'), audit, registry: () => registry })
+    const readSecurity: Security = { authenticate: security.authenticate, authorize: async () => {} }
+    const shares = createSharesStore(systemDb)
+    const recordAccess = createRecordAccess({ access, shares })
+    const collections = await createCollectionsService({
+      systemDb,
+      registry,
+      clock,
+      pubsub,
+      audit,
+      log,
+      canRead: async (principal, collection) => {
+        if (collection.accessControl?.preset === 'public') return true
+        if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
+        return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
+      },
+    })
+    closers.unshift(() => collections.close())
+    const records = createRecordsService({
+      collections,
+      access,
+      recordAccess,
+      settings,
+      shares,
+      events,
+      hooks: createWriteHooks(),
+      clock,
+      log,
+    })
+
     const system = createSystemService({
       version: config.version,
       database: config.database.kind,
@@ -171,6 +207,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         settingsRoutes(settings, security),
         projectsRoutes(projects, security),
         auditRoutes(audit, security),
+        databasesRoutes(databases, security),
+        ...collectionsRoutes(collections, security, readSecurity),
+        recordsRoutes(records, readSecurity),
       ],
     })
     return {

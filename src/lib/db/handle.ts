@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 
 export type DbKind = 'sqlite' | 'postgres'
 
@@ -7,4 +7,14 @@ export interface DbHandle {
   readonly kind: DbKind
   /** Kysely bound to the right file (SQLite) or schema (PostgreSQL). */
   readonly db: Kysely<any>
+  /** The PostgreSQL schema the handle is bound to; null for SQLite. */
+  readonly schema: string | null
+}
+
+/**
+ * A table name for raw SQL on this handle: schema-qualified on PostgreSQL, where Kysely's `withSchema`
+ * reaches only query-builder tables, not identifiers inside `sql` templates.
+ */
+export function tableIdentifier(handle: DbHandle, table: string): RawBuilder<unknown> {
+  return handle.schema ? sql.id(handle.schema, table) : sql.id(table)
 }

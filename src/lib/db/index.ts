@@ -1,4 +1,5 @@
-export type { DbHandle, DbKind } from './handle.js'
+export { tableIdentifier, type DbHandle, type DbKind } from './handle.js'
+export { describeTable, type ColumnInfo } from './introspect.js'
 export { lockTransaction } from './lock.js'
 export { runMigrations, type Migration } from './migrate.js'
 export { createDatabaseRegistry, MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from './registry.js'

@@ -52,11 +52,11 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     sharedPg = openPostgres(poolFor(options.postgresUrl))
     roots.push(sharedPg)
     await ensureSchema(sharedPg, systemSchema)
-    system = { kind: 'postgres', db: sharedPg.withSchema(systemSchema) }
+    system = { kind: 'postgres', db: sharedPg.withSchema(systemSchema), schema: systemSchema }
   } else {
     const root = openSqlite(join(options.dataDir, 'system.db'))
     roots.push(root)
-    system = { kind: 'sqlite', db: root }
+    system = { kind: 'sqlite', db: root, schema: null }
   }
 
   function poolFor(url: string): pg.Pool {
@@ -72,10 +72,10 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     if (sharedPg) {
       const schema = `project_${projectId}`
       await ensureSchema(sharedPg, schema)
-      return { handle: { kind: 'postgres', db: sharedPg.withSchema(schema) }, root: null }
+      return { handle: { kind: 'postgres', db: sharedPg.withSchema(schema), schema }, root: null }
     }
     const root = openSqlite(join(options.dataDir, 'projects', `${projectId}.db`))
-    return { handle: { kind: 'sqlite', db: root }, root }
+    return { handle: { kind: 'sqlite', db: root, schema: null }, root }
   }
 
   async function openBinding(projectId: string, bindingId: string): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
@@ -83,13 +83,13 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     if (!descriptor) throw new AppError('not_found', 'Database binding not found', { databaseId: bindingId })
     if (descriptor.kind === 'sqlite') {
       const root = openSqlite(join(options.dataDir, 'databases', `${bindingId}.db`))
-      return { handle: { kind: 'sqlite', db: root }, root }
+      return { handle: { kind: 'sqlite', db: root, schema: null }, root }
     }
     // Its own pool: a binding's server is not the system server. The pool closes with the registry.
     const root = openPostgres(poolFor(descriptor.url))
     const schema = descriptor.schema ?? 'public'
     await ensureSchema(root, schema)
-    return { handle: { kind: 'postgres', db: root.withSchema(schema) }, root: null }
+    return { handle: { kind: 'postgres', db: root.withSchema(schema), schema }, root: null }
   }
 
   return {

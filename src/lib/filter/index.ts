@@ -6,7 +6,10 @@ export {
   type PresenceOp, type ResolvedFilterNode, type Scalar, type ValueCompare, type ValueOp, type VariableName,
   type VariableOperand,
 } from './ast.js'
+export { compileFilter } from './compile-filter.js'
+export { keysetAfter, keysetOrder, sortExpression, sortParam, type KeysetDirection } from './order-by.js'
 export { evaluateFilter } from './evaluate.js'
+export { checkJsonPath, columnKinds, createSchemaResolver, type ColumnKind, type FieldResolver, type ResolvedField } from './field-resolver.js'
 export { filterLimits } from './limits.js'
 export { parseFilter } from './parse.js'
 export { resolveVariables, variableValue, type VariableContext } from './variables.js'

@@ -25,6 +25,10 @@ export type AuditAction =
   | 'grants.replaced'
   | 'settings.updated'
   | 'project.created'
+  | 'database.created'
+  | 'collection.created'
+  | 'collection.updated'
+  | 'collection.deleted'
 
 export interface AuditEntry {
   projectId: string

@@ -14,6 +14,11 @@ export const settingDefinitions = {
     doc: 'When image variants are generated',
   },
   'files.quotaBytes': { schema: z.number().int().min(0), default: 5 * 1024 ** 3, doc: 'Project storage quota in bytes' },
+  'i18n.defaultLocale': {
+    schema: z.string().regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/, 'must be a BCP-47 locale'),
+    default: 'en',
+    doc: 'The locale translatable fields are read and written in when a request names none',
+  },
 } as const
 
 export type SettingKey = keyof typeof settingDefinitions

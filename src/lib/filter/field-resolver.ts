@@ -1,0 +1,77 @@
+import { AppError } from '../errors.js'
+import type { FieldPath } from './ast.js'
+import { parseFieldPath } from './field-path.js'
+import { filterError, quote } from './filter-error.js'
+
+/** How a column stores its values; it decides which comparisons the SQL compiler can emit for it. */
+export const columnKinds = ['text', 'integer', 'number', 'boolean', 'json'] as const
+export type ColumnKind = (typeof columnKinds)[number]
+
+/** Where a field lives: a checked column, and for a JSON column the keys to walk inside its value. */
+export interface ResolvedField {
+  /** A column name checked against the schema (`table.column` is allowed); emitted with `sql.ref`. */
+  readonly column: string
+  /** Keys inside the JSON value; empty for the column itself, and always empty unless `type` is json. */
+  readonly jsonPath: readonly string[]
+  readonly type: ColumnKind
+}
+
+/** Maps a filter's field paths onto a schema; throws invalid_request for a field that does not exist. */
+export interface FieldResolver {
+  resolve(path: FieldPath): ResolvedField
+}
+
+const columnName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+const knownKinds: ReadonlySet<string> = new Set(columnKinds)
+
+/** True when a string names a column kind; throws nothing. */
+export function isColumnKind(kind: unknown): kind is ColumnKind {
+  return typeof kind === 'string' && knownKinds.has(kind)
+}
+
+/**
+ * Checks the keys of a JSON path with the parser's own rule for a field segment, so that whatever a
+ * resolver returns, a key can be spelled inside a JSON path (`$."key"`) without escaping. Throws invalid_request.
+ */
+export function checkJsonPath(path: readonly unknown[]): void {
+  for (const key of path) {
+    // parseFieldPath holds the one rule for a segment; a dot would make several segments of one key.
+    if (typeof key !== 'string' || key.includes('.')) {
+      throw filterError('filter', `invalid key ${quote(String(key))} in a JSON path`)
+    }
+    // A BCP-47 locale (`pt-BR`) keys a translatable field's map: letters, digits and hyphens only, so it
+    // needs no escaping either.
+    if (localeKey.test(key)) continue
+    parseFieldPath(key, 'filter')
+  }
+}
+
+const localeKey = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){1,4}$/
+
+/**
+ * A resolver over a fixed set of columns: plain columns, and any path into a json column. Refuses unknown
+ * fields and paths into non-JSON columns with invalid_request; throws internal for a bad column map.
+ */
+export function createSchemaResolver(columns: Readonly<Record<string, ColumnKind>>): FieldResolver {
+  const known = new Map<string, ColumnKind>()
+  for (const [name, kind] of Object.entries(columns)) {
+    if (!columnName.test(name)) throw new AppError('internal', `createSchemaResolver: invalid column name ${quote(name)}`)
+    if (!isColumnKind(kind)) {
+      throw new AppError('internal', `createSchemaResolver: column ${quote(name)} has unknown kind ${quote(String(kind))}`)
+    }
+    known.set(name, kind)
+  }
+  return Object.freeze({
+    resolve(path: FieldPath): ResolvedField {
+      const [column, ...jsonPath] = path
+      const name = Array.isArray(path) ? path.map(String).join('.') : String(path)
+      const type = typeof column === 'string' ? known.get(column) : undefined
+      if (column === undefined || type === undefined) throw filterError('filter', `unknown field ${quote(name)}`)
+      if (jsonPath.length > 0 && type !== 'json') {
+        throw filterError('filter', `unknown field ${quote(name)}: ${quote(column)} is not a JSON field`)
+      }
+      checkJsonPath(jsonPath)
+      return Object.freeze({ column, jsonPath: Object.freeze(jsonPath), type })
+    },
+  })
+}

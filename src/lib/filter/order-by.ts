@@ -1,0 +1,53 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { DbKind } from '../db/index.js'
+import { checkJsonPath, type ResolvedField } from './field-resolver.js'
+import { sqlDialect } from './sql-dialect.js'
+
+/**
+ * The expression a list sorts on, with the same ordering the filter comparisons use: text by code point on
+ * both dialects, a value inside a JSON column as its text (translatable fields: the locale's string).
+ */
+export function sortExpression(resolved: ResolvedField, kind: DbKind): RawBuilder<unknown> {
+  const dialect = sqlDialect(kind)
+  checkJsonPath(resolved.jsonPath)
+  const ref = sql.ref(resolved.column)
+  if (resolved.type === 'json') return dialect.byCodePoint(dialect.json(ref, resolved.jsonPath).value('string'))
+  return resolved.type === 'text' ? dialect.byCodePoint(ref) : ref
+}
+
+/** A sort value bound for comparison with `sortExpression` (booleans as the dialect stores them). */
+export function sortParam(resolved: ResolvedField, kind: DbKind, value: string | number | boolean): RawBuilder<unknown> {
+  const dialect = sqlDialect(kind)
+  const valueKind = typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string'
+  const param = dialect.param(valueKind, value)
+  return resolved.type === 'text' || resolved.type === 'json' ? dialect.byCodePoint(param) : param
+}
+
+export type KeysetDirection = 'asc' | 'desc'
+
+/**
+ * The keyset condition "after (value, id)" for a list ordered by (value is null, value, id) ascending,
+ * or the exact reverse: nulls come last going up and first going down, ties broken by id.
+ */
+export function keysetAfter(
+  expression: RawBuilder<unknown>,
+  value: RawBuilder<unknown> | null,
+  id: string,
+  direction: KeysetDirection,
+): RawBuilder<SqlBool> {
+  const idRef = sql.ref('id')
+  if (direction === 'asc') {
+    return value === null
+      ? sql<SqlBool>`(${expression} is null and ${idRef} > ${id})`
+      : sql<SqlBool>`(${expression} > ${value} or (${expression} = ${value} and ${idRef} > ${id}) or ${expression} is null)`
+  }
+  return value === null
+    ? sql<SqlBool>`((${expression} is null and ${idRef} < ${id}) or ${expression} is not null)`
+    : sql<SqlBool>`((${expression} < ${value}) or (${expression} = ${value} and ${idRef} < ${id}))`
+}
+
+/** ORDER BY pieces for (value is null, value, id) in a direction. */
+export function keysetOrder(expression: RawBuilder<unknown>, direction: KeysetDirection): RawBuilder<unknown> {
+  const dir = sql.raw(direction)
+  return sql`(${expression} is null) ${dir}, ${expression} ${dir}, ${sql.ref('id')} ${dir}`
+}

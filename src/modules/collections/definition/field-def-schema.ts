@@ -1,0 +1,59 @@
+import { z } from 'zod'
+import { patternLimits } from '../field-types/index.js'
+
+/**
+ * A field definition as clients send it (POST and PATCH /collections). Options a type does not take may be
+ * null (treated as absent). Unknown top-level keys are dropped, so a definition read from GET can be sent
+ * back as it is (`resultType` included, which is derived and ignored); inside the config objects and
+ * `validationRules` unknown keys are refused, so a typo cannot silently change behaviour.
+ * Names and types are checked by `normaliseFields`, which gives them their own codes.
+ */
+const lengthRule = z.number().int().min(0).max(10_000_000)
+
+export const ValidationRulesSchema = z.strictObject({
+  minLength: lengthRule.optional(),
+  maxLength: lengthRule.optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  pattern: z.string().min(1).max(patternLimits.sourceChars).optional(),
+})
+
+const name = z.string().min(1).max(50)
+
+export const RelationConfigSchema = z.strictObject({
+  targetCollection: name,
+  relationType: z.enum(['belongsTo', 'hasMany']),
+  displayField: name.optional(),
+  onDelete: z.enum(['set-null', 'cascade', 'restrict']).optional(),
+})
+
+export const LookupConfigSchema = z.strictObject({
+  relationField: name,
+  targetField: name,
+})
+
+export const RollupConfigSchema = z.strictObject({
+  relationField: name,
+  function: z.enum(['count', 'sum', 'avg', 'min', 'max']),
+  targetField: name.optional(),
+})
+
+export const FieldDefInputSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  required: z.boolean(),
+  unique: z.boolean().nullish(),
+  indexed: z.boolean().nullish(),
+  label: z.string().max(200).nullish(),
+  enumValues: z.array(z.string()).nullish(),
+  defaultValue: z.unknown().optional(),
+  relationConfig: RelationConfigSchema.nullish(),
+  validationRules: ValidationRulesSchema.nullish(),
+  lookupConfig: LookupConfigSchema.nullish(),
+  rollupConfig: RollupConfigSchema.nullish(),
+  translatable: z.boolean().nullish(),
+  structure: z.unknown().optional(),
+  resultType: z.unknown().optional(),
+})
+
+export type FieldDefInput = z.infer<typeof FieldDefInputSchema>

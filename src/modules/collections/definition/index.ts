@@ -1,0 +1,9 @@
+export { AccessControlSchema, type AccessControl } from './access-control.js'
+export { diffFields, type FieldsDiff } from './diff-fields.js'
+export {
+  FieldDefInputSchema, LookupConfigSchema, RelationConfigSchema, RollupConfigSchema, ValidationRulesSchema,
+  type FieldDefInput,
+} from './field-def-schema.js'
+export { checkCollectionName, checkFieldName, namePattern, reservedCollectionNames } from './names.js'
+export { fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
+export { isSystemColumn, systemColumnNames, systemColumns, type SystemColumn } from './system-columns.js'

@@ -1,0 +1,44 @@
+import { AppError } from '../../../lib/errors.js'
+import { isSystemColumn } from './system-columns.js'
+
+/**
+ * Collection and field names: a lower-case letter, then up to 49 lower-case letters, digits or `_`.
+ *
+ * Decision (the spec names the code for collections only): a field name that breaks the same rule is
+ * also 400 `invalid_name`, with `details: { field, index }`. A field named like a system column is
+ * `reserved_field` even when it breaks the rule too (`_version`), since that is the more useful answer.
+ */
+export const namePattern = /^[a-z][a-z0-9_]{0,49}$/
+
+/** Collection names the spec refuses (`api-keys` cannot pass the pattern but is listed for the better code). */
+export const reservedCollectionNames: ReadonlySet<string> = new Set([
+  'auth', 'users', 'roles', 'permissions', 'databases', 'files', 'settings', 'plugins', 'api-keys', 'modules',
+  'system', 'schema', 'health', 'metrics', 'hooks', 'webhooks',
+])
+
+/** Checks a collection name; throws AppError reserved_name or invalid_name (both 400). */
+export function checkCollectionName(name: unknown): string {
+  if (typeof name === 'string' && reservedCollectionNames.has(name)) {
+    throw new AppError('reserved_name', `Collection name "${name}" is reserved`, { name })
+  }
+  if (typeof name !== 'string' || !namePattern.test(name)) {
+    throw new AppError('invalid_name', 'Collection names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _', {
+      name: typeof name === 'string' ? name.slice(0, 60) : null,
+    })
+  }
+  return name
+}
+
+/** Checks the name of the field at `index`; throws AppError reserved_field or invalid_name (both 400). */
+export function checkFieldName(name: unknown, index: number): string {
+  if (typeof name === 'string' && isSystemColumn(name)) {
+    throw new AppError('reserved_field', `Field name "${name}" is a system column`, { field: name, index })
+  }
+  if (typeof name !== 'string' || !namePattern.test(name)) {
+    throw new AppError('invalid_name', `Field ${index}: field names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _`, {
+      field: typeof name === 'string' ? name.slice(0, 60) : null,
+      index,
+    })
+  }
+  return name
+}

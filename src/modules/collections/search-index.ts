@@ -1,0 +1,85 @@
+import { sql, type Expression, type SqlBool } from 'kysely'
+import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
+import { AppError } from '../../lib/errors.js'
+import { fieldTypeOf, type FieldDef } from './field-types/index.js'
+
+/**
+ * Full-text search over a collection's text-like fields, kept in step with every write by the database
+ * itself: SQLite FTS5 (an external-content table fed by triggers), PostgreSQL a generated tsvector
+ * column with a GIN index. The `simple` configuration / unicode61 tokenizer: no language stemming, case
+ * and (SQLite) diacritics folded.
+ */
+
+/** The fields that feed search. */
+export function searchableFields(fields: readonly FieldDef[]): FieldDef[] {
+  return fields.filter((f) => fieldTypeOf(f.type).searchable)
+}
+
+function ftsTable(table: string): string {
+  return `${table}__search`
+}
+
+/** Creates the search index of a table (and fills it from existing rows). */
+export async function createSearchIndex(handle: DbHandle, table: string, fields: readonly FieldDef[]): Promise<void> {
+  const names = searchableFields(fields).map((f) => f.name)
+  if (names.length === 0) return
+  const db = handle.db
+  if (handle.kind === 'sqlite') {
+    const fts = ftsTable(table)
+    const cols = sql.join(names.map((n) => sql.id(n)))
+    const newCols = sql.join(names.map((n) => sql`new.${sql.id(n)}`))
+    const oldCols = sql.join(names.map((n) => sql`old.${sql.id(n)}`))
+    await sql`create virtual table ${sql.id(fts)} using fts5(${cols}, content=${sql.lit(table)}, content_rowid='rowid')`.execute(db)
+    await sql`create trigger ${sql.id(`${fts}_ai`)} after insert on ${sql.id(table)} begin
+      insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
+    await sql`create trigger ${sql.id(`${fts}_ad`)} after delete on ${sql.id(table)} begin
+      insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${oldCols}); end`.execute(db)
+    await sql`create trigger ${sql.id(`${fts}_au`)} after update on ${sql.id(table)} begin
+      insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${oldCols});
+      insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
+    await sql`insert into ${sql.id(fts)}(${sql.id(fts)}) values ('rebuild')`.execute(db)
+    return
+  }
+  const text = sql.join(
+    names.map((n) => sql`coalesce(${sql.id(n)}::text, '')`),
+    sql` || ' ' || `,
+  )
+  await sql`alter table ${tableIdentifier(handle, table)} add column _search tsvector generated always as (to_tsvector('simple', ${text})) stored`.execute(db)
+  await sql`create index ${sql.id(`${table}__search__gin`)} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(db)
+}
+
+/** Removes the search index of a table, if any. */
+export async function dropSearchIndex(handle: DbHandle, table: string): Promise<void> {
+  const db = handle.db
+  if (handle.kind === 'sqlite') {
+    const fts = ftsTable(table)
+    for (const suffix of ['_ai', '_ad', '_au']) await sql`drop trigger if exists ${sql.id(`${fts}${suffix}`)}`.execute(db)
+    await sql`drop table if exists ${sql.id(fts)}`.execute(db)
+    return
+  }
+  await sql`drop index if exists ${tableIdentifier(handle, `${table}__search__gin`)}`.execute(db)
+  await sql`alter table ${tableIdentifier(handle, table)} drop column if exists _search`.execute(db)
+}
+
+/** Words of a search query: letters and digits only, at most 16, so nothing reaches the query syntax. */
+export function searchTerms(query: string): string[] {
+  const terms = query.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []
+  return terms.slice(0, 16).map((t) => t.slice(0, 64))
+}
+
+/**
+ * A condition matching rows that contain every term (each as a word prefix). Throws invalid_request when
+ * the query has no word or the collection has no searchable field.
+ */
+export function searchCondition(handle: DbHandle, table: string, fields: readonly FieldDef[], query: string): Expression<SqlBool> {
+  if (searchableFields(fields).length === 0) throw new AppError('invalid_request', 'This collection has no text fields to search')
+  const terms = searchTerms(query)
+  if (terms.length === 0) throw new AppError('invalid_request', 'search needs at least one word')
+  if (handle.kind === 'sqlite') {
+    const match = terms.map((t) => `"${t}"*`).join(' ')
+    const fts = ftsTable(table)
+    return sql<SqlBool>`${sql.id(table)}.rowid in (select rowid from ${sql.id(fts)} where ${sql.id(fts)} match ${match})`
+  }
+  const tsquery = terms.map((t) => `${t.toLowerCase()}:*`).join(' & ')
+  return sql<SqlBool>`${sql.id(table)}._search @@ to_tsquery('simple', ${tsquery})`
+}

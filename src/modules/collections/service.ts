@@ -1,0 +1,286 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import { describeTable, MAIN_BINDING, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import type { PubSub } from '../../lib/pubsub/index.js'
+import type { AuditService } from '../audit/index.js'
+import { alterCollectionTable, createCollectionTable, dropCollectionTable } from './ddl.js'
+import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, systemColumns, type AccessControl } from './definition/index.js'
+import { fieldTypeOf, type FieldDef } from './field-types/index.js'
+import { createCollectionsStore, type CollectionRow } from './store.js'
+
+export const storageTypes = ['d1', 'r2_sql', 'kv', 'remote', 'durable_object'] as const
+export type StorageType = (typeof storageTypes)[number]
+// The storage types built so far; the rest are refused with a clear error rather than silently mapped.
+const availableStorage: ReadonlySet<StorageType> = new Set(['d1', 'remote'])
+
+/** A collection as the rest of Plinth sees it. */
+export interface Collection {
+  readonly id: string
+  readonly projectId: string
+  readonly name: string
+  readonly storageType: StorageType
+  readonly databaseId: string
+  readonly schemaVersion: number
+  readonly fields: readonly FieldDef[]
+  readonly accessControl: AccessControl
+  /** owned_by appears in responses once the collection used owner scoping or had a record transferred. */
+  readonly ownerScoped: boolean
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+export interface ColumnStatus {
+  name: string
+  exists: boolean
+  type: string
+}
+
+const channel = 'collections.changed'
+
+/**
+ * Collections: the registry (system database) and each collection's table in its project's database or
+ * a registered binding. The registry is cached per project and dropped everywhere on change.
+ */
+export async function createCollectionsService(deps: {
+  systemDb: Kysely<any>
+  registry: DatabaseRegistry
+  clock: Clock
+  pubsub: PubSub
+  audit: AuditService
+  log: Logger
+  /** Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read). */
+  canRead: (principal: Principal, collection: Collection) => Promise<boolean>
+}) {
+  const store = createCollectionsStore(deps.systemDb)
+  const cache = new Map<string, Promise<Map<string, Collection>>>()
+  const unsubscribe = await deps.pubsub.subscribe(channel, (projectId) => void cache.delete(projectId))
+
+  async function changed(projectId: string): Promise<void> {
+    cache.delete(projectId)
+    await deps.pubsub.publish(channel, projectId)
+  }
+
+  function load(projectId: string): Promise<Map<string, Collection>> {
+    let entry = cache.get(projectId)
+    if (!entry) {
+      entry = store.list(projectId).then((rows) => new Map(rows.map((r) => [r.name, toCollection(r)])))
+      cache.set(projectId, entry)
+      entry.catch(() => cache.delete(projectId))
+    }
+    return entry
+  }
+
+  async function require(projectId: string, name: string): Promise<Collection> {
+    const collection = (await load(projectId)).get(name)
+    if (!collection) throw new AppError('collection_not_found', `Collection "${String(name).slice(0, 60)}" not found`)
+    return collection
+  }
+
+  async function others(projectId: string, except: string): Promise<Map<string, readonly FieldDef[]>> {
+    const all = await load(projectId)
+    return new Map([...all.values()].filter((c) => c.name !== except).map((c) => [c.name, c.fields]))
+  }
+
+  function handleOf(collection: Pick<Collection, 'projectId' | 'databaseId'>): Promise<DbHandle> {
+    return deps.registry.get(collection.projectId, collection.databaseId)
+  }
+
+  /** DDL failures are the database's refusal, reported as ddl_error with its message (never a value). */
+  async function ddl<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (err) {
+      deps.log.error({ err }, 'collection DDL failed')
+      const reason = isAppError(err) && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : 'unknown'
+      throw new AppError('ddl_error', 'The schema change failed in the database; nothing was changed', { reason: reason.slice(0, 300) })
+    }
+  }
+
+  return {
+    /** Every collection of the project, by name. */
+    async list(projectId: string): Promise<Collection[]> {
+      return [...(await load(projectId)).values()]
+    },
+
+    /** One collection. Throws collection_not_found. */
+    get: require,
+
+    /** The collections a caller may see. */
+    async visibleTo(principal: Principal, projectId: string): Promise<Collection[]> {
+      const all = [...(await load(projectId)).values()]
+      const seen = await Promise.all(all.map((c) => deps.canRead(principal, c)))
+      return all.filter((_, i) => seen[i])
+    },
+
+    /** One collection the caller may see; one it may not is as missing. Throws collection_not_found. */
+    async visible(principal: Principal, projectId: string, name: string): Promise<Collection> {
+      const collection = await require(projectId, name)
+      if (!(await deps.canRead(principal, collection))) throw new AppError('collection_not_found', `Collection "${name.slice(0, 60)}" not found`)
+      return collection
+    },
+
+    /** One collection, or null. */
+    async find(projectId: string, name: string): Promise<Collection | null> {
+      return (await load(projectId)).get(name) ?? null
+    },
+
+    /** The database handle a collection's table lives in. */
+    handleOf,
+
+    /** The columns the table has now, for each system column and stored field. */
+    async columnStatuses(collection: Collection): Promise<ColumnStatus[]> {
+      const handle = await handleOf(collection)
+      const actual = new Map((await describeTable(handle, collection.name)).map((c) => [c.name, c.type]))
+      const expected = [
+        ...systemColumns.map((c) => c.name),
+        ...collection.fields.filter((f) => fieldTypeOf(f.type).column(f, handle.kind) !== null).map((f) => f.name),
+      ]
+      return expected.map((name) => ({ name, exists: actual.has(name), type: actual.get(name) ?? '' }))
+    },
+
+    /**
+     * Creates a collection and its table. Throws invalid_name, reserved_name, reserved_field,
+     * duplicate_field, invalid_field, invalid_request (storage), not_found (database), already_exists,
+     * ddl_error. On a DDL failure the registry entry is removed again: nothing half-made remains.
+     */
+    async create(
+      actor: Principal,
+      projectId: string,
+      input: { name: unknown; storageType?: string; databaseId?: string | null; fields: unknown; accessControl?: unknown },
+    ): Promise<Collection> {
+      const name = checkCollectionName(input.name)
+      const storageType = (input.storageType ?? 'd1') as StorageType
+      if (!(storageTypes as readonly string[]).includes(storageType)) {
+        throw new AppError('invalid_request', `storageType must be one of ${storageTypes.join(', ')}`)
+      }
+      if (!availableStorage.has(storageType)) {
+        throw new AppError('invalid_request', `storageType "${storageType}" is not available on this instance yet; use d1 or remote`, { storageType })
+      }
+      const databaseId = storageType === 'remote' ? (input.databaseId ?? '') : MAIN_BINDING
+      if (storageType === 'remote' && !databaseId) throw new AppError('invalid_request', 'A remote collection needs databaseId (a registered database)')
+      if (storageType === 'd1' && input.databaseId && input.databaseId !== MAIN_BINDING) {
+        throw new AppError('invalid_request', 'A d1 collection lives in the project database; use storageType remote for another one')
+      }
+      const accessControl = parseAccessControl(input.accessControl)
+      const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
+      const handle = await deps.registry.get(projectId, databaseId)
+      const now = deps.clock.seconds()
+      const row: CollectionRow = {
+        id: newId(),
+        project_id: projectId,
+        name,
+        storage_type: storageType,
+        database_id: databaseId,
+        schema_version: 1,
+        fields: JSON.stringify(fields),
+        access_control: accessControl ? JSON.stringify(accessControl) : null,
+        owner_scoped: accessControl?.preset === 'private',
+        created_at: now,
+        updated_at: now,
+      }
+      try {
+        await store.insert(row)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'already_exists') throw new AppError('already_exists', `A collection named "${name}" already exists`, { name })
+        throw err
+      }
+      try {
+        await ddl(() => createCollectionTable(handle, name, fields))
+      } catch (err) {
+        await store.delete(row.id)
+        throw err
+      }
+      await changed(projectId)
+      await deps.audit.record({ projectId, action: 'collection.created', actor, target: { type: 'collection', id: row.id }, details: { name, fields: fields.length } })
+      return toCollection(row)
+    },
+
+    /**
+     * Replaces the field list (only additions and index toggles) and optionally the access control.
+     * schemaVersion goes up by one. Throws collection_not_found, invalid_field, invalid_request, ddl_error.
+     */
+    async update(actor: Principal, projectId: string, name: string, input: { fields: unknown; accessControl?: unknown }): Promise<Collection> {
+      const collection = await require(projectId, name)
+      const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
+      const change = diffFields(collection.fields, fields)
+      const accessControl = input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
+      const handle = await handleOf(collection)
+      await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change))
+      const now = deps.clock.seconds()
+      await store.update(collection.id, {
+        fields: JSON.stringify(fields),
+        access_control: accessControl ? JSON.stringify(accessControl) : null,
+        schema_version: collection.schemaVersion + 1,
+        owner_scoped: collection.ownerScoped || accessControl?.preset === 'private',
+        updated_at: now,
+      })
+      await changed(projectId)
+      await deps.audit.record({
+        projectId,
+        action: 'collection.updated',
+        actor,
+        target: { type: 'collection', id: collection.id },
+        details: { name, added: change.added.map((f) => f.name), indexToggled: change.indexToggled.map((f) => f.name) },
+      })
+      return {
+        ...collection,
+        fields,
+        accessControl,
+        schemaVersion: collection.schemaVersion + 1,
+        ownerScoped: collection.ownerScoped || accessControl?.preset === 'private',
+        updatedAt: now,
+      }
+    },
+
+    /** Drops the table and all its data, then the registry entry. Throws collection_not_found, ddl_error. */
+    async delete(actor: Principal, projectId: string, name: string): Promise<void> {
+      const collection = await require(projectId, name)
+      await ddl(async () => dropCollectionTable(await handleOf(collection), name))
+      await store.delete(collection.id)
+      await changed(projectId)
+      await deps.audit.record({ projectId, action: 'collection.deleted', actor, target: { type: 'collection', id: collection.id }, details: { name } })
+    },
+
+    /** Records that a collection used owner scoping (a transfer): owned_by shows from then on. */
+    async markOwnerScoped(collection: Collection): Promise<void> {
+      if (collection.ownerScoped) return
+      await store.update(collection.id, { owner_scoped: true })
+      await changed(collection.projectId)
+    },
+
+    async close(): Promise<void> {
+      await unsubscribe()
+    },
+  }
+}
+
+export type CollectionsService = Awaited<ReturnType<typeof createCollectionsService>>
+
+function parseAccessControl(input: unknown): AccessControl {
+  if (input === undefined) return null
+  const parsed = AccessControlSchema.safeParse(input)
+  if (!parsed.success) {
+    throw new AppError('invalid_request', 'accessControl must be null or { preset: "private" | "team" | "public", sharing?: boolean }')
+  }
+  return parsed.data
+}
+
+function toCollection(row: CollectionRow): Collection {
+  return Object.freeze({
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    storageType: row.storage_type as StorageType,
+    databaseId: row.database_id,
+    schemaVersion: row.schema_version,
+    fields: Object.freeze(JSON.parse(row.fields) as FieldDef[]),
+    accessControl: row.access_control ? (JSON.parse(row.access_control) as AccessControl) : null,
+    ownerScoped: Boolean(row.owner_scoped),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  })
+}

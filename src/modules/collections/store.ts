@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely'
+
+export interface CollectionRow {
+  id: string
+  project_id: string
+  name: string
+  storage_type: string
+  database_id: string
+  schema_version: number
+  fields: string
+  access_control: string | null
+  owner_scoped: boolean | number
+  created_at: number
+  updated_at: number
+}
+
+type Tables = { collections: CollectionRow }
+
+/** SQL for the `collections` registry (system database); this module is its only owner. */
+export function createCollectionsStore(systemDb: Kysely<any>) {
+  const db = systemDb as Kysely<Tables>
+  return {
+    async list(projectId: string): Promise<CollectionRow[]> {
+      return db.selectFrom('collections').selectAll().where('project_id', '=', projectId).orderBy('name').execute()
+    },
+    async insert(row: CollectionRow): Promise<void> {
+      await db.insertInto('collections').values(row).execute()
+    },
+    async update(id: string, patch: Partial<Pick<CollectionRow, 'fields' | 'access_control' | 'schema_version' | 'updated_at' | 'owner_scoped'>>): Promise<void> {
+      await db.updateTable('collections').set(patch).where('id', '=', id).execute()
+    },
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('collections').where('id', '=', id).execute()
+    },
+  }
+}
+
+export type CollectionsStore = ReturnType<typeof createCollectionsStore>

@@ -1,0 +1,2 @@
+export { databasesRoutes } from './routes.js'
+export { createDatabasesService, type DatabaseBinding, type DatabasesService } from './service.js'

@@ -1,0 +1,104 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import type { SecretBox } from '../../lib/crypto/index.js'
+import { MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from '../../lib/db/index.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AuditService } from '../audit/index.js'
+import { createDatabasesStore, type BindingRow } from './store.js'
+
+export interface DatabaseBinding {
+  id: string
+  name: string
+  kind: 'sqlite' | 'postgres'
+  /** The server and database, without credentials (postgres only). */
+  location: string | null
+  createdAt: number
+}
+
+/**
+ * Database bindings (addendum §4): databases besides a project's own where `remote` collections live.
+ * A PostgreSQL binding's URL may hold a password, so it is sealed at rest and never returned.
+ */
+export function createDatabasesService(deps: { systemDb: Kysely<any>; clock: Clock; box: SecretBox; audit: AuditService; registry: () => DatabaseRegistry }) {
+  const store = createDatabasesStore(deps.systemDb)
+
+  function toBinding(row: BindingRow): DatabaseBinding {
+    return {
+      id: row.id,
+      name: row.name,
+      kind: row.kind as DatabaseBinding['kind'],
+      location: row.url_sealed ? withoutCredentials(deps.box.open(row.url_sealed)) : null,
+      createdAt: row.created_at,
+    }
+  }
+
+  return {
+    /** The project's registered bindings (its own database, `main`, is implicit). */
+    async list(projectId: string): Promise<DatabaseBinding[]> {
+      return (await store.list(projectId)).map(toBinding)
+    },
+
+    /** One binding of the project. Throws not_found. */
+    async get(projectId: string, id: string): Promise<DatabaseBinding> {
+      const row = await store.byId(id)
+      if (!row || row.project_id !== projectId) throw new AppError('not_found', 'Database not found')
+      return toBinding(row)
+    },
+
+    /**
+     * Registers a database and proves it can be opened before answering. Throws invalid_request (shape,
+     * unreachable server), already_exists (name).
+     */
+    async create(actor: Principal, projectId: string, input: { name: string; kind: 'sqlite' | 'postgres'; url?: string }): Promise<DatabaseBinding> {
+      if (input.kind === 'postgres' && !input.url) throw new AppError('invalid_request', 'A postgres database needs a url (postgres://…)')
+      if (input.kind === 'sqlite' && input.url) throw new AppError('invalid_request', 'A sqlite database is a file Plinth keeps; send no url')
+      const row: BindingRow = {
+        id: newId(),
+        project_id: projectId,
+        name: input.name,
+        kind: input.kind,
+        url_sealed: input.url ? deps.box.seal(input.url) : null,
+        created_at: deps.clock.seconds(),
+      }
+      try {
+        await store.insert(row)
+      } catch (err) {
+        if (isAppError(err) && err.code === 'already_exists') throw new AppError('already_exists', `A database named "${input.name}" already exists`, { fields: ['name'] })
+        throw err
+      }
+      try {
+        await deps.registry().get(projectId, row.id)
+      } catch (err) {
+        await store.delete(row.id)
+        await deps.registry().release(projectId, row.id)
+        throw new AppError('invalid_request', 'The database could not be opened; check the URL and that the server is reachable', {
+          reason: isAppError(err) ? err.code : 'unreachable',
+        })
+      }
+      await deps.audit.record({ projectId, action: 'database.created', actor, target: { type: 'database', id: row.id }, details: { name: row.name, kind: row.kind } })
+      return toBinding(row)
+    },
+
+    /** For the registry: where a project's binding lives, or null. */
+    async resolve(projectId: string, id: string): Promise<BindingDescriptor | null> {
+      if (id === MAIN_BINDING) return null
+      const row = await store.byId(id)
+      if (!row || row.project_id !== projectId) return null
+      if (row.kind === 'sqlite') return { id: row.id, kind: 'sqlite' }
+      return { id: row.id, kind: 'postgres', url: deps.box.open(row.url_sealed ?? '') }
+    },
+  }
+}
+
+export type DatabasesService = ReturnType<typeof createDatabasesService>
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  } catch {
+    return 'postgres://'
+  }
+}

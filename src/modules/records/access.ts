@@ -1,0 +1,40 @@
+import { AppError } from '../../lib/errors.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
+import type { Collection } from '../collections/index.js'
+import { recordScope, type RecordScope, type ShareAccess } from './scope.js'
+import type { SharesStore } from './shares-store.js'
+
+const levelsFor: Readonly<Record<string, readonly ShareAccess[]>> = {
+  read: ['view', 'comment', 'edit'],
+  update: ['edit'],
+}
+
+/** The record scope of a caller for one action on one collection: grants, preset, and shares together. */
+export function createRecordAccess(deps: { access: AccessService; shares: SharesStore }) {
+  return {
+    async scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
+      const decision = await deps.access.decide(principal, `collections/${collection.name}`, action)
+      const admin = await deps.access.hasAdminAccess(principal)
+      const preset = collection.accessControl?.preset ?? 'team'
+      const sharing = collection.accessControl?.sharing === true
+      const levels = levelsFor[action]
+      const sharedIds =
+        sharing && levels && principal.userId && principal.kind !== 'anonymous'
+          ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
+          : []
+      return { ...recordScope({ principal, action, decision, preset, sharing, admin, sharedIds }), admin }
+    },
+
+    /** Throws unauthorized (anonymous) or forbidden (naming the permission) for a refused scope. */
+    refuse(principal: Principal, collection: Collection, action: string): never {
+      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+      throw new AppError('forbidden', `Missing permission collections/${collection.name}:${action}`, {
+        resource: `collections/${collection.name}`,
+        action,
+      })
+    },
+  }
+}
+
+export type RecordAccess = ReturnType<typeof createRecordAccess>

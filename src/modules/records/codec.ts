@@ -1,0 +1,90 @@
+import type { DbKind } from '../../lib/db/index.js'
+import { AppError } from '../../lib/errors.js'
+import { checkJsonPath, type ColumnKind, type FieldPath, type FieldResolver, type ResolvedField } from '../../lib/filter/index.js'
+import { fieldTypeOf, FieldValueError, systemColumns, type Collection, type FieldDef } from '../collections/index.js'
+
+/** The system columns a client never writes; id, created_at and updated_at only privileged callers may set. */
+export const systemColumnNames: readonly string[] = systemColumns.map((c) => c.name)
+const systemKinds = new Map(systemColumns.map((c) => [c.name, c.valueKind as ColumnKind]))
+/** Always readable, whatever a field allowlist says (addendum §3). */
+export const alwaysReadable: ReadonlySet<string> = new Set(systemColumnNames)
+
+/** A collection's fields by name, split into stored and computed. */
+export interface CollectionShape {
+  readonly collection: Collection
+  readonly kind: DbKind
+  readonly byName: ReadonlyMap<string, FieldDef>
+  readonly stored: readonly FieldDef[]
+  readonly computed: readonly FieldDef[]
+}
+
+export function shapeOf(collection: Collection, kind: DbKind): CollectionShape {
+  const byName = new Map(collection.fields.map((f) => [f.name, f]))
+  const stored = collection.fields.filter((f) => !fieldTypeOf(f.type).computed)
+  const computed = collection.fields.filter((f) => fieldTypeOf(f.type).computed)
+  return { collection, kind, byName, stored, computed }
+}
+
+/**
+ * Resolves filter and sort paths onto the collection's columns: system columns, stored fields, paths into
+ * JSON fields, and translatable fields as their value in `locale`. Anything else is 400 invalid_request.
+ */
+export function fieldResolver(shape: CollectionShape, locale: string): FieldResolver {
+  return {
+    resolve(path: FieldPath): ResolvedField {
+      const [head, ...rest] = path
+      const system = systemKinds.get(head)
+      if (system) {
+        if (rest.length > 0) throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: path.join('.') })
+        return { column: head, jsonPath: [], type: system }
+      }
+      const def = shape.byName.get(head)
+      if (!def) throw new AppError('invalid_request', `Unknown field "${path.join('.').slice(0, 100)}"`, { field: path.join('.').slice(0, 100) })
+      const type = fieldTypeOf(def.type)
+      if (type.computed) throw new AppError('invalid_request', `${head} is computed and cannot be filtered or sorted on`, { field: head })
+      if (def.translatable) {
+        if (rest.length > 0) throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: head })
+        checkJsonPath([locale])
+        return { column: head, jsonPath: [locale], type: 'json' }
+      }
+      const kind = type.valueKind(def)
+      if (kind !== 'json' && rest.length > 0) {
+        throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: path.join('.') })
+      }
+      return { column: head, jsonPath: rest, type: kind }
+    },
+  }
+}
+
+/** Whether a stored field holds JSON (serialised on the way in, parsed on the way out). */
+export function isJsonField(def: FieldDef): boolean {
+  return fieldTypeOf(def.type).valueKind(def) === 'json'
+}
+
+/** Validates one incoming value of a field and returns what the column stores; FieldValueError becomes AppError. */
+export function writeValue(def: FieldDef, value: unknown): unknown {
+  if (value === null) {
+    if (def.required) throw new AppError('missing_field', `Field "${def.name}" is required`, { field: def.name })
+    return null
+  }
+  try {
+    const stored = fieldTypeOf(def.type).write(value, def)
+    return isJsonField(def) ? JSON.stringify(stored) : stored
+  } catch (err) {
+    if (err instanceof FieldValueError) throw new AppError(err.code, err.message, { field: def.name })
+    throw err
+  }
+}
+
+/** The API value of one stored column. */
+export function readValue(def: FieldDef, value: unknown, kind: DbKind): unknown {
+  if (value === null || value === undefined) return null
+  return fieldTypeOf(def.type).read(value, def, kind)
+}
+
+/** How a translatable field is read: one locale's string, or the whole map for `*`. */
+export function localise(value: unknown, locale: string): unknown {
+  if (locale === '*' || value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  const text = (value as Record<string, unknown>)[locale]
+  return text === undefined ? null : text
+}

@@ -1,0 +1,60 @@
+import type { Clock } from '../../lib/clock.js'
+import type { DbHandle } from '../../lib/db/index.js'
+import { AppError } from '../../lib/errors.js'
+import type { EventBus } from '../../lib/events/index.js'
+import type { FieldResolver } from '../../lib/filter/index.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
+import type { Collection, CollectionsService } from '../collections/index.js'
+import type { SettingsService } from '../settings/index.js'
+import type { RecordAccess } from './access.js'
+import { fieldResolver, shapeOf, type CollectionShape } from './codec.js'
+import type { RecordEvents, WriteHooks } from './events.js'
+import type { RecordScope } from './scope.js'
+import type { SharesStore } from './shares-store.js'
+import { createRecordStore, type RecordStore } from './store.js'
+
+export interface RecordsDeps {
+  collections: CollectionsService
+  access: AccessService
+  recordAccess: RecordAccess
+  settings: SettingsService
+  shares: SharesStore
+  events: EventBus<RecordEvents>
+  hooks: WriteHooks
+  clock: Clock
+  log: Logger
+}
+
+/** Everything one operation on one collection needs, opened for one caller and one action. */
+export interface Opened {
+  readonly principal: Principal
+  readonly collection: Collection
+  readonly shape: CollectionShape
+  readonly handle: DbHandle
+  readonly locale: string
+  readonly resolver: FieldResolver
+  readonly store: RecordStore
+  readonly scope: RecordScope & { admin: boolean }
+}
+
+const localePattern = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/
+
+/** Opens collections for callers: the collection, its database, the caller's scope for the action. */
+export function createOpener(deps: RecordsDeps) {
+  return async function open(principal: Principal, name: string, action: string, locale?: string): Promise<Opened> {
+    const collection = await deps.collections.get(principal.projectId, name)
+    const scope = await deps.recordAccess.scope(principal, collection, action)
+    if (!scope.allowed) deps.recordAccess.refuse(principal, collection, action)
+    const handle = await deps.collections.handleOf(collection)
+    const chosen = locale ?? (await deps.settings.get(principal.projectId, 'i18n.defaultLocale'))
+    if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
+    const shape = shapeOf(collection, handle.kind)
+    // Filters and sorts compare a translatable field in the request's locale (no fallback).
+    const resolver = fieldResolver(shape, chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen)
+    return { principal, collection, shape, handle, locale: chosen, resolver, store: createRecordStore(handle, name, resolver), scope }
+  }
+}
+
+export type Opener = ReturnType<typeof createOpener>

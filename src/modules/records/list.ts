@@ -1,0 +1,141 @@
+import { sql } from 'kysely'
+import { AppError } from '../../lib/errors.js'
+import {
+  andNode,
+  compileFilter,
+  keysetAfter,
+  keysetOrder,
+  parseFilter,
+  resolveVariables,
+  sortExpression,
+  sortParam,
+  type FilterNode,
+  type ResolvedFilterNode,
+} from '../../lib/filter/index.js'
+import { searchCondition } from '../collections/index.js'
+import type { Opened } from './context.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import type { Row } from './store.js'
+
+export interface ListParams {
+  page: number
+  limit: number
+  sortBy?: string
+  order?: 'asc' | 'desc'
+  filter?: string
+  search?: string
+  /** Present (even empty) switches to keyset mode. */
+  cursor?: string
+  includeDeleted: boolean
+}
+
+export interface ListPage {
+  rows: Row[]
+  total: number
+  hasMore: boolean
+  cursors?: { next: string | null; previous: string | null }
+}
+
+/** The filter of a list, parsed (either format) and with the caller's variables resolved. Throws invalid_request. */
+export function requestFilter(open: Opened, raw: string | undefined, now: number): ResolvedFilterNode | null {
+  if (raw === undefined || raw === '') return null
+  const node: FilterNode = parseFilter(raw)
+  const p = open.principal
+  return resolveVariables(node, { userId: p.userId, role: p.roleName, projectId: p.projectId, now })
+}
+
+/** Sort column and direction: `sortBy` (a leading `-` means descending and wins over `order`). */
+function sortOf(params: ListParams): { field: string; direction: 'asc' | 'desc' } {
+  const raw = params.sortBy || 'created_at'
+  if (raw.startsWith('-')) return { field: raw.slice(1), direction: 'desc' }
+  return { field: raw, direction: params.order ?? 'desc' }
+}
+
+/**
+ * One page of a collection: the caller's row scope, the request's filter and search, sorted; counted in
+ * page mode, keyset-paged (never counted, total -1) in cursor mode. Every row appears exactly once across
+ * cursor pages even while rows are inserted, since each page starts strictly after the last one's key.
+ */
+export async function listRows(open: Opened, params: ListParams, filter: ResolvedFilterNode | null): Promise<ListPage> {
+  const { store, handle, resolver, collection, shape } = open
+  const sort = sortOf(params)
+  const sortField = resolver.resolve(sort.field.split('.') as [string, ...string[]])
+  if (sortField.type === 'json' && !shape.byName.get(sort.field)?.translatable) {
+    throw new AppError('invalid_request', `sortBy: ${sort.field} is a JSON field; sort on a scalar field`)
+  }
+  const sortExpr = sortExpression(sortField, handle.kind)
+
+  const conditions = [...store.where(open.scope.rows, params.includeDeleted)]
+  if (filter) conditions.push(compileFilter(filter, resolver, handle.kind))
+  if (params.search !== undefined && params.search !== '') conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search))
+
+  const base = () => {
+    let query = store.selectFrom().selectAll()
+    for (const c of conditions) query = query.where(c)
+    return query
+  }
+
+  if (params.cursor === undefined) {
+    const rows = await base()
+      .orderBy(keysetOrder(sortExpr, sort.direction))
+      .offset((params.page - 1) * params.limit)
+      .limit(params.limit)
+      .execute()
+    let countQuery = store.selectFrom().select(sql<number>`count(*)`.as('n'))
+    for (const c of conditions) countQuery = countQuery.where(c)
+    const total = Number((await countQuery.executeTakeFirstOrThrow()).n)
+    return { rows, total, hasMore: params.page * params.limit < total }
+  }
+
+  const sortKey = `${sort.field}:${sort.direction}`
+  const position = params.cursor === '' ? null : decodeCursor(params.cursor, sortKey)
+  // A "previous" page walks the other way from its cursor, then is turned around.
+  const backwards = position?.direction === 'previous'
+  const walk = backwards ? (sort.direction === 'asc' ? 'desc' : 'asc') : sort.direction
+  let query = base()
+  if (position) {
+    const value = position.value === null ? null : sortParam(sortField, handle.kind, position.value)
+    query = query.where(keysetAfter(sortExpr, value, position.id, walk))
+  }
+  const fetched = await query.orderBy(keysetOrder(sortExpr, walk)).limit(params.limit + 1).execute()
+  const more = fetched.length > params.limit
+  const rows = fetched.slice(0, params.limit)
+  if (backwards) rows.reverse()
+  const first = rows[0]
+  const last = rows[rows.length - 1]
+  const keyOf = (row: Row) => row[sortField.column] as string | number | boolean | null
+  const valueOf = (row: Row) => (sortField.type === 'json' ? jsonSortValue(row[sortField.column], sortField.jsonPath) : keyOf(row))
+  const hasNext = backwards ? position !== null : more
+  const hasPrevious = backwards ? more : position !== null
+  return {
+    rows,
+    total: -1,
+    hasMore: hasNext,
+    cursors: {
+      next: hasNext && last ? encodeCursor({ sort: sortKey, direction: 'next', value: valueOf(last), id: String(last.id) }) : null,
+      previous: hasPrevious && first ? encodeCursor({ sort: sortKey, direction: 'previous', value: valueOf(first), id: String(first.id) }) : null,
+    },
+  }
+}
+
+/** The sort value of a translatable field in a raw row (a locale's string, or null). */
+function jsonSortValue(raw: unknown, path: readonly string[]): string | null {
+  let value: unknown = typeof raw === 'string' ? safeParse(raw) : raw
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
+  return typeof value === 'string' ? value : null
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/** A filter narrowing a scope (both optional). */
+export function both(a: ResolvedFilterNode | null, b: ResolvedFilterNode | null): ResolvedFilterNode | null {
+  if (!a) return b
+  if (!b) return a
+  return andNode([a, b])
+}

@@ -1,0 +1,137 @@
+import { AppError } from '../../lib/errors.js'
+import type { Principal } from '../../lib/principal.js'
+import { alwaysReadable } from './codec.js'
+import { createOpener, type Opened, type RecordsDeps } from './context.js'
+import type { ApiRecord } from './events.js'
+import { enrich, parseExpand } from './expand.js'
+import { listRows, requestFilter, type ListParams } from './list.js'
+import { present } from './present.js'
+import type { Row } from './store.js'
+import { createWriter, type VersionCheck } from './write.js'
+
+export interface ReadOptions {
+  expand?: string
+  fields?: string
+  locale?: string
+  includeDeleted?: boolean
+}
+
+export interface ListQuery extends ReadOptions {
+  page: number
+  limit: number
+  sortBy?: string
+  order?: 'asc' | 'desc'
+  filter?: string
+  search?: string
+  cursor?: string
+  path?: string
+}
+
+export interface ListEnvelope {
+  data: ApiRecord[] | { id: unknown; path: string; value: unknown }[]
+  total: number
+  page: number
+  limit: number
+  hasMore: boolean
+  cursors?: { next: string | null; previous: string | null }
+}
+
+/** `a,b` → the fields asked for, each a readable field of the collection. Throws invalid_request. */
+function projectionOf(opened: Opened, raw: string | undefined): ReadonlySet<string> | null {
+  if (raw === undefined || raw === '') return null
+  const names = raw.split(',').map((f) => f.trim()).filter(Boolean)
+  for (const name of names) {
+    if (!alwaysReadable.has(name) && !opened.shape.byName.has(name)) {
+      throw new AppError('invalid_request', `fields: unknown field "${name.slice(0, 60)}"`, { field: name.slice(0, 60) })
+    }
+  }
+  return new Set(names)
+}
+
+/** The records API of every collection (core-api § Record endpoints), over the caller's scope. */
+export function createRecordsService(deps: RecordsDeps) {
+  const open = createOpener(deps)
+  const writer = createWriter(deps, open)
+
+  async function shape(opened: Opened, rows: Row[], options: ReadOptions): Promise<ApiRecord[]> {
+    const projection = projectionOf(opened, options.fields)
+    const view = { locale: opened.locale, projection, allowlist: opened.scope.fields }
+    const records = rows.map((row) => present(opened.shape, row, view))
+    await enrich(open, opened, rows, records, parseExpand(options.expand), { projection })
+    return records
+  }
+
+  async function assertMayViewDeleted(opened: Opened): Promise<void> {
+    if (opened.scope.admin) return
+    const decision = await deps.access.decide(opened.principal, `collections/${opened.collection.name}`, 'view_deleted')
+    if (!decision.allowed) {
+      throw new AppError('forbidden', `include_deleted needs collections/${opened.collection.name}:view_deleted`, {
+        resource: `collections/${opened.collection.name}`,
+        action: 'view_deleted',
+      })
+    }
+  }
+
+  return {
+    hooks: deps.hooks,
+
+    /** One record in `{ data }`, with `meta.i18n` (per-locale presence) on request. Throws record_not_found. */
+    async get(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }): Promise<{ data: ApiRecord; meta?: unknown }> {
+      const opened = await open(principal, name, 'read', options.locale)
+      if (options.includeDeleted) await assertMayViewDeleted(opened)
+      const row = await opened.store.byId(id, opened.scope.rows, options.includeDeleted ?? false)
+      if (!row) throw new AppError('record_not_found', 'Record not found')
+      const [data] = await shape(opened, [row], options)
+      if (options.meta !== 'i18n') return { data: data! }
+      const i18n: Record<string, Record<string, boolean>> = {}
+      const full = present(opened.shape, row, { locale: '*', projection: null, allowlist: opened.scope.fields })
+      const locales = new Set<string>()
+      for (const def of opened.shape.stored.filter((f) => f.translatable)) {
+        const map = full[def.name]
+        if (map && typeof map === 'object') Object.keys(map).forEach((l) => locales.add(l))
+      }
+      for (const def of opened.shape.stored.filter((f) => f.translatable && f.name in full)) {
+        const map = (full[def.name] ?? {}) as Record<string, unknown>
+        i18n[def.name] = Object.fromEntries([...locales].sort().map((l) => [l, typeof map[l] === 'string' && map[l] !== '']))
+      }
+      return { data: data!, meta: { i18n } }
+    },
+
+    /** A page of records (page or cursor mode), or `path` values. Throws invalid_request, forbidden. */
+    async list(principal: Principal, name: string, query: ListQuery): Promise<ListEnvelope> {
+      const opened = await open(principal, name, 'read', query.locale)
+      if (query.includeDeleted) await assertMayViewDeleted(opened)
+      const params: ListParams = { ...query, includeDeleted: query.includeDeleted ?? false }
+      const filter = requestFilter(opened, query.filter, deps.clock.seconds())
+      const page = await listRows(opened, params, filter)
+      const records = await shape(opened, page.rows, query.path ? { ...query, expand: undefined, fields: undefined } : query)
+      const envelope = { total: page.total, page: query.page, limit: query.limit, hasMore: page.hasMore, ...(page.cursors ? { cursors: page.cursors } : {}) }
+      if (!query.path) return { data: records, ...envelope }
+      const [head, ...rest] = query.path.split('.')
+      if (!head || (!alwaysReadable.has(head) && !opened.shape.byName.has(head))) throw new AppError('invalid_request', 'path names a field (field.key…)')
+      const data = records.map((r) => {
+        let value: unknown = r[head]
+        for (const key of rest) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined
+        return { id: r.id, path: query.path!, value: value ?? null }
+      })
+      return { data, ...envelope }
+    },
+
+    /** Creates a record and returns it bare, as the caller may read it. */
+    async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<ApiRecord> {
+      const { opened, row } = await writer.create(principal, name, body, locale)
+      return (await shape(opened, [row], {}))[0]!
+    },
+
+    /** Updates a record and returns the whole updated record. */
+    async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<ApiRecord> {
+      const { opened, row } = await writer.update(principal, name, id, body, check, locale)
+      return (await shape(opened, [row], {}))[0]!
+    },
+
+    delete: writer.delete,
+    restore: writer.restore,
+  }
+}
+
+export type RecordsService = ReturnType<typeof createRecordsService>

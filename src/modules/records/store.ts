@@ -1,0 +1,81 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely'
+import type { DbHandle } from '../../lib/db/index.js'
+import { compileFilter, type FieldResolver, type ResolvedFilterNode } from '../../lib/filter/index.js'
+
+export type Row = Record<string, unknown>
+
+/**
+ * SQL over one collection's table. The table name is the collection's (checked at creation); every
+ * condition arrives compiled from a filter AST through the collection's resolver, so no value and no
+ * unchecked identifier reaches the SQL text.
+ */
+export function createRecordStore(handle: DbHandle, table: string, resolver: FieldResolver) {
+  const db = handle.db as Kysely<Record<string, Row>>
+
+  /** The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. */
+  function where(scope: ResolvedFilterNode | null, includeDeleted: boolean): Expression<SqlBool>[] {
+    const conditions: Expression<SqlBool>[] = []
+    if (!includeDeleted) conditions.push(sql<SqlBool>`deleted_at is null`)
+    if (scope) conditions.push(compileFilter(scope, resolver, handle.kind))
+    return conditions
+  }
+
+  return {
+    where,
+
+    /** One row by id within the scope, or undefined. */
+    async byId(id: string, scope: ResolvedFilterNode | null, includeDeleted: boolean): Promise<Row | undefined> {
+      let query = db.selectFrom(table).selectAll().where('id', '=', id)
+      for (const condition of where(scope, includeDeleted)) query = query.where(condition)
+      return query.executeTakeFirst()
+    },
+
+    /** Rows by ids within the scope (for expand and computed fields); at most `ids.length` rows. */
+    async byIds(ids: readonly string[], scope: ResolvedFilterNode | null): Promise<Row[]> {
+      if (ids.length === 0) return []
+      let query = db.selectFrom(table).selectAll().where('id', 'in', [...ids])
+      for (const condition of where(scope, false)) query = query.where(condition)
+      return query.execute()
+    },
+
+    /** Inserts one row and returns it as stored. Throws already_exists on a duplicate id or unique value. */
+    async insert(row: Row): Promise<Row> {
+      return db.insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /**
+     * Updates one row inside the scope, and only at `version` when given: the check is part of the UPDATE,
+     * so of several writers holding one version exactly one commits. Returns the new row, or undefined when
+     * no row matched (missing, hidden, deleted, or another version).
+     */
+    async update(id: string, set: Row, scope: ResolvedFilterNode | null, version: number | null, includeDeleted = false): Promise<Row | undefined> {
+      let query = db
+        .updateTable(table)
+        .set({ ...set, _version: sql`_version + 1` })
+        .where('id', '=', id)
+      for (const condition of where(scope, includeDeleted)) query = query.where(condition)
+      if (version !== null) query = query.where('_version', '=', version)
+      return query.returningAll().executeTakeFirst()
+    },
+
+    /** Deletes one row inside the scope (soft-deleted rows included); returns it, or undefined. */
+    async remove(id: string, scope: ResolvedFilterNode | null): Promise<Row | undefined> {
+      let query = db.deleteFrom(table).where('id', '=', id)
+      for (const condition of where(scope, true)) query = query.where(condition)
+      return query.returningAll().executeTakeFirst()
+    },
+
+    /** Rows of this table whose `column` holds the id (belongsTo) or lists it (hasMany), for onDelete. */
+    async referencing(column: string, id: string, many: boolean): Promise<Row[]> {
+      const condition = many
+        ? compileFilter({ kind: 'compare', field: [column], op: 'contains', value: { kind: 'literal', value: id } }, resolver, handle.kind)
+        : sql<SqlBool>`${sql.ref(column)} = ${id}`
+      return db.selectFrom(table).selectAll().where(condition).where(sql<SqlBool>`deleted_at is null`).limit(10_000).execute()
+    },
+
+    /** A query builder on the table, for the list planner. */
+    selectFrom: () => db.selectFrom(table),
+  }
+}
+
+export type RecordStore = ReturnType<typeof createRecordStore>
