@@ -43,7 +43,7 @@ describe('GET /api/v1/settings', () => {
     expect(Object.keys(reply.body)).toEqual(['data'])
     expect(reply.body.data).toMatchObject(defaults)
     for (const [key, value] of Object.entries(reply.body.data)) {
-      expect(key).toMatch(/^[a-z]+\.[A-Za-z_]+$/)
+      expect(key).toMatch(/^[a-z][a-z0-9]*\.[A-Za-z_]+$/)
       expect(typeof value === 'object' && value !== null, key).toBe(false)
     }
   })
