@@ -5,7 +5,7 @@ import { createHttpApp } from './http/create-http-app.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createSecretBox } from './lib/crypto/index.js'
 import { createDatabaseRegistry, runMigrations, type DatabaseRegistry } from './lib/db/index.js'
-import { createEventBus } from './lib/events/index.js'
+import { createEventBus, type EventBus } from './lib/events/index.js'
 import type { AppBindings, AppEnv, Security } from './lib/http/index.js'
 import { createLoggers, type Logger } from './lib/log.js'
 import { createMailer, type Mailer } from './lib/mail/index.js'
@@ -30,7 +30,7 @@ import {
 import { collectionsRoutes, createCollectionsService } from './modules/collections/index.js'
 import { createDatabasesService, databasesRoutes, type DatabasesService } from './modules/databases/index.js'
 import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
-import { createRecordAccess, createRecordsService, createSharesStore, createWriteHooks, recordsRoutes, type RecordEvents } from './modules/records/index.js'
+import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService } from './modules/records/index.js'
 import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
 import { createUsersService, usersRoutes, type UserChange } from './modules/users/index.js'
@@ -49,6 +49,10 @@ export interface Plinth {
   readonly registry: DatabaseRegistry
   readonly defaultProject: Project
   readonly projects: ProjectsService
+  /** The records API in process: hooks for blocking write checks, and what flows will build on. */
+  readonly records: RecordsService
+  /** In-process events (user.login, record.create|update|delete). */
+  readonly events: EventBus<AuthEvents & RecordEvents>
   readonly http: OpenAPIHono<AppEnv>
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
   readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
@@ -210,6 +214,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         databasesRoutes(databases, security),
         ...collectionsRoutes(collections, security, readSecurity),
         recordsRoutes(records, readSecurity),
+        shareRoutes(createSharesService({ open: records.open, store: shares, users, collections, clock }), readSecurity),
       ],
     })
     return {
@@ -219,6 +224,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       registry,
       defaultProject,
       projects,
+      records,
+      events,
       http,
       fetch: (request, env) => http.fetch(request, env),
       close: () => closeAll(closers, log),

@@ -51,6 +51,7 @@ function projectionOf(opened: Opened, raw: string | undefined): ReadonlySet<stri
 /** The records API of every collection (core-api § Record endpoints), over the caller's scope. */
 export function createRecordsService(deps: RecordsDeps) {
   const open = createOpener(deps)
+  const opener = open
   const writer = createWriter(deps, open)
 
   async function shape(opened: Opened, rows: Row[], options: ReadOptions): Promise<ApiRecord[]> {
@@ -74,6 +75,8 @@ export function createRecordsService(deps: RecordsDeps) {
 
   return {
     hooks: deps.hooks,
+    /** Opens a collection for a caller and an action (shares, transfers and capability tokens build on it). */
+    open: opener,
 
     /** One record in `{ data }`, with `meta.i18n` (per-locale presence) on request. Throws record_not_found. */
     async get(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }): Promise<{ data: ApiRecord; meta?: unknown }> {

@@ -1,0 +1,79 @@
+import type { Clock } from '../../lib/clock.js'
+import { AppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import type { Collection, CollectionsService } from '../collections/index.js'
+import type { UsersService } from '../users/index.js'
+import type { Opener } from './context.js'
+import type { ShareAccess } from './scope.js'
+import type { ShareRow, SharesStore } from './shares-store.js'
+
+export interface Share {
+  id: string
+  recordId: string
+  userId: string
+  access: ShareAccess
+  createdAt: number
+}
+
+function toShare(row: ShareRow): Share {
+  return { id: row.id, recordId: row.record_id, userId: row.user_id, access: row.access as ShareAccess, createdAt: row.created_at }
+}
+
+/**
+ * Record shares (addendum §4): on a collection with `sharing: true`, a record's effective owner (or an
+ * administrator) shares it with a person of the project at view, comment or edit.
+ */
+export function createSharesService(deps: { open: Opener; store: SharesStore; users: UsersService; collections: CollectionsService; clock: Clock }) {
+  /** The record, read as the caller, which must be its effective owner or an administrator. Throws record_not_found, forbidden, invalid_request. */
+  async function ownedRecord(principal: Principal, name: string, recordId: string): Promise<Collection> {
+    const opened = await deps.open(principal, name, 'read')
+    if (opened.collection.accessControl?.sharing !== true) throw new AppError('invalid_request', `Sharing is off for ${name}`)
+    const row = await opened.store.byId(recordId, opened.scope.rows, false)
+    if (!row) throw new AppError('record_not_found', 'Record not found')
+    const owner = (row.owned_by ?? row.created_by) as string | null
+    if (!opened.scope.admin && (owner === null || owner !== principal.userId)) {
+      throw new AppError('forbidden', "Only the record's owner or an administrator may manage its shares")
+    }
+    return opened.collection
+  }
+
+  return {
+    /** The shares of a record. */
+    async list(principal: Principal, name: string, recordId: string): Promise<Share[]> {
+      const collection = await ownedRecord(principal, name, recordId)
+      return (await deps.store.ofRecord(collection.id, recordId)).map(toShare)
+    },
+
+    /** Shares a record with a person (by id or email), or changes the level of an existing share. Throws not_found for an unknown person. */
+    async share(principal: Principal, name: string, recordId: string, input: { userId?: string; userEmail?: string; access: ShareAccess }): Promise<Share> {
+      if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
+      const collection = await ownedRecord(principal, name, recordId)
+      const candidates = input.userId
+        ? [await deps.users.findRow(input.userId)].filter((u) => u !== null)
+        : await deps.users.findRowsByEmail(input.userEmail!)
+      const person = candidates.length === 1 ? candidates[0]! : null
+      if (!person || person.project_id !== collection.projectId) throw new AppError('not_found', 'Person not found')
+      const row = await deps.store.upsert({
+        id: newId(),
+        collection_id: collection.id,
+        record_id: recordId,
+        user_id: person.id,
+        access: input.access,
+        created_by: principal.userId,
+        created_at: deps.clock.seconds(),
+      })
+      return toShare(row)
+    },
+
+    /** Removes a share (new requests of that person lose access at once). Throws not_found. */
+    async unshare(principal: Principal, name: string, recordId: string, shareId: string): Promise<void> {
+      const collection = await ownedRecord(principal, name, recordId)
+      const row = await deps.store.byId(shareId)
+      if (!row || row.collection_id !== collection.id || row.record_id !== recordId) throw new AppError('not_found', 'Share not found')
+      await deps.store.delete(shareId)
+    },
+  }
+}
+
+export type SharesService = ReturnType<typeof createSharesService>
