@@ -1,8 +1,9 @@
 // npm run bench [name…]: each benchmark runs its baseline in the same run and prints the ratio.
 import { benchHealth } from './health.js'
+import { benchRecords } from './records.js'
 import { benchSession } from './session.js'
 
-const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth, session: benchSession }
+const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth, session: benchSession, records: benchRecords }
 
 const wanted = process.argv.slice(2)
 const names = wanted.length > 0 ? wanted : Object.keys(benches)

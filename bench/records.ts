@@ -1,0 +1,124 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { durationSeconds, measure, startPlinth, type Measurement } from './support.js'
+
+const rows = Number(process.env.BENCH_RECORDS ?? 10_000)
+const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
+const listPath = `/api/v1/collections/items/records?limit=25&filter=${filter}&sortBy=-views`
+
+async function api(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
+
+/** The same table and work on a bare better-sqlite3 connection: prepared statements, no HTTP, no checks. */
+function rawBaseline() {
+  const db = new Database(join(mkdtempSync(join(tmpdir(), 'plinth-raw-')), 'raw.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.exec(`create table items (id text primary key, created_at integer not null, updated_at integer not null, created_by text,
+    updated_by text, deleted_at integer, _version integer not null default 1, owned_by text,
+    title text not null, views integer, status text, meta text);
+    create index items_views on items (views); create index items_created on items (created_at, id)`)
+  const insert = db.prepare('insert into items (id, created_at, updated_at, created_by, updated_by, _version, title, views, status, meta) values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)')
+  const ids: string[] = []
+  db.transaction(() => {
+    for (let i = 0; i < rows; i++) {
+      const id = `r${i.toString(16).padStart(31, '0')}`
+      ids.push(id)
+      const v = item(i)
+      insert.run(id, 1_700_000_000 + i, 1_700_000_000 + i, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
+    }
+  })()
+  const byId = db.prepare('select * from items where id = ? and deleted_at is null')
+  const list = db.prepare("select * from items where deleted_at is null and views > 5000 and status = 'published' order by views desc, id desc limit 25")
+  const count = db.prepare("select count(*) as n from items where deleted_at is null and views > 5000 and status = 'published'")
+  const update = db.prepare('update items set views = ?, updated_at = ?, _version = _version + 1 where id = ? and deleted_at is null returning *')
+  let n = rows
+  const rate = (work: (i: number) => void) => {
+    const until = performance.now() + 1000 * Math.min(durationSeconds, 3)
+    let done = 0
+    while (performance.now() < until) work(done++)
+    return done / Math.min(durationSeconds, 3)
+  }
+  return {
+    'GET by id': rate((i) => byId.get(ids[i % ids.length])),
+    'list 25 (filter + sort)': rate(() => {
+      list.all()
+      count.get()
+    }),
+    create: rate(() => {
+      const v = item(n++)
+      insert.run(`x${n.toString(16).padStart(31, '0')}`, 1, 1, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
+    }),
+    patch: rate((i) => update.get(i % 10_000, 2, ids[i % ids.length])),
+  }
+}
+
+/**
+ * The records API over 10,000 rows, for each path beside GET /health and beside bare better-sqlite3 doing
+ * the same work, in one run. Target per path: ≥ 0.7 of /health, or ≥ 0.5 of the raw rate where the raw
+ * database is the slower of the two.
+ */
+export async function benchRecords() {
+  const plinth = await startPlinth({ PASSWORD_HASH_ITERATIONS: '1000' })
+  try {
+    const { token } = await api(plinth.url, '', 'POST', '/api/auth/sign-up/email', { email: 'bench@example.com', password: 'bench password', name: 'B' })
+    await api(plinth.url, token, 'POST', '/api/v1/collections', {
+      name: 'items',
+      fields: [
+        { name: 'title', type: 'text', required: true },
+        { name: 'views', type: 'integer', required: false, indexed: true },
+        { name: 'status', type: 'enum', required: false, enumValues: ['draft', 'published'] },
+        { name: 'meta', type: 'json', required: false },
+      ],
+    })
+    const ids: string[] = []
+    for (let i = 0; i < rows; i += 50) {
+      const batch = await Promise.all(Array.from({ length: Math.min(50, rows - i) }, (_, k) => api(plinth.url, token, 'POST', '/api/v1/collections/items/records', item(i + k))))
+      ids.push(...batch.map((r: { id: string }) => r.id))
+    }
+    const raw = rawBaseline()
+    const auth = { authorization: `Bearer ${token}` }
+    let next = 0
+    const byIdRequest = { setupRequest: (req: any) => ({ ...req, path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}` }) }
+    const patchRequest = {
+      setupRequest: (req: any) => ({ ...req, method: 'PATCH', path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}`, body: JSON.stringify({ views: next % 10_000 }) }),
+    }
+    const http: Record<string, () => Promise<Measurement>> = {
+      'GET by id': () => measure(plinth, '/', { headers: auth, requests: [byIdRequest] }),
+      'list 25 (filter + sort)': () => measure(plinth, listPath, { headers: auth }),
+      create: () => measure(plinth, '/api/v1/collections/items/records', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(item(1)) }),
+      patch: () => measure(plinth, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [patchRequest] }),
+    }
+    await measure(plinth, '/health') // warm-up
+    let ok = true
+    for (const [name, run] of Object.entries(http)) {
+      await run() // warm-up
+      const health = await measure(plinth, '/health')
+      const result = await run()
+      const rawRate = raw[name as keyof typeof raw]
+      const vsHealth = result.rate / health.rate
+      const vsRaw = result.rate / rawRate
+      // Where the bare database is slower than /health, the database is the ceiling: half of it is the bar.
+      const pass = rawRate < health.rate ? vsRaw >= 0.5 : vsHealth >= 0.7
+      if (!pass) ok = false
+      const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+      console.log(
+        `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'}`,
+      )
+    }
+    return { ok }
+  } finally {
+    await plinth.stop()
+  }
+}
