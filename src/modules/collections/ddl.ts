@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
 import { systemColumns } from './definition/index.js'
+import { derivedName } from './derived-name.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'
 import { createSearchIndex, dropSearchIndex, searchableFields } from './search-index.js'
 
@@ -25,8 +26,14 @@ function columnDefinition(def: FieldDef, handle: DbHandle, creating: boolean): R
   return sql.join(parts, sql` `)
 }
 
-function indexName(table: string, field: string, unique: boolean): string {
+// Before derivedName, a long name was used as it was (PostgreSQL cut it to 63 bytes itself); dropping
+// an index also tries that name, so indexes made then can still be toggled off.
+function legacyIndexName(table: string, field: string, unique: boolean): string {
   return `${table}__${field}__${unique ? 'uq' : 'idx'}`
+}
+
+function indexName(table: string, field: string, unique: boolean): string {
+  return derivedName(legacyIndexName(table, field, unique))
 }
 
 async function createIndexes(db: Kysely<any>, table: string, fields: readonly FieldDef[], handle: DbHandle): Promise<void> {
@@ -51,7 +58,7 @@ export async function createCollectionTable(handle: DbHandle, table: string, fie
       ...fields.map((f) => columnDefinition(f, handle, true)).filter((c): c is RawBuilder<unknown> => c !== null),
     ]
     await sql`create table ${tableIdentifier(handle, table)} (${sql.join(columns)})`.execute(trx)
-    await sql`create index ${sql.id(`${table}__created_at__idx`)} on ${tableIdentifier(handle, table)} (created_at, id)`.execute(trx)
+    await sql`create index ${sql.id(derivedName(`${table}__created_at__idx`))} on ${tableIdentifier(handle, table)} (created_at, id)`.execute(trx)
     await createIndexes(trx, table, fields, handle)
     if (searchableFields(fields).length > 0) await createSearchIndex({ ...handle, db: trx }, table, fields)
   })
@@ -73,8 +80,13 @@ export async function alterCollectionTable(
     await createIndexes(trx, table, change.added, handle)
     for (const def of change.indexToggled) {
       const name = indexName(table, def.name, false)
-      if (def.indexed) await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sql.id(def.name)})`.execute(trx)
-      else await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(trx)
+      if (def.indexed) {
+        await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sql.id(def.name)})`.execute(trx)
+        continue
+      }
+      await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(trx)
+      const legacy = legacyIndexName(table, def.name, false)
+      if (legacy !== name) await sql`drop index if exists ${tableIdentifier(handle, legacy)}`.execute(trx)
     }
     const searchBefore = searchableFields(before).map((f) => f.name).join(',')
     const searchAfter = searchableFields(after).map((f) => f.name).join(',')

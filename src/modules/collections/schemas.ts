@@ -25,7 +25,9 @@ export const CollectionDetailSchema = CollectionSchema.extend({
 }).openapi('CollectionDetail')
 
 export const CreateCollectionSchema = z.object({
-  name: z.string().max(100),
+  // No length cap here: a name over 50 characters is the service's 400 invalid_name (core-api § Errors),
+  // however long it is; the body size limit bounds it.
+  name: z.string(),
   storageType: z.string().max(30).optional(),
   databaseId: z.string().max(64).nullable().optional(),
   fields: z.array(FieldSchema).max(500),

@@ -1,13 +1,18 @@
 import { sql, type Expression, type SqlBool } from 'kysely'
 import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
+import { derivedName } from './derived-name.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'
 
 /**
  * Full-text search over a collection's text-like fields, kept in step with every write by the database
- * itself: SQLite FTS5 (an external-content table fed by triggers), PostgreSQL a generated tsvector
- * column with a GIN index. The `simple` configuration / unicode61 tokenizer: no language stemming, case
- * and (SQLite) diacritics folded.
+ * itself: SQLite FTS5 (a table fed by triggers), PostgreSQL a generated tsvector column with a GIN index.
+ * The `simple` configuration / unicode61 tokenizer: no language stemming, case and (SQLite) diacritics
+ * folded.
+ *
+ * The FTS5 table keeps its own copy of the text under positional column names (c0, c1, …) rather than
+ * the fields' names: FTS5 refuses columns named `rank` or `rowid`, or like the table itself, and an
+ * external-content table would have to use the content table's names.
  */
 
 /** The fields that feed search. */
@@ -19,6 +24,10 @@ function ftsTable(table: string): string {
   return `${table}__search`
 }
 
+function ginIndex(table: string): string {
+  return derivedName(`${table}__search__gin`)
+}
+
 /** Creates the search index of a table (and fills it from existing rows). */
 export async function createSearchIndex(handle: DbHandle, table: string, fields: readonly FieldDef[]): Promise<void> {
   const names = searchableFields(fields).map((f) => f.name)
@@ -26,18 +35,18 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
   const db = handle.db
   if (handle.kind === 'sqlite') {
     const fts = ftsTable(table)
-    const cols = sql.join(names.map((n) => sql.id(n)))
+    const cols = sql.join(names.map((_, i) => sql.id(`c${i}`)))
+    const fieldCols = sql.join(names.map((n) => sql.id(n)))
     const newCols = sql.join(names.map((n) => sql`new.${sql.id(n)}`))
-    const oldCols = sql.join(names.map((n) => sql`old.${sql.id(n)}`))
-    await sql`create virtual table ${sql.id(fts)} using fts5(${cols}, content=${sql.lit(table)}, content_rowid='rowid')`.execute(db)
+    await sql`create virtual table ${sql.id(fts)} using fts5(${cols})`.execute(db)
     await sql`create trigger ${sql.id(`${fts}_ai`)} after insert on ${sql.id(table)} begin
       insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
     await sql`create trigger ${sql.id(`${fts}_ad`)} after delete on ${sql.id(table)} begin
-      insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${oldCols}); end`.execute(db)
+      delete from ${sql.id(fts)} where rowid = old.rowid; end`.execute(db)
     await sql`create trigger ${sql.id(`${fts}_au`)} after update on ${sql.id(table)} begin
-      insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${oldCols});
+      delete from ${sql.id(fts)} where rowid = old.rowid;
       insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
-    await sql`insert into ${sql.id(fts)}(${sql.id(fts)}) values ('rebuild')`.execute(db)
+    await sql`insert into ${sql.id(fts)}(rowid, ${cols}) select rowid, ${fieldCols} from ${sql.id(table)}`.execute(db)
     return
   }
   const text = sql.join(
@@ -45,7 +54,7 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
     sql` || ' ' || `,
   )
   await sql`alter table ${tableIdentifier(handle, table)} add column _search tsvector generated always as (to_tsvector('simple', ${text})) stored`.execute(db)
-  await sql`create index ${sql.id(`${table}__search__gin`)} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(db)
+  await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(db)
 }
 
 /** Removes the search index of a table, if any. */
@@ -57,7 +66,8 @@ export async function dropSearchIndex(handle: DbHandle, table: string): Promise<
     await sql`drop table if exists ${sql.id(fts)}`.execute(db)
     return
   }
-  await sql`drop index if exists ${tableIdentifier(handle, `${table}__search__gin`)}`.execute(db)
+  // Dropping the column drops its index too, whatever it was named.
+  await sql`drop index if exists ${tableIdentifier(handle, ginIndex(table))}`.execute(db)
   await sql`alter table ${tableIdentifier(handle, table)} drop column if exists _search`.execute(db)
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
-import type { AccessService } from '../access/index.js'
+import { parsePermission, permissionCovers, type AccessService } from '../access/index.js'
 import type { Collection } from '../collections/index.js'
 import { recordScope, type RecordScope, type ShareAccess } from './scope.js'
 import type { SharesStore } from './shares-store.js'
@@ -8,6 +8,15 @@ import type { SharesStore } from './shares-store.js'
 const levelsFor: Readonly<Record<string, readonly ShareAccess[]>> = {
   read: ['view', 'comment', 'edit'],
   update: ['edit'],
+}
+
+/**
+ * An API key reaches only what its capabilities name, shares included: a share opens a record to its
+ * person, and a key of that person only when the key may do that action on that collection at all.
+ */
+function keyCovers(principal: Principal, resource: string, action: string): boolean {
+  if (principal.kind !== 'api_key') return true
+  return (principal.capabilities ?? []).some((c) => permissionCovers(parsePermission(c), { resource, action }))
 }
 
 /** The record scope of a caller for one action on one collection: grants, preset, and shares together. */
@@ -20,7 +29,7 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
       const sharing = collection.accessControl?.sharing === true
       const levels = levelsFor[action]
       const sharedIds =
-        sharing && levels && principal.userId && principal.kind !== 'anonymous'
+        sharing && levels && principal.userId && principal.kind !== 'anonymous' && keyCovers(principal, `collections/${collection.name}`, action)
           ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
           : []
       return { ...recordScope({ principal, action, decision, preset, sharing, admin, sharedIds }), admin }

@@ -69,11 +69,21 @@ export function writeValue(def: FieldDef, value: unknown): unknown {
   }
   try {
     const stored = fieldTypeOf(def.type).write(value, def)
+    // PostgreSQL text and jsonb cannot hold U+0000 (a database error there); refused on both dialects alike.
+    if (holdsNul(stored)) throw new AppError('invalid_field', `Field "${def.name}" must not contain the character U+0000`, { field: def.name })
     return isJsonField(def) ? JSON.stringify(stored) : stored
   } catch (err) {
     if (err instanceof FieldValueError) throw new AppError(err.code, err.message, { field: def.name })
     throw err
   }
+}
+
+/** Whether a string, or any key or string inside a JSON value, contains U+0000. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (Array.isArray(value)) return value.some(holdsNul)
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item))
+  return false
 }
 
 /** The API value of one stored column. */

@@ -52,23 +52,24 @@ async function fetchTargets(open: Opener, source: Opened, def: FieldDef, rows: r
  * null (belongsTo) or [] (hasMany); its records outside the caller's scope are left out.
  */
 export async function enrich(open: Opener, source: Opened, rows: readonly Row[], records: ApiRecord[], expand: readonly string[][], options: { projection: ReadonlySet<string> | null }): Promise<void> {
-  if (rows.length === 0) return
-  const view = { locale: source.locale, projection: options.projection, allowlist: source.scope.fields }
-  for (const def of source.shape.computed) {
-    if (shows(def.name, view)) await compute(open, source, def, rows, records)
-  }
   const heads = new Map<string, string[][]>()
   for (const [head, ...rest] of expand) {
     const children = heads.get(head!) ?? []
     if (rest.length > 0) children.push(rest)
     heads.set(head!, children)
   }
-  for (const [head, children] of heads) {
-    const def = source.shape.byName.get(head)
-    if (!def || def.type !== 'relation' || !def.relationConfig) {
-      throw new AppError('invalid_request', `expand: "${head}" is not a relation field of ${source.collection.name}`, { field: head })
+  // Every level's names are checked even when a page (or a level of it) is empty: a bad expand is 400
+  // whatever the data.
+  for (const head of heads.keys()) relationOf(source, head)
+  const view = { locale: source.locale, projection: options.projection, allowlist: source.scope.fields }
+  if (rows.length > 0) {
+    for (const def of source.shape.computed) {
+      if (shows(def.name, view)) await compute(open, source, def, rows, records)
     }
-    const many = def.relationConfig.relationType === 'hasMany'
+  }
+  for (const [head, children] of heads) {
+    const def = relationOf(source, head)
+    const many = def.relationConfig!.relationType === 'hasMany'
     const { target, byId } = await fetchTargets(open, source, def, rows)
     const targetRows = target ? [...byId.values()] : []
     const targetRecords = targetRows.map((r) => present(target!.shape, r, { locale: source.locale, projection: null, allowlist: target!.scope.fields }))
@@ -80,6 +81,15 @@ export async function enrich(open: Opener, source: Opened, rows: readonly Row[],
       records[i]![head] = many ? linked : (linked[0] ?? null)
     })
   }
+}
+
+/** The relation field an expand path names at this level. Throws invalid_request. */
+function relationOf(source: Opened, head: string): FieldDef {
+  const def = source.shape.byName.get(head)
+  if (!def || def.type !== 'relation' || !def.relationConfig) {
+    throw new AppError('invalid_request', `expand: "${head}" is not a relation field of ${source.collection.name}`, { field: head })
+  }
+  return def
 }
 
 /** A lookup (a target field through a belongsTo) or a rollup (an aggregate over a hasMany), per row. */

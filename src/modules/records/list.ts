@@ -9,10 +9,12 @@ import {
   resolveVariables,
   sortExpression,
   sortParam,
+  type ColumnKind,
   type FilterNode,
   type ResolvedFilterNode,
 } from '../../lib/filter/index.js'
 import { searchCondition } from '../collections/index.js'
+import { readValue } from './codec.js'
 import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import type { Row } from './store.js'
@@ -89,6 +91,11 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
 
   const sortKey = `${sort.field}:${sort.direction}`
   const position = params.cursor === '' ? null : decodeCursor(params.cursor, sortKey)
+  // A position whose value is not of the sort field's kind was not made by this list (and would be bound
+  // against the column as another type: a database error on PostgreSQL, a wrong page on SQLite).
+  if (position && position.value !== null && typeof position.value !== jsKindOf(sortField.type)) {
+    throw new AppError('invalid_request', 'cursor is not a cursor of this list; start again with cursor=')
+  }
   // A "previous" page walks the other way from its cursor, then is turned around.
   const backwards = position?.direction === 'previous'
   const walk = backwards ? (sort.direction === 'asc' ? 'desc' : 'asc') : sort.direction
@@ -103,8 +110,14 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
   if (backwards) rows.reverse()
   const first = rows[0]
   const last = rows[rows.length - 1]
-  const keyOf = (row: Row) => row[sortField.column] as string | number | boolean | null
-  const valueOf = (row: Row) => (sortField.type === 'json' ? jsonSortValue(row[sortField.column], sortField.jsonPath) : keyOf(row))
+  // The cursor holds the API value: a driver may hand a column back as something else (PostgreSQL numeric
+  // arrives as a string, which would then be bound as text against a numeric column).
+  const sortDef = shape.byName.get(sort.field)
+  const valueOf = (row: Row): string | number | boolean | null => {
+    const raw = row[sortField.column]
+    if (sortField.type === 'json') return jsonSortValue(raw, sortField.jsonPath)
+    return (sortDef ? readValue(sortDef, raw, shape.kind) : (raw ?? null)) as string | number | boolean | null
+  }
   const hasNext = backwards ? position !== null : more
   const hasPrevious = backwards ? more : position !== null
   return {
@@ -116,6 +129,12 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
       previous: hasPrevious && first ? encodeCursor({ sort: sortKey, direction: 'previous', value: valueOf(first), id: String(first.id) }) : null,
     },
   }
+}
+
+/** The JavaScript type of a cursor value for a sort column of this kind. */
+function jsKindOf(kind: ColumnKind): 'string' | 'number' | 'boolean' {
+  if (kind === 'integer' || kind === 'number') return 'number'
+  return kind === 'boolean' ? 'boolean' : 'string'
 }
 
 /** The sort value of a translatable field in a raw row (a locale's string, or null). */

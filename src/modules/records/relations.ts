@@ -14,8 +14,8 @@ interface Reference {
 
 const maxDepth = 5
 
-/** Every relation field of the project that points at `target`, with the rows that hold `id`. */
-async function referencesTo(deps: RecordsDeps, projectId: string, target: string, id: string): Promise<Reference[]> {
+/** Every relation field of the project that points at `target`, with the rows that hold `id` (soft-deleted ones too on request). */
+async function referencesTo(deps: RecordsDeps, projectId: string, target: string, id: string, includeDeleted: boolean): Promise<Reference[]> {
   const found: Reference[] = []
   for (const collection of await deps.collections.list(projectId)) {
     const fields = collection.fields.filter((f) => f.type === 'relation' && f.relationConfig?.targetCollection === target)
@@ -23,7 +23,7 @@ async function referencesTo(deps: RecordsDeps, projectId: string, target: string
     const handle = await deps.collections.handleOf(collection)
     const store = createRecordStore(handle, collection.name, fieldResolver(shapeOf(collection, handle.kind), 'en'))
     for (const field of fields) {
-      const rows = await store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany')
+      const rows = await store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
       if (rows.length > 0) found.push({ collection, field, store, rows })
     }
   }
@@ -35,7 +35,10 @@ async function referencesTo(deps: RecordsDeps, projectId: string, target: string
  * (409) while any active record still points at it, soft or permanent delete alike, and is checked through
  * the whole cascade before anything changes. On a permanent delete, `set-null` clears belongsTo references
  * (a required one counts as restrict), `cascade` deletes the records that belong to it, and a hasMany list
- * simply loses the id. A soft delete leaves references as they are (the record can be restored).
+ * simply loses the id. A soft delete leaves references as they are (the record can be restored). A
+ * permanent delete reaches soft-deleted referencing records too, since they can be restored: otherwise a
+ * restored record would point at a record that no longer exists (or, under cascade, outlive its parent).
+ * Only active records restrict.
  */
 export async function cascadeDelete(deps: RecordsDeps, opened: Opened, id: string, permanent: boolean): Promise<void> {
   const plan = await planDelete(deps, opened.collection, id, permanent, 0)
@@ -45,12 +48,14 @@ export async function cascadeDelete(deps: RecordsDeps, opened: Opened, id: strin
 async function planDelete(deps: RecordsDeps, collection: Collection, id: string, permanent: boolean, depth: number): Promise<(() => Promise<void>)[]> {
   if (depth > maxDepth) throw new AppError('conflict', 'The delete would cascade too deep; delete the dependent records first')
   const steps: (() => Promise<void>)[] = []
-  for (const ref of await referencesTo(deps, collection.projectId, collection.name, id)) {
+  for (const ref of await referencesTo(deps, collection.projectId, collection.name, id, permanent)) {
     const config = ref.field.relationConfig!
     const many = config.relationType === 'hasMany'
     const restrict = config.onDelete === 'restrict' || (!many && config.onDelete === 'set-null' && ref.field.required)
     if (restrict) {
-      throw new AppError('conflict', `${ref.rows.length} record(s) of ${ref.collection.name} still reference this record (${ref.field.name})`, {
+      const active = ref.rows.filter((row) => row.deleted_at === null || row.deleted_at === undefined).length
+      if (active === 0) continue
+      throw new AppError('conflict', `${active} record(s) of ${ref.collection.name} still reference this record (${ref.field.name})`, {
         collection: ref.collection.name,
         field: ref.field.name,
       })
@@ -78,7 +83,7 @@ async function planDelete(deps: RecordsDeps, collection: Collection, id: string,
 }
 
 async function systemUpdate(deps: RecordsDeps, ref: Reference, shape: ReturnType<typeof shapeOf>, row: Row, set: Row): Promise<void> {
-  const updated = await ref.store.update(String(row.id), { ...set, updated_at: deps.clock.seconds() }, null, null)
+  const updated = await ref.store.update(String(row.id), { ...set, updated_at: deps.clock.seconds() }, null, null, true)
   if (!updated) return
   deps.events.emit('record.update', {
     projectId: ref.collection.projectId,

@@ -48,12 +48,15 @@ export function createSharesService(deps: { open: Opener; store: SharesStore; us
     /** Shares a record with a person (by id or email), or changes the level of an existing share. Throws not_found for an unknown person. */
     async share(principal: Principal, name: string, recordId: string, input: { userId?: string; userEmail?: string; access: ShareAccess }): Promise<Share> {
       if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
+      // An empty string is no person: refused here rather than taken for the other key (it was a 500).
+      if (input.userId === '' || input.userEmail === '') throw new AppError('invalid_request', 'userId and userEmail may not be empty')
       const collection = await ownedRecord(principal, name, recordId)
-      const candidates = input.userId
-        ? [await deps.users.findRow(input.userId)].filter((u) => u !== null)
-        : await deps.users.findRowsByEmail(input.userEmail!)
+      const found = input.userId !== undefined ? [await deps.users.findRow(input.userId)] : await deps.users.findRowsByEmail(input.userEmail!)
+      // Only people of the record's project count: an address shared with an account elsewhere must not
+      // hide the one person here (and someone of another project is as unknown as nobody).
+      const candidates = found.filter((u) => u !== null && u.project_id === collection.projectId)
       const person = candidates.length === 1 ? candidates[0]! : null
-      if (!person || person.project_id !== collection.projectId) throw new AppError('not_found', 'Person not found')
+      if (!person) throw new AppError('not_found', 'Person not found')
       const row = await deps.store.upsert({
         id: newId(),
         collection_id: collection.id,

@@ -66,11 +66,13 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
     },
 
     /** Rows of this table whose `column` holds the id (belongsTo) or lists it (hasMany), for onDelete. */
-    async referencing(column: string, id: string, many: boolean): Promise<Row[]> {
+    async referencing(column: string, id: string, many: boolean, includeDeleted = false): Promise<Row[]> {
       const condition = many
         ? compileFilter({ kind: 'compare', field: [column], op: 'contains', value: { kind: 'literal', value: id } }, resolver, handle.kind)
         : sql<SqlBool>`${sql.ref(column)} = ${id}`
-      return db.selectFrom(table).selectAll().where(condition).where(sql<SqlBool>`deleted_at is null`).limit(10_000).execute()
+      let query = db.selectFrom(table).selectAll().where(condition)
+      if (!includeDeleted) query = query.where(sql<SqlBool>`deleted_at is null`)
+      return query.limit(10_000).execute()
     },
 
     /** A query builder on the table, for the list planner. */

@@ -17,7 +17,10 @@ export type VersionCheck = { version: number; onMismatch: 'precondition_failed' 
 
 const settable = new Set(['id', 'created_at', 'updated_at'])
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/
-const maxAttempts = 5
+// An update without a version retries when another write lands between its read and its write. Every lost
+// attempt means some other write committed, so N concurrent writers of one record need at most N attempts;
+// the bound only stops a writer starved by an endless stream of others (5 lost 20 concurrent $push writers).
+const maxAttempts = 100
 
 /** The field definition a body key writes; throws invalid_field for an unknown or computed field. */
 function writableField(open: Opened, key: string): FieldDef {
@@ -194,9 +197,14 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
     async restore(principal: Principal, name: string, id: string): Promise<void> {
       const opened = await open(principal, name, 'delete')
       const deleted = both(opened.scope.rows, comparePresence(['deleted_at'], 'not_null'))
-      const restored = await opened.store.update(id, { deleted_at: null, updated_at: clock.seconds(), updated_by: principal.userId }, deleted, null, true)
+      // Read first, so the event carries the record as it was (an update event always has a before); the
+      // write is at that version, so the before is exact.
+      const current = await opened.store.byId(id, deleted, true)
+      if (!current) throw new AppError('record_not_found', 'Record not found')
+      const set = { deleted_at: null, updated_at: clock.seconds(), updated_by: principal.userId }
+      const restored = await opened.store.update(id, set, deleted, Number(current._version), true)
       if (!restored) throw new AppError('record_not_found', 'Record not found')
-      await emit('record.update', opened, null, fullRecord(opened.shape, restored))
+      await emit('record.update', opened, fullRecord(opened.shape, current), fullRecord(opened.shape, restored))
     },
   }
 }

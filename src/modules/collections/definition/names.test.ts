@@ -33,6 +33,11 @@ const collectionRows: [unknown, ErrorCode | 'ok'][] = [
   [null, 'invalid_name'],
   ['userss', 'ok'],
   ['user', 'ok'],
+  ['sqlite_notes', 'reserved_name'],
+  ['sqlite_', 'reserved_name'],
+  ['sqlite', 'ok'],
+  ['my_sqlite_notes', 'ok'],
+  ['pg_notes', 'ok'],
   ...specReserved.map((name): [string, ErrorCode] => [name, 'reserved_name']),
 ]
 
@@ -57,6 +62,16 @@ const fieldRows: [unknown, ErrorCode | 'ok'][] = [
   ['owned_by', 'reserved_field'],
   ['ids', 'ok'],
   ['version', 'ok'],
+  ['rowid', 'reserved_field'],
+  ['ctid', 'reserved_field'],
+  ['xmin', 'reserved_field'],
+  ['xmax', 'reserved_field'],
+  ['cmin', 'reserved_field'],
+  ['cmax', 'reserved_field'],
+  ['tableoid', 'reserved_field'],
+  ['oid', 'ok'],
+  ['rank', 'ok'],
+  ['rowids', 'ok'],
 ]
 
 describe('collection names', () => {

@@ -16,10 +16,24 @@ export const reservedCollectionNames: ReadonlySet<string> = new Set([
   'system', 'schema', 'health', 'metrics', 'hooks', 'webhooks',
 ])
 
+/** SQLite keeps table names beginning with this for itself (CREATE TABLE refuses them). */
+export const reservedCollectionPrefix = 'sqlite_'
+
+/**
+ * Column names the databases keep for themselves: SQLite's `rowid` (which FTS5 refuses and the search
+ * index joins on) and PostgreSQL's system columns (which CREATE TABLE refuses). Refused on every dialect
+ * as `reserved_field`, so a definition means the same wherever the collection lives, instead of a 500
+ * `ddl_error` on one database only.
+ */
+export const databaseReservedColumns: ReadonlySet<string> = new Set(['rowid', 'ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid'])
+
 /** Checks a collection name; throws AppError reserved_name or invalid_name (both 400). */
 export function checkCollectionName(name: unknown): string {
   if (typeof name === 'string' && reservedCollectionNames.has(name)) {
     throw new AppError('reserved_name', `Collection name "${name}" is reserved`, { name })
+  }
+  if (typeof name === 'string' && name.startsWith(reservedCollectionPrefix)) {
+    throw new AppError('reserved_name', `Collection names beginning with "${reservedCollectionPrefix}" are reserved by the database`, { name: name.slice(0, 60) })
   }
   if (typeof name !== 'string' || !namePattern.test(name)) {
     throw new AppError('invalid_name', 'Collection names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _', {
@@ -33,6 +47,9 @@ export function checkCollectionName(name: unknown): string {
 export function checkFieldName(name: unknown, index: number): string {
   if (typeof name === 'string' && isSystemColumn(name)) {
     throw new AppError('reserved_field', `Field name "${name}" is a system column`, { field: name, index })
+  }
+  if (typeof name === 'string' && databaseReservedColumns.has(name)) {
+    throw new AppError('reserved_field', `Field name "${name}" is reserved by the database`, { field: name, index })
   }
   if (typeof name !== 'string' || !namePattern.test(name)) {
     throw new AppError('invalid_name', `Field ${index}: field names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _`, {
