@@ -355,20 +355,16 @@ describe('DELETE /api/v1/collections/:name', () => {
     expect(await indexesOf(name)).not.toContainEqual({ columns: 'rank', unique: false })
   })
 
-  // Deleting a collection that another collection's relation points at answers 200, and from then on the
-  // other collection can never be patched again: its own, unchanged relation field is refused as
-  // invalid_field ("targetCollection … is not a collection of this project"), and fields cannot be removed.
-  // The spec does not say which way to fix it (src/modules/collections/service.ts); either keeps this
-  // test's expectation:
-  //  - refuse the delete with 409 conflict naming the referencing fields (as PocketBase does), or
-  //  - in `update`, check only added fields against other collections, so an existing relation (and the
-  //    lookups and rollups through it) may point at a collection that is gone.
-  it.fails('a collection stays patchable after deleting a collection its relation points at is tried', async () => {
+  // Deleting a collection another collection's relation points at would leave that relation dangling (and
+  // its collection unpatchable): the delete is refused with 409 conflict naming the referencing fields.
+  it('a collection stays patchable after deleting a collection its relation points at is tried', async () => {
     const target = uniqueName('ref_target')
     await createCollection(server, owner.token, { name: target, fields: [field('name', 'text')] })
     const source = uniqueName('ref_source')
     const created = await createCollection(server, owner.token, { name: source, fields: [field('link', 'relation', { relationConfig: { targetCollection: target, relationType: 'belongsTo' } })] })
-    expect([200, 409]).toContain((await del(target)).status)
+    const refused = await del(target)
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ error: 'conflict', details: { referencing: [`${source}.link`] } })
     const reply = await patch(source, { fields: [...created.fields, field('note', 'text')] })
     expect(reply.status, reply.text).toBe(200)
   })

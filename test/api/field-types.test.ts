@@ -529,11 +529,8 @@ describe('relations, lookup and rollup', () => {
     expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({ book_count: 2, pages_sum: 350 })
   })
 
-  // min and max are accepted over date fields (resultType date), but the aggregate only keeps numbers, so a
-  // date rollup is always null. Fix (src/modules/records/expand.ts, `compute`/`aggregate`): for min/max
-  // compare the target values by the target's kind (dates are YYYY-MM-DD strings, which order correctly as
-  // text) instead of filtering to numbers.
-  it.fails('rollup min over a date field gives the earliest date', async () => {
+  // min and max are accepted over date fields (resultType date): YYYY-MM-DD strings order as dates.
+  it('rollup min over a date field gives the earliest date', async () => {
     const shelf = await createRecord(server, owner.token, 'shelves', { label: 'dated', books: [ids.b1, ids.b2] })
     expect(shelf.first_published).toBe('1999-03-02')
   })

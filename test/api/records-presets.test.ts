@@ -341,10 +341,8 @@ describe('public: anonymous callers read', () => {
     expect(home.body.error).toBe('collection_not_found')
   })
 
-  // BUG (service.ts, assertMayViewDeleted): an anonymous caller asking for include_deleted gets 403
-  // forbidden; everywhere else a refusal without credentials is 401 unauthorized (core-api § Errors:
-  // "Auth failure is 401"), as access.refuse does for the records endpoints themselves.
-  it.fails('include_deleted without credentials is 401', async () => {
+  // A refusal without credentials is 401 unauthorized (core-api § Errors: "Auth failure is 401"), here too.
+  it('include_deleted without credentials is 401', async () => {
     const reply = await call('GET', `${records(NAME)}?include_deleted=true`)
     expect(reply.status).toBe(401)
     expect(reply.body.error).toBe('unauthorized')

@@ -35,7 +35,7 @@ const deleteCollection = defineRoute({
   method: 'delete', path: '/api/v1/collections/{name}', operationId: 'collections.delete', summary: 'Drop a collection, its table and all its data', tags,
   permission: 'schema/*:delete',
   request: { params: NameParams },
-  responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Dropped'), ...errorResponses('unauthorized', 'forbidden', 'collection_not_found', 'ddl_error') },
+  responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Dropped'), ...errorResponses('unauthorized', 'forbidden', 'collection_not_found', 'conflict', 'ddl_error') },
 })
 
 function wire(c: Collection) {

@@ -236,9 +236,16 @@ export async function createCollectionsService(deps: {
       }
     },
 
-    /** Drops the table and all its data, then the registry entry. Throws collection_not_found, ddl_error. */
+    /** Drops the table and all its data, then the registry entry. Throws collection_not_found, conflict (referenced), ddl_error. */
     async delete(actor: Principal, projectId: string, name: string): Promise<void> {
       const collection = await require(projectId, name)
+      // A relation pointing here would be left dangling and its collection could not be patched again.
+      const referencing = [...(await load(projectId)).values()].flatMap((c) =>
+        c.name === name ? [] : c.fields.filter((f) => f.relationConfig?.targetCollection === name).map((f) => `${c.name}.${f.name}`),
+      )
+      if (referencing.length > 0) {
+        throw new AppError('conflict', `Relations still point at ${name}: ${referencing.join(', ')}; remove those collections first`, { referencing })
+      }
       await ddl(async () => dropCollectionTable(await handleOf(collection), name))
       await store.delete(collection.id)
       await changed(projectId)

@@ -2,13 +2,10 @@ import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
 import { parsePermission, permissionCovers, type AccessService } from '../access/index.js'
 import type { Collection } from '../collections/index.js'
-import { recordScope, type RecordScope, type ShareAccess } from './scope.js'
+import { recordScope, shareCovers, type RecordScope, type ShareAccess } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 
-const levelsFor: Readonly<Record<string, readonly ShareAccess[]>> = {
-  read: ['view', 'comment', 'edit'],
-  update: ['edit'],
-}
+const shareLevels: readonly ShareAccess[] = ['view', 'comment', 'edit']
 
 /**
  * An API key reaches only what its capabilities name, shares included: a share opens a record to its
@@ -27,12 +24,14 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
       const admin = await deps.access.hasAdminAccess(principal)
       const preset = collection.accessControl?.preset ?? 'team'
       const sharing = collection.accessControl?.sharing === true
-      const levels = levelsFor[action]
+      const levels = shareLevels.filter((level) => shareCovers(level, action))
       const sharedIds =
-        sharing && levels && principal.userId && principal.kind !== 'anonymous' && keyCovers(principal, `collections/${collection.name}`, action)
+        sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && keyCovers(principal, `collections/${collection.name}`, action)
           ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
           : []
-      return { ...recordScope({ principal, action, decision, preset, sharing, admin, sharedIds }), admin }
+      // A service key (no user) acts for the system: owner scoping has no owner to narrow to.
+      const unnarrowed = admin || (principal.kind === 'api_key' && principal.userId === null)
+      return { ...recordScope({ principal, action, decision, preset, sharing, admin: unnarrowed, sharedIds }), admin }
     },
 
     /** Throws unauthorized (anonymous) or forbidden (naming the permission) for a refused scope. */

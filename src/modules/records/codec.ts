@@ -27,9 +27,10 @@ export function shapeOf(collection: Collection, kind: DbKind): CollectionShape {
 
 /**
  * Resolves filter and sort paths onto the collection's columns: system columns, stored fields, paths into
- * JSON fields, and translatable fields as their value in `locale`. Anything else is 400 invalid_request.
+ * JSON fields, and translatable fields as their value in `locale`. Anything else is 400 invalid_request;
+ * with an allowlist (a request's own filter and sort), a field outside it is 403.
  */
-export function fieldResolver(shape: CollectionShape, locale: string): FieldResolver {
+export function fieldResolver(shape: CollectionShape, locale: string, allowlist: readonly string[] | null = null): FieldResolver {
   return {
     resolve(path: FieldPath): ResolvedField {
       const [head, ...rest] = path
@@ -40,6 +41,8 @@ export function fieldResolver(shape: CollectionShape, locale: string): FieldReso
       }
       const def = shape.byName.get(head)
       if (!def) throw new AppError('invalid_request', `Unknown field "${path.join('.').slice(0, 100)}"`, { field: path.join('.').slice(0, 100) })
+      // Filtering or sorting on a field would reveal its values to a caller who may not read it.
+      if (allowlist && !allowlist.includes(head)) throw new AppError('forbidden', `You may not filter or sort on ${head}`, { field: head })
       const type = fieldTypeOf(def.type)
       if (type.computed) throw new AppError('invalid_request', `${head} is computed and cannot be filtered or sorted on`, { field: head })
       if (def.translatable) {

@@ -34,7 +34,10 @@ export interface Opened {
   readonly shape: CollectionShape
   readonly handle: DbHandle
   readonly locale: string
+  /** Resolves the grants' row filters (any field). */
   readonly resolver: FieldResolver
+  /** Resolves the request's own filter and sort: only fields the caller may read. */
+  readonly requestResolver: FieldResolver
   readonly store: RecordStore
   readonly scope: RecordScope & { admin: boolean }
 }
@@ -52,8 +55,10 @@ export function createOpener(deps: RecordsDeps) {
     if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
     const shape = shapeOf(collection, handle.kind)
     // Filters and sorts compare a translatable field in the request's locale (no fallback).
-    const resolver = fieldResolver(shape, chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen)
-    return { principal, collection, shape, handle, locale: chosen, resolver, store: createRecordStore(handle, name, resolver), scope }
+    const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
+    const resolver = fieldResolver(shape, compareLocale)
+    const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
+    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store: createRecordStore(handle, name, resolver), scope }
   }
 }
 

@@ -69,6 +69,9 @@ export async function enrich(open: Opener, source: Opened, rows: readonly Row[],
   }
   for (const [head, children] of heads) {
     const def = relationOf(source, head)
+    // A relation field the caller may not read stays absent, expanded or not (asking to expand it
+    // includes it even when `fields` does not name it).
+    if (!shows(head, { ...view, projection: null })) continue
     const many = def.relationConfig!.relationType === 'hasMany'
     const { target, byId } = await fetchTargets(open, source, def, rows)
     const targetRows = target ? [...byId.values()] : []
@@ -112,14 +115,17 @@ async function compute(open: Opener, source: Opened, def: FieldDef, rows: readon
       records[i]![def.name] = target ? linked.length : 0
       return
     }
-    const values = readable && targetField ? linked.map((r) => readValue(targetField, r[targetField.name], target!.shape.kind)).filter((v): v is number => typeof v === 'number') : []
+    const values = readable && targetField ? linked.map((r) => readValue(targetField, r[targetField.name], target!.shape.kind)) : []
     records[i]![def.name] = aggregate(fn, values)
   })
 }
 
-function aggregate(fn: 'sum' | 'avg' | 'min' | 'max', values: number[]): number | null {
-  if (fn === 'sum') return values.reduce((a, v) => a + v, 0)
+/** sum and avg over numbers; min and max also over dates (YYYY-MM-DD strings order as dates). */
+function aggregate(fn: 'sum' | 'avg' | 'min' | 'max', all: unknown[]): number | string | null {
+  const numbers = all.filter((v): v is number => typeof v === 'number')
+  if (fn === 'sum') return numbers.reduce((a, v) => a + v, 0)
+  if (fn === 'avg') return numbers.length === 0 ? null : numbers.reduce((a, v) => a + v, 0) / numbers.length
+  const values = numbers.length > 0 ? numbers : all.filter((v): v is string => typeof v === 'string')
   if (values.length === 0) return null
-  if (fn === 'avg') return values.reduce((a, v) => a + v, 0) / values.length
-  return fn === 'min' ? Math.min(...values) : Math.max(...values)
+  return values.reduce((best, v) => ((fn === 'min' ? v < best : v > best) ? v : best))
 }

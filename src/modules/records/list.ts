@@ -13,7 +13,7 @@ import {
   type FilterNode,
   type ResolvedFilterNode,
 } from '../../lib/filter/index.js'
-import { searchCondition } from '../collections/index.js'
+import { searchableFields, searchCondition } from '../collections/index.js'
 import { readValue } from './codec.js'
 import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
@@ -59,17 +59,22 @@ function sortOf(params: ListParams): { field: string; direction: 'asc' | 'desc' 
  * cursor pages even while rows are inserted, since each page starts strictly after the last one's key.
  */
 export async function listRows(open: Opened, params: ListParams, filter: ResolvedFilterNode | null): Promise<ListPage> {
-  const { store, handle, resolver, collection, shape } = open
+  const { store, handle, requestResolver, collection, shape } = open
   const sort = sortOf(params)
-  const sortField = resolver.resolve(sort.field.split('.') as [string, ...string[]])
+  const sortField = requestResolver.resolve(sort.field.split('.') as [string, ...string[]])
   if (sortField.type === 'json' && !shape.byName.get(sort.field)?.translatable) {
     throw new AppError('invalid_request', `sortBy: ${sort.field} is a JSON field; sort on a scalar field`)
   }
   const sortExpr = sortExpression(sortField, handle.kind)
 
   const conditions = [...store.where(open.scope.rows, params.includeDeleted)]
-  if (filter) conditions.push(compileFilter(filter, resolver, handle.kind))
-  if (params.search !== undefined && params.search !== '') conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search))
+  if (filter) conditions.push(compileFilter(filter, requestResolver, handle.kind))
+  if (params.search !== undefined && params.search !== '') {
+    // The search index spans every text field: searching it would probe fields the caller may not read.
+    const hidden = open.scope.fields ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name)) : []
+    if (hidden.length > 0) throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
+    conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search))
+  }
 
   const base = () => {
     let query = store.selectFrom().selectAll()

@@ -62,10 +62,17 @@ export function createRecordsService(deps: RecordsDeps) {
     return records
   }
 
+  /** The answer to a write shows what the caller may read: the read allowlist, or only system columns. */
+  async function asReader(opened: Opened): Promise<Opened> {
+    const read = await deps.recordAccess.scope(opened.principal, opened.collection, 'read')
+    return { ...opened, scope: { ...opened.scope, fields: read.allowed ? read.fields : [] } }
+  }
+
   async function assertMayViewDeleted(opened: Opened): Promise<void> {
     if (opened.scope.admin) return
     const decision = await deps.access.decide(opened.principal, `collections/${opened.collection.name}`, 'view_deleted')
     if (!decision.allowed) {
+      if (opened.principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to see deleted records')
       throw new AppError('forbidden', `include_deleted needs collections/${opened.collection.name}:view_deleted`, {
         resource: `collections/${opened.collection.name}`,
         action: 'view_deleted',
@@ -123,13 +130,13 @@ export function createRecordsService(deps: RecordsDeps) {
     /** Creates a record and returns it bare, as the caller may read it. */
     async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<ApiRecord> {
       const { opened, row } = await writer.create(principal, name, body, locale)
-      return (await shape(opened, [row], {}))[0]!
+      return (await shape(await asReader(opened), [row], {}))[0]!
     },
 
     /** Updates a record and returns the whole updated record. */
     async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<ApiRecord> {
       const { opened, row } = await writer.update(principal, name, id, body, check, locale)
-      return (await shape(opened, [row], {}))[0]!
+      return (await shape(await asReader(opened), [row], {}))[0]!
     },
 
     delete: writer.delete,
