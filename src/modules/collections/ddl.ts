@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
+import { orderedIndexColumn, tableIdentifier, type DbHandle } from '../../lib/db/index.js'
 import { systemColumns } from './definition/index.js'
 import { derivedName } from './derived-name.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'
@@ -40,8 +40,13 @@ async function createIndexes(db: Kysely<any>, table: string, fields: readonly Fi
   for (const def of fields) {
     if (columnType(def, handle) === null) continue
     if (def.unique) await sql`create unique index ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${sql.id(def.name)})`.execute(db)
-    if (def.indexed) await sql`create index ${sql.id(indexName(table, def.name, false))} on ${tableIdentifier(handle, table)} (${sql.id(def.name)})`.execute(db)
+    if (def.indexed) await sql`create index ${sql.id(indexName(table, def.name, false))} on ${tableIdentifier(handle, table)} (${sortable(def, handle)})`.execute(db)
   }
+}
+
+/** An `indexed` field's index column, built to serve list sorts (see orderedIndexColumn). */
+function sortable(def: FieldDef, handle: DbHandle) {
+  return orderedIndexColumn(handle, def.name, fieldTypeOf(def.type).valueKind(def) === 'text')
 }
 
 /** Creates the collection's table with the system columns, its fields, indexes and search index, atomically. */
@@ -58,7 +63,7 @@ export async function createCollectionTable(handle: DbHandle, table: string, fie
       ...fields.map((f) => columnDefinition(f, handle, true)).filter((c): c is RawBuilder<unknown> => c !== null),
     ]
     await sql`create table ${tableIdentifier(handle, table)} (${sql.join(columns)})`.execute(trx)
-    await sql`create index ${sql.id(derivedName(`${table}__created_at__idx`))} on ${tableIdentifier(handle, table)} (created_at, id)`.execute(trx)
+    await sql`create index ${sql.id(derivedName(`${table}__created_at__idx`))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id)`.execute(trx)
     await createIndexes(trx, table, fields, handle)
     if (searchableFields(fields).length > 0) await createSearchIndex({ ...handle, db: trx }, table, fields)
   })
