@@ -20,7 +20,10 @@ async function api(url: string, token: string, method: string, path: string, bod
 
 const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
 
-/** The same table and work on a bare better-sqlite3 connection: prepared statements, no HTTP, no checks. */
+/**
+ * The same table and work on a bare better-sqlite3 connection: prepared statements, no HTTP, no checks, but
+ * the same indexes and full-text index kept by triggers (the search index is part of the work).
+ */
 function rawBaseline() {
   const db = new Database(join(mkdtempSync(join(tmpdir(), 'plinth-raw-')), 'raw.db'))
   db.pragma('journal_mode = WAL')
@@ -28,7 +31,11 @@ function rawBaseline() {
   db.exec(`create table items (id text primary key, created_at integer not null, updated_at integer not null, created_by text,
     updated_by text, deleted_at integer, _version integer not null default 1, owned_by text,
     title text not null, views integer, status text, meta text);
-    create index items_views on items (views); create index items_created on items (created_at, id)`)
+    create index items_views on items (views); create index items_created on items (created_at, id);
+    create virtual table items__search using fts5(c0);
+    create trigger items__search_ai after insert on items begin insert into items__search(rowid, c0) values (new.rowid, new.title); end;
+    create trigger items__search_au after update of title on items begin delete from items__search where rowid = old.rowid;
+      insert into items__search(rowid, c0) values (new.rowid, new.title); end`)
   const insert = db.prepare('insert into items (id, created_at, updated_at, created_by, updated_by, _version, title, views, status, meta) values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)')
   const ids: string[] = []
   db.transaction(() => {

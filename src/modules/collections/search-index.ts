@@ -43,7 +43,8 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
       insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
     await sql`create trigger ${sql.id(`${fts}_ad`)} after delete on ${sql.id(table)} begin
       delete from ${sql.id(fts)} where rowid = old.rowid; end`.execute(db)
-    await sql`create trigger ${sql.id(`${fts}_au`)} after update on ${sql.id(table)} begin
+    // Only updates that touch a searchable field re-index the row.
+    await sql`create trigger ${sql.id(`${fts}_au`)} after update of ${fieldCols} on ${sql.id(table)} begin
       delete from ${sql.id(fts)} where rowid = old.rowid;
       insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db)
     await sql`insert into ${sql.id(fts)}(rowid, ${cols}) select rowid, ${fieldCols} from ${sql.id(table)}`.execute(db)

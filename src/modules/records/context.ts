@@ -44,8 +44,31 @@ export interface Opened {
 
 const localePattern = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/
 
+interface Prepared {
+  shape: CollectionShape
+  resolver: FieldResolver
+  store: RecordStore
+}
+
 /** Opens collections for callers: the collection, its database, the caller's scope for the action. */
 export function createOpener(deps: RecordsDeps) {
+  // What depends only on the collection (a new object after every schema change) and the locale is built
+  // once: its shape, its resolver, its store with their prepared statements.
+  const prepared = new WeakMap<Collection, Map<string, Prepared>>()
+  function prepare(collection: Collection, handle: DbHandle, locale: string): Prepared {
+    let byLocale = prepared.get(collection)
+    if (!byLocale) prepared.set(collection, (byLocale = new Map()))
+    let entry = byLocale.get(locale)
+    if (!entry) {
+      if (byLocale.size >= 50) byLocale.clear() // locales come from requests: keep the cache bounded
+      const shape = shapeOf(collection, handle.kind)
+      const resolver = fieldResolver(shape, locale)
+      entry = { shape, resolver, store: createRecordStore(handle, collection.name, resolver) }
+      byLocale.set(locale, entry)
+    }
+    return entry
+  }
+
   return async function open(principal: Principal, name: string, action: string, locale?: string): Promise<Opened> {
     const collection = await deps.collections.get(principal.projectId, name)
     const scope = await deps.recordAccess.scope(principal, collection, action)
@@ -53,12 +76,11 @@ export function createOpener(deps: RecordsDeps) {
     const handle = await deps.collections.handleOf(collection)
     const chosen = locale ?? (await deps.settings.get(principal.projectId, 'i18n.defaultLocale'))
     if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
-    const shape = shapeOf(collection, handle.kind)
     // Filters and sorts compare a translatable field in the request's locale (no fallback).
     const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
-    const resolver = fieldResolver(shape, compareLocale)
+    const { shape, resolver, store } = prepare(collection, handle, compareLocale)
     const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
-    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store: createRecordStore(handle, name, resolver), scope }
+    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope }
   }
 }
 

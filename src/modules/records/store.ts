@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type Kysely, type SqlBool } from 'kysely'
 import type { DbHandle } from '../../lib/db/index.js'
 import { compileFilter, type FieldResolver, type ResolvedFilterNode } from '../../lib/filter/index.js'
 
@@ -11,6 +11,7 @@ export type Row = Record<string, unknown>
  */
 export function createRecordStore(handle: DbHandle, table: string, resolver: FieldResolver) {
   const db = handle.db as Kysely<Record<string, Row>>
+  const unscopedById = new Map<boolean, CompiledQuery<Row>>()
 
   /** The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. */
   function where(scope: ResolvedFilterNode | null, includeDeleted: boolean): Expression<SqlBool>[] {
@@ -25,6 +26,17 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
 
     /** One row by id within the scope, or undefined. */
     async byId(id: string, scope: ResolvedFilterNode | null, includeDeleted: boolean): Promise<Row | undefined> {
+      if (!scope) {
+        // The commonest read has a fixed shape: build its SQL once and bind only the id.
+        let compiled = unscopedById.get(includeDeleted)
+        if (!compiled) {
+          let shapeQuery = db.selectFrom(table).selectAll().where('id', '=', '')
+          for (const condition of where(null, includeDeleted)) shapeQuery = shapeQuery.where(condition)
+          compiled = shapeQuery.compile()
+          unscopedById.set(includeDeleted, compiled)
+        }
+        return (await db.executeQuery<Row>({ ...compiled, parameters: [id] })).rows[0]
+      }
       let query = db.selectFrom(table).selectAll().where('id', '=', id)
       for (const condition of where(scope, includeDeleted)) query = query.where(condition)
       return query.executeTakeFirst()
