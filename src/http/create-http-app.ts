@@ -1,10 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
-import { AppError } from '../lib/errors.js'
 import { rejectInvalid, type AppEnv } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
+import { limitBody } from './body.js'
 import { renderError, renderNotFound } from './errors.js'
 import { openapiRoutes } from './openapi.js'
 import { routedPath } from './paths.js'
@@ -50,15 +49,4 @@ function corsFor(origins: readonly string[]): MiddlewareHandler<AppEnv> {
   })
 }
 
-/** Bodies over the limit are refused with 413 before any handler reads them. */
-function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      // The unread rest of the body would poison a kept-alive connection: close it after the answer.
-      throw new AppError('payload_too_large', `Request body exceeds ${maxSize} bytes`, { limit: maxSize }, {
-        headers: { Connection: 'close' },
-      })
-    },
-  })
-}
+
