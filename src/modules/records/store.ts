@@ -12,6 +12,24 @@ export type Row = Record<string, unknown>
 export function createRecordStore(handle: DbHandle, table: string, resolver: FieldResolver) {
   const db = handle.db as Kysely<Record<string, Row>>
   const unscopedById = new Map<boolean, CompiledQuery<Row>>()
+  // Writes of one shape (the same columns, no row scope) reuse their SQL; values are bound per call.
+  const writes = new Map<string, CompiledQuery<Row>>()
+  // Compiling with the real values lets the connection's plugins see them; a reused query skips them,
+  // so the one value conversion they make (SQLite's booleans) is done here.
+  const bind = handle.kind === 'sqlite' ? (v: unknown) => (typeof v === 'boolean' ? Number(v) : v) : (v: unknown) => v
+
+  function reuse(key: string, build: () => CompiledQuery<Row>, parameters: unknown[]): Promise<Row | undefined> {
+    // Kysely leaves undefined values out of the statement, which would shift the parameters.
+    if (parameters.includes(undefined)) return db.executeQuery<Row>(build()).then((r) => r.rows[0])
+    let compiled = writes.get(key)
+    if (!compiled) {
+      if (writes.size >= 256) writes.clear()
+      compiled = build()
+      writes.set(key, compiled)
+      return db.executeQuery<Row>(compiled).then((r) => r.rows[0])
+    }
+    return db.executeQuery<Row>({ ...compiled, parameters: parameters.map(bind) }).then((r) => r.rows[0])
+  }
 
   /** The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. */
   function where(scope: ResolvedFilterNode | null, includeDeleted: boolean): Expression<SqlBool>[] {
@@ -52,7 +70,9 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
 
     /** Inserts one row and returns it as stored. Throws already_exists on a duplicate id or unique value. */
     async insert(row: Row): Promise<Row> {
-      return db.insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()
+      const keys = Object.keys(row)
+      const stored = await reuse(`insert:${keys.join(',')}`, () => db.insertInto(table).values(row).returningAll().compile(), keys.map((k) => row[k]))
+      return stored!
     },
 
     /**
@@ -61,6 +81,20 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
      * no row matched (missing, hidden, deleted, or another version).
      */
     async update(id: string, set: Row, scope: ResolvedFilterNode | null, version: number | null, includeDeleted = false): Promise<Row | undefined> {
+      const keys = Object.keys(set)
+      const build = () => {
+        let query = db
+          .updateTable(table)
+          .set({ ...set, _version: sql`_version + 1` })
+          .where('id', '=', id)
+        for (const condition of where(null, includeDeleted)) query = query.where(condition)
+        if (version !== null) query = query.where('_version', '=', version)
+        return query.returningAll().compile()
+      }
+      if (!scope) {
+        const key = `update:${keys.join(',')}:${includeDeleted}:${version !== null}`
+        return reuse(key, build, [...keys.map((k) => set[k]), id, ...(version !== null ? [version] : [])])
+      }
       let query = db
         .updateTable(table)
         .set({ ...set, _version: sql`_version + 1` })
