@@ -27,6 +27,7 @@ type CompileQuery = QueryCompiler['compileQuery']
 class TranslatingDriver implements Driver {
   readonly #inner: Driver
   readonly #originals = new WeakMap<DatabaseConnection, DatabaseConnection>()
+  readonly #wrappers = new WeakMap<DatabaseConnection, DatabaseConnection>()
 
   constructor(inner: Driver) {
     this.#inner = inner
@@ -38,19 +39,24 @@ class TranslatingDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const original = await guard(() => this.#inner.acquireConnection())
-    const wrapped: DatabaseConnection = {
-      // better-sqlite3 throws synchronously, so await inside a try rather than chaining .catch.
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        try {
-          return await original.executeQuery<R>(query)
-        } catch (err) {
-          rethrow(err)
-        }
-      },
-      streamQuery: <R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> =>
-        translateStream(original.streamQuery<R>(query, chunkSize)),
+    // Drivers hand out the same connection objects again (SQLite has one): wrap each once.
+    let wrapped = this.#wrappers.get(original)
+    if (!wrapped) {
+      wrapped = {
+        // better-sqlite3 throws synchronously, so await inside a try rather than chaining .catch.
+        executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+          try {
+            return await original.executeQuery<R>(query)
+          } catch (err) {
+            rethrow(err)
+          }
+        },
+        streamQuery: <R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> =>
+          translateStream(original.streamQuery<R>(query, chunkSize)),
+      }
+      this.#wrappers.set(original, wrapped)
+      this.#originals.set(wrapped, original)
     }
-    this.#originals.set(wrapped, original)
     return wrapped
   }
 
