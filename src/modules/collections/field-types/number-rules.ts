@@ -1,6 +1,6 @@
 import type { FieldDef } from './field-def.js'
 import type { RuleName } from './define-field-type.js'
-import { ruleFailed } from './field-value-error.js'
+import { invalidValue, ruleFailed } from './field-value-error.js'
 
 export const numberRules: readonly RuleName[] = ['min', 'max']
 
@@ -14,4 +14,11 @@ export function checkRange(value: number, def: FieldDef): void {
 /** -0 would survive JSON and surprise equality filters; store 0. */
 export function withoutNegativeZero(value: number): number {
   return Object.is(value, -0) ? 0 : value
+}
+
+/** A finite JSON number within the field's min/max; what number and decimal both store. Throws FieldValueError. */
+export function writeFiniteNumber(value: unknown, def: FieldDef): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidValue(def.name, 'a finite number', value)
+  checkRange(value, def)
+  return withoutNegativeZero(value)
 }
