@@ -1,3 +1,4 @@
+import { testPrincipal } from '../../../test/support/principals.js'
 import { describe, expect, it } from 'vitest'
 import { orNode, parseFilter, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
@@ -7,20 +8,7 @@ import { parsePermission } from './permission.js'
 
 // Principals and roles built by hand: `decide` is pure, so nothing here touches a database.
 
-const user = (over: Partial<Principal> = {}): Principal => ({
-  kind: 'user',
-  projectId: 'p1',
-  homeProjectId: 'p1',
-  userId: 'u1',
-  roleId: 'r1',
-  roleName: 'custom',
-  superAdmin: false,
-  sessionId: 's1',
-  sessionExpiresAt: 2_000_000_000,
-  apiKeyId: null,
-  capabilities: null,
-  ...over,
-})
+const user = testPrincipal
 
 const superAdmin = user({ roleName: 'super_admin', superAdmin: true })
 

@@ -1,3 +1,4 @@
+import { testPrincipal } from '../../../test/support/principals.js'
 import { describe, expect, it } from 'vitest'
 import { evaluateFilter, parseFilter, resolveVariables, type ResolvedFilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
@@ -10,19 +11,7 @@ import { recordScope, shareCovers, type AccessPreset, type ShareAccess } from '.
 const me = 'u_me'
 const other = 'u_other'
 
-const user: Principal = {
-  kind: 'user',
-  projectId: 'p1',
-  homeProjectId: 'p1',
-  userId: me,
-  roleId: 'r1',
-  roleName: 'custom',
-  superAdmin: false,
-  sessionId: 's1',
-  sessionExpiresAt: 2_000_000_000,
-  apiKeyId: null,
-  capabilities: null,
-}
+const user: Principal = testPrincipal({ userId: me })
 const anonymous: Principal = { ...user, kind: 'anonymous', userId: null, roleId: null, roleName: 'public', sessionId: null, sessionExpiresAt: null }
 
 /** The records every row is judged on. owned_by null means the owner is created_by. */
