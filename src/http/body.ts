@@ -12,15 +12,39 @@ function tooLarge(maxSize: number): AppError {
 }
 
 /** Reads a Node request body into memory, refusing it once it passes `maxSize` bytes. */
-async function readAll(incoming: IncomingMessage, maxSize: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > maxSize) throw tooLarge(maxSize)
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks, size).toString('utf8')
+function readAll(incoming: IncomingMessage, maxSize: number): Promise<string> {
+  // Plain listeners: an async iterator over the stream costs more than a small body itself.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxSize) return void chunks.push(chunk)
+      cleanup()
+      incoming.resume() // drain the rest; the connection closes after the answer
+      reject(tooLarge(maxSize))
+    }
+    const onEnd = () => {
+      cleanup()
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'))
+    }
+    const onError = (err: Error) => {
+      cleanup()
+      reject(err)
+    }
+    // A client that goes away mid-body ends the request with close and no end.
+    const onClose = () => onError(new Error('request aborted'))
+    const cleanup = () => {
+      incoming.off('data', onData)
+      incoming.off('end', onEnd)
+      incoming.off('error', onError)
+      incoming.off('close', onClose)
+    }
+    incoming.on('data', onData)
+    incoming.on('end', onEnd)
+    incoming.on('error', onError)
+    incoming.on('close', onClose)
+  })
 }
 
 /**

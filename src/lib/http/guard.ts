@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { Principal } from '../principal.js'
 import type { AppEnv } from './env.js'
 
@@ -18,10 +18,13 @@ export interface Security {
   authorize(principal: Principal, permission: string): Promise<void>
 }
 
-/** The middleware a declared route runs before its handler: resolve the caller, check the permission. */
-export function guard(security: Security, permission: RoutePermission): MiddlewareHandler<AppEnv> | null {
+/**
+ * What a declared route runs before validation: resolve the caller, check the permission. Null for a
+ * public route (no credential is read at all).
+ */
+export function guard(security: Security, permission: RoutePermission): ((c: Context<AppEnv>) => Promise<void>) | null {
   if (permission === null) return null
-  return async (c, next) => {
+  return async (c) => {
     const principal = await security.authenticate(c)
     c.set('principal', principal)
     if (permission === 'authenticated') {
@@ -29,7 +32,6 @@ export function guard(security: Security, permission: RoutePermission): Middlewa
     } else {
       await security.authorize(principal, fillPermission(permission, c.req.param() as Record<string, string>))
     }
-    await next()
   }
 }
 

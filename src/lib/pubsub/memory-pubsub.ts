@@ -12,6 +12,7 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
   let closed = false
 
   return {
+    shared: false,
     async publish(channel, message) {
       assertOpen(closed)
       const recipients = [...(channels.get(channel) ?? [])]

@@ -54,6 +54,10 @@ export function runPubSubContract(name: string, fixture: PubSubFixture): void {
       await Promise.all(opened.splice(0).map((p) => p.close()))
     })
 
+    it('says whether other instances hear it', async () => {
+      expect((await open()).shared).toBe(fixture.shared)
+    })
+
     it('delivers every message to every subscriber of the channel, in order', async () => {
       const pubsub = await open()
       const a = inbox()

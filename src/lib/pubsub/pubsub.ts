@@ -10,6 +10,8 @@ export type Unsubscribe = () => Promise<void>
  * disconnected is lost, so what a subscriber caches must also expire on its own (a TTL).
  */
 export interface PubSub {
+  /** True when messages reach other instances (Redis); false when this process is alone (memory). */
+  readonly shared: boolean
   /** Sends a message to every current subscriber of the channel, in every instance. */
   publish(channel: string, message: string): Promise<void>
   /** Starts delivery to the handler; resolves once messages published from now on will reach it. */

@@ -39,6 +39,7 @@ export async function createRedisPubSub(url: string, prefix: string, options: Pu
   })
 
   return {
+    shared: true,
     async publish(channel, message) {
       assertOpen(closed)
       await publisher.publish(prefix + channel, message)

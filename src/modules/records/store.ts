@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type SqlBool } from 'kysely'
-import type { DbHandle } from '../../lib/db/index.js'
+import { runCompiled, type DbHandle } from '../../lib/db/index.js'
 import { compileFilter, type FieldResolver, type ResolvedFilterNode } from '../../lib/filter/index.js'
 
 export type Row = Record<string, unknown>
@@ -18,17 +18,19 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
   // so the one value conversion they make (SQLite's booleans) is done here.
   const bind = handle.kind === 'sqlite' ? (v: unknown) => (typeof v === 'boolean' ? Number(v) : v) : (v: unknown) => v
 
+  const first = (query: CompiledQuery<Row>): Promise<Row | undefined> => runCompiled(db, query).then((rows) => rows[0])
+
   function reuse(key: string, build: () => CompiledQuery<Row>, parameters: unknown[]): Promise<Row | undefined> {
     // Kysely leaves undefined values out of the statement, which would shift the parameters.
-    if (parameters.includes(undefined)) return db.executeQuery<Row>(build()).then((r) => r.rows[0])
+    if (parameters.includes(undefined)) return first(build())
     let compiled = writes.get(key)
     if (!compiled) {
       if (writes.size >= 256) writes.clear()
       compiled = build()
       writes.set(key, compiled)
-      return db.executeQuery<Row>(compiled).then((r) => r.rows[0])
+      return first(compiled)
     }
-    return db.executeQuery<Row>({ ...compiled, parameters: parameters.map(bind) }).then((r) => r.rows[0])
+    return first({ ...compiled, parameters: parameters.map(bind) })
   }
 
   /** The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. */
@@ -53,11 +55,11 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
           compiled = shapeQuery.compile()
           unscopedById.set(includeDeleted, compiled)
         }
-        return (await db.executeQuery<Row>({ ...compiled, parameters: [id] })).rows[0]
+        return first({ ...compiled, parameters: [id] })
       }
       let query = db.selectFrom(table).selectAll().where('id', '=', id)
       for (const condition of where(scope, includeDeleted)) query = query.where(condition)
-      return query.executeTakeFirst()
+      return first(query.compile())
     },
 
     /** Rows by ids within the scope (for expand and computed fields); at most `ids.length` rows. */
@@ -65,7 +67,7 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
       if (ids.length === 0) return []
       let query = db.selectFrom(table).selectAll().where('id', 'in', [...ids])
       for (const condition of where(scope, false)) query = query.where(condition)
-      return query.execute()
+      return runCompiled(db, query.compile())
     },
 
     /** Inserts one row and returns it as stored. Throws already_exists on a duplicate id or unique value. */
@@ -101,14 +103,14 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
         .where('id', '=', id)
       for (const condition of where(scope, includeDeleted)) query = query.where(condition)
       if (version !== null) query = query.where('_version', '=', version)
-      return query.returningAll().executeTakeFirst()
+      return first(query.returningAll().compile())
     },
 
     /** Deletes one row inside the scope (soft-deleted rows included); returns it, or undefined. */
     async remove(id: string, scope: ResolvedFilterNode | null): Promise<Row | undefined> {
       let query = db.deleteFrom(table).where('id', '=', id)
       for (const condition of where(scope, true)) query = query.where(condition)
-      return query.returningAll().executeTakeFirst()
+      return first(query.returningAll().compile())
     },
 
     /** Rows of this table whose `column` holds the id (belongsTo) or lists it (hasMany), for onDelete. */

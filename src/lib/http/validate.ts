@@ -1,0 +1,104 @@
+import type { RouteConfig } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import type { z } from 'zod'
+import { AppError } from '../errors.js'
+import type { AppEnv } from './env.js'
+
+type Target = 'query' | 'param' | 'header' | 'json'
+type Schema = z.ZodType
+/** Throws the error for a failed validation (route.ts's rejectInvalid). */
+export type RejectHook = (result: { success: false; target: Target; error: z.ZodError }) => void
+
+// The three tests @hono/zod-openapi and hono/validator apply, kept identical: a declared JSON media type,
+// the 415 gate on the request's Content-Type, and the media type whose body is parsed.
+const jsonDeclared = /^application\/([a-z-.]+\+)?json/i
+const jsonRequest = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i
+const jsonType = /^application\/([\w.-]+\+)?json$/i
+
+/**
+ * A route's request validation as one function: the same checks, statuses and messages as the
+ * per-target validator middleware of @hono/zod-openapi, without a middleware (and a WHATWG Headers
+ * object) per target. Null when the route has something only that middleware handles (forms, cookies,
+ * bodies of other declared types): such a route is registered the ordinary way.
+ */
+export function requestValidation(request: RouteConfig['request'], reject: RejectHook): ((c: Context<AppEnv>) => Promise<void>) | null {
+  if (!request) return async () => {}
+  if (request.cookies) return null
+  const content = request.body?.content as Record<string, { schema?: unknown }> | undefined
+  const mediaTypes = content ? Object.keys(content) : []
+  if (mediaTypes.some((type) => !jsonDeclared.test(type))) return null
+  const steps: ((c: Context<AppEnv>) => unknown)[] = []
+  const check = (target: Target, schema: Schema, value: unknown, c: Context<AppEnv>): void => {
+    const result = parse(schema, value)
+    if (result.success) c.req.addValidatedData(target, result.data as object)
+    else reject({ success: false, target, error: result.error })
+  }
+  if (request.query) {
+    const schema = request.query as Schema
+    steps.push((c) => check('query', schema, queryOf(c), c))
+  }
+  if (request.params) {
+    const schema = request.params as Schema
+    steps.push((c) => check('param', schema, c.req.param(), c))
+  }
+  if (request.headers) {
+    const schema = request.headers as Schema & { shape: Record<string, unknown> }
+    const names = Object.keys(schema.shape)
+    steps.push((c) => check('header', schema, Object.fromEntries(names.map((name) => [name, headerOf(c, name)])), c))
+  }
+  const jsonSchema = mediaTypes.map((type) => content![type]!.schema).find((schema) => schema !== undefined) as Schema | undefined
+  if (jsonSchema) {
+    const required = request.body?.required === true
+    steps.push(async (c) => {
+      const type = headerOf(c, 'content-type')
+      if (!required) {
+        if (type && jsonDeclared.test(type)) check('json', jsonSchema, await bodyValue(c, type), c)
+        else c.req.addValidatedData('json', {})
+        return
+      }
+      if (type ? !jsonRequest.test(type) : hasBody(c)) throw new AppError('unsupported_media_type', 'Unsupported Media Type')
+      check('json', jsonSchema, await bodyValue(c, type), c)
+    })
+  }
+  return async (c) => {
+    for (const step of steps) await step(c)
+  }
+}
+
+function parse(schema: Schema, value: unknown): { success: true; data: unknown } | { success: false; error: z.ZodError } {
+  return schema.safeParse(value) as { success: true; data: unknown } | { success: false; error: z.ZodError }
+}
+
+function essence(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase()
+}
+
+function headerOf(c: Context<AppEnv>, name: string): string | undefined {
+  const incoming = c.env?.incoming
+  if (!incoming) return c.req.header(name)
+  const value = incoming.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+function hasBody(c: Context<AppEnv>): boolean {
+  const incoming = c.env?.incoming
+  if (!incoming) return c.req.raw.body !== null
+  const length = incoming.headers['content-length']
+  return (length !== undefined && Number(length) > 0) || incoming.headers['transfer-encoding'] !== undefined
+}
+
+/** The parsed JSON body, or `{}` when the request's media type is not JSON (as hono/validator does). */
+async function bodyValue(c: Context<AppEnv>, type: string | undefined): Promise<unknown> {
+  if (!type || !jsonType.test(essence(type))) return {}
+  try {
+    return await c.req.json()
+  } catch {
+    throw new AppError('invalid_request', 'Malformed JSON in request body')
+  }
+}
+
+function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [key, values] of Object.entries(c.req.queries())) out[key] = values.length === 1 ? values[0]! : values
+  return out
+}
