@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { durationSeconds, measure, startPlinth, type Measurement } from './support.js'
+import { durationSeconds, freePort, measure, startChild, startPlinth, type Measurement } from './support.js'
 
 const rows = Number(process.env.BENCH_RECORDS ?? 10_000)
 const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
@@ -77,7 +77,8 @@ function rawBaseline() {
  * database is the slower of the two.
  */
 export async function benchRecords() {
-  const plinth = await startPlinth({ PASSWORD_HASH_ITERATIONS: '1000' })
+  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-bench-'))
+  const plinth = await startPlinth({ PASSWORD_HASH_ITERATIONS: '1000', DATA_DIR: dataDir })
   try {
     const { token } = await api(plinth.url, '', 'POST', '/api/auth/sign-up/email', { email: 'bench@example.com', password: 'bench password', name: 'B' })
     await api(plinth.url, token, 'POST', '/api/v1/collections', {
@@ -123,6 +124,23 @@ export async function benchRecords() {
       console.log(
         `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'}`,
       )
+    }
+    // The floor of GET by id on this stack: Hono + node-server, one parametric route, one prepared lookup
+    // on the same file, nothing else. Plinth over it is the cost of our own auth, access and shaping.
+    const projectFile = join(dataDir, 'projects', readdirSync(join(dataDir, 'projects')).find((f) => f.endsWith('.db'))!)
+    const port = await freePort()
+    const floor = await startChild([new URL('./servers/hono-record.mjs', import.meta.url).pathname], { PORT: String(port), DB_FILE: projectFile }, port, '/health')
+    try {
+      await measure(floor, '/', { headers: auth, requests: [byIdRequest] }) // warm-up
+      const base = await measure(floor, '/', { headers: auth, requests: [byIdRequest] })
+      const ours = await http['GET by id']!()
+      const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+      console.log(
+        `GET by id beside its framework floor (Hono + one better-sqlite3 lookup, no checks): ${fmt(ours.rate)} vs ${fmt(base.rate)} req/s → ${(ours.rate / base.rate).toFixed(2)}` +
+          (ours.cpuMicros && base.cpuMicros ? ` (${ours.cpuMicros.toFixed(0)} vs ${base.cpuMicros.toFixed(0)} µs CPU)` : ''),
+      )
+    } finally {
+      await floor.stop()
     }
     return { ok }
   } finally {
