@@ -11,6 +11,7 @@ import { createLoggers, type Logger } from './lib/log.js'
 import { createMailer, type Mailer } from './lib/mail/index.js'
 import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
+import { createStorage, type ObjectStorage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
 import { accessRoutes, createAccessService } from './modules/access/index.js'
 import { apiKeysRoutes, createApiKeysService } from './modules/apikeys/index.js'
@@ -31,14 +32,28 @@ import { collectionsRoutes, createCollectionsService } from './modules/collectio
 import { createDatabasesService, databasesRoutes, type DatabasesService } from './modules/databases/index.js'
 import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
 import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService } from './modules/records/index.js'
+import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes } from './modules/records/index.js'
+import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes } from './modules/records/index.js'
 import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
+import { capabilityTokensRoutes, createCapabilityTokensService } from './modules/capability-tokens/index.js'
+import { createRealtime, createStreamAuth, realtimeRoutes, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
+import { createStructureService, structureRoutes, type StructureService } from './modules/structure/index.js'
+import { createS3Probe, createStorageConnectionsService, storageConnectionsRoutes } from './modules/storage-connections/index.js'
+import { storageObjectRoutes } from './modules/storage-objects/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
+import { createFilesService, filesRoutes, filesStreamingRoutes, type FileEvents } from './modules/files/index.js'
 import { createUsersService, usersRoutes, type UserChange } from './modules/users/index.js'
 
 export interface AppOptions {
   /** Where log lines go (stdout by default); tests capture them. */
   logDestination?: DestinationStream
   clock?: Clock
+  /** Awaited before every batch of a background structure scan or repair job; tests hold jobs mid-run with it. */
+  structureJobPace?: () => Promise<void>
+  /** Realtime stream tuning (heartbeat interval, slow-client buffer cap); tests shorten them. */
+  realtime?: RealtimeOptions
+  /** Wraps the object storage the files module uses; tests inject storage faults with it. */
+  filesStorage?: (storage: ObjectStorage) => ObjectStorage
 }
 
 export interface Plinth {
@@ -51,8 +66,12 @@ export interface Plinth {
   readonly projects: ProjectsService
   /** The records API in process: hooks for blocking write checks, and what flows will build on. */
   readonly records: RecordsService
-  /** In-process events (user.login, record.create|update|delete). */
-  readonly events: EventBus<AuthEvents & RecordEvents>
+  /** In-process events (user.login, record.create|update|delete, file.upload). */
+  readonly events: EventBus<AuthEvents & RecordEvents & FileEvents>
+  /** Realtime record streams (SSE and WebSocket) served by this instance. */
+  readonly realtime: Realtime
+  /** Object storage for files: the local disk, or an S3-compatible store (S3_*). */
+  readonly storage: ObjectStorage
   readonly http: OpenAPIHono<AppEnv>
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
   readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
@@ -82,7 +101,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     closers.unshift(() => pubsub.close(), () => limiter.close())
     const mailer: Mailer = createMailer(config.email, { log })
     closers.unshift(() => mailer.close())
-    const events = createEventBus<AuthEvents & RecordEvents>(log)
+    const events = createEventBus<AuthEvents & RecordEvents & FileEvents>(log)
+    const storage = createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
+    closers.unshift(() => storage.close())
 
     const audit = createAuditService({ systemDb, clock, log })
     const access = await createAccessService({ systemDb, clock, pubsub, audit, log })
@@ -157,10 +178,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sweep.unref()
     closers.unshift(async () => clearInterval(sweep))
 
-    databases = createDatabasesService({ systemDb, clock, box: createSecretBox(config.secretKey, 'database-bindings'), audit, registry: () => registry })
     const readSecurity: Security = { authenticate: security.authenticate, authorize: async () => {} }
     const shares = createSharesStore(systemDb)
     const recordAccess = createRecordAccess({ access, shares })
+    // Structure jobs and enforcement need records, which need collections: the hooks bind late.
+    let structureHooks: StructureService['fieldChanges'] | null = null
     const collections = await createCollectionsService({
       systemDb,
       registry,
@@ -173,19 +195,58 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
         return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
       },
+      fieldChanges: {
+        before: async (collection, next) => structureHooks?.before(collection, next),
+        after: async (collection, next) => structureHooks?.after(collection, next),
+      },
     })
     closers.unshift(() => collections.close())
-    const records = createRecordsService({
+    databases = createDatabasesService({
+      systemDb,
+      clock,
+      box: createSecretBox(config.secretKey, 'database-bindings'),
+      audit,
+      registry: () => registry,
+      dataDir: config.dataDir,
       collections,
       access,
-      recordAccess,
-      settings,
-      shares,
-      events,
-      hooks: createWriteHooks(),
-      clock,
-      log,
     })
+    const storageConnections = createStorageConnectionsService({
+      systemDb,
+      clock,
+      box: createSecretBox(config.secretKey, 'storage-connections'),
+      audit,
+      log,
+      probe: createS3Probe({ allowPrivateNetwork: config.allowPrivateNetwork }),
+      allowPrivateNetwork: config.allowPrivateNetwork,
+    })
+    const recordDeps = { collections, access, recordAccess, settings, shares, events, hooks: createWriteHooks(), clock, log }
+    const records = createRecordsService(recordDeps)
+    const structureService = createStructureService({ systemDb, collections, records, access, settings, clock, log, pace: options.structureJobPace })
+    structureHooks = structureService.fieldChanges
+    records.hooks.add(structureService.warnOnWrite)
+    closers.unshift(() => structureService.close())
+    const dataTools = {
+      bulk: createBulkDelete(recordDeps, records.open),
+      transfer: createTransfer({ open: records.open, users, shares, collections, events, audit, clock }),
+      truncate: createTruncate({ open: records.open, collections, shares, audit }),
+    }
+
+    const importJobs = createImportJobs({ systemDb, open: records.open, clock, log })
+    closers.unshift(() => importJobs.close())
+    const exchange = {
+      exporter: createRecordExporter({ open: records.open, log }),
+      importer: createRecordImporter({ open: records.open, hooks: records.hooks, events, jobs: importJobs, clock }),
+      jobs: importJobs,
+    }
+
+    const files = createFilesService({ systemDb, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
+    closers.unshift(() => files.close())
+
+    const capabilityTokens = createCapabilityTokensService({ secretKey: config.secretKey, clock, open: records.open, users, access })
+    const realtime = await createRealtime({ ...options.realtime, events, pubsub, open: records.open, clock, log })
+    closers.unshift(() => realtime.close())
+    const streamAuth = createStreamAuth(security.authenticate, capabilityTokens)
 
     const system = createSystemService({
       version: config.version,
@@ -201,6 +262,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       publicUrl: config.publicUrl,
       corsOrigins: config.corsOrigins,
       maxBodyBytes: config.maxBodyBytes,
+      // The local driver's signed URLs (an S3 store serves its own), and the files module's multipart routes.
+      streamingRouters: [...(storage.kind === 'local' ? [storageObjectRoutes(storage)] : []), filesStreamingRoutes(files, security)],
       routers: [
         systemRoutes(system),
         authRoutes(auth, security, config.trustProxy),
@@ -212,9 +275,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         projectsRoutes(projects, security),
         auditRoutes(audit, security),
         databasesRoutes(databases, security),
+        storageConnectionsRoutes(storageConnections, security),
         ...collectionsRoutes(collections, security, readSecurity),
+        // Before recordsRoutes: field options, scans and repairs live under /collections/:name/.
+        ...structureRoutes(structureService, security, readSecurity),
+        // Before recordsRoutes: /records/export, /records/import-jobs and /records/bulk are not record ids
+        // (the first handler registered for a path answers).
+        recordExchangeRoutes(exchange, readSecurity),
+        ...recordDataRoutes(dataTools, security, readSecurity),
         recordsRoutes(records, readSecurity),
         shareRoutes(createSharesService({ open: records.open, store: shares, users, collections, clock }), readSecurity),
+        capabilityTokensRoutes(capabilityTokens, security),
+        filesRoutes(files, security),
+        realtimeRoutes(realtime, streamAuth),
       ],
     })
     return {
@@ -226,6 +299,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       projects,
       records,
       events,
+      realtime,
+      storage,
       http,
       fetch: (request, env) => http.fetch(request, env),
       close: () => closeAll(closers, log),

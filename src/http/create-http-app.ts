@@ -16,6 +16,8 @@ export interface HttpOptions {
   maxBodyBytes: number
   /** Module routers, mounted at the root: each declares its full paths. */
   routers: OpenAPIHono<AppEnv>[]
+  /** Routers that bound their own request bodies (signed uploads), mounted before the body limit. */
+  streamingRouters?: OpenAPIHono<AppEnv>[]
 }
 
 /**
@@ -27,6 +29,8 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ getPath: routedPath, defaultHook: rejectInvalid })
 
   if (options.corsOrigins.length > 0) app.use(corsFor(options.corsOrigins))
+  // Handlers run in the order they were added: these answer before limitBody is reached.
+  for (const router of options.streamingRouters ?? []) app.route('/', router)
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody(options.maxBodyBytes))
 
   for (const router of options.routers) app.route('/', router)

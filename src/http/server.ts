@@ -1,5 +1,9 @@
-import { createServer, type Server } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
 import { nodeListener, type Fetch } from './transport.js'
 
@@ -20,11 +24,33 @@ export interface ListenOptions {
   access?: Logger
 }
 
+/**
+ * What a request handler finds in its bindings beyond Node's request and response:
+ * - `stopping`, aborted when the server begins to stop, so long-lived responses (event streams) end at
+ *   once instead of holding the shutdown until its timeout;
+ * - `upgrade`, on a request that asked to switch protocols (WebSocket): the raw socket and the bytes read
+ *   past the headers. A handler that takes the socket over answers with the `x-hono-already-sent` header;
+ *   any other answer is written to the socket as a plain HTTP response, and the socket is closed.
+ */
+export interface ServerBindings extends AppBindings {
+  stopping?: AbortSignal
+  upgrade?: { socket: Duplex; head: Buffer }
+}
+
+const acceptableRequestId = /^[\w.:-]{1,128}$/
+
 /** Serves `fetch` over HTTP and resolves once the socket accepts connections. */
 export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningServer> {
   const { log } = options
+  const access = options.access ?? log
+  const stopping = new AbortController()
+  // Every open stream listens for the stop; there may be thousands.
+  setMaxListeners(0, stopping.signal)
+  const withSignal: Fetch = (request, env) => fetch(request, Object.assign(env, { stopping: stopping.signal }))
+  const upgraded = new Set<Duplex>()
   return new Promise((resolve, reject) => {
-    const server = createServer(nodeListener(fetch, options.access ?? log))
+    const server = createServer(nodeListener(withSignal, access))
+    server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
     server.once('error', reject)
     server.listen(options.port, options.host, () => {
       server.off('error', reject)
@@ -34,17 +60,84 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
         server,
         port: address.port,
         url: `http://${shownHost}:${address.port}`,
-        stop: (timeoutMs) => stopServer(server, timeoutMs, log),
+        stop: (timeoutMs) => {
+          stopping.abort()
+          return stopServer(server, timeoutMs, log, upgraded)
+        },
       })
     })
   })
 }
 
-function stopServer(server: Server, timeoutMs: number, log: Logger): Promise<void> {
+/**
+ * Hands an `Upgrade` request to the app like any other request (same routes, guards and error envelope),
+ * with the socket in `env.upgrade`. Logs one access line per upgrade (path without the query string, which
+ * may carry a token), as the transport does for other requests.
+ */
+function upgradeListener(fetch: Fetch, access: Logger, stopping: AbortSignal, upgraded: Set<Duplex>) {
+  return (incoming: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const started = performance.now()
+    const sent = incoming.headers['x-request-id']
+    const requestId = typeof sent === 'string' && acceptableRequestId.test(sent) ? sent : randomUUID()
+    tagRequestId(incoming, requestId)
+    const url = incoming.url ?? '/'
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
+    const logLine = (status: number) =>
+      access.info({ reqId: requestId, method: incoming.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request')
+
+    upgraded.add(socket)
+    socket.once('close', () => upgraded.delete(socket))
+    // A client that goes away mid-handshake must not take the process down.
+    socket.on('error', () => socket.destroy())
+    if (stopping.aborted) {
+      writeResponse(socket, 503, requestId, { 'Content-Type': 'application/json' }, '{"error":"service_unavailable","message":"The server is stopping","details":{}}')
+      return logLine(503)
+    }
+
+    let request: Request
+    try {
+      const headers = new Headers()
+      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!)
+      request = new Request(new URL(url, `http://${incoming.headers.host ?? 'localhost'}`), { method: incoming.method, headers })
+    } catch {
+      writeResponse(socket, 400, requestId, {}, '')
+      return logLine(400)
+    }
+    const env: ServerBindings = { incoming, stopping, upgrade: { socket, head } }
+    Promise.resolve(fetch(request, env))
+      .then(async (response) => {
+        if (response.headers.has('x-hono-already-sent')) return logLine(101)
+        const headers: Record<string, string> = {}
+        response.headers.forEach((value, name) => {
+          headers[name] = value
+        })
+        writeResponse(socket, response.status, requestId, headers, Buffer.from(await response.arrayBuffer()))
+        logLine(response.status)
+      })
+      .catch(() => {
+        writeResponse(socket, 500, requestId, {}, '')
+        logLine(500)
+      })
+  }
+}
+
+/** A plain HTTP/1.1 answer on a raw socket, then the socket closed. */
+function writeResponse(socket: Duplex, status: number, requestId: string, headers: Record<string, string>, body: string | Buffer): void {
+  if (socket.destroyed) return
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`]
+  const all: Record<string, string> = { ...headers, 'X-API-Version': 'v1', 'X-Request-ID': requestId, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`)
+  socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
+}
+
+function stopServer(server: Server, timeoutMs: number, log: Logger, upgraded: Set<Duplex>): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       log.warn({ timeoutMs }, 'shutdown timeout reached; closing open connections')
       server.closeAllConnections()
+      // Upgraded sockets (WebSocket) left the HTTP server's bookkeeping; close() still waits for them.
+      for (const socket of upgraded) socket.destroy()
     }, timeoutMs)
     // Keep-alive connections hold close() open; drop each one as soon as its request is answered.
     const sweep = setInterval(() => server.closeIdleConnections(), 50)

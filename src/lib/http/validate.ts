@@ -51,13 +51,10 @@ export function requestValidation(request: RouteConfig['request'], reject: Rejec
     const required = request.body?.required === true
     steps.push(async (c) => {
       const type = headerOf(c, 'content-type')
-      if (!required) {
-        if (type && jsonDeclared.test(type)) check('json', jsonSchema, await bodyValue(c, type), c)
-        else c.req.addValidatedData('json', {})
-        return
-      }
+      // Required or not, a body of another media type is refused; an optional body may be absent.
       if (type ? !jsonRequest.test(type) : hasBody(c)) throw new AppError('unsupported_media_type', 'Unsupported Media Type')
-      check('json', jsonSchema, await bodyValue(c, type), c)
+      if (required || type) check('json', jsonSchema, await bodyValue(c, type), c)
+      else c.req.addValidatedData('json', {})
     })
   }
   return async (c) => {

@@ -310,6 +310,18 @@ export async function createAccessService(deps: AccessDeps) {
       }
     },
 
+    /**
+     * Removes every grant naming exactly this resource from the project's roles (the resource is gone,
+     * e.g. a collection whose database was deleted): a later resource of the same name starts with none.
+     * Returns how many grants were removed.
+     */
+    async dropGrantsOn(projectId: string, resource: string): Promise<number> {
+      const roleIds = (await store.rolesOf(projectId)).map((r) => r.id)
+      const removed = await store.deleteGrantsOn(roleIds, resource)
+      if (removed > 0) await invalidate(projectId)
+      return removed
+    },
+
     /** Which permissions of a list the caller lacks (for API key capabilities). */
     async missingPermissions(principal: Principal, permissions: readonly string[]): Promise<string[]> {
       const missing: string[] = []

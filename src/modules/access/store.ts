@@ -53,6 +53,12 @@ export function createAccessStore(systemDb: Kysely<any>) {
       await trx.deleteFrom('grants').where('role_id', '=', roleId).execute()
       if (grants.length > 0) await trx.insertInto('grants').values(grants).execute()
     },
+    /** Deletes these roles' grants on exactly this resource; returns how many. */
+    async deleteGrantsOn(roleIds: string[], resource: string): Promise<number> {
+      if (roleIds.length === 0) return 0
+      const result = await db.deleteFrom('grants').where('role_id', 'in', roleIds).where('resource', '=', resource).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
     transaction<T>(run: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
       return db.transaction().execute(run)
     },

@@ -29,6 +29,12 @@ export type AuditAction =
   | 'collection.created'
   | 'collection.updated'
   | 'collection.deleted'
+  | 'collection.truncated'
+  | 'database.deleted'
+  | 'record.transferred'
+  | 'storage_connection.created'
+  | 'storage_connection.updated'
+  | 'storage_connection.deleted'
 
 export interface AuditEntry {
   projectId: string

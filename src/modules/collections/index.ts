@@ -1,5 +1,6 @@
 export { searchCondition, searchableFields } from './search-index.js'
 export { systemColumns } from './definition/index.js'
 export { fieldTypeOf, FieldValueError, type FieldDef, type FieldTypeName } from './field-types/index.js'
-export { createCollectionsService, type Collection, type CollectionsService, type ColumnStatus, type StorageType } from './service.js'
+export { createCollectionsService, type Collection, type CollectionsService, type ColumnStatus, type FieldChangeHooks, type StorageType } from './service.js'
+export * as structures from './field-types/structure.js'
 export { collectionsRoutes } from './routes.js'

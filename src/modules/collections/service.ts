@@ -42,6 +42,16 @@ export interface ColumnStatus {
 const channel = 'collections.changed'
 
 /**
+ * Told about a PATCH of a collection's field list: `before` runs first and may refuse it (nothing is
+ * written then), `after` once it is stored. The structure module uses them for addendum §4 (strict needs
+ * a clean scan; running scans of a changed structure are superseded).
+ */
+export interface FieldChangeHooks {
+  before(collection: Collection, next: readonly FieldDef[]): Promise<void>
+  after(collection: Collection, next: readonly FieldDef[]): Promise<void>
+}
+
+/**
  * Collections: the registry (system database) and each collection's table in its project's database or
  * a registered binding. The registry is cached per project and dropped everywhere on change.
  */
@@ -54,6 +64,7 @@ export async function createCollectionsService(deps: {
   log: Logger
   /** Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read). */
   canRead: (principal: Principal, collection: Collection) => Promise<boolean>
+  fieldChanges?: FieldChangeHooks
 }) {
   const store = createCollectionsStore(deps.systemDb)
   const cache = new Map<string, Promise<Map<string, Collection>>>()
@@ -200,14 +211,16 @@ export async function createCollectionsService(deps: {
     },
 
     /**
-     * Replaces the field list (only additions and index toggles) and optionally the access control.
-     * schemaVersion goes up by one. Throws collection_not_found, invalid_field, invalid_request, ddl_error.
+     * Replaces the field list (only additions, index toggles and json structures) and optionally the access
+     * control. schemaVersion goes up by one. Throws collection_not_found, invalid_field, invalid_request,
+     * ddl_error, and whatever the field-change hook refuses with (conflict).
      */
     async update(actor: Principal, projectId: string, name: string, input: { fields: unknown; accessControl?: unknown }): Promise<Collection> {
       const collection = await require(projectId, name)
       const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
       const change = diffFields(collection.fields, fields)
       const accessControl = input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
+      await deps.fieldChanges?.before(collection, fields)
       const handle = await handleOf(collection)
       await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change))
       const now = deps.clock.seconds()
@@ -219,6 +232,7 @@ export async function createCollectionsService(deps: {
         updated_at: now,
       })
       await changed(projectId)
+      await deps.fieldChanges?.after(collection, fields)
       await deps.audit.record({
         projectId,
         action: 'collection.updated',
@@ -250,6 +264,35 @@ export async function createCollectionsService(deps: {
       await store.delete(collection.id)
       await changed(projectId)
       await deps.audit.record({ projectId, action: 'collection.deleted', actor, target: { type: 'collection', id: collection.id }, details: { name } })
+    },
+
+    /**
+     * Removes collections from the registry without touching their tables, because their database binding
+     * is going away (DELETE /databases/:id with cascade). The shares of their records go with them (a
+     * foreign key). Refused, before anything is removed, while a collection outside the set has a relation
+     * to one inside. Throws conflict.
+     */
+    async forget(actor: Principal, projectId: string, names: readonly string[]): Promise<void> {
+      const all = await load(projectId)
+      const leaving = new Set(names)
+      const referencing = [...all.values()].flatMap((c) =>
+        leaving.has(c.name) ? [] : c.fields.filter((f) => f.relationConfig && leaving.has(f.relationConfig.targetCollection)).map((f) => `${c.name}.${f.name}`),
+      )
+      if (referencing.length > 0) {
+        throw new AppError('conflict', `Relations still point at these collections: ${referencing.join(', ')}; remove those collections first`, { referencing })
+      }
+      const gone = names.map((name) => all.get(name)).filter((c): c is Collection => c !== undefined)
+      for (const collection of gone) await store.delete(collection.id)
+      await changed(projectId)
+      for (const collection of gone) {
+        await deps.audit.record({
+          projectId,
+          action: 'collection.deleted',
+          actor,
+          target: { type: 'collection', id: collection.id },
+          details: { name: collection.name, databaseId: collection.databaseId, tableKept: true },
+        })
+      }
     },
 
     /** Records that a collection used owner scoping (a transfer): owned_by shows from then on. */

@@ -1,2 +1,2 @@
 export { databasesRoutes } from './routes.js'
-export { createDatabasesService, type DatabaseBinding, type DatabasesService } from './service.js'
+export { createDatabasesService, type DatabaseBinding, type DatabaseDeletion, type DatabasesService } from './service.js'

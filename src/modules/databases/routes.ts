@@ -31,13 +31,43 @@ const createDatabase = defineRoute({
   responses: { 201: jsonContent(z.object({ data: DatabaseSchema }), 'Registered'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'already_exists') },
 })
 
-/** GET and POST /api/v1/databases (DELETE comes with the data tools). */
+const deleteDatabase = defineRoute({
+  method: 'delete', path: '/api/v1/databases/{id}', operationId: 'databases.delete', summary: 'Unregister a database; cascade removes its collections from the registry', tags,
+  permission: 'system/databases:manage',
+  request: {
+    params: z.object({ id: z.string().min(1).max(64) }),
+    query: z.object({
+      cascade: z
+        .enum(['true', 'false', '1', '0'])
+        .transform((v) => v === 'true' || v === '1')
+        .optional()
+        .openapi({ description: 'Also remove the collections attached to it (default false: refused with 409 while there are any)' }),
+    }),
+  },
+  responses: {
+    200: jsonContent(
+      z.object({
+        success: z.literal(true),
+        cleanupLog: z.array(z.string()),
+        manualCleanupRequired: z.boolean().openapi({ description: 'Tables were left in a database Plinth does not own' }),
+      }),
+      'Deleted',
+    ),
+    ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict'),
+  },
+})
+
+/** GET, POST and DELETE /api/v1/databases. */
 export function databasesRoutes(databases: DatabasesService, security: Security) {
   const router = createRouter(security)
   router.openapi(listDatabases, async (c) => c.json({ data: await databases.list(principalOf(c).projectId) }, 200))
   router.openapi(createDatabase, async (c) => {
     const p = principalOf(c)
     return c.json({ data: await databases.create(p, p.projectId, c.req.valid('json')) }, 201)
+  })
+  router.openapi(deleteDatabase, async (c) => {
+    const p = principalOf(c)
+    return c.json(await databases.delete(p, p.projectId, c.req.valid('param').id, c.req.valid('query').cascade ?? false), 200)
   })
   return router
 }

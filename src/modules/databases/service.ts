@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { SecretBox } from '../../lib/crypto/index.js'
@@ -5,7 +7,9 @@ import { MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from '../
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
+import type { CollectionsService } from '../collections/index.js'
 import { createDatabasesStore, type BindingRow } from './store.js'
 
 export interface DatabaseBinding {
@@ -21,7 +25,27 @@ export interface DatabaseBinding {
  * Database bindings (addendum §4): databases besides a project's own where `remote` collections live.
  * A PostgreSQL binding's URL may hold a password, so it is sealed at rest and never returned.
  */
-export function createDatabasesService(deps: { systemDb: Kysely<any>; clock: Clock; box: SecretBox; audit: AuditService; registry: () => DatabaseRegistry }) {
+export interface DatabaseDeletion {
+  success: true
+  /** What was done and what was left, one line each. */
+  cleanupLog: string[]
+  /** True when something was left for a person to remove (tables in a database Plinth does not own). */
+  manualCleanupRequired: boolean
+}
+
+export interface DatabasesDeps {
+  systemDb: Kysely<any>
+  clock: Clock
+  box: SecretBox
+  audit: AuditService
+  registry: () => DatabaseRegistry
+  /** Where SQLite bindings live: DATA_DIR/databases/<id>.db (as the registry opens them). */
+  dataDir: string
+  collections: Pick<CollectionsService, 'list' | 'forget'>
+  access: Pick<AccessService, 'dropGrantsOn'>
+}
+
+export function createDatabasesService(deps: DatabasesDeps) {
   const store = createDatabasesStore(deps.systemDb)
 
   function toBinding(row: BindingRow): DatabaseBinding {
@@ -79,6 +103,58 @@ export function createDatabasesService(deps: { systemDb: Kysely<any>; clock: Clo
       }
       await deps.audit.record({ projectId, action: 'database.created', actor, target: { type: 'database', id: row.id }, details: { name: row.name, kind: row.kind } })
       return toBinding(row)
+    },
+
+    /**
+     * Unregisters a database. While collections are attached it is refused (409 conflict, stating how
+     * many) unless `cascade`: then each attached collection leaves the registry with what derives from it
+     * (grants naming it, shares of its records, cached metadata). A SQLite binding is Plinth's own file
+     * and is deleted with its tables; tables in a PostgreSQL database are left where they are (Plinth
+     * does not drop tables in a database it does not own), listed in the log, and flagged as manual
+     * cleanup. Throws not_found, conflict (attached collections without cascade; a relation from a
+     * collection elsewhere into one of them).
+     */
+    async delete(actor: Principal, projectId: string, id: string, cascade: boolean): Promise<DatabaseDeletion> {
+      const row = await store.byId(id)
+      if (!row || row.project_id !== projectId) throw new AppError('not_found', 'Database not found')
+      const binding = toBinding(row)
+      const attached = (await deps.collections.list(projectId)).filter((c) => c.databaseId === id).map((c) => c.name)
+      if (attached.length > 0 && !cascade) {
+        throw new AppError(
+          'conflict',
+          `${attached.length} collection${attached.length === 1 ? ' is' : 's are'} attached to database ${row.name} (${attached.join(', ')}); delete them first or pass cascade=true`,
+          { count: attached.length, collections: attached },
+        )
+      }
+      const cleanupLog: string[] = []
+      let manualCleanupRequired = false
+      if (attached.length > 0) {
+        await deps.collections.forget(actor, projectId, attached)
+        for (const name of attached) {
+          const grants = await deps.access.dropGrantsOn(projectId, `collections/${name}`)
+          cleanupLog.push(`Removed collection ${name} from the registry, with ${grants} grant${grants === 1 ? '' : 's'} naming it and the shares of its records`)
+        }
+      }
+      await store.delete(id)
+      await deps.registry().release(projectId, id)
+      cleanupLog.push(`Closed the connection to database ${row.name}`)
+      if (row.kind === 'sqlite') {
+        const file = join(deps.dataDir, 'databases', `${id}.db`)
+        try {
+          for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true })
+          cleanupLog.push(`Deleted the SQLite file of database ${row.name}${attached.length > 0 ? ` with its tables (${attached.join(', ')})` : ''}`)
+        } catch {
+          manualCleanupRequired = true
+          cleanupLog.push(`Could not delete the SQLite file of database ${row.name} (databases/${id}.db in the data directory); delete it by hand`)
+        }
+      } else {
+        for (const name of attached) {
+          manualCleanupRequired = true
+          cleanupLog.push(`Left table ${name} in ${binding.location ?? row.name}: Plinth does not drop tables in a database it does not own; drop it there if it is no longer needed`)
+        }
+      }
+      await deps.audit.record({ projectId, action: 'database.deleted', actor, target: { type: 'database', id }, details: { name: row.name, kind: row.kind, cascade, collections: attached } })
+      return { success: true, cleanupLog, manualCleanupRequired }
     },
 
     /** For the registry: where a project's binding lives, or null. */

@@ -76,7 +76,8 @@ export function writeValue(def: FieldDef, value: unknown): unknown {
     if (holdsNul(stored)) throw new AppError('invalid_field', `Field "${def.name}" must not contain the character U+0000`, { field: def.name })
     return isJsonField(def) ? JSON.stringify(stored) : stored
   } catch (err) {
-    if (err instanceof FieldValueError) throw new AppError(err.code, err.message, { field: def.name })
+    // The type's details (the rule broken, a structure path) stay; the field is named as the API knows it.
+    if (err instanceof FieldValueError) throw new AppError(err.code, err.message, { ...err.details, field: def.name })
     throw err
   }
 }

@@ -49,6 +49,10 @@ export function createSharesStore(systemDb: Kysely<any>) {
     async deleteOfRecord(collectionId: string, recordId: string): Promise<void> {
       await db.deleteFrom('record_shares').where('collection_id', '=', collectionId).where('record_id', '=', recordId).execute()
     },
+    /** Every share of a collection's records (after a truncate). */
+    async deleteOfCollection(collectionId: string): Promise<void> {
+      await db.deleteFrom('record_shares').where('collection_id', '=', collectionId).execute()
+    },
   }
 }
 

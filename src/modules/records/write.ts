@@ -1,62 +1,23 @@
 import { AppError } from '../../lib/errors.js'
-import { comparePresence, evaluateFilter, type ResolvedFilterNode } from '../../lib/filter/index.js'
-import { newId } from '../../lib/ids.js'
+import { comparePresence } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
-import type { FieldDef } from '../collections/index.js'
 import { fieldTypeOf } from '../collections/index.js'
 import { alwaysReadable, readValue, writeValue } from './codec.js'
 import type { Opened, Opener, RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
 import { applyOperator, jsonOperators, operatorPath, type JsonOperator } from './json-ops.js'
 import { both } from './list.js'
+import { assertAllowed, assertInScope, inLocale, newRow, writableField } from './new-row.js'
 import { fullRecord } from './present.js'
 import { cascadeDelete } from './relations.js'
 import type { Row } from './store.js'
 
 export type VersionCheck = { version: number; onMismatch: 'precondition_failed' | 'conflict' } | null
 
-const settable = new Set(['id', 'created_at', 'updated_at'])
-const idPattern = /^[A-Za-z0-9_-]{1,64}$/
 // An update without a version retries when another write lands between its read and its write. Every lost
 // attempt means some other write committed, so N concurrent writers of one record need at most N attempts;
 // the bound only stops a writer starved by an endless stream of others (5 lost 20 concurrent $push writers).
 const maxAttempts = 100
-
-/** The field definition a body key writes; throws invalid_field for an unknown or computed field. */
-function writableField(open: Opened, key: string): FieldDef {
-  const def = open.shape.byName.get(key)
-  if (!def) throw new AppError('invalid_field', `Unknown field "${key.slice(0, 60)}"`, { field: key.slice(0, 60) })
-  if (fieldTypeOf(def.type).computed) throw new AppError('invalid_field', `"${key}" is computed and cannot be written`, { field: key })
-  return def
-}
-
-/** Refuses fields outside the caller's allowlist (403, naming them). */
-function assertAllowed(open: Opened, keys: readonly string[]): void {
-  const allow = open.scope.fields
-  if (!allow) return
-  const refused = keys.filter((k) => !alwaysReadable.has(k) && !allow.includes(k))
-  if (refused.length > 0) throw new AppError('forbidden', `You may not write ${refused.join(', ')}`, { fields: refused })
-}
-
-/** A translatable field written as a plain string lands in the request's locale. */
-function inLocale(open: Opened, def: FieldDef, value: unknown, current: unknown): unknown {
-  if (!def.translatable || typeof value !== 'string') return value
-  if (open.locale === '*') throw new AppError('invalid_field', `"${def.name}" is translatable: send a locale → text map, or name one locale`, { field: def.name })
-  const map = current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as Record<string, unknown>) } : {}
-  return { ...map, [open.locale]: value }
-}
-
-/** The stored record must stay inside the caller's rows for the action (a grant's item_filter, owner scoping). */
-function assertInScope(scope: ResolvedFilterNode | null, record: ApiRecord, action: string): void {
-  if (scope && !evaluateFilter(scope, record)) {
-    throw new AppError('forbidden', `The record would be outside the rows you may ${action}`)
-  }
-}
-
-function timestamp(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new AppError('invalid_field', `${field} must be Unix seconds`, { field })
-  return value
-}
 
 export function createWriter(deps: RecordsDeps, open: Opener) {
   const { clock } = deps
@@ -79,39 +40,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
      */
     async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<{ opened: Opened; row: Row }> {
       const opened = await open(principal, name, 'create', locale)
-      let data: ApiRecord = {}
-      const system: Partial<Record<'id' | 'created_at' | 'updated_at', unknown>> = {}
-      for (const [key, value] of Object.entries(body)) {
-        if (settable.has(key)) {
-          if (opened.scope.admin) system[key as 'id'] = value
-        } else if (!alwaysReadable.has(key)) {
-          writableField(opened, key)
-          data[key] = value
-        }
-      }
-      assertAllowed(opened, Object.keys(data))
-      data = await deps.hooks.run({ action: 'create', collection: opened.collection, principal, before: null, data })
-      const now = clock.seconds()
-      if (system.id !== undefined && (typeof system.id !== 'string' || !idPattern.test(system.id))) {
-        throw new AppError('invalid_field', 'id must be 1-64 letters, digits, - or _', { field: 'id' })
-      }
-      const row: Row = {
-        id: (system.id as string | undefined) ?? newId(),
-        created_at: system.created_at === undefined ? now : timestamp(system.created_at, 'created_at'),
-        updated_at: system.updated_at === undefined ? now : timestamp(system.updated_at, 'updated_at'),
-        created_by: principal.userId,
-        updated_by: principal.userId,
-        deleted_at: null,
-        _version: 1,
-        owned_by: null,
-      }
-      for (const def of opened.shape.stored) {
-        if (def.name in data) row[def.name] = writeValue(def, inLocale(opened, def, data[def.name], null))
-        else if (def.defaultValue !== undefined) row[def.name] = writeValue(def, def.defaultValue)
-        else if (def.required) throw new AppError('missing_field', `Field "${def.name}" is required`, { field: def.name })
-        else row[def.name] = null
-      }
-      assertInScope(opened.scope.rows, fullRecord(opened.shape, row), 'create')
+      const { row } = await newRow(opened, deps.hooks, body, clock.seconds())
       const stored = await opened.store.insert(row)
       await emit('record.create', opened, null, fullRecord(opened.shape, stored))
       return { opened, row: stored }
@@ -163,7 +92,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
           set[key] = writeValue(def, next)
           after[key] = readValue(def, set[key], opened.shape.kind)
         }
-        assertInScope(opened.scope.rows, after, 'update')
+        assertInScope(opened, after, 'update')
         const updated = await opened.store.update(id, set, opened.scope.rows, Number(current._version))
         if (updated) {
           await emit('record.update', opened, before, fullRecord(opened.shape, updated))
@@ -190,7 +119,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
         const set = { deleted_at: clock.seconds(), updated_at: clock.seconds(), updated_by: principal.userId }
         if (!(await opened.store.update(id, set, opened.scope.rows, null))) throw new AppError('record_not_found', 'Record not found')
       }
-      await emit('record.delete', opened, before, null)
+      deps.events.emit('record.delete', { projectId: opened.collection.projectId, collection: opened.collection.name, before, after: null, actor: { kind: principal.kind, userId: principal.userId }, at: clock.seconds(), permanent })
     },
 
     /** Brings a soft-deleted record back; missing, hidden and not-deleted are the same 404. */

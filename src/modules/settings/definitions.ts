@@ -14,6 +14,18 @@ export const settingDefinitions = {
     doc: 'When image variants are generated',
   },
   'files.quotaBytes': { schema: z.number().int().min(0), default: 5 * 1024 ** 3, doc: 'Project storage quota in bytes' },
+  'files.variants': {
+    // A string, as settings are flat scalars: `name:pixels` pairs, comma-separated ("" for none).
+    schema: z
+      .string()
+      .max(400)
+      .regex(/^(?:[a-z][a-z0-9_-]{0,31}:\d{2,4}(?:,[a-z][a-z0-9_-]{0,31}:\d{2,4}){0,7})?$/, 'must be name:pixels pairs, comma-separated (at most 8)')
+      .refine((value) => value === '' || value.split(',').every((pair) => Number(pair.split(':')[1]) >= 16 && Number(pair.split(':')[1]) <= 4096), 'sizes are 16 to 4096 pixels')
+      .refine((value) => !value.split(',').some((pair) => ['thumbnail', 'original'].includes(pair.split(':')[0]!)), '"thumbnail" and "original" are reserved names')
+      .refine((value) => new Set(value.split(',').map((pair) => pair.split(':')[0])).size === value.split(',').length, 'each name once'),
+    default: 'small:480,medium:1024',
+    doc: 'Image sizes made beside the 200 px thumbnail: name:pixels pairs (longest side), comma-separated',
+  },
   'i18n.defaultLocale': {
     schema: z.string().regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/, 'must be a BCP-47 locale'),
     default: 'en',

@@ -9,8 +9,9 @@ export interface FieldsDiff {
 }
 
 /**
- * What a PATCH (the complete, normalised field list) changes. Only additions and `indexed` toggles are
- * supported (core-api "Update rules"); order does not matter. Throws AppError invalid_field (400) naming
+ * What a PATCH (the complete, normalised field list) changes. Only additions, `indexed` toggles and a json
+ * field's `structure` (addendum §4; no DDL, checked by the structure hooks) are supported (core-api
+ * "Update rules"); order does not matter. Throws AppError invalid_field (400) naming
  * the first existing field that is missing (removed or renamed) or otherwise changed.
  */
 export function diffFields(existing: readonly FieldDef[], next: readonly FieldDef[]): FieldsDiff {
@@ -35,7 +36,8 @@ export function diffFields(existing: readonly FieldDef[], next: readonly FieldDe
   return { added: next.filter((f) => !existingNames.has(f.name)), indexToggled }
 }
 
-// Compared in canonical form: absent, undefined and (for flags) false are the same; `indexed` may change.
+// Compared in canonical form: absent, undefined and (for flags) false are the same; `indexed` and
+// `structure` may change.
 function changedProperties(a: FieldDef, b: FieldDef): string[] {
   const left = canonicalDef(a)
   const right = canonicalDef(b)
@@ -44,7 +46,7 @@ function changedProperties(a: FieldDef, b: FieldDef): string[] {
 }
 
 function canonicalDef(def: FieldDef): Record<string, unknown> {
-  const { indexed: _indexed, ...rest } = def
+  const { indexed: _indexed, structure: _structure, ...rest } = def
   return { ...rest, required: def.required === true, unique: def.unique === true, translatable: def.translatable === true }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { patternLimits } from '../field-types/index.js'
+import { parseStructure } from '../field-types/structure.js'
 
 /**
  * A field definition as clients send it (POST and PATCH /collections). Options a type does not take may be
@@ -38,6 +39,15 @@ export const RollupConfigSchema = z.strictObject({
   targetField: name.optional(),
 })
 
+/** A json field's `structure` (addendum §4), checked and normalised; a problem names its path below `structure`. */
+export const StructureInputSchema = z.unknown().transform((input, ctx) => {
+  if (input === null || input === undefined) return null
+  const parsed = parseStructure(input)
+  if (parsed.ok) return parsed.structure
+  ctx.addIssue({ code: 'custom', message: parsed.message, path: parsed.path })
+  return z.NEVER
+})
+
 export const FieldDefInputSchema = z.object({
   name: z.string(),
   type: z.string(),
@@ -52,7 +62,7 @@ export const FieldDefInputSchema = z.object({
   lookupConfig: LookupConfigSchema.nullish(),
   rollupConfig: RollupConfigSchema.nullish(),
   translatable: z.boolean().nullish(),
-  structure: z.unknown().optional(),
+  structure: StructureInputSchema.optional(),
   resultType: z.unknown().optional(),
 })
 

@@ -71,7 +71,7 @@ export interface FieldDef {
   rollupConfig?: RollupConfig
   resultType?: StoredTypeName
   translatable?: boolean
-  /** Addendum §4 `structure` of a json field; passed through unchecked for now. */
+  /** Addendum §4 `structure` of a json field, checked and normalised (a `Structure`: read it with `structureOf`). */
   structure?: unknown
 }
 

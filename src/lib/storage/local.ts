@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto'
+import type { FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { Readable } from 'node:stream'
+import { systemClock, type Clock } from '../clock.js'
+import { AppError } from '../errors.js'
+import { checkFilename, checkListLimit, checkSize } from './checks.js'
+import { checkContentType, sameContentType } from './content-type.js'
+import { checkKey, checkPrefix } from './keys.js'
+import { checkExpiresIn, readSignedUrl, signObjectUrl, type PutGrant, type SignedGrant, type SignedQuery } from './signed-url.js'
+import type { ObjectStorage, StoredObject } from './types.js'
+
+export interface LocalStorageOptions {
+  /** DATA_DIR: objects live in `files/<key>`, their content types in `files-meta/<key>` (JSON), unfinished uploads in `files-tmp/`. */
+  dataDir: string
+  /** PUBLIC_URL: signed URLs point at this instance (or any other sharing SECRET_KEY and DATA_DIR). */
+  publicUrl: string
+  /** SECRET_KEY: the URL signing key is derived from it. */
+  secretKey: string
+  clock?: Clock
+}
+
+/** An object opened for serving: its facts now, its bytes when asked (or `close()` to not read them). */
+export interface OpenedObject extends StoredObject {
+  readonly modifiedAt: Date
+  /** The bytes from `start` to `end` inclusive (the whole object by default); closes the file when done. */
+  stream(range?: { start: number; end: number }): Readable
+  close(): Promise<void>
+}
+
+/** The embedded driver: files on the local disk, URLs signed by Plinth and served by its own route. */
+export interface LocalStorage extends ObjectStorage {
+  readonly kind: 'local'
+  /** The directory objects live under (`DATA_DIR/files`). */
+  readonly root: string
+  /** The grant a signed URL's query carries (HEAD is checked as GET). Throws forbidden: expired, tampered. */
+  authorize(method: 'GET' | 'PUT', query: SignedQuery): SignedGrant
+  /**
+   * Stores the body of a signed upload: exactly the signed size, of the signed type, written to a temp file
+   * and renamed into place, so a refused or broken upload leaves nothing. Throws payload_too_large
+   * (longer than signed), invalid_request (shorter, other or missing Content-Type), conflict (key collides).
+   */
+  receive(grant: PutGrant, body: Readable, request: { contentType: string | undefined; contentLength: number | undefined }): Promise<StoredObject>
+  /** Opens an object to serve it, or null when absent. Throws invalid_request (bad key). */
+  open(key: string): Promise<OpenedObject | null>
+}
+
+interface Meta {
+  contentType: string | null
+}
+
+/** The local driver over `options.dataDir`. Throws internal when the secret key is under 32 bytes. */
+export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
+  const clock = options.clock ?? systemClock
+  const root = resolve(options.dataDir, 'files')
+  const metaRoot = resolve(options.dataDir, 'files-meta')
+  const tmpRoot = resolve(options.dataDir, 'files-tmp')
+  const { secretKey, publicUrl } = options
+
+  function pathOf(key: string): string {
+    const path = resolve(root, checkKey(key))
+    // checkKey already rules out escapes; this keeps the root closed even if it had a gap.
+    if (!path.startsWith(root + sep)) throw new AppError('invalid_request', 'Invalid object key: it leaves the storage root')
+    return path
+  }
+  // The meta tree has the data tree's shape (same relative paths), so it collides exactly when the data would.
+  const metaPathOf = (key: string) => resolve(metaRoot, checkKey(key))
+
+  /** Writes `body` to a temp file, then its meta, then renames it into place; nothing stays behind on failure. */
+  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined): Promise<StoredObject> {
+    const target = pathOf(key)
+    await mkdir(tmpRoot, { recursive: true })
+    const tmp = join(tmpRoot, randomUUID())
+    let handle: FileHandle | undefined = await open(tmp, 'wx')
+    let committed = false
+    try {
+      let size = 0
+      if (Buffer.isBuffer(body)) {
+        size = body.length
+        if (exact) checkLength(size, exact)
+        await handle.write(body)
+      } else {
+        // Stopping early must not destroy a request body: its socket still has to carry our answer.
+        for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+          size += bytes.length
+          if (exact && size > exact.bytes) throw exact.tooLarge(exact.bytes)
+          await handle.write(bytes)
+        }
+        if (exact) checkLength(size, exact)
+      }
+      await handle.datasync()
+      await handle.close()
+      handle = undefined
+      await writeMeta(key, { contentType })
+      try {
+        await moveIntoPlace(tmp, target, key)
+      } catch (err) {
+        // A collision means no object lives at this key: the type just written describes nothing.
+        if (err instanceof AppError && err.code === 'conflict') await rm(metaPathOf(key), { force: true })
+        throw err
+      }
+      committed = true
+      return { sizeBytes: size, contentType }
+    } finally {
+      await handle?.close().catch(() => {})
+      if (!committed) await rm(tmp, { force: true })
+    }
+  }
+
+  async function writeMeta(key: string, meta: Meta): Promise<void> {
+    const path = metaPathOf(key)
+    const tmp = join(tmpRoot, `${randomUUID()}.meta`)
+    await writeFile(tmp, JSON.stringify(meta), { flag: 'wx' })
+    try {
+      await moveIntoPlace(tmp, path, key)
+    } catch (err) {
+      await rm(tmp, { force: true })
+      throw err
+    }
+  }
+
+  async function readMeta(key: string): Promise<Meta | null> {
+    try {
+      const parsed = JSON.parse(await readFile(metaPathOf(key), 'utf8')) as Partial<Meta>
+      return { contentType: typeof parsed.contentType === 'string' ? parsed.contentType : null }
+    } catch {
+      return null
+    }
+  }
+
+  async function moveIntoPlace(from: string, to: string, key: string): Promise<void> {
+    // A delete pruning empty folders may remove the parent between mkdir and rename: try once more.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(dirname(to), { recursive: true })
+        await rename(from, to)
+        return
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' && attempt === 0) continue
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENOTEMPTY') {
+          throw new AppError('conflict', 'The object key collides with another object (a key cannot also be a folder of keys)', { key })
+        }
+        throw err
+      }
+    }
+  }
+
+  /** Removes now-empty folders from `path`'s parent up to (not including) `top`; stops at the first non-empty one. */
+  async function prune(path: string, top: string): Promise<void> {
+    for (let dir = dirname(path); dir.startsWith(top + sep); dir = dirname(dir)) {
+      try {
+        await rmdir(dir)
+      } catch {
+        return
+      }
+    }
+  }
+
+  async function openObject(key: string): Promise<OpenedObject | null> {
+    const path = pathOf(key)
+    let handle: FileHandle
+    try {
+      handle = await open(path, 'r')
+    } catch (err) {
+      if (isMissing(err)) return null
+      throw err
+    }
+    try {
+      const info = await handle.stat()
+      if (!info.isFile()) {
+        await handle.close()
+        return null
+      }
+      const meta = await readMeta(key)
+      let used = false
+      return {
+        sizeBytes: info.size,
+        contentType: meta?.contentType ?? null,
+        modifiedAt: info.mtime,
+        stream(range) {
+          used = true
+          return handle.createReadStream(range ? { start: range.start, end: range.end, autoClose: true } : { autoClose: true })
+        },
+        async close() {
+          if (!used) await handle.close()
+        },
+      }
+    } catch (err) {
+      await handle.close()
+      throw err
+    }
+  }
+
+  return {
+    kind: 'local',
+    root,
+
+    async presignPut(key, { contentType, sizeBytes, expiresIn }) {
+      checkSize(sizeBytes)
+      const grant: PutGrant = {
+        method: 'PUT',
+        key: checkKey(key),
+        expires: clock.seconds() + checkExpiresIn(expiresIn),
+        sizeBytes,
+        contentType: checkContentType(contentType),
+      }
+      return signObjectUrl(secretKey, publicUrl, grant)
+    },
+
+    async presignGet(key, { expiresIn, filename, contentType }) {
+      return signObjectUrl(secretKey, publicUrl, {
+        method: 'GET',
+        key: checkKey(key),
+        expires: clock.seconds() + checkExpiresIn(expiresIn),
+        filename: filename === undefined ? null : checkFilename(filename),
+        contentType: contentType === undefined ? null : checkContentType(contentType),
+      })
+    },
+
+    async put(key, body, { contentType, sizeBytes }) {
+      const exact = sizeBytes === undefined ? undefined : { bytes: checkSize(sizeBytes), tooLarge: (limit: number) => wrongLength(limit) }
+      await store(key, body, checkContentType(contentType), exact)
+    },
+
+    async get(key) {
+      const opened = await openObject(key)
+      return opened ? opened.stream() : null
+    },
+
+    async head(key) {
+      const path = pathOf(key)
+      try {
+        const info = await stat(path)
+        if (!info.isFile()) return null
+        return { sizeBytes: info.size, contentType: (await readMeta(key))?.contentType ?? null }
+      } catch (err) {
+        if (isMissing(err)) return null
+        throw err
+      }
+    },
+
+    async delete(key) {
+      const path = pathOf(key)
+      try {
+        if ((await stat(path)).isFile()) await rm(path)
+      } catch (err) {
+        if (!isMissing(err)) throw err
+      }
+      await rm(metaPathOf(key), { force: true })
+      await prune(path, root)
+      await prune(metaPathOf(key), metaRoot)
+    },
+
+    async list(prefix, limit) {
+      checkPrefix(prefix)
+      checkListLimit(limit)
+      const keys: string[] = []
+      const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1)
+      for await (const key of walk(root, folder)) {
+        if (key.startsWith(prefix)) keys.push(key)
+        if (keys.length >= limit) break
+      }
+      return keys
+    },
+
+    async close() {},
+
+    authorize(method, query) {
+      return readSignedUrl(secretKey, method, query, clock.seconds())
+    },
+
+    async receive(grant, body, request) {
+      if (request.contentType === undefined || !sameContentType(request.contentType, grant.contentType)) {
+        throw new AppError('invalid_request', `Content-Type must be ${grant.contentType}, as the upload URL was signed for`, {
+          expected: grant.contentType,
+        })
+      }
+      const exact = { bytes: grant.sizeBytes, tooLarge }
+      if (request.contentLength !== undefined) checkLength(request.contentLength, exact)
+      return store(grant.key, body, grant.contentType, exact)
+    },
+
+    open: openObject,
+  }
+}
+
+/** Keys under `folder` (relative to `root`, ending in "/" or empty), in S3's order: byte order of the whole key. */
+async function* walk(root: string, folder: string): AsyncGenerator<string> {
+  let entries
+  try {
+    entries = await readdir(join(root, folder), { withFileTypes: true })
+  } catch (err) {
+    if (isMissing(err)) return
+    throw err
+  }
+  const named = entries
+    .filter((e) => e.isFile() || e.isDirectory())
+    .map((e) => ({ name: e.name, folder: e.isDirectory(), sortKey: e.isDirectory() ? `${e.name}/` : e.name }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.sortKey), Buffer.from(b.sortKey)))
+  for (const entry of named) {
+    if (entry.folder) yield* walk(root, `${folder}${entry.name}/`)
+    else yield `${folder}${entry.name}`
+  }
+}
+
+/** A body must be exactly `bytes` long; a longer one fails with `tooLarge` as soon as it is seen. */
+interface Exact {
+  bytes: number
+  tooLarge(limit: number): AppError
+}
+
+function checkLength(actual: number, exact: Exact): void {
+  if (actual > exact.bytes) throw exact.tooLarge(exact.bytes)
+  if (actual < exact.bytes) {
+    throw new AppError('invalid_request', `The body is ${actual} bytes; it must be exactly ${exact.bytes}`, { expected: exact.bytes, received: actual })
+  }
+}
+
+function wrongLength(limit: number): AppError {
+  return new AppError('invalid_request', `The body is longer than sizeBytes (${limit})`, { expected: limit })
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `The body is larger than the ${limit} bytes this upload allows`, { limit })
+}
+
+
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}

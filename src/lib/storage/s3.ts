@@ -1,0 +1,267 @@
+import { Readable, Transform } from 'node:stream'
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type CompletedPart,
+} from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { systemClock, type Clock } from '../clock.js'
+import { AppError } from '../errors.js'
+import { checkFilename, checkListLimit, checkSize } from './checks.js'
+import { checkContentType } from './content-type.js'
+import { contentDisposition } from './disposition.js'
+import { checkKey, checkPrefix } from './keys.js'
+import { checkExpiresIn } from './signed-url.js'
+import type { ObjectStorage } from './types.js'
+
+export interface S3StorageOptions {
+  endpoint: string
+  bucket: string
+  accessKeyId: string
+  secretAccessKey: string
+  /** `auto` suits R2; AWS wants the bucket's region. */
+  region: string
+  /** Bucket in the path (`endpoint/bucket/key`) rather than the host name; true by default, as MinIO and R2 expect. */
+  forcePathStyle?: boolean
+  /** Signing time of presigned URLs. */
+  clock?: Clock
+  /** Size of each part when a stream of unknown length is uploaded in parts (at least 5 MiB, S3's minimum). */
+  partSizeBytes?: number
+}
+
+/** Any S3-compatible store (AWS, R2, MinIO). */
+export interface S3Storage extends ObjectStorage {
+  readonly kind: 's3'
+  readonly bucket: string
+}
+
+const minPartSize = 5 * 1024 * 1024
+
+/**
+ * The S3 driver. Presigned PUT URLs sign Content-Type and Content-Length, so the store itself refuses a
+ * larger, shorter or differently typed body. Credentials stay inside the client; errors carry the store's
+ * error name, never a key. Store failures throw service_unavailable (details.storageError names the cause).
+ */
+export function createS3Storage(options: S3StorageOptions): S3Storage {
+  const clock = options.clock ?? systemClock
+  const partSize = Math.max(options.partSizeBytes ?? 8 * 1024 * 1024, minPartSize)
+  const Bucket = options.bucket
+  const client = new S3Client({
+    endpoint: options.endpoint,
+    region: options.region,
+    forcePathStyle: options.forcePathStyle ?? true,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    // Checksums only where S3 requires them: R2, MinIO and older stores refuse the newer default headers,
+    // and a presigned PUT must not carry a checksum of a body it has not seen.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+  })
+
+  async function send<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (err) {
+      throw storageError(err)
+    }
+  }
+
+  async function putInParts(key: string, body: Readable, contentType: string): Promise<void> {
+    const parts = readParts(body, partSize)
+    const first = await parts.next()
+    const firstPart = first.done ? Buffer.alloc(0) : first.value
+    const second = first.done ? first : await parts.next()
+    if (second.done) {
+      await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: firstPart, ContentType: contentType, ContentLength: firstPart.length })))
+      return
+    }
+    const { UploadId } = await send(() => client.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType })))
+    if (!UploadId) throw new AppError('service_unavailable', 'Object storage did not start a multipart upload', { storageError: 'NoUploadId' })
+    try {
+      const done: CompletedPart[] = []
+      const upload = async (part: Buffer) => {
+        const PartNumber = done.length + 1
+        const { ETag } = await send(() => client.send(new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length })))
+        done.push({ ETag, PartNumber })
+      }
+      await upload(firstPart)
+      await upload(second.value)
+      for await (const part of parts) await upload(part)
+      await send(() => client.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: done } })))
+    } catch (err) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => {})
+      throw err
+    }
+  }
+
+  return {
+    kind: 's3',
+    bucket: Bucket,
+
+    async presignPut(key, { contentType, sizeBytes, expiresIn }) {
+      checkSize(sizeBytes)
+      const command = new PutObjectCommand({ Bucket, Key: checkKey(key), ContentType: checkContentType(contentType), ContentLength: sizeBytes })
+      return getSignedUrl(client, command, {
+        expiresIn: checkExpiresIn(expiresIn),
+        signingDate: new Date(clock.now()),
+        signableHeaders: new Set(['content-type', 'content-length']),
+      })
+    },
+
+    async presignGet(key, { expiresIn, filename, contentType }) {
+      const command = new GetObjectCommand({
+        Bucket,
+        Key: checkKey(key),
+        ResponseContentDisposition: filename === undefined ? undefined : contentDisposition(checkFilename(filename)),
+        ResponseContentType: contentType === undefined ? undefined : checkContentType(contentType),
+      })
+      return getSignedUrl(client, command, { expiresIn: checkExpiresIn(expiresIn), signingDate: new Date(clock.now()) })
+    },
+
+    async put(key, body, { contentType, sizeBytes }) {
+      checkKey(key)
+      const ContentType = checkContentType(contentType)
+      if (sizeBytes !== undefined) checkSize(sizeBytes)
+      if (Buffer.isBuffer(body)) {
+        if (sizeBytes !== undefined && body.length !== sizeBytes) throw lengthMismatch(body.length, sizeBytes)
+        await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType, ContentLength: body.length })))
+      } else if (sizeBytes !== undefined) {
+        let failure: AppError | undefined
+        const checked = body.pipe(exactLength(sizeBytes, (err) => (failure = err)))
+        body.once('error', (err) => checked.destroy(err))
+        try {
+          await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: checked, ContentType, ContentLength: sizeBytes })))
+        } catch (err) {
+          throw failure ?? err
+        }
+        if (failure) throw failure
+      } else {
+        await putInParts(key, body, ContentType)
+      }
+    },
+
+    async get(key) {
+      checkKey(key)
+      try {
+        const { Body } = await client.send(new GetObjectCommand({ Bucket, Key: key }))
+        if (!Body) return null
+        return Body instanceof Readable ? Body : Readable.fromWeb(Body.transformToWebStream() as never)
+      } catch (err) {
+        if (isMissing(err)) return null
+        throw storageError(err)
+      }
+    },
+
+    async head(key) {
+      checkKey(key)
+      try {
+        const found = await client.send(new HeadObjectCommand({ Bucket, Key: key }))
+        return { sizeBytes: found.ContentLength ?? 0, contentType: found.ContentType ?? null }
+      } catch (err) {
+        if (isMissing(err)) return null
+        throw storageError(err)
+      }
+    },
+
+    async delete(key) {
+      checkKey(key)
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: key }))
+      } catch (err) {
+        if (!isMissing(err)) throw storageError(err)
+      }
+    },
+
+    async list(prefix, limit) {
+      checkPrefix(prefix)
+      checkListLimit(limit)
+      const keys: string[] = []
+      let ContinuationToken: string | undefined
+      do {
+        const page = await send(() =>
+          client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix || undefined, MaxKeys: limit - keys.length, ContinuationToken })),
+        )
+        for (const item of page.Contents ?? []) if (item.Key !== undefined && keys.length < limit) keys.push(item.Key)
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined
+      } while (ContinuationToken && keys.length < limit)
+      return keys
+    },
+
+    async close() {
+      client.destroy()
+    },
+  }
+}
+
+/** Whole parts of `size` bytes from a stream (the last one shorter), one in memory at a time. */
+async function* readParts(body: Readable, size: number): AsyncGenerator<Buffer> {
+  let chunks: Buffer[] = []
+  let held = 0
+  for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    while (held + bytes.length >= size) {
+      const take = size - held
+      chunks.push(bytes.subarray(0, take))
+      yield Buffer.concat(chunks, size)
+      bytes = bytes.subarray(take)
+      chunks = []
+      held = 0
+    }
+    if (bytes.length > 0) {
+      chunks.push(bytes)
+      held += bytes.length
+    }
+  }
+  if (held > 0) yield Buffer.concat(chunks, held)
+}
+
+/** Passes exactly `expected` bytes through, failing the stream (and reporting why) when there are more or fewer. */
+function exactLength(expected: number, report: (err: AppError) => void): Transform {
+  let seen = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length
+      if (seen > expected) {
+        const err = lengthMismatch(seen, expected)
+        report(err)
+        done(err)
+      } else done(null, chunk)
+    },
+    flush(done) {
+      if (seen === expected) return done()
+      const err = lengthMismatch(seen, expected)
+      report(err)
+      done(err)
+    },
+  })
+}
+
+function lengthMismatch(actual: number, expected: number): AppError {
+  return new AppError('invalid_request', `The body is ${actual > expected ? 'more' : actual} bytes; sizeBytes says ${expected}`, {
+    expected,
+  })
+}
+
+
+
+function isMissing(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404
+}
+
+/** A store failure as service_unavailable naming the store's error (never the request, which holds credentials). */
+function storageError(err: unknown): AppError {
+  if (err instanceof AppError) return err
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } }
+  const storageError = e.code ?? e.name ?? 'Error'
+  const status = e.$metadata?.httpStatusCode ?? null
+  return new AppError('service_unavailable', `Object storage refused the request (${storageError})`, { storageError, status }, { cause: err })
+}

@@ -1,0 +1,67 @@
+import { AppError } from '../../lib/errors.js'
+import { evaluateFilter } from '../../lib/filter/index.js'
+import { idPattern } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
+import { ownerOf, toWire, type FileRow } from './model.js'
+import type { FilesStore, Sight } from './store.js'
+
+export const FILES_RESOURCE = 'system/files'
+
+function notFound(): AppError {
+  return new AppError('not_found', 'File not found')
+}
+
+/**
+ * The ownership and visibility rules of core-api § File endpoints, in one place:
+ * - a public file is seen by every caller the route let in (system/files:read or more);
+ * - a private file only by its uploader; others get 404 and never see it listed. Roles with admin access,
+ *   super_admin and service keys (which act for the system, as for records) bypass;
+ * - confirm-upload and variants are the uploader's alone (403 for anyone else, administrators included);
+ * - update and delete stay inside the grant's item_filter, evaluated over the file object (camelCase).
+ */
+export function createFileAccess(access: AccessService, store: FilesStore) {
+  async function sightOf(principal: Principal): Promise<Sight> {
+    const serviceKey = principal.kind === 'api_key' && principal.userId === null
+    return { owner: ownerOf(principal), bypass: serviceKey || (await access.hasAdminAccess(principal)) }
+  }
+
+  function sees(sight: Sight, row: FileRow): boolean {
+    return row.visibility === 'public' || sight.bypass || (sight.owner !== null && row.owner === sight.owner)
+  }
+
+  return {
+    sightOf,
+    sees,
+
+    /** A file the caller may see, pending or complete. Throws not_found (missing, another project's, or private and not yours). */
+    async visible(principal: Principal, id: string): Promise<FileRow> {
+      if (!idPattern.test(id)) throw notFound()
+      const row = await store.byId(principal.projectId, id)
+      if (!row || !sees(await sightOf(principal), row)) throw notFound()
+      return row
+    },
+
+    /** Throws forbidden unless the caller uploaded the file (its user, or the very service key). */
+    assertOwner(principal: Principal, row: FileRow, what: string): void {
+      const owner = ownerOf(principal)
+      if (owner === null || owner !== row.owner) throw new AppError('forbidden', `Only the uploader may ${what}`)
+    },
+
+    /** The row scope of the caller for an action on files, as a test of one file; throws forbidden when the action is not granted at all. */
+    async scopeFor(principal: Principal, action: 'update' | 'delete'): Promise<(row: FileRow) => boolean> {
+      const decision = await access.decide(principal, FILES_RESOURCE, action)
+      if (!decision.allowed) throw new AppError('forbidden', `Missing permission ${FILES_RESOURCE}:${action}`, { resource: FILES_RESOURCE, action })
+      const filter = decision.itemFilter
+      return filter === null ? () => true : (row) => evaluateFilter(filter, toWire(row) as unknown as Record<string, unknown>)
+    },
+
+    /** Throws forbidden when the file lies outside the rows the caller may update or delete. */
+    async assertInScope(principal: Principal, row: FileRow, action: 'update' | 'delete'): Promise<void> {
+      const inScope = await this.scopeFor(principal, action)
+      if (!inScope(row)) throw new AppError('forbidden', `This file is outside the files you may ${action}`, { resource: FILES_RESOURCE, action })
+    },
+  }
+}
+
+export type FileAccess = ReturnType<typeof createFileAccess>

@@ -1,0 +1,55 @@
+import { idPattern } from '../../lib/ids.js'
+import type { RecordEvent } from '../records/index.js'
+import type { FilesContext } from './context.js'
+
+/** Pending uploads older than this are abandoned: their rows and any bytes that arrived are removed. */
+const abandonedAfterSeconds = 3600
+const sweepEveryMs = 10 * 60_000
+
+/**
+ * What removes files without a request for them: a permanent record delete takes the files named in its
+ * `file` fields (attached to that collection), and a sweep clears uploads never confirmed.
+ */
+export function createCleanup(ctx: FilesContext) {
+  const { deps, store } = ctx
+
+  async function onRecordDelete(event: RecordEvent): Promise<void> {
+    if (event.permanent !== true || !event.before) return
+    const collection = await deps.collections.find(event.projectId, event.collection)
+    if (!collection) return
+    const ids = collection.fields
+      .filter((f) => f.type === 'file')
+      .map((f) => event.before![f.name])
+      .filter((v): v is string => typeof v === 'string' && idPattern.test(v))
+    for (const row of await store.inCollection(event.projectId, event.collection, [...new Set(ids)])) {
+      try {
+        await ctx.removeObjects(row)
+        await store.remove(row.project_id, row.id)
+      } catch (err) {
+        deps.log.warn({ err, fileId: row.id }, 'could not remove a file of a permanently deleted record')
+      }
+    }
+  }
+
+  async function sweep(): Promise<void> {
+    const rows = await store.abandonedAcrossProjects(deps.clock.seconds() - abandonedAfterSeconds, 100)
+    for (const row of rows) {
+      await ctx.removeObjects(row)
+      await store.remove(row.project_id, row.id)
+    }
+  }
+
+  const unsubscribe = deps.events.on('record.delete', onRecordDelete)
+  const timer = setInterval(() => {
+    sweep().catch((err: unknown) => deps.log.warn({ err }, 'abandoned upload sweep failed'))
+  }, sweepEveryMs)
+  timer.unref()
+
+  return {
+    sweep,
+    close(): void {
+      clearInterval(timer)
+      unsubscribe()
+    },
+  }
+}

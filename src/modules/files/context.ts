@@ -1,0 +1,92 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import type { EventBus } from '../../lib/events/index.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
+import type { AccessService } from '../access/index.js'
+import type { CollectionsService } from '../collections/index.js'
+import type { RecordEvents } from '../records/index.js'
+import type { SettingsService } from '../settings/index.js'
+import { createFileAccess, type FileAccess } from './access.js'
+import type { FileEvents } from './events.js'
+import { isResizable, limits, parseVariants, SYSTEM_COLLECTION, type FileRow } from './model.js'
+import { createFilesStore, type FilesStore } from './store.js'
+import { createVariants, type Variants } from './variants.js'
+
+export interface FilesDeps {
+  systemDb: Kysely<any>
+  storage: ObjectStorage
+  access: AccessService
+  collections: CollectionsService
+  settings: SettingsService
+  events: EventBus<FileEvents & RecordEvents>
+  clock: Clock
+  log: Logger
+}
+
+/** What every part of the files module shares, built once. */
+export interface FilesContext {
+  deps: FilesDeps
+  store: FilesStore
+  access: FileAccess
+  variants: Variants
+  /** Throws limit_exceeded when adding `adding` bytes (and freeing `freeing`) would pass the project's quota. */
+  assertQuota(projectId: string, adding: number, freeing?: number): Promise<void>
+  /** `__system`, or a collection the caller may see. Throws invalid_request. */
+  checkCollection(principal: Principal, name: string | undefined): Promise<string>
+  /** Removes a file's stored objects, variants first; throws service_unavailable (the row stays, so a retry can finish) when one cannot be removed. */
+  removeObjects(row: FileRow): Promise<void>
+  /** Whether a complete file gets its variants in the background under the project's strategy. */
+  variantsOnUpload(row: Pick<FileRow, 'project_id' | 'mime_type'>): Promise<boolean>
+}
+
+export function createFilesContext(deps: FilesDeps): FilesContext {
+  const store = createFilesStore(deps.systemDb)
+  const variants = createVariants({ store, storage: deps.storage, settings: deps.settings, log: deps.log })
+  return {
+    deps,
+    store,
+    access: createFileAccess(deps.access, store),
+    variants,
+
+    async assertQuota(projectId, adding, freeing = 0) {
+      const quota = await deps.settings.get(projectId, 'files.quotaBytes')
+      const used = await store.usage(projectId, deps.clock.seconds() - limits.uploadUrlSeconds)
+      if (used - freeing + adding > quota) {
+        throw new AppError('limit_exceeded', `This would pass the project's storage quota of ${quota} bytes`, {
+          quotaBytes: quota,
+          usedBytes: used,
+          requestedBytes: adding,
+        })
+      }
+    },
+
+    async checkCollection(principal, name) {
+      if (name === undefined || name === SYSTEM_COLLECTION) return SYSTEM_COLLECTION
+      try {
+        return (await deps.collections.visible(principal, principal.projectId, name)).name
+      } catch (err) {
+        if (!isAppError(err) || err.code !== 'collection_not_found') throw err
+        throw new AppError('invalid_request', `collection_name: no collection "${name.slice(0, 60)}"`, { field: 'collection_name' })
+      }
+    },
+
+    async removeObjects(row) {
+      const keys = [...Object.values(parseVariants(row.variants).items).map((v) => v.key), row.r2_key]
+      for (const key of keys) {
+        try {
+          await deps.storage.delete(key)
+        } catch (err) {
+          deps.log.warn({ err, fileId: row.id }, 'could not remove a file object')
+          throw new AppError('service_unavailable', 'The file could not be removed from storage; it is still there, try again', { fileId: row.id })
+        }
+      }
+    },
+
+    async variantsOnUpload(row) {
+      return isResizable(row.mime_type) && (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_upload'
+    },
+  }
+}

@@ -1,0 +1,5 @@
+export type { FileEvents, FileUploadEvent } from './events.js'
+export type { FilesDeps } from './context.js'
+export type { FileWire } from './model.js'
+export { filesRoutes, filesStreamingRoutes } from './routes.js'
+export { createFilesService, type FilesService } from './service.js'

@@ -1,0 +1,230 @@
+import type { Readable } from 'node:stream'
+import sharp from 'sharp'
+import { AppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import type { FilesContext } from './context.js'
+import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, toWire, type FileRow, type FileWire } from './model.js'
+import { readMultipart, type MultipartResult } from './multipart.js'
+import { checkFilename, checkMimeType } from './checks.js'
+
+/** A request body as the route hands it over: unread, streaming. */
+export interface UploadBody {
+  source: AsyncIterable<Uint8Array>
+  contentType: string | undefined
+  contentLength: number | undefined
+}
+
+const variantName = /^[a-z][a-z0-9_-]{0,31}$/
+// Room for the multipart framing around the file (boundaries, part headers, small fields).
+const framingAllowance = 64 * 1024
+
+function refuseLargeBody(body: UploadBody, max: number): void {
+  if (body.contentLength !== undefined && body.contentLength > max + framingAllowance) {
+    throw new AppError('limit_exceeded', `The file is larger than ${max} bytes`, { limit: max }, { headers: { Connection: 'close' } })
+  }
+}
+
+function refuseFields(result: MultipartResult, allowed: readonly string[]): void {
+  const unknown = Object.keys(result.fields).filter((f) => !allowed.includes(f))
+  if (unknown.length > 0) {
+    const known = allowed.length > 0 ? `; known: file, ${allowed.join(', ')}` : '; send only "file"'
+    throw new AppError('invalid_request', `Unknown form field "${unknown[0]!.slice(0, 60)}"${known}`, { field: unknown[0]!.slice(0, 60) })
+  }
+}
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
+
+/** Uploads that stream through Plinth: the proxy upload, replace, and client-made variants. */
+export function createIngest(ctx: FilesContext) {
+  const { deps, store, access, variants } = ctx
+  const { storage, log } = deps
+
+  async function forget(key: string | null): Promise<void> {
+    if (key === null) return
+    try {
+      await storage.delete(key)
+    } catch (err) {
+      log.warn({ err, key }, 'could not remove an object of a failed upload')
+    }
+  }
+
+  /** Streams the `file` part to `key` in storage; on any failure nothing stays stored. */
+  async function receive(body: UploadBody, maxBytes: number, keyFor: (filename: string) => string): Promise<{ result: MultipartResult; key: string | null; mimeType: string }> {
+    refuseLargeBody(body, maxBytes)
+    let key: string | null = null
+    let mimeType = ''
+    try {
+      const result = await readMultipart(body.source, body.contentType, {
+        fileField: 'file',
+        maxFileBytes: maxBytes,
+        onFile: async (file) => {
+          checkFilename(file.filename, 'file')
+          mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
+          key = keyFor(file.filename)
+          await storage.put(key, file.stream, { contentType: mimeType })
+        },
+      })
+      if (!result.file) throw new AppError('invalid_request', 'Send the file as the multipart field "file"', { field: 'file' })
+      return { result, key, mimeType }
+    } catch (err) {
+      await forget(key)
+      throw err
+    }
+  }
+
+  /** Removes the old variants before a replace; throws service_unavailable (the file unchanged) when storage refuses one. */
+  async function dropVariants(row: FileRow): Promise<void> {
+    const removed: string[] = []
+    for (const [name, variant] of Object.entries(parseVariants(row.variants).items)) {
+      try {
+        await storage.delete(variant.key)
+        removed.push(name)
+      } catch (err) {
+        log.warn({ err, fileId: row.id, variant: name }, 'could not remove an old file variant')
+        // Those already gone leave the row, so it never points at a missing object.
+        if (removed.length > 0) {
+          await variants.update(row, (state) => ({ ...state, items: Object.fromEntries(Object.entries(state.items).filter(([n]) => !removed.includes(n))) })).catch(() => undefined)
+        }
+        throw new AppError('service_unavailable', 'The old variants of this file could not be removed; the file was not changed, try again', { fileId: row.id })
+      }
+    }
+  }
+
+  return {
+    /**
+     * The proxy upload: a multipart body (`file`, optional `visibility` and `collection_name`) stored,
+     * measured and confirmed in one request (about 95 MB at most). Throws unauthorized, invalid_request,
+     * unsupported_media_type, limit_exceeded (size or quota).
+     */
+    async upload(principal: Principal, body: UploadBody): Promise<FileWire> {
+      const owner = ownerOf(principal)
+      if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
+      const projectId = principal.projectId
+      await ctx.assertQuota(projectId, 1)
+      const id = newId()
+      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, (filename) => originalKey(projectId, id, filename))
+      const file = result.file!
+      try {
+        refuseFields(result, ['visibility', 'collection_name'])
+        const visibility = result.fields.visibility ?? 'public'
+        if (visibility !== 'public' && visibility !== 'private') throw new AppError('invalid_request', 'visibility must be public or private', { field: 'visibility' })
+        if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The file is empty', { field: 'file' })
+        const collection = await ctx.checkCollection(principal, result.fields.collection_name)
+        await ctx.assertQuota(projectId, file.sizeBytes)
+        const now = deps.clock.seconds()
+        const background = await ctx.variantsOnUpload({ project_id: projectId, mime_type: mimeType })
+        const row: FileRow = {
+          id,
+          project_id: projectId,
+          collection_name: collection,
+          r2_key: key!,
+          filename: file.filename,
+          mime_type: mimeType,
+          size_bytes: file.sizeBytes,
+          sha256: file.sha256,
+          uploaded_by: principal.userId,
+          owner,
+          visibility,
+          status: 'complete',
+          created_at: now,
+          updated_at: now,
+          variants: emptyVariants(background ? 'pending' : 'none'),
+        }
+        await store.insert(row)
+        const wire = toWire(row)
+        deps.events.emit('file.upload', { projectId, file: wire, via: 'proxy', actor: { kind: principal.kind, userId: principal.userId }, at: now })
+        if (background) variants.schedule(projectId, id)
+        return wire
+      } catch (err) {
+        await forget(key)
+        throw err
+      }
+    },
+
+    /**
+     * Replaces a file's bytes, keeping its id and filename: the new bytes are stored under a new key first,
+     * the old variants removed, then the row switched over and the old object removed. Throws not_found,
+     * forbidden (outside the update grant's item_filter), invalid_request (never completed, empty),
+     * limit_exceeded, service_unavailable (old variants could not be removed; nothing changed), conflict.
+     */
+    async replace(principal: Principal, id: string, body: UploadBody): Promise<FileWire> {
+      const row = await access.visible(principal, id)
+      if (row.status !== 'complete') throw new AppError('invalid_request', 'This upload was never completed; confirm it before replacing it')
+      await access.assertInScope(principal, row, 'update')
+      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, () => originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)))
+      const file = result.file!
+      let updated: FileRow | undefined
+      try {
+        refuseFields(result, [])
+        if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The replacement is empty', { field: 'file' })
+        await ctx.assertQuota(row.project_id, file.sizeBytes, row.size_bytes)
+        await dropVariants(row)
+        const background = await ctx.variantsOnUpload({ project_id: row.project_id, mime_type: mimeType })
+        updated = await store.replaceContent(row.project_id, row.id, row.r2_key, {
+          r2_key: key!,
+          mime_type: mimeType,
+          size_bytes: file.sizeBytes,
+          sha256: file.sha256,
+          updated_at: deps.clock.seconds(),
+          variants: emptyVariants(background ? 'pending' : 'none'),
+        })
+        if (!updated) throw new AppError('conflict', 'The file changed or was deleted during the upload; try again')
+        if (background) variants.schedule(row.project_id, row.id)
+      } catch (err) {
+        await forget(key)
+        throw err
+      }
+      await forget(row.r2_key)
+      return toWire(updated)
+    },
+
+    /**
+     * Attaches a client-made preview (multipart: `file`, an image of at most 10 MB, and `name`) as a named
+     * variant, replacing one of that name. Uploader only. Throws not_found, forbidden, invalid_request, conflict.
+     */
+    async attachVariant(principal: Principal, id: string, body: UploadBody): Promise<FileWire> {
+      const row = await access.visible(principal, id)
+      access.assertOwner(principal, row, 'attach variants')
+      if (row.status !== 'complete' || !row.sha256) throw new AppError('invalid_request', 'This upload was never completed; confirm it first')
+      refuseLargeBody(body, limits.maxClientVariantBytes)
+      let data: Buffer | null = null
+      let mimeType = ''
+      const result = await readMultipart(body.source, body.contentType, {
+        fileField: 'file',
+        maxFileBytes: limits.maxClientVariantBytes,
+        onFile: async (file) => {
+          mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
+          if (!mimeType.startsWith('image/')) throw new AppError('invalid_request', 'A variant must be an image (image/*)', { field: 'file' })
+          data = await collect(file.stream)
+        },
+      })
+      refuseFields(result, ['name'])
+      const name = result.fields.name ?? ''
+      if (!variantName.test(name) || name === 'original') {
+        throw new AppError('invalid_request', 'name must be 1-32 lower-case letters, digits, - or _ (not "original")', { field: 'name' })
+      }
+      if (!data || (data as Buffer).length === 0) throw new AppError('invalid_request', 'Send the preview image as the multipart field "file"', { field: 'file' })
+      const bytes: Buffer = data
+      const meta = await sharp(bytes).metadata().catch(() => null)
+      if (!meta || !meta.width || !meta.height) throw new AppError('invalid_request', 'The variant is not an image that can be read', { field: 'file' })
+      const key = clientVariantKey(row.project_id, row.id, row.sha256, name, newId().slice(0, 12), mimeType)
+      await storage.put(key, bytes, { contentType: mimeType, sizeBytes: bytes.length })
+      let replaced: string | null = null
+      const after = await variants.update(row, (state) => {
+        replaced = state.items[name]?.key ?? null
+        return { ...state, items: { ...state.items, [name]: { key, width: meta.width!, height: meta.height!, sizeBytes: bytes.length, mimeType, source: 'client' } } }
+      })
+      if (!after) {
+        await forget(key)
+        throw new AppError('conflict', 'The file was replaced or deleted meanwhile; try again')
+      }
+      if (replaced !== null && replaced !== key) await forget(replaced)
+      return toWire(after)
+    },
+  }
+}

@@ -1,0 +1,168 @@
+import type { Principal } from '../../lib/principal.js'
+
+/** One row of `files` (system database), as stored. */
+export interface FileRow {
+  id: string
+  project_id: string
+  collection_name: string
+  r2_key: string
+  filename: string
+  mime_type: string
+  size_bytes: number
+  sha256: string | null
+  uploaded_by: string | null
+  owner: string
+  visibility: Visibility
+  status: FileStatus
+  created_at: number
+  updated_at: number
+  /** JSON of {@link VariantState}. */
+  variants: string
+}
+
+export type Visibility = 'public' | 'private'
+export type FileStatus = 'pending' | 'complete'
+export type VariantStatus = 'none' | 'pending' | 'ready' | 'failed'
+
+/** One stored variant of a file: a server-made size or a client-attached preview. */
+export interface StoredVariant {
+  key: string
+  width: number | null
+  height: number | null
+  sizeBytes: number
+  mimeType: string
+  source: 'server' | 'client'
+}
+
+export interface VariantState {
+  status: VariantStatus
+  items: Record<string, StoredVariant>
+}
+
+/** The File object of core-api, plus sha256, status, updatedAt and the variants (Decision: docs/files.md). */
+export interface FileWire {
+  id: string
+  projectId: string
+  collectionName: string
+  r2Key: string
+  filename: string
+  mimeType: string
+  sizeBytes: number
+  sha256: string | null
+  uploadedBy: string | null
+  visibility: Visibility
+  /** `pending` until confirm-upload; lists show complete files only. */
+  status: FileStatus
+  createdAt: number
+  updatedAt: number
+  variantStatus: VariantStatus
+  variants: Record<string, { r2Key: string; width: number | null; height: number | null; sizeBytes: number; mimeType: string; source: 'server' | 'client' }>
+}
+
+/** The collection name of files attached to no collection. */
+export const SYSTEM_COLLECTION = '__system'
+/** core-api § Limits. */
+export const limits = {
+  uploadUrlSeconds: 120,
+  downloadUrlSeconds: 300,
+  maxFileBytes: 100 * 1024 * 1024,
+  /** Proxy upload and replace stream through the service: "about 95 MB". */
+  maxProxyBytes: 95 * 1024 * 1024,
+  /** A client-made preview attached with POST /:id/variant. */
+  maxClientVariantBytes: 10 * 1024 * 1024,
+  regeneratePageDefault: 10,
+  regeneratePageMax: 50,
+} as const
+
+export function parseVariants(raw: string): VariantState {
+  try {
+    const parsed = JSON.parse(raw) as Partial<VariantState>
+    return { status: parsed.status ?? 'none', items: parsed.items ?? {} }
+  } catch {
+    return { status: 'none', items: {} }
+  }
+}
+
+export function emptyVariants(status: VariantStatus = 'none'): string {
+  return JSON.stringify({ status, items: {} } satisfies VariantState)
+}
+
+export function toWire(row: FileRow): FileWire {
+  const state = parseVariants(row.variants)
+  const variants: FileWire['variants'] = {}
+  for (const [name, v] of Object.entries(state.items)) {
+    variants[name] = { r2Key: v.key, width: v.width, height: v.height, sizeBytes: v.sizeBytes, mimeType: v.mimeType, source: v.source }
+  }
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    collectionName: row.collection_name,
+    r2Key: row.r2_key,
+    filename: row.filename,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    sha256: row.sha256,
+    uploadedBy: row.uploaded_by,
+    visibility: row.visibility,
+    status: row.status,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    variantStatus: state.status,
+    variants,
+  }
+}
+
+/** Who owns what a caller uploads: its user, or the key itself for a service key; null for anonymous callers. */
+export function ownerOf(principal: Principal): string | null {
+  if (principal.userId) return principal.userId
+  if (principal.kind === 'api_key' && principal.apiKeyId) return `key:${principal.apiKeyId}`
+  return null
+}
+
+/**
+ * A filename safe as the last segment of an object key: letters, digits, dot, dash and underscore; other
+ * characters become `_`, runs of dots one dot (object keys refuse `..`); never empty, never starting with a
+ * dot, at most 120 characters (the extension kept).
+ */
+export function safeFilename(filename: string): string {
+  let safe = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\w.-]+/g, '_').replace(/\.{2,}/g, '.').replace(/^[.]+/, '_')
+  if (safe.length > 120) {
+    const dot = safe.lastIndexOf('.')
+    const ext = dot > 0 && safe.length - dot <= 16 ? safe.slice(dot) : ''
+    safe = safe.slice(0, 120 - ext.length) + ext
+  }
+  return safe === '' ? 'file' : safe
+}
+
+export function originalKey(projectId: string, id: string, filename: string, revision?: string): string {
+  const base = `projects/${projectId}/files/${id}`
+  return revision ? `${base}/${revision}/${safeFilename(filename)}` : `${base}/${safeFilename(filename)}`
+}
+
+/** Variants live under their own prefix, keyed by the content they were made from, so a stale run never overwrites a fresh one. */
+export function variantKey(projectId: string, id: string, sha256: string, name: string, mimeType: string): string {
+  return `projects/${projectId}/variants/${id}/${sha256.slice(0, 16)}/${name}.${extensionOf(mimeType)}`
+}
+
+/** A client-made preview: its own revision in the key, so a new one never overwrites the one being served. */
+export function clientVariantKey(projectId: string, id: string, sha256: string, name: string, revision: string, mimeType: string): string {
+  return `projects/${projectId}/variants/${id}/${sha256.slice(0, 16)}/${name}-${revision}.${extensionOf(mimeType)}`
+}
+
+const extensions: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'image/avif': 'avif',
+}
+
+function extensionOf(mimeType: string): string {
+  return extensions[mimeType.split(';')[0]!.trim()] ?? 'bin'
+}
+
+/** The types the server makes variants of. */
+export function isResizable(mimeType: string): boolean {
+  const essence = mimeType.split(';')[0]!.trim().toLowerCase()
+  return essence === 'image/jpeg' || essence === 'image/png'
+}

@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto'
+import { AppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import { checkFilename, checkMimeType } from './checks.js'
+import { createFilesContext, type FilesContext, type FilesDeps } from './context.js'
+import { createIngest } from './ingest.js'
+import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, type FileRow, type FileWire, type Visibility } from './model.js'
+import { createRegenerate } from './regenerate.js'
+import { createCleanup } from './cleanup.js'
+
+export interface UploadTokenInput {
+  filename: string
+  mime_type: string
+  size_bytes: number
+  collection_name?: string
+  visibility?: Visibility
+}
+
+export interface FileList {
+  data: FileWire[]
+  total: number
+  page: number
+  limit: number
+  hasMore: boolean
+}
+
+async function sha256Of(ctx: FilesContext, key: string): Promise<string | null> {
+  const stream = await ctx.deps.storage.get(key)
+  if (!stream) return null
+  const hash = createHash('sha256')
+  for await (const chunk of stream as AsyncIterable<Buffer>) hash.update(chunk)
+  return hash.digest('hex')
+}
+
+/** Files (core-api § File endpoints): metadata rows in the system database, bytes in object storage. */
+export function createFilesService(deps: FilesDeps) {
+  const ctx = createFilesContext(deps)
+  const { store, access, variants } = ctx
+  const ingest = createIngest(ctx)
+  const regenerate = createRegenerate(ctx)
+  const cleanup = createCleanup(ctx)
+
+  return {
+    /**
+     * Reserves a file and answers a presigned PUT URL (120 s). Throws unauthorized (no uploader),
+     * invalid_request (bad field, unknown collection), limit_exceeded (over 100 MB or the project quota).
+     */
+    async uploadToken(principal: Principal, input: UploadTokenInput): Promise<{ id: string; uploadUrl: string; r2Key: string }> {
+      const owner = ownerOf(principal)
+      if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
+      const filename = checkFilename(input.filename)
+      const mimeType = checkMimeType(input.mime_type)
+      if (input.size_bytes > limits.maxFileBytes) {
+        throw new AppError('limit_exceeded', `A file may be at most ${limits.maxFileBytes} bytes`, { limit: limits.maxFileBytes, field: 'size_bytes' })
+      }
+      const collection = await ctx.checkCollection(principal, input.collection_name)
+      const projectId = principal.projectId
+      await ctx.assertQuota(projectId, input.size_bytes)
+      const id = newId()
+      const now = deps.clock.seconds()
+      const row: FileRow = {
+        id,
+        project_id: projectId,
+        collection_name: collection,
+        r2_key: originalKey(projectId, id, filename),
+        filename,
+        mime_type: mimeType,
+        size_bytes: input.size_bytes,
+        sha256: null,
+        uploaded_by: principal.userId,
+        owner,
+        visibility: input.visibility ?? 'public',
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+        variants: emptyVariants(),
+      }
+      await store.insert(row)
+      try {
+        const uploadUrl = await deps.storage.presignPut(row.r2_key, { contentType: mimeType, sizeBytes: input.size_bytes, expiresIn: limits.uploadUrlSeconds })
+        return { id, uploadUrl, r2Key: row.r2_key }
+      } catch (err) {
+        await store.remove(projectId, id)
+        throw err
+      }
+    },
+
+    /**
+     * Marks an upload complete once its bytes are in storage with the announced size; records their
+     * SHA-256, emits file.upload and (store_on_upload) starts the variants. Idempotent. Throws not_found,
+     * forbidden (not the uploader, administrators included), invalid_request (no bytes, wrong size).
+     */
+    async confirm(principal: Principal, id: string): Promise<{ success: true; message: string }> {
+      const row = await access.visible(principal, id)
+      access.assertOwner(principal, row, 'confirm this upload')
+      if (row.status === 'complete') return { success: true, message: 'Upload already confirmed' }
+      const stored = await deps.storage.head(row.r2_key)
+      if (!stored) throw new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
+      if (stored.sizeBytes !== row.size_bytes) {
+        throw new AppError('invalid_request', `The stored object is ${stored.sizeBytes} bytes, not the ${row.size_bytes} announced`, {
+          expected: row.size_bytes,
+          received: stored.sizeBytes,
+        })
+      }
+      const sha256 = await sha256Of(ctx, row.r2_key)
+      if (sha256 === null) throw new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
+      const background = await ctx.variantsOnUpload(row)
+      const updated = await store.complete(row.project_id, id, { sha256, updated_at: deps.clock.seconds(), variants: emptyVariants(background ? 'pending' : 'none') })
+      if (!updated) return { success: true, message: 'Upload already confirmed' }
+      deps.events.emit('file.upload', { projectId: updated.project_id, file: toWire(updated), via: 'token', actor: { kind: principal.kind, userId: principal.userId }, at: deps.clock.seconds() })
+      if (background) variants.schedule(updated.project_id, updated.id)
+      return { success: true, message: 'Upload confirmed' }
+    },
+
+    /** One file's metadata. Throws not_found. */
+    async get(principal: Principal, id: string): Promise<FileWire> {
+      return toWire(await access.visible(principal, id))
+    },
+
+    /** Complete files the caller may see, newest first. */
+    async list(principal: Principal, query: { page: number; limit: number; collection_name?: string }): Promise<FileList> {
+      const sight = await access.sightOf(principal)
+      const offset = (query.page - 1) * query.limit
+      const { rows, total } = await store.listComplete(principal.projectId, sight, { limit: query.limit, offset, collection: query.collection_name })
+      return { data: rows.map(toWire), total, page: query.page, limit: query.limit, hasMore: offset + rows.length < total }
+    },
+
+    /**
+     * A presigned GET URL (300 s) for the original, or for the named variant when there is one (under
+     * store_on_request the first request makes it). Any other size falls back to the original.
+     * Throws not_found (missing, hidden, or not confirmed).
+     */
+    async downloadToken(principal: Principal, id: string, size?: string): Promise<{ id: string; downloadUrl: string; variant: string | null }> {
+      let row = await access.visible(principal, id)
+      if (row.status !== 'complete') throw new AppError('not_found', 'File not found')
+      const wanted = size === undefined || size === '' || size === 'original' ? null : size
+      let variant = wanted === null ? undefined : parseVariants(row.variants).items[wanted]
+      if (wanted !== null && !variant && isResizable(row.mime_type) && (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_request') {
+        if ((await variants.specs(row.project_id)).some((s) => s.name === wanted)) {
+          try {
+            row = (await variants.generate(row, [wanted])) ?? row
+            variant = parseVariants(row.variants).items[wanted]
+          } catch (err) {
+            deps.log.warn({ err, fileId: row.id, size: wanted }, 'could not make a variant on request; answering the original')
+          }
+        }
+      }
+      const target = variant ? { key: variant.key, contentType: variant.mimeType } : { key: row.r2_key, contentType: row.mime_type }
+      const downloadUrl = await deps.storage.presignGet(target.key, { expiresIn: limits.downloadUrlSeconds, filename: row.filename, contentType: target.contentType })
+      return { id: row.id, downloadUrl, variant: variant ? wanted : null }
+    },
+
+    /**
+     * Deletes a file, its bytes and its variants. Throws not_found, forbidden (outside the delete grant's
+     * item_filter), service_unavailable (storage refused; nothing is deleted from the API's view).
+     */
+    async delete(principal: Principal, id: string): Promise<{ success: true; message: string }> {
+      const row = await access.visible(principal, id)
+      await access.assertInScope(principal, row, 'delete')
+      await ctx.removeObjects(row)
+      await store.remove(row.project_id, row.id)
+      return { success: true, message: 'File deleted' }
+    },
+
+    ...ingest,
+    ...regenerate,
+
+    /** Resolves once background variant work is done (tests and shutdown). */
+    idle: variants.idle,
+
+    async close(): Promise<void> {
+      cleanup.close()
+      await variants.close()
+    },
+  }
+}
+
+export type FilesService = ReturnType<typeof createFilesService>

@@ -1,0 +1,238 @@
+import type { Clock } from '../../lib/clock.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import type { EventBus } from '../../lib/events/index.js'
+import type { Principal } from '../../lib/principal.js'
+import { fieldTypeOf, type Collection } from '../collections/index.js'
+import { createBulkInserter, type BulkInserter } from './bulk-insert.js'
+import { isJsonField } from './codec.js'
+import type { Opened, Opener } from './context.js'
+import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
+import { enrich } from './expand.js'
+import type { ImportJobs, ImportLineError } from './import-jobs.js'
+import { fullRecord, present } from './present.js'
+import { newRow } from './new-row.js'
+import type { Row } from './store.js'
+
+export const importLimits = {
+  /** Records (non-empty lines) read per request; the rest is left out and `truncated` is true. */
+  records: 1000,
+} as const
+
+/** The answer of POST /records/import-ndjson. */
+export interface ImportResult {
+  imported: number
+  failed: number
+  total: number
+  truncated: boolean
+  records: ApiRecord[]
+  errors: ImportLineError[]
+  staleSearchIndexes: string[]
+}
+
+export interface ImportOptions {
+  dryRun: boolean
+  /** Attributes the chunk to an import job of the caller. */
+  jobId?: string
+  locale?: string
+}
+
+export interface ImportDeps {
+  open: Opener
+  hooks: WriteHooks
+  events: EventBus<RecordEvents>
+  jobs: ImportJobs
+  clock: Clock
+}
+
+interface Line {
+  line: number
+  text: string
+}
+
+/** A line that passed validation: the row to store. */
+interface Candidate {
+  line: number
+  row: Row
+  /** The caller chose the id (only those are checked against the table before the insert). */
+  chosenId: boolean
+}
+
+
+/**
+ * The non-empty lines of an NDJSON body, numbered from 1 as they stand in the body (blank lines count, so
+ * a number points into the file sent), at most `limit` of them; `truncated` when more non-empty lines follow.
+ */
+export function ndjsonLines(body: string, limit: number): { lines: Line[]; truncated: boolean } {
+  const lines: Line[] = []
+  let start = body.charCodeAt(0) === 0xfeff ? 1 : 0
+  for (let number = 1; start <= body.length; number++) {
+    let end = body.indexOf('\n', start)
+    if (end === -1) end = body.length
+    const text = body.slice(start, end).trim()
+    start = end + 1
+    if (text === '') continue
+    if (lines.length === limit) return { lines, truncated: true }
+    lines.push({ line: number, text })
+  }
+  return { lines, truncated: false }
+}
+
+/** One line as a JSON object. Throws invalid_request. */
+function parseLine(text: string): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new AppError('invalid_request', 'The line is not valid JSON')
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('invalid_request', 'Each line must be a JSON object')
+  return value as Record<string, unknown>
+}
+
+/** A refused line; an error that is not the client's (5xx, or not an AppError) is thrown on. */
+function lineError(line: number, err: unknown): ImportLineError {
+  if (!isAppError(err) || err.status >= 500) throw err
+  const { field, fields } = err.details as { field?: unknown; fields?: unknown }
+  const named = typeof field === 'string' ? field : Array.isArray(fields) && fields.length === 1 && typeof fields[0] === 'string' ? fields[0] : undefined
+  return { line, code: err.code, message: err.message, ...(named === undefined ? {} : { field: named }) }
+}
+
+/** A value as a set key; numbers by value, since a driver may hand a number column back as text (numeric). */
+function valueKey(value: unknown, numeric: boolean): string {
+  return numeric ? `n:${Number(value)}` : `s:${String(value)}`
+}
+
+/**
+ * NDJSON imports (core-api § Record endpoints, Import NDJSON): each line validated as a create, the valid
+ * ones stored in one transaction through the batch path, one record.create event per stored record after
+ * the commit.
+ */
+export function createRecordImporter(deps: ImportDeps) {
+  const inserters = new WeakMap<Collection, BulkInserter>()
+  function inserterFor(opened: Opened): BulkInserter {
+    let inserter = inserters.get(opened.collection)
+    if (!inserter) inserters.set(opened.collection, (inserter = createBulkInserter(opened.handle.kind, opened.collection.name)))
+    return inserter
+  }
+
+  /**
+   * Refuses lines whose unique values (a chosen id, a unique scalar field) a stored record holds already,
+   * soft-deleted ones included, or an earlier line of the batch holds: already_exists, as a create would.
+   * JSON and translatable unique fields are left to the database (see the one-by-one fallback).
+   */
+  async function refuseTaken(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Candidate[]> {
+    const columns = [
+      ...(candidates.some((c) => c.chosenId) ? [{ column: 'id', numeric: false }] : []),
+      ...opened.shape.stored
+        .filter((d) => d.unique && !d.translatable && !isJsonField(d))
+        .map((d) => ({ column: d.name, numeric: ['integer', 'number', 'boolean'].includes(fieldTypeOf(d.type).valueKind(d)) })),
+    ]
+    if (columns.length === 0) return candidates
+    const refused = new Map<Candidate, string>()
+    const inserter = inserterFor(opened)
+    for (const { column, numeric } of columns) {
+      const holders = candidates.filter((c) => c.row[column] !== null && (column !== 'id' || c.chosenId))
+      if (holders.length === 0) continue
+      const values = [...new Set(holders.map((c) => c.row[column]))]
+      const taken = new Set((await inserter.taken(opened.handle.db, column, values)).map((v) => valueKey(v, numeric)))
+      const seen = new Set<string>()
+      for (const candidate of holders) {
+        const key = valueKey(candidate.row[column], numeric)
+        if ((taken.has(key) || seen.has(key)) && !refused.has(candidate)) refused.set(candidate, column)
+        seen.add(key)
+      }
+    }
+    for (const [candidate, column] of refused) {
+      errors.push({ line: candidate.line, code: 'already_exists', message: `A record with this ${column} already exists`, field: column })
+    }
+    return candidates.filter((c) => !refused.has(c))
+  }
+
+  /** Stores the rows in one transaction; when the database refuses one (a race), again one by one. */
+  async function store(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Row[]> {
+    const inserter = inserterFor(opened)
+    const columns = Object.keys(candidates[0]!.row)
+    const rows = candidates.map((c) => c.row)
+    try {
+      return await opened.handle.db.transaction().execute((trx) => inserter.insert(trx, columns, rows))
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err
+    }
+    // Something the checks could not see (another writer took a unique value meanwhile, a JSON unique
+    // field): each row in its own savepoint, so one refusal leaves the others in.
+    const outcomes = await opened.handle.db.transaction().execute((trx) => inserter.insertEach(trx, columns, rows))
+    const stored: Row[] = []
+    outcomes.forEach((outcome, i) => {
+      if (outcome instanceof AppError) errors.push(lineError(candidates[i]!.line, outcome))
+      else stored.push(outcome)
+    })
+    return stored
+  }
+
+  /** The stored rows as the caller may read them (the read allowlist, or only system columns without read). */
+  async function presentStored(principal: Principal, opened: Opened, rows: Row[]): Promise<ApiRecord[]> {
+    let fields: readonly string[] | null = []
+    try {
+      fields = (await deps.open(principal, opened.collection.name, 'read', opened.locale)).scope.fields
+    } catch (err) {
+      if (!isAppError(err) || (err.code !== 'forbidden' && err.code !== 'unauthorized')) throw err
+    }
+    const reader: Opened = { ...opened, scope: { ...opened.scope, fields } }
+    const view = { locale: reader.locale, projection: null, allowlist: fields }
+    const records = rows.map((row) => present(reader.shape, row, view))
+    if (reader.shape.computed.length > 0) await enrich(deps.open, reader, rows, records, [], { projection: null })
+    return records
+  }
+
+  return {
+    /**
+     * Imports up to 1000 records from an NDJSON body. Refused lines are reported, not thrown. Throws
+     * invalid_request (no record in the body), collection_not_found, forbidden, unauthorized, and for a
+     * job not_found or conflict.
+     */
+    async run(principal: Principal, name: string, body: string, options: ImportOptions): Promise<ImportResult> {
+      const opened = await deps.open(principal, name, 'create', options.locale)
+      const job = options.jobId === undefined ? null : await deps.jobs.pendingFor(principal, name, options.jobId)
+      const { lines, truncated } = ndjsonLines(body, importLimits.records)
+      if (lines.length === 0) throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
+
+      const errors: ImportLineError[] = []
+      let candidates: Candidate[] = []
+      const now = deps.clock.seconds()
+      for (const { line, text } of lines) {
+        try {
+          candidates.push({ line, ...(await newRow(opened, deps.hooks, parseLine(text), now)) })
+        } catch (err) {
+          errors.push(lineError(line, err))
+        }
+      }
+      candidates = await refuseTaken(opened, candidates, errors)
+
+      let stored: Row[] = []
+      if (!options.dryRun && candidates.length > 0) {
+        stored = await store(opened, candidates, errors)
+        const at = deps.clock.seconds()
+        const actor = { kind: principal.kind, userId: principal.userId }
+        for (const row of stored) {
+          deps.events.emit('record.create', { projectId: opened.collection.projectId, collection: opened.collection.name, before: null, after: fullRecord(opened.shape, row), actor, at })
+        }
+      }
+      errors.sort((a, b) => a.line - b.line)
+      const imported = options.dryRun ? candidates.length : stored.length
+      const result: ImportResult = {
+        imported,
+        failed: errors.length,
+        total: lines.length,
+        truncated,
+        records: options.dryRun ? [] : await presentStored(principal, opened, stored),
+        errors,
+        // Plinth compiles no cross-collection search indexes yet: none can go stale.
+        staleSearchIndexes: [],
+      }
+      if (job && !options.dryRun) await deps.jobs.addChunk(job, result)
+      return result
+    },
+  }
+}
+
+export type RecordImporter = ReturnType<typeof createRecordImporter>

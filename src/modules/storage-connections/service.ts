@@ -1,0 +1,203 @@
+import { isIP } from 'node:net'
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import type { SecretBox } from '../../lib/crypto/index.js'
+import { AppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Logger } from '../../lib/log.js'
+import type { Principal } from '../../lib/principal.js'
+import type { AuditService } from '../audit/index.js'
+import { isBlockedAddress, isLoopbackName } from './outbound.js'
+import type { Probe, ProbeResult, S3Target } from './probe.js'
+import type { CreateConnectionInput, UpdateConnectionInput } from './schemas.js'
+import { createStorageConnectionsStore, type StorageConnectionChanges, type StorageConnectionRow } from './store.js'
+
+/** A storage connection as the API shows it: everything but the secret key. */
+export interface StorageConnection {
+  id: string
+  label: string
+  provider: 'r2' | 's3' | 'minio'
+  endpoint: string
+  region: string
+  bucketName: string
+  accessKeyId: string
+  createdAt: number
+  updatedAt: number
+}
+
+export interface StorageConnectionsDeps {
+  systemDb: Kysely<any>
+  clock: Clock
+  /** Seals secret keys at rest (purpose `storage-connections`). */
+  box: SecretBox
+  audit: AuditService
+  log: Logger
+  /** Lists one key of the bucket; the real one is createS3Probe. */
+  probe: Probe
+  /** ALLOW_PRIVATE_NETWORK: when false, endpoints on loopback, private or link-local addresses are refused. */
+  allowPrivateNetwork: boolean
+}
+
+const notFound = () => new AppError('not_found', 'Storage connection not found')
+
+// Which column each API field lives in (the secret is sealed separately).
+const columns = { label: 'label', provider: 'provider', endpoint: 'endpoint', region: 'region', bucketName: 'bucket_name', accessKeyId: 'access_key_id' } as const
+
+/**
+ * External S3-compatible storage connection profiles of a project (core-api "Storage connection"), used
+ * by automation flows. The secret key is sealed with AES-256-GCM under SECRET_KEY and leaves this
+ * service only through `target`, for in-process use.
+ */
+export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
+  const store = createStorageConnectionsStore(deps.systemDb)
+
+  async function rowOf(projectId: string, id: string): Promise<StorageConnectionRow> {
+    const row = await store.byId(projectId, id)
+    if (!row) throw notFound()
+    return row
+  }
+
+  /** The endpoint as stored (no trailing slash), refused when it names an address this server may not reach. */
+  function checkedEndpoint(value: string): string {
+    const url = new URL(value)
+    const host = url.hostname.replace(/^\[|\]$/g, '')
+    if (!deps.allowPrivateNetwork && ((isIP(host) !== 0 && isBlockedAddress(host)) || isLoopbackName(host))) {
+      throw new AppError('invalid_request', 'endpoint: loopback, private and link-local addresses are refused (set ALLOW_PRIVATE_NETWORK=true to allow them)', {
+        fields: ['endpoint'],
+      })
+    }
+    const path = url.pathname.replace(/\/+$/, '')
+    return `${url.protocol}//${url.host}${path}`
+  }
+
+  return {
+    /** The project's connections, oldest first. */
+    async list(projectId: string): Promise<StorageConnection[]> {
+      return (await store.list(projectId)).map(toConnection)
+    },
+
+    /** One connection of the project. Throws not_found (also for another project's). */
+    async get(projectId: string, id: string): Promise<StorageConnection> {
+      return toConnection(await rowOf(projectId, id))
+    },
+
+    /** Saves a connection; nothing is contacted. Throws invalid_request (an endpoint on a refused address). */
+    async create(actor: Principal, projectId: string, input: CreateConnectionInput): Promise<StorageConnection> {
+      const now = deps.clock.seconds()
+      const row: StorageConnectionRow = {
+        id: newId(),
+        project_id: projectId,
+        label: input.label,
+        provider: input.provider,
+        endpoint: checkedEndpoint(input.endpoint),
+        region: input.region,
+        bucket_name: input.bucketName,
+        access_key_id: input.accessKeyId,
+        secret_key_sealed: deps.box.seal(input.secretKey),
+        created_at: now,
+        updated_at: now,
+      }
+      await store.insert(row)
+      await deps.audit.record({
+        projectId,
+        action: 'storage_connection.created',
+        actor,
+        target: { type: 'storage_connection', id: row.id },
+        details: { label: row.label, provider: row.provider, endpoint: row.endpoint, bucketName: row.bucket_name },
+      })
+      return toConnection(row)
+    },
+
+    /**
+     * Changes the fields sent; an omitted secretKey keeps the stored one. A body that changes nothing
+     * answers the connection as it is. Throws not_found, invalid_request (a refused endpoint).
+     */
+    async update(actor: Principal, projectId: string, id: string, input: UpdateConnectionInput): Promise<StorageConnection> {
+      const row = await rowOf(projectId, id)
+      const changes: StorageConnectionChanges = {}
+      const changed: string[] = []
+      for (const key of Object.keys(columns) as (keyof typeof columns)[]) {
+        const sent = input[key]
+        if (sent === undefined) continue
+        const value = key === 'endpoint' ? checkedEndpoint(sent) : sent
+        if (value === row[columns[key]]) continue
+        Object.assign(changes, { [columns[key]]: value })
+        changed.push(key)
+      }
+      // Not compared with the stored one: a secret sent is a secret replaced (even if sealed under an old key).
+      if (input.secretKey !== undefined) {
+        changes.secret_key_sealed = deps.box.seal(input.secretKey)
+        changed.push('secretKey')
+      }
+      if (changed.length === 0) return toConnection(row)
+      changes.updated_at = deps.clock.seconds()
+      if (!(await store.update(projectId, id, changes))) throw notFound()
+      await deps.audit.record({
+        projectId,
+        action: 'storage_connection.updated',
+        actor,
+        target: { type: 'storage_connection', id },
+        // Field names only: the new values may include the secret.
+        details: { label: changes.label ?? row.label, changed },
+      })
+      return toConnection({ ...row, ...changes })
+    },
+
+    /** Forgets the connection; the bucket and its objects are not touched. Throws not_found. */
+    async delete(actor: Principal, projectId: string, id: string): Promise<void> {
+      const row = await rowOf(projectId, id)
+      if (!(await store.delete(projectId, id))) throw notFound()
+      await deps.audit.record({
+        projectId,
+        action: 'storage_connection.deleted',
+        actor,
+        target: { type: 'storage_connection', id },
+        details: { label: row.label, provider: row.provider, endpoint: row.endpoint, bucketName: row.bucket_name },
+      })
+    },
+
+    /** Lists one key of the bucket with the stored credentials; the outcome, never thrown. Throws not_found. */
+    async test(projectId: string, id: string): Promise<ProbeResult> {
+      const result = await deps.probe(targetOf(await rowOf(projectId, id), deps.box))
+      if (!result.success) {
+        deps.log.info({ connectionId: id, reason: result.reason, remoteStatus: result.remoteStatus, remoteCode: result.remoteCode }, 'storage connection test failed')
+      }
+      return result
+    },
+
+    /**
+     * The endpoint, bucket and credentials, secret included, for in-process use (flows' s3_action).
+     * Never send the result to a client or a log. Throws not_found.
+     */
+    async target(projectId: string, id: string): Promise<S3Target> {
+      return targetOf(await rowOf(projectId, id), deps.box)
+    },
+  }
+}
+
+export type StorageConnectionsService = ReturnType<typeof createStorageConnectionsService>
+
+function toConnection(row: StorageConnectionRow): StorageConnection {
+  return {
+    id: row.id,
+    label: row.label,
+    provider: row.provider as StorageConnection['provider'],
+    endpoint: row.endpoint,
+    region: row.region,
+    bucketName: row.bucket_name,
+    accessKeyId: row.access_key_id,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  }
+}
+
+function targetOf(row: StorageConnectionRow, box: SecretBox): S3Target {
+  return {
+    provider: row.provider as S3Target['provider'],
+    endpoint: row.endpoint,
+    region: row.region,
+    bucketName: row.bucket_name,
+    accessKeyId: row.access_key_id,
+    secretKey: box.open(row.secret_key_sealed),
+  }
+}

@@ -1,0 +1,1 @@
+export { getObjectRoute, putObjectRoute, storageObjectRoutes } from './routes.js'

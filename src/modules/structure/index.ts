@@ -1,0 +1,2 @@
+export { structureRoutes } from './routes.js'
+export { createStructureService, type StructureDeps, type StructureService } from './service.js'
