@@ -1,10 +1,11 @@
 // npm run bench [name…]: each benchmark runs its baseline in the same run and prints the ratio.
 import { benchDataTools } from './data-tools.js'
+import { benchFiles } from './files.js'
 import { benchHealth } from './health.js'
 import { benchRecords } from './records.js'
 import { benchSession } from './session.js'
 
-const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth, session: benchSession, records: benchRecords, data: benchDataTools }
+const benches: Record<string, () => Promise<{ ok: boolean }>> = { health: benchHealth, session: benchSession, records: benchRecords, data: benchDataTools, files: benchFiles }
 
 const wanted = process.argv.slice(2)
 const names = wanted.length > 0 ? wanted : Object.keys(benches)

@@ -41,7 +41,7 @@ import { createStructureService, structureRoutes, type StructureService } from '
 import { createS3Probe, createStorageConnectionsService, storageConnectionsRoutes } from './modules/storage-connections/index.js'
 import { storageObjectRoutes } from './modules/storage-objects/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
-import { createFilesService, filesRoutes, filesStreamingRoutes, type FileEvents } from './modules/files/index.js'
+import { createFilesService, filesRoutes, filesStreamingRoutes, type FileEvents, type FilesService } from './modules/files/index.js'
 import { createUsersService, usersRoutes, type UserChange } from './modules/users/index.js'
 
 export interface AppOptions {
@@ -102,7 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const mailer: Mailer = createMailer(config.email, { log })
     closers.unshift(() => mailer.close())
     const events = createEventBus<AuthEvents & RecordEvents & FileEvents>(log)
-    const storage = createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
+    const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
     closers.unshift(() => storage.close())
 
     const audit = createAuditService({ systemDb, clock, log })
@@ -181,6 +181,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const readSecurity: Security = { authenticate: security.authenticate, authorize: async () => {} }
     const shares = createSharesStore(systemDb)
     const recordAccess = createRecordAccess({ access, shares })
+    // Files read collections, and removed collections take their files: built later, bound late.
+    let files: FilesService | undefined = undefined
     // Structure jobs and enforcement need records, which need collections: the hooks bind late.
     let structureHooks: StructureService['fieldChanges'] | null = null
     const collections = await createCollectionsService({
@@ -195,6 +197,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
         return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
       },
+      onRemoved: async (projectId, names) => files?.removeOfCollections(projectId, names),
       fieldChanges: {
         before: async (collection, next) => structureHooks?.before(collection, next),
         after: async (collection, next) => structureHooks?.after(collection, next),
@@ -240,7 +243,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       jobs: importJobs,
     }
 
-    const files = createFilesService({ systemDb, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
+    files = createFilesService({ systemDb, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
     closers.unshift(() => files.close())
 
     const capabilityTokens = createCapabilityTokensService({ secretKey: config.secretKey, clock, open: records.open, users, access })

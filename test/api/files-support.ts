@@ -131,7 +131,8 @@ export async function dimensions(bytes: Buffer): Promise<{ width: number; height
 
 /**
  * Boots the app like the harness does, with app options the harness cannot pass (a storage wrapper that
- * injects faults). Same fresh DATA_DIR, fresh PostgreSQL database when TEST_DATABASE_URL is set.
+ * injects faults). Same fresh DATA_DIR, fresh PostgreSQL database when TEST_DATABASE_URL is set, Redis
+ * under a prefix of its own with TEST_REDIS_URL.
  */
 export async function startServerWith(options: AppOptions): Promise<TestServer> {
   const adminUrl = testDatabaseUrl()
@@ -148,6 +149,7 @@ export async function startServerWith(options: AppOptions): Promise<TestServer> 
     PASSWORD_HASH_ITERATIONS: '1000',
     AUTH_RATE_LIMIT: '10000',
     ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
   })
   const app = await createApp(config, { ...options, logDestination: { write: (line: string) => void logs.push(line) } })
   const running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })

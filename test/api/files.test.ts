@@ -320,4 +320,53 @@ describe('permanent record deletes take their files', () => {
     expect((await metadata(server, owner.token, unattached)).status).toBe('complete')
     expect((await metadata(server, owner.token, soft)).status).toBe('complete')
   })
+
+  it('deleting a collection removes the files attached to it, and only those', async () => {
+    const made = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name: 'scratch', fields: [{ name: 'attachment', type: 'file', required: false }] } })
+    expect(made.status, made.text).toBe(201)
+    const attached = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'scratch' })
+    const elsewhere = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'docs' })
+    expect((await server.request('DELETE', '/api/v1/collections/scratch', { token: owner.token })).status).toBe(200)
+    expect((await server.request('GET', `${FILES}/${attached}`, { token: owner.token })).status).toBe(404)
+    expect((await metadata(server, owner.token, elsewhere)).status).toBe('complete')
+  })
+
+  it('a permanent bulk delete removes them too', async () => {
+    const file = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'docs' })
+    const reply = await server.request('POST', '/api/v1/collections/docs/records', { token: alice.token, body: { title: 't', attachment: file } })
+    expect(reply.status, reply.text).toBe(201)
+    const bulk = await server.request('DELETE', '/api/v1/collections/docs/records/bulk?permanent=true', { token: owner.token, body: { ids: [reply.body.id] } })
+    expect(bulk.status, bulk.text).toBe(200)
+    expect(bulk.body.deleted).toBe(1)
+    for (let i = 0; i < 200 && (await server.request('GET', `${FILES}/${file}`, { token: owner.token })).status !== 404; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    expect((await server.request('GET', `${FILES}/${file}`, { token: owner.token })).status).toBe(404)
+  })
+})
+
+describe('the API description', () => {
+  it('lists every file operation with its permission', async () => {
+    const reply = await server.request('GET', '/api/openapi.json')
+    expect(reply.status).toBe(200)
+    const operations: Record<string, string> = {}
+    for (const [path, methods] of Object.entries(reply.body.paths as Record<string, Record<string, { operationId: string; 'x-permission': string }>>)) {
+      if (!path.startsWith(FILES)) continue
+      for (const [method, op] of Object.entries(methods)) operations[`${method.toUpperCase()} ${path}`] = `${op.operationId} ${op['x-permission']}`
+    }
+    expect(operations).toEqual({
+      'POST /api/v1/files/upload-token': 'files.uploadToken system/files:create',
+      'POST /api/v1/files/confirm-upload/{id}': 'files.confirmUpload system/files:create',
+      'GET /api/v1/files/download-token/{id}': 'files.downloadToken system/files:read',
+      'GET /api/v1/files': 'files.list system/files:read',
+      'GET /api/v1/files/{id}': 'files.get system/files:read',
+      'POST /api/v1/files/{id}/replace': 'files.replace system/files:update',
+      'DELETE /api/v1/files/{id}': 'files.delete system/files:delete',
+      'POST /api/v1/files/{id}/regenerate': 'files.regenerate system/files:update',
+      'POST /api/v1/files/regenerate': 'files.regenerateAll system/files:update',
+      'POST /api/v1/files/{id}/variant': 'files.attachVariant system/files:create',
+      'POST /api/v1/files/upload': 'files.upload system/files:create',
+    })
+    expect(Object.keys(reply.body.paths[`${FILES}/upload`].post.requestBody.content)).toEqual(['multipart/form-data'])
+  })
 })

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js'
 import { createLocalStorage, type LocalStorage } from './local.js'
-import { createS3Storage, type S3Storage } from './s3.js'
+import type { S3Storage } from './s3.js'
 
 export type { ObjectStorage, StoredObject } from './types.js'
 export { createLocalStorage, type LocalStorage, type LocalStorageOptions, type OpenedObject } from './local.js'
-export { createS3Storage, type S3Storage, type S3StorageOptions } from './s3.js'
+// The S3 driver loads the AWS SDK (~10 MB resident): only a server that uses it pays for it.
+export type { S3Storage, S3StorageOptions } from './s3.js'
 export { checkKey, checkPrefix, maxKeyBytes } from './keys.js'
 export { checkContentType, sameContentType } from './content-type.js'
 export { contentDisposition } from './disposition.js'
@@ -34,10 +35,11 @@ export interface StorageOptions {
 }
 
 /** The S3 driver when S3_ENDPOINT is set, the local one otherwise. Throws internal when the secret key is short. */
-export function createStorage(options: StorageOptions): LocalStorage | S3Storage {
+export async function createStorage(options: StorageOptions): Promise<LocalStorage | S3Storage> {
   const { settings, clock } = options
   if (settings.kind === 's3') {
     const { endpoint, bucket, accessKeyId, secretAccessKey, region } = settings
+    const { createS3Storage } = await import('./s3.js')
     return createS3Storage({ endpoint, bucket, accessKeyId, secretAccessKey, region, clock })
   }
   return createLocalStorage({ dataDir: options.dataDir, publicUrl: options.publicUrl, secretKey: options.secretKey, clock })

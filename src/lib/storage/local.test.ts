@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { boot, startServer, type TestServer } from '../../../test/support/harness.js'
 import { readAll, runStorageContract, sha256, shiftableClock } from './contract.js'
 import { createLocalStorage, type LocalStorage } from './local.js'
@@ -40,6 +41,14 @@ describe('local storage served by Plinth', () => {
     expect(existsSync(join(server.dataDir, 'files', key))).toBe(false)
     // Emptied folders go too: the disk looks like the bucket.
     expect(existsSync(join(server.dataDir, 'files', key, '..'))).toBe(false)
+  })
+
+  it('lists keys in byte order, as S3 does', async () => {
+    const base = `projects/order-${randomBytes(4).toString('hex')}`
+    const keys = [`${base}/a/1.txt`, `${base}/a-b.txt`, `${base}/B.txt`, `${base}/a/2.txt`, `${base}/é.txt`, `${base}/c.txt`]
+    for (const key of keys) await storage.put(key, Buffer.from('x'), { contentType: 'text/plain' })
+    expect(await storage.list(`${base}/`, 100)).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))))
+    expect(await storage.list(`${base}/`, 100)).toEqual([`${base}/B.txt`, `${base}/a-b.txt`, `${base}/a/1.txt`, `${base}/a/2.txt`, `${base}/c.txt`, `${base}/é.txt`])
   })
 
   it('reports local storage on /health', async () => {
@@ -154,6 +163,21 @@ describe('local storage served by Plinth', () => {
       expect(leftovers()).toEqual([])
     })
 
+    it('keeps nothing of an upload the client abandons halfway, and logs no server fault', async () => {
+      const key = freshKey()
+      const url = new URL(await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: 1_000_000, expiresIn: 120 }))
+      const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': '1000000' } })
+      req.on('error', () => {})
+      req.write(Buffer.alloc(300_000))
+      // Hang up once the server has started writing the body to a temp file.
+      await vi.waitFor(() => expect(leftovers().length).toBeGreaterThan(0))
+      req.destroy()
+      await vi.waitFor(() => expect(leftovers()).toEqual([]))
+      expect(await storage.head(key)).toBeNull()
+      await vi.waitFor(() => expect(server.logs.some((line) => line.includes('"path":"/api/v1/storage/object"') && line.includes('"status":0'))).toBe(true))
+      expect(server.logs.filter((line) => line.includes('request failed'))).toEqual([])
+    })
+
     it('400 invalid_request for another Content-Type, naming the signed one', async () => {
       const key = freshKey()
       const url = await storage.presignPut(key, { contentType: 'image/png', sizeBytes: 4, expiresIn: 120 })
@@ -187,6 +211,18 @@ describe('local storage served by Plinth', () => {
   })
 
   describe('downloads', () => {
+    // S3 signs the method too: its GET URLs refuse HEAD. Plinth's accept it.
+    it('answers HEAD on a download URL with the headers and no body', async () => {
+      const key = freshKey()
+      await storage.put(key, Buffer.from('twelve bytes'), { contentType: 'text/plain' })
+      const head = await fetch(await storage.presignGet(key, { expiresIn: 60, filename: 'a.txt' }), { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(head.headers.get('content-length')).toBe('12')
+      expect(head.headers.get('content-type')).toBe('text/plain')
+      expect(head.headers.get('content-disposition')).toBe('attachment; filename="a.txt"')
+      expect(await head.text()).toBe('')
+    })
+
     it('sandboxes active content served from the API origin', async () => {
       const key = freshKey('page.html')
       await storage.put(key, Buffer.from('<script>alert(1)</script>'), { contentType: 'text/html' })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FileHandle } from 'node:fs/promises'
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { systemClock, type Clock } from '../clock.js'
 import { AppError } from '../errors.js'
 import { checkFilename, checkListLimit, checkSize } from './checks.js'
@@ -68,7 +68,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   const metaPathOf = (key: string) => resolve(metaRoot, checkKey(key))
 
   /** Writes `body` to a temp file, then its meta, then renames it into place; nothing stays behind on failure. */
-  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined): Promise<StoredObject> {
+  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined, keepBodyOpen = false): Promise<StoredObject> {
     const target = pathOf(key)
     await mkdir(tmpRoot, { recursive: true })
     const tmp = join(tmpRoot, randomUUID())
@@ -79,14 +79,14 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       if (Buffer.isBuffer(body)) {
         size = body.length
         if (exact) checkLength(size, exact)
-        await handle.write(body)
+        await writeFully(handle, body)
       } else {
         // Stopping early must not destroy a request body: its socket still has to carry our answer.
-        for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
+        for await (const chunk of body.iterator({ destroyOnReturn: !keepBodyOpen }) as AsyncIterable<Buffer | string>) {
           const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
           size += bytes.length
           if (exact && size > exact.bytes) throw exact.tooLarge(exact.bytes)
-          await handle.write(bytes)
+          await writeFully(handle, bytes)
         }
         if (exact) checkLength(size, exact)
       }
@@ -280,7 +280,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       }
       const exact = { bytes: grant.sizeBytes, tooLarge }
       if (request.contentLength !== undefined) checkLength(request.contentLength, exact)
-      return store(grant.key, body, grant.contentType, exact)
+      return store(grant.key, body, grant.contentType, exact, true)
     },
 
     open: openObject,
@@ -304,6 +304,10 @@ async function* walk(root: string, folder: string): AsyncGenerator<string> {
     if (entry.folder) yield* walk(root, `${folder}${entry.name}/`)
     else yield `${folder}${entry.name}`
   }
+}
+
+async function writeFully(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten
 }
 
 /** A body must be exactly `bytes` long; a longer one fails with `tooLarge` as soon as it is seen. */

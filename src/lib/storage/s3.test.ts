@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../../../test/support/harness.js'
 import { startS3Store, type TestS3Store } from '../../../test/support/s3-store.js'
@@ -64,6 +65,8 @@ describe('S3 driver specifics', () => {
       expect(err).toMatchObject({ code: 'service_unavailable', details: { storageError: 'InvalidAccessKeyId', status: 403 } })
       expect(JSON.stringify(err)).not.toContain(secretAccessKey)
       expect((err as Error).message).not.toContain(secretAccessKey)
+      // What gets logged (the error and its cause) carries no signed request either.
+      expect(inspect(err, { depth: 20 })).not.toMatch(/authorization|Signature=|Credential=/i)
     } finally {
       await wrong.close()
     }

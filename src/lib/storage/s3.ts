@@ -1,4 +1,4 @@
-import { Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -6,7 +6,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
+  ListObjectsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -74,12 +74,18 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     }
   }
 
-  async function putInParts(key: string, body: Readable, contentType: string): Promise<void> {
-    const parts = readParts(body, partSize)
+  /**
+   * Uploads a stream one part at a time (one part in memory): a single PutObject when it fits in one part,
+   * else a multipart upload, aborted on any failure. With `expected`, a stream of another length is refused
+   * (invalid_request) before anything is stored.
+   */
+  async function putInParts(key: string, body: Readable, contentType: string, expected: number | undefined): Promise<void> {
+    const parts = readParts(body, partSize, expected)
     const first = await parts.next()
     const firstPart = first.done ? Buffer.alloc(0) : first.value
     const second = first.done ? first : await parts.next()
     if (second.done) {
+      if (expected !== undefined && firstPart.length !== expected) throw lengthMismatch(firstPart.length, expected)
       await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: firstPart, ContentType: contentType, ContentLength: firstPart.length })))
       return
     }
@@ -92,9 +98,14 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
         const { ETag } = await send(() => client.send(new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length })))
         done.push({ ETag, PartNumber })
       }
+      let total = firstPart.length + second.value.length
       await upload(firstPart)
       await upload(second.value)
-      for await (const part of parts) await upload(part)
+      for await (const part of parts) {
+        total += part.length
+        await upload(part)
+      }
+      if (expected !== undefined && total !== expected) throw lengthMismatch(total, expected)
       await send(() => client.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: done } })))
     } catch (err) {
       await client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => {})
@@ -133,18 +144,8 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       if (Buffer.isBuffer(body)) {
         if (sizeBytes !== undefined && body.length !== sizeBytes) throw lengthMismatch(body.length, sizeBytes)
         await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType, ContentLength: body.length })))
-      } else if (sizeBytes !== undefined) {
-        let failure: AppError | undefined
-        const checked = body.pipe(exactLength(sizeBytes, (err) => (failure = err)))
-        body.once('error', (err) => checked.destroy(err))
-        try {
-          await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: checked, ContentType, ContentLength: sizeBytes })))
-        } catch (err) {
-          throw failure ?? err
-        }
-        if (failure) throw failure
       } else {
-        await putInParts(key, body, ContentType)
+        await putInParts(key, body, ContentType, sizeBytes)
       }
     },
 
@@ -183,16 +184,16 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     async list(prefix, limit) {
       checkPrefix(prefix)
       checkListLimit(limit)
+      // ListObjects (v1) paged by Marker: every S3-compatible store has it (s3rver's v2 paging needs DES,
+      // which OpenSSL 3 dropped), and without a delimiter the next marker is simply the last key.
       const keys: string[] = []
-      let ContinuationToken: string | undefined
-      do {
-        const page = await send(() =>
-          client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix || undefined, MaxKeys: limit - keys.length, ContinuationToken })),
-        )
+      let Marker: string | undefined
+      for (;;) {
+        const page = await send(() => client.send(new ListObjectsCommand({ Bucket, Prefix: prefix || undefined, MaxKeys: limit - keys.length, Marker })))
         for (const item of page.Contents ?? []) if (item.Key !== undefined && keys.length < limit) keys.push(item.Key)
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined
-      } while (ContinuationToken && keys.length < limit)
-      return keys
+        Marker = page.NextMarker ?? keys.at(-1)
+        if (!page.IsTruncated || keys.length >= limit || !page.Contents?.length) return keys
+      }
     },
 
     async close() {
@@ -201,12 +202,15 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
   }
 }
 
-/** Whole parts of `size` bytes from a stream (the last one shorter), one in memory at a time. */
-async function* readParts(body: Readable, size: number): AsyncGenerator<Buffer> {
+/** Whole parts of `size` bytes from a stream (the last one shorter), one in memory at a time; fails past `limit` bytes. */
+async function* readParts(body: Readable, size: number, limit: number | undefined): AsyncGenerator<Buffer> {
   let chunks: Buffer[] = []
   let held = 0
+  let seen = 0
   for await (const chunk of body as AsyncIterable<Buffer | string>) {
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    seen += bytes.length
+    if (limit !== undefined && seen > limit) throw lengthMismatch(seen, limit)
     while (held + bytes.length >= size) {
       const take = size - held
       chunks.push(bytes.subarray(0, take))
@@ -223,31 +227,9 @@ async function* readParts(body: Readable, size: number): AsyncGenerator<Buffer> 
   if (held > 0) yield Buffer.concat(chunks, held)
 }
 
-/** Passes exactly `expected` bytes through, failing the stream (and reporting why) when there are more or fewer. */
-function exactLength(expected: number, report: (err: AppError) => void): Transform {
-  let seen = 0
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length
-      if (seen > expected) {
-        const err = lengthMismatch(seen, expected)
-        report(err)
-        done(err)
-      } else done(null, chunk)
-    },
-    flush(done) {
-      if (seen === expected) return done()
-      const err = lengthMismatch(seen, expected)
-      report(err)
-      done(err)
-    },
-  })
-}
-
 function lengthMismatch(actual: number, expected: number): AppError {
-  return new AppError('invalid_request', `The body is ${actual > expected ? 'more' : actual} bytes; sizeBytes says ${expected}`, {
-    expected,
-  })
+  const told = actual > expected ? `longer than sizeBytes (${expected})` : `${actual} bytes; it must be exactly ${expected}`
+  return new AppError('invalid_request', `The body is ${told}`, { expected })
 }
 
 
@@ -257,11 +239,15 @@ function isMissing(err: unknown): boolean {
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404
 }
 
-/** A store failure as service_unavailable naming the store's error (never the request, which holds credentials). */
+/**
+ * A store failure as service_unavailable naming the store's error. The SDK's error drags the whole signed
+ * request and response along; only its name and message are kept (as the logged cause).
+ */
 function storageError(err: unknown): AppError {
   if (err instanceof AppError) return err
-  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } }
-  const storageError = e.code ?? e.name ?? 'Error'
+  const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } }
+  const name = e.code ?? e.name ?? 'Error'
   const status = e.$metadata?.httpStatusCode ?? null
-  return new AppError('service_unavailable', `Object storage refused the request (${storageError})`, { storageError, status }, { cause: err })
+  const cause = new Error(`${name}: ${e.message ?? ''}`.slice(0, 500))
+  return new AppError('service_unavailable', `Object storage refused the request (${name})`, { storageError: name, status }, { cause })
 }

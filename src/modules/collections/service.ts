@@ -65,6 +65,8 @@ export async function createCollectionsService(deps: {
   /** Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read). */
   canRead: (principal: Principal, collection: Collection) => Promise<boolean>
   fieldChanges?: FieldChangeHooks
+  /** Told after collections are removed (their files go too); a failure is logged, not thrown. */
+  onRemoved?: (projectId: string, names: readonly string[]) => Promise<void>
 }) {
   const store = createCollectionsStore(deps.systemDb)
   const cache = new Map<string, Promise<Map<string, Collection>>>()
@@ -73,6 +75,12 @@ export async function createCollectionsService(deps: {
   async function changed(projectId: string): Promise<void> {
     cache.delete(projectId)
     await deps.pubsub.publish(channel, projectId)
+  }
+
+  /** What hangs off removed collections elsewhere (their files) goes after them; the removal stands regardless. */
+  async function removed(projectId: string, names: readonly string[]): Promise<void> {
+    if (names.length === 0 || !deps.onRemoved) return
+    await deps.onRemoved(projectId, names).catch((err: unknown) => deps.log.warn({ err, projectId, collections: names }, 'cleaning up after removed collections failed'))
   }
 
   function load(projectId: string): Promise<Map<string, Collection>> {
@@ -264,6 +272,7 @@ export async function createCollectionsService(deps: {
       await store.delete(collection.id)
       await changed(projectId)
       await deps.audit.record({ projectId, action: 'collection.deleted', actor, target: { type: 'collection', id: collection.id }, details: { name } })
+      await removed(projectId, [name])
     },
 
     /**
@@ -293,6 +302,7 @@ export async function createCollectionsService(deps: {
           details: { name: collection.name, databaseId: collection.databaseId, tableKept: true },
         })
       }
+      await removed(projectId, gone.map((c) => c.name))
     },
 
     /** Records that a collection used owner scoping (a transfer): owned_by shows from then on. */

@@ -31,6 +31,24 @@ export function createCleanup(ctx: FilesContext) {
     }
   }
 
+  /** Removes every file attached to these collections (dropped, or gone with their database binding). */
+  async function removeOfCollections(projectId: string, collections: readonly string[]): Promise<void> {
+    let after = ''
+    for (;;) {
+      const rows = await store.ofCollections(projectId, collections, after, 200)
+      for (const row of rows) {
+        try {
+          await ctx.removeObjects(row)
+          await store.remove(row.project_id, row.id)
+        } catch (err) {
+          deps.log.warn({ err, fileId: row.id }, 'could not remove a file of a removed collection')
+        }
+      }
+      if (rows.length < 200) return
+      after = rows[rows.length - 1]!.id
+    }
+  }
+
   async function sweep(): Promise<void> {
     const rows = await store.abandonedAcrossProjects(deps.clock.seconds() - abandonedAfterSeconds, 100)
     for (const row of rows) {
@@ -47,6 +65,7 @@ export function createCleanup(ctx: FilesContext) {
 
   return {
     sweep,
+    removeOfCollections,
     close(): void {
       clearInterval(timer)
       unsubscribe()

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import sharp from 'sharp'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
@@ -7,6 +6,7 @@ import type { FilesContext } from './context.js'
 import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, toWire, type FileRow, type FileWire } from './model.js'
 import { readMultipart, type MultipartResult } from './multipart.js'
 import { checkFilename, checkMimeType } from './checks.js'
+import { loadSharp } from './variants.js'
 
 /** A request body as the route hands it over: unread, streaming. */
 export interface UploadBody {
@@ -210,6 +210,7 @@ export function createIngest(ctx: FilesContext) {
       }
       if (!data || (data as Buffer).length === 0) throw new AppError('invalid_request', 'Send the preview image as the multipart field "file"', { field: 'file' })
       const bytes: Buffer = data
+      const sharp = await loadSharp()
       const meta = await sharp(bytes).metadata().catch(() => null)
       if (!meta || !meta.width || !meta.height) throw new AppError('invalid_request', 'The variant is not an image that can be read', { field: 'file' })
       const key = clientVariantKey(row.project_id, row.id, row.sha256, name, newId().slice(0, 12), mimeType)

@@ -83,10 +83,27 @@ describe('readMultipart', () => {
     expect(received[0]!.bytes.length).toBe(0)
   })
 
-  it('answers no file when the body has none, and a part without Content-Type as application/octet-stream', async () => {
+  it('answers no file when the body has none, and a part without Content-Type as text/plain (RFC 7578)', async () => {
     expect((await read(body([{ name: 'name', data: 'x' }]), 10)).result.file).toBeNull()
     const { received } = await read(body([{ name: 'file', filename: 'a.bin', data: 'abc' }]), 10)
-    expect(received[0]!.contentType).toBe('application/octet-stream')
+    expect(received[0]!.contentType).toBe('text/plain')
+  })
+
+  it('decodes UTF-8 filenames, plain and RFC 5987 (filename*), and keeps only the last path segment', async () => {
+    expect((await read(body([{ name: 'file', filename: 'Café ünïcode.txt', data: 'x' }]), 7)).result.file?.filename).toBe('Café ünïcode.txt')
+    const star = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''na%C3%AFve.txt\r\n\r\nx\r\n--${boundary}--\r\n`)
+    expect((await read(star, 9)).result.file?.filename).toBe('naïve.txt')
+    expect((await read(body([{ name: 'file', filename: 'C:\\tmp\\up.txt', data: 'x' }]), 50)).result.file?.filename).toBe('up.txt')
+  })
+
+  it('accepts a file of exactly the limit', async () => {
+    const { result } = await read(body([{ name: 'file', filename: 'a.bin', data: Buffer.alloc(2000) }]), 300, { maxFileBytes: 2000 })
+    expect(result.file?.sizeBytes).toBe(2000)
+  })
+
+  it('skips parts that are not form-data', async () => {
+    const data = Buffer.from(`--${boundary}\r\nContent-Disposition: attachment; name="a"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="b"\r\n\r\ny\r\n--${boundary}--`)
+    expect((await read(data, 100)).result.fields).toEqual({ b: 'y' })
   })
 
   it('waits for a slow consumer instead of buffering the file (backpressure)', async () => {
@@ -134,7 +151,7 @@ describe('readMultipart', () => {
     { name: 'too many fields', data: body(Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, data: 'x' }))), code: 'invalid_request' },
     { name: 'no delimiter at all', data: Buffer.from('just some text'), code: 'invalid_request' },
     { name: 'a part without a name', data: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--`), code: 'invalid_request' },
-    { name: 'a part that is not form-data', data: Buffer.from(`--${boundary}\r\nContent-Disposition: attachment; name="a"\r\n\r\nx\r\n--${boundary}--`), code: 'invalid_request' },
+    { name: 'a malformed part header', data: Buffer.from(`--${boundary}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${boundary}--`), code: 'invalid_request' },
   ]
   for (const r of refusals) {
     it(`refuses ${r.name} (${r.code})`, async () => {

@@ -101,10 +101,12 @@ const proxyUpload = defineRoute({
 /** The unread request body: Node's own request under the Node server, the WHATWG stream otherwise. */
 function bodyOf(c: Context<AppEnv>): UploadBody {
   const incoming = c.env?.incoming
-  const length = c.req.header('content-length')
-  const raw = c.req.raw.body
+  const header = (name: string) => (incoming ? (incoming.headers[name] as string | undefined) : c.req.header(name))
+  const length = header('content-length')
+  // Touching c.req.raw.body under Node would start a WHATWG stream reading the socket: only without Node.
+  const raw = incoming ? null : c.req.raw.body
   const source: AsyncIterable<Uint8Array> = incoming ?? (raw ? Readable.fromWeb(raw as WebReadableStream<Uint8Array>) : Readable.from([]))
-  return { source, contentType: c.req.header('content-type'), contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined }
+  return { source, contentType: header('content-type'), contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined }
 }
 
 /** A refusal sent before the whole body was read closes the connection: the unread rest would poison it. */

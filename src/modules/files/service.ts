@@ -166,8 +166,8 @@ export function createFilesService(deps: FilesDeps) {
     ...ingest,
     ...regenerate,
 
-    /** Resolves once background variant work is done (tests and shutdown). */
-    idle: variants.idle,
+    /** Removes the files of collections that are gone (the collections module calls it). */
+    removeOfCollections: cleanup.removeOfCollections,
 
     async close(): Promise<void> {
       cleanup.close()

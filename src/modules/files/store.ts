@@ -111,6 +111,21 @@ export function createFilesStore(systemDb: Kysely<any>) {
       return rows.map((r) => numeric(r)!)
     },
 
+    /** Up to `limit` files attached to any of these collections, by id after `after`. */
+    async ofCollections(projectId: string, collections: readonly string[], after: string, limit: number): Promise<FileRow[]> {
+      if (collections.length === 0) return []
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('collection_name', 'in', [...collections])
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+      return rows.map((r) => numeric(r)!)
+    },
+
     /** Pending files created before `before`, in every project (abandoned uploads), at most `limit`. */
     async abandonedAcrossProjects(before: number, limit: number): Promise<FileRow[]> {
       const rows = await db.selectFrom('files').selectAll().where('status', '=', 'pending').where('created_at', '<', before).orderBy('created_at').limit(limit).execute()

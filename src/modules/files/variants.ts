@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import sharp from 'sharp'
+import type Sharp from 'sharp'
 import type { Logger } from '../../lib/log.js'
 import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { SettingsService } from '../settings/index.js'
@@ -46,9 +46,18 @@ async function readAll(stream: Readable, max: number): Promise<Buffer> {
   return Buffer.concat(chunks, size)
 }
 
+const maxPixels = 100_000_000
+
+/** sharp (libvips, ~20 MB resident) loads on the first image, not at start-up. */
+export async function loadSharp(): Promise<typeof Sharp> {
+  return (await import('sharp')).default
+}
+
 /** One resized copy, in the original's format, turned upright by its EXIF orientation. */
 async function render(input: Buffer, mimeType: string, size: number): Promise<{ data: Buffer; width: number; height: number }> {
-  const resized = sharp(input).rotate().resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true })
+  // At most 100 megapixels: a small file may still decode to gigabytes (a decompression bomb).
+  const sharp = await loadSharp()
+  const resized = sharp(input, { limitInputPixels: maxPixels }).rotate().resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true })
   const encoded = mimeType.startsWith('image/png') ? resized.png() : resized.jpeg({ quality: 80 })
   const { data, info } = await encoded.toBuffer({ resolveWithObject: true })
   return { data, width: info.width, height: info.height }

@@ -14,7 +14,7 @@ export const bulkDeleteLimit = 200
  * not counted; nothing about them is revealed.
  */
 export function createBulkDelete(deps: RecordsDeps, open: Opener) {
-  function emitDelete(opened: Opened, before: ApiRecord): void {
+  function emitDelete(opened: Opened, before: ApiRecord, permanent: boolean): void {
     deps.events.emit('record.delete', {
       projectId: opened.collection.projectId,
       collection: opened.collection.name,
@@ -22,6 +22,7 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
       after: null,
       actor: { kind: opened.principal.kind, userId: opened.principal.userId },
       at: deps.clock.seconds(),
+      permanent,
     })
   }
 
@@ -47,7 +48,7 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
       if (!permanent) {
         const now = deps.clock.seconds()
         const deleted = await softDeleteRows(opened, [...before.keys()], { deleted_at: now, updated_at: now, updated_by: principal.userId })
-        for (const row of deleted) emitDelete(opened, before.get(String(row.id)) ?? fullRecord(opened.shape, row))
+        for (const row of deleted) emitDelete(opened, before.get(String(row.id)) ?? fullRecord(opened.shape, row), false)
         return deleted.length
       }
       let count = 0
@@ -55,7 +56,7 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
         await cascadeDelete(deps, opened, id, true)
         if (!(await opened.store.remove(id, opened.scope.rows))) continue
         await deps.shares.deleteOfRecord(opened.collection.id, id)
-        emitDelete(opened, record)
+        emitDelete(opened, record, true)
         count++
       }
       return count

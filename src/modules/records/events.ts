@@ -18,7 +18,7 @@ export interface RecordEvent {
   /** Who wrote it (null for writes the system makes). */
   actor: { kind: Principal['kind']; userId: string | null } | null
   at: number
-  permanent?: boolean // true on a record.delete that removed the row for good (permanent=true)
+  permanent?: boolean // on record.delete: true when the row was removed for good (permanent=true), false for a soft delete
 }
 
 /**

@@ -96,5 +96,6 @@ async function systemUpdate(deps: RecordsDeps, ref: Reference, shape: ReturnType
 }
 
 function emitDelete(deps: RecordsDeps, collection: Collection, before: Record<string, unknown>): void {
-  deps.events.emit('record.delete', { projectId: collection.projectId, collection: collection.name, before, after: null, actor: null, at: deps.clock.seconds() })
+  // Only called for rows a permanent cascade removed (the files module removes their files).
+  deps.events.emit('record.delete', { projectId: collection.projectId, collection: collection.name, before, after: null, actor: null, at: deps.clock.seconds(), permanent: true })
 }

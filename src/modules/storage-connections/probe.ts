@@ -1,7 +1,6 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import { isIP } from 'node:net'
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { guardedLookup, isBlockedAddress, isBlockedAddressError, isLoopbackName } from './outbound.js'
 
 /** Where and as whom a connection reaches its bucket. Holds the plaintext secret: never sent out or logged. */
@@ -76,6 +75,8 @@ export function createS3Probe(options: ProbeOptions): Probe {
     const agentOptions = { keepAlive: false, ...(options.allowPrivateNetwork ? {} : { lookup: guardedLookup }) }
     const httpAgent = new HttpAgent(agentOptions)
     const httpsAgent = new HttpsAgent(agentOptions)
+    // Loaded on first use: the AWS SDK is ~10 MB resident, paid only by servers that test connections.
+    const { ListObjectsV2Command, S3Client } = await import('@aws-sdk/client-s3')
     const client = new S3Client({
       endpoint: target.endpoint,
       region: signingRegion(target),

@@ -102,8 +102,15 @@ function isHead(c: Context<AppEnv>): boolean {
   return c.req.raw.method === 'HEAD'
 }
 
-/** A refusal sent before the body was read must close the connection: the unread rest would poison it. */
+/**
+ * A refusal sent before the body was read must close the connection: the unread rest would poison it. A
+ * client that hung up mid-upload is its own failure, not a server fault (nothing was kept either way).
+ */
 function closingIfUnread(err: unknown, incoming: IncomingMessage | undefined): unknown {
-  if (!isAppError(err) || !incoming || incoming.complete) return err
+  if (!incoming || incoming.complete) return err
+  if (!isAppError(err)) {
+    if (!incoming.destroyed && !incoming.readableAborted) return err
+    return new AppError('invalid_request', 'The upload was interrupted before its end; nothing was stored', {}, { headers: { Connection: 'close' } })
+  }
   return new AppError(err.code, err.message, err.details, { cause: err.cause, headers: { ...err.headers, Connection: 'close' } })
 }
