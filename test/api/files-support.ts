@@ -1,15 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as pause } from 'node:timers/promises'
 import sharp from 'sharp'
 import { expect } from 'vitest'
-import { createApp, type AppOptions } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
-import { listen } from '../../src/http/server.js'
-import { freePort, send, type Reply, type TestServer } from '../support/harness.js'
-import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
+import { startServer, type Reply, type TestAppOptions, type TestServer } from '../support/harness.js'
 
 /** Shared steps of the files API tests: uploads through every route, and images to upload. */
 
@@ -129,41 +122,7 @@ export async function dimensions(bytes: Buffer): Promise<{ width: number; height
   return { width: meta.width!, height: meta.height!, format: meta.format! }
 }
 
-/**
- * Boots the app like the harness does, with app options the harness cannot pass (a storage wrapper that
- * injects faults). Same fresh DATA_DIR, fresh PostgreSQL database when TEST_DATABASE_URL is set, Redis
- * under a prefix of its own with TEST_REDIS_URL.
- */
-export async function startServerWith(options: AppOptions): Promise<TestServer> {
-  const adminUrl = testDatabaseUrl()
-  const database = adminUrl ? await createTestDatabase(adminUrl) : null
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
-  const logs: string[] = []
-  const port = await freePort()
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    PASSWORD_HASH_ITERATIONS: '1000',
-    AUTH_RATE_LIMIT: '10000',
-    ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
-    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
-  })
-  const app = await createApp(config, { ...options, logDestination: { write: (line: string) => void logs.push(line) } })
-  const running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
-  return {
-    url: running.url,
-    app,
-    dataDir,
-    logs,
-    request: (method, path, opts) => send(running.url, method, path, opts),
-    async stop() {
-      await running.stop(1000)
-      await app.close()
-      await database?.drop()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
+/** The harness's server, with app options (a storage wrapper that injects faults). */
+export function startServerWith(options: TestAppOptions): Promise<TestServer> {
+  return startServer({}, options)
 }

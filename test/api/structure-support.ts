@@ -1,13 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect } from 'vitest'
-import { createApp, type Plinth } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
-import { listen } from '../../src/http/server.js'
-import { freePort, send, type Reply, type TestServer } from '../support/harness.js'
-import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
+import { startServer, type Reply, type TestServer } from '../support/harness.js'
 
 /** Helpers the structure and field-options API tests share. */
 
@@ -101,48 +93,7 @@ export function createGate() {
   }
 }
 
-/**
- * A server like the harness's, with a job pace of the test's own (the harness passes no app options).
- * Same DATA_DIR, PostgreSQL and settings rules as test/support/harness.ts.
- */
-export async function startPacedServer(pace: () => Promise<void>): Promise<TestServer> {
-  const adminUrl = testDatabaseUrl()
-  const database = adminUrl ? await createTestDatabase(adminUrl) : null
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
-  const logs: string[] = []
-  const port = await freePort()
-  let app: Plinth | undefined
-  try {
-    const config = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      PASSWORD_HASH_ITERATIONS: '1000',
-      AUTH_RATE_LIMIT: '10000',
-      ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
-    })
-    app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) }, structureJobPace: pace })
-    const running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
-    const started = app
-    return {
-      url: running.url,
-      app: started,
-      dataDir,
-      logs,
-      request: (method, path, options) => send(running.url, method, path, options),
-      async stop() {
-        await running.stop(1000)
-        await started.close()
-        await database?.drop()
-        rmSync(dataDir, { recursive: true, force: true })
-      },
-    }
-  } catch (err) {
-    await app?.close()
-    await database?.drop()
-    rmSync(dataDir, { recursive: true, force: true })
-    throw err
-  }
+/** The harness's server, with a structure job pace of the test's own. */
+export function startPacedServer(pace: () => Promise<void>): Promise<TestServer> {
+  return startServer({}, { structureJobPace: pace })
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp, type Plinth } from '../../src/app.js'
+import { createApp, type AppOptions, type Plinth } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { listen, type RunningServer } from '../../src/http/server.js'
 import { createTestDatabase, testDatabaseUrl } from './postgres.js'
@@ -37,21 +37,24 @@ export interface TestServer {
  * Boots the real app on a free port with a fresh DATA_DIR, and, when TEST_DATABASE_URL is set, a fresh
  * PostgreSQL database (and, with TEST_REDIS_URL, Redis under a prefix of its own). Requests go over real HTTP.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestServer> {
   const adminUrl = testDatabaseUrl()
   const database = adminUrl ? await createTestDatabase(adminUrl) : null
   const shared = {
     ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
   }
-  return boot({ ...shared, ...env }, async () => database?.drop())
+  return boot({ ...shared, ...env }, async () => database?.drop(), options)
 }
+
+/** App options a test may pass (storage faults, realtime tuning, structure job pacing); logs are always captured. */
+export type TestAppOptions = Omit<AppOptions, 'logDestination'>
 
 /**
  * Boots one instance with these settings on top of the test defaults; `cleanup` runs after it stops (or
  * fails to start). Every instance gets its own DATA_DIR, port and captured log.
  */
-export async function boot(env: Record<string, string>, cleanup: () => Promise<void> = async () => {}): Promise<TestServer> {
+export async function boot(env: Record<string, string>, cleanup: () => Promise<void> = async () => {}, options: TestAppOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
   const logs: string[] = []
   let app: Plinth | undefined
@@ -70,7 +73,7 @@ export async function boot(env: Record<string, string>, cleanup: () => Promise<v
       AUTH_RATE_LIMIT: '10000',
       ...env,
     })
-    app = await createApp(config, { logDestination: { write: (line: string) => void logs.push(line) } })
+    app = await createApp(config, { ...options, logDestination: { write: (line: string) => void logs.push(line) } })
     running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
   } catch (err) {
     await app?.close()
