@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
-import { startS3Store, type TestS3Store } from '../support/s3-store.js'
+import { s3Settings, startS3Store, type TestS3Store } from '../support/s3-store.js'
 import { dimensions, download, downloadVia, FILES, image, pollFile, sha256, someBytes, uploadViaProxy } from './files-support.js'
 
 // The same file flows with S3_* set: upload URLs and download URLs are the store's own presigned URLs
@@ -13,13 +13,7 @@ let alice: Account
 
 beforeAll(async () => {
   store = await startS3Store()
-  server = await startServer({
-    S3_ENDPOINT: store.endpoint,
-    S3_BUCKET: store.bucket,
-    S3_ACCESS_KEY_ID: store.credentials.accessKeyId,
-    S3_SECRET_ACCESS_KEY: store.credentials.secretAccessKey,
-    S3_REGION: 'auto',
-  })
+  server = await startServer(s3Settings(store))
   const owner = await signUpOwner(server)
   alice = await createAccount(server, owner.token, { role: 'editor' })
 })

@@ -29,6 +29,17 @@ export interface TestS3Store {
  * a body of another length or Content-Type than the URL was signed for is refused with 403
  * SignatureDoesNotMatch, as a real store refuses it.
  */
+/** The S3_* settings that point a Plinth server at this store. */
+export function s3Settings(store: TestS3Store): Record<string, string> {
+  return {
+    S3_ENDPOINT: store.endpoint,
+    S3_BUCKET: store.bucket,
+    S3_ACCESS_KEY_ID: store.credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: store.credentials.secretAccessKey,
+    S3_REGION: 'auto',
+  }
+}
+
 export async function startS3Store(bucket = 'plinth-test'): Promise<TestS3Store> {
   const credentials = { accessKeyId, secretAccessKey: randomBytes(20).toString('base64url') }
   const directory = mkdtempSync(join(tmpdir(), 'plinth-s3rver-'))

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../../../test/support/harness.js'
-import { startS3Store, type TestS3Store } from '../../../test/support/s3-store.js'
+import { s3Settings, startS3Store, type TestS3Store } from '../../../test/support/s3-store.js'
 import { readAll, runStorageContract, shiftableClock } from './contract.js'
 import { createS3Storage, type S3Storage } from './s3.js'
 
@@ -94,12 +94,7 @@ describe('Plinth with S3_* settings', () => {
 
   beforeAll(async () => {
     store = await startS3Store()
-    server = await startServer({
-      S3_ENDPOINT: store.endpoint,
-      S3_BUCKET: store.bucket,
-      S3_ACCESS_KEY_ID: store.credentials.accessKeyId,
-      S3_SECRET_ACCESS_KEY: store.credentials.secretAccessKey,
-    })
+    server = await startServer(s3Settings(store))
   })
   afterAll(async () => {
     await server?.stop()
