@@ -104,6 +104,9 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return { body: { required: true, content: { 'application/json': { schema } } } }
 }
 
+/** A boolean query parameter: `true`, `false`, `1` or `0`; anything else is a 400 naming it. */
+export const queryFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+
 /** `{ data: T }`, the single-item success envelope. */
 export function dataEnvelope<T extends z.ZodType>(schema: T) {
   return z.object({ data: schema })

@@ -1,4 +1,4 @@
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
 import type { DatabasesService } from './service.js'
 
 const DatabaseSchema = z
@@ -37,9 +37,7 @@ const deleteDatabase = defineRoute({
   request: {
     params: z.object({ id: z.string().min(1).max(64) }),
     query: z.object({
-      cascade: z
-        .enum(['true', 'false', '1', '0'])
-        .transform((v) => v === 'true' || v === '1')
+      cascade: queryFlag
         .optional()
         .openapi({ description: 'Also remove the collections attached to it (default false: refused with 409 while there are any)' }),
     }),

@@ -1,10 +1,9 @@
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
 import { bulkDeleteLimit, type BulkDelete } from './bulk.js'
 import type { Transfer } from './transfer.js'
 import type { Truncate } from './truncate.js'
 
 const tags = ['Records']
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 const Params = z.object({ name: z.string().min(1).max(100) })
 const IdParams = Params.extend({ id: z.string().min(1).max(64) })
 const errors = ['invalid_request', 'unauthorized', 'forbidden', 'collection_not_found'] as const
@@ -14,7 +13,7 @@ const bulkDelete = defineRoute({
   permission: 'collections/{name}:delete',
   request: {
     params: Params,
-    query: z.object({ permanent: flag.optional().openapi({ description: 'Remove the records (soft-deleted ones too) instead of soft-deleting them' }) }),
+    query: z.object({ permanent: queryFlag.optional().openapi({ description: 'Remove the records (soft-deleted ones too) instead of soft-deleting them' }) }),
     ...jsonBody(
       z.object({
         ids: z

@@ -1,11 +1,10 @@
 import { AppError } from '../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
 import type { RecordExporter } from './export.js'
 import type { ImportJobs } from './import-jobs.js'
 import type { RecordImporter } from './import.js'
 
 const tags = ['Records']
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 const Params = z.object({ name: z.string().min(1).max(100) })
 const JobParams = Params.extend({ jobId: z.string().min(1).max(64) })
 const RecordSchema = z.record(z.string(), z.unknown())
@@ -64,7 +63,7 @@ const importNdjson = defineRoute({
   request: {
     params: Params,
     query: z.object({
-      dryRun: flag.optional().openapi({ description: 'Validate every line, write nothing' }),
+      dryRun: queryFlag.optional().openapi({ description: 'Validate every line, write nothing' }),
       jobId: z.string().min(1).max(64).optional().openapi({ description: 'Add this chunk to an import job of yours' }),
       locale: z.string().max(40).optional(),
     }),
@@ -96,7 +95,7 @@ const getJob = defineRoute({
 const finalizeJob = defineRoute({
   method: 'post', path: '/api/v1/collections/{name}/records/import-jobs/{jobId}/finalize', operationId: 'records.finalizeImportJob', summary: 'Finish an import job: status complete, final tallies', tags,
   permission: 'collections/{name}:create',
-  request: { params: JobParams, query: z.object({ rebuild: flag.optional() }) },
+  request: { params: JobParams, query: z.object({ rebuild: queryFlag.optional() }) },
   responses: { 200: jsonContent(ImportJobSchema, 'The job, complete'), ...errorResponses(...baseErrors, 'not_found') },
 })
 

@@ -1,10 +1,9 @@
 import { AppError } from '../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
 import type { RecordsService } from './service.js'
 import type { VersionCheck } from './write.js'
 
 const tags = ['Records']
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 const RecordSchema = z.record(z.string(), z.unknown()).openapi('Record', {
   example: { id: '3f2a…', created_at: 1790000000, updated_at: 1790000000, _version: 1, title: 'Hello' },
 })
@@ -24,7 +23,7 @@ const ListQuery = z.object({
   fields: z.string().max(2000).optional(),
   locale: z.string().max(40).optional(),
   cursor: z.string().max(2048).optional().openapi({ description: 'Keyset mode; send it empty for the first page' }),
-  include_deleted: flag.optional(),
+  include_deleted: queryFlag.optional(),
   path: z.string().max(200).optional(),
 })
 
@@ -52,7 +51,7 @@ const getOne = defineRoute({
   permission: 'collections/{name}:read',
   request: {
     params: IdParams,
-    query: z.object({ expand: z.string().max(500).optional(), fields: z.string().max(2000).optional(), locale: z.string().max(40).optional(), include_deleted: flag.optional(), meta: z.enum(['i18n']).optional() }),
+    query: z.object({ expand: z.string().max(500).optional(), fields: z.string().max(2000).optional(), locale: z.string().max(40).optional(), include_deleted: queryFlag.optional(), meta: z.enum(['i18n']).optional() }),
   },
   responses: { 200: jsonContent(z.object({ data: RecordSchema, meta: z.unknown().optional() }), 'The record'), ...errorResponses(...readErrors, 'record_not_found') },
 })
@@ -82,7 +81,7 @@ const update = defineRoute({
 const remove = defineRoute({
   method: 'delete', path: '/api/v1/collections/{name}/records/{id}', operationId: 'records.delete', summary: 'Delete a record (soft by default)', tags,
   permission: 'collections/{name}:delete',
-  request: { params: IdParams, query: z.object({ permanent: flag.optional() }) },
+  request: { params: IdParams, query: z.object({ permanent: queryFlag.optional() }) },
   responses: { 200: jsonContent(z.object({ success: z.literal(true), permanent: z.boolean() }), 'Deleted'), ...errorResponses(...readErrors, 'record_not_found', 'conflict') },
 })
 const restore = defineRoute({
