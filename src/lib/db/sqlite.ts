@@ -15,6 +15,7 @@ import {
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js'
 import { translateDbError } from './translate-error.js'
 import { translatingDialect } from './translating-dialect.js'
+import { createWriteGroup } from './write-group.js'
 
 const statementCacheSize = 500
 
@@ -30,7 +31,19 @@ export function openSqlite(file: string): Kysely<any> {
   raw.pragma('journal_mode = WAL')
   raw.pragma('synchronous = NORMAL')
   raw.pragma('foreign_keys = ON')
-  const statements = withStatementCache(raw)
+  const cache = withStatementCache(raw)
+  const group = createWriteGroup(raw)
+  // Kysely's statements (and transactions) never run inside a write group: commit it first.
+  const statements: SqliteDatabase = {
+    close: () => {
+      group.flush()
+      cache.close()
+    },
+    prepare: (sql) => {
+      group.flush()
+      return cache.prepare(sql)
+    },
+  }
   const db = new Kysely<any>({
     dialect: translatingDialect(new ImmediateSqliteDialect({ database: statements })),
     plugins: [new SqliteValuesPlugin()],
@@ -38,12 +51,10 @@ export function openSqlite(file: string): Kysely<any> {
   direct.set(db, (query) => {
     // Inside another caller's open transaction the statement would see (and join) its uncommitted
     // writes: that caller holds Kysely's connection mutex, so wait for it the ordinary way.
-    if (raw.inTransaction) return null
+    if (raw.inTransaction && !group.open) return null
     try {
-      const stmt = statements.prepare(query.sql)
-      if (stmt.reader) return stmt.all(query.parameters) as unknown[]
-      stmt.run(query.parameters)
-      return []
+      const stmt = cache.prepare(query.sql) as unknown as Database.Statement
+      return group.run(() => (stmt.reader ? (stmt.all(query.parameters) as unknown[]) : (stmt.run(query.parameters), [])), stmt.readonly)
     } catch (err) {
       throw translateDbError(err)
     }
@@ -51,18 +62,25 @@ export function openSqlite(file: string): Kysely<any> {
   return db
 }
 
-type DirectRun = (query: CompiledQuery) => unknown[] | null
+type DirectRun = (query: CompiledQuery) => unknown[] | Promise<unknown[]> | null
 const direct = new WeakMap<Kysely<any>, DirectRun>()
 
 /**
- * Runs a compiled query and answers its rows. On SQLite, when no transaction is open on the connection,
- * the statement runs straight on it: better-sqlite3 is synchronous, so nothing can interleave, and
- * Kysely's connection mutex, executor and plugin passes (a large share of a small query's cost) are
- * skipped. Values must already be bindable (SQLite: no booleans). Elsewhere, through Kysely.
+ * Runs a compiled query and answers its rows. On SQLite, unless another caller's transaction is open on
+ * the connection, the statement runs straight on it: better-sqlite3 is synchronous, so nothing can
+ * interleave, and Kysely's connection mutex, executor and plugin passes (a large share of a small query's
+ * cost) are skipped; writes share commits (write-group.ts). Values must already be bindable (SQLite: no
+ * booleans). Elsewhere, through Kysely.
  */
 export async function runCompiled<R>(db: Kysely<any>, query: CompiledQuery<R>): Promise<R[]> {
   const rows = direct.get(db)?.(query)
-  if (rows) return rows as R[]
+  if (rows) {
+    try {
+      return (await rows) as R[]
+    } catch (err) {
+      throw translateDbError(err)
+    }
+  }
   return (await db.executeQuery<R>(query)).rows
 }
 
