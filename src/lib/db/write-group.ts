@@ -24,7 +24,10 @@ export function createWriteGroup(raw: Database.Database) {
   function settle(err: unknown): void {
     const settled = waiters ?? []
     waiters = null
-    for (const w of settled) err === undefined ? w.resolve(w.rows) : w.reject(err)
+    for (const w of settled) {
+      if (err === undefined) w.resolve(w.rows)
+      else w.reject(err)
+    }
   }
 
   function flush(): void {
