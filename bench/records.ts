@@ -125,20 +125,31 @@ export async function benchRecords() {
         `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'}`,
       )
     }
-    // The floor of GET by id on this stack: Hono + node-server, one parametric route, one prepared lookup
-    // on the same file, nothing else. Plinth over it is the cost of our own auth, access and shaping.
+    // The floor of each write and of GET by id on this stack: Hono + node-server doing the fewest statements
+    // on the same file, no checks. Plinth over it is the cost of our own auth, access, events and shaping;
+    // the floor against /health and raw shows what the target asks of the stack itself.
     const projectFile = join(dataDir, 'projects', readdirSync(join(dataDir, 'projects')).find((f) => f.endsWith('.db'))!)
     const port = await freePort()
     const floor = await startChild([new URL('./servers/hono-record.mjs', import.meta.url).pathname], { PORT: String(port), DB_FILE: projectFile }, port, '/health')
     try {
-      await measure(floor, '/', { headers: auth, requests: [byIdRequest] }) // warm-up
-      const base = await measure(floor, '/', { headers: auth, requests: [byIdRequest] })
-      const ours = await http['GET by id']!()
       const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-      console.log(
-        `GET by id beside its framework floor (Hono + one better-sqlite3 lookup, no checks): ${fmt(ours.rate)} vs ${fmt(base.rate)} req/s → ${(ours.rate / base.rate).toFixed(2)}` +
-          (ours.cpuMicros && base.cpuMicros ? ` (${ours.cpuMicros.toFixed(0)} vs ${base.cpuMicros.toFixed(0)} µs CPU)` : ''),
-      )
+      const cpu = (m: Measurement) => (m.cpuMicros ? `${m.cpuMicros.toFixed(0)} µs` : '?')
+      const floorRuns: Record<string, () => Promise<Measurement>> = {
+        'GET by id': () => measure(floor, '/', { headers: auth, requests: [byIdRequest] }),
+        create: () => measure(floor, '/api/v1/collections/items/records', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(item(1)) }),
+        patch: () => measure(floor, '/', { headers: { 'content-type': 'application/json' }, requests: [patchRequest] }),
+      }
+      for (const [name, run] of Object.entries(floorRuns)) {
+        await run() // warm-up
+        const base = await run()
+        const health = await measure(plinth, '/health')
+        const ours = await http[name]!()
+        const rawRate = raw[name as keyof typeof raw]
+        console.log(
+          `${name} floor (Hono + the fewest statements, no checks): ${fmt(base.rate)} req/s (${cpu(base)} CPU) → ${(base.rate / health.rate).toFixed(2)} of /health, ${(base.rate / rawRate).toFixed(2)} of raw | ` +
+            `Plinth ${fmt(ours.rate)} req/s (${cpu(ours)}) → ${(ours.rate / base.rate).toFixed(2)} of the floor`,
+        )
+      }
     } finally {
       await floor.stop()
     }
