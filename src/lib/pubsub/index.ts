@@ -1,3 +1,3 @@
-export type { MessageHandler, PubSub, PubSubOptions, Unsubscribe } from './pubsub.js'
+export type { MessageHandler, PublishOptions, PubSub, PubSubOptions, Unsubscribe } from './pubsub.js'
 export { createMemoryPubSub } from './memory-pubsub.js'
 export { createRedisPubSub } from './redis-pubsub.js'

@@ -13,18 +13,22 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
 
   return {
     shared: false,
-    async publish(channel, message) {
+    async publish(channel, message, publishOptions) {
       assertOpen(closed)
       const recipients = [...(channels.get(channel) ?? [])]
       if (recipients.length === 0) return
       // Delivered on a later turn, as Redis would: a handler never runs inside the publisher's call stack,
       // and only those subscribed when the message was published receive it.
-      setImmediate(() => {
-        const current = channels.get(channel)
-        for (const subscription of recipients) {
-          if (current?.has(subscription)) deliverSafely(subscription.handler, message, onError)
-        }
-      })
+      const delivered = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const current = channels.get(channel)
+          for (const subscription of recipients) {
+            if (current?.has(subscription)) deliverSafely(subscription.handler, message, onError)
+          }
+          resolve()
+        }),
+      )
+      if (publishOptions?.awaitDelivery) await delivered
     },
 
     async subscribe(channel, handler): Promise<Unsubscribe> {

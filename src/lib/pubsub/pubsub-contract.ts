@@ -80,6 +80,26 @@ export function runPubSubContract(name: string, fixture: PubSubFixture): void {
       expect(await a.waitFor(1)).toEqual(['x'])
     })
 
+    it('with awaitDelivery, answers only once every subscriber, here and in other instances, has run its handlers', async () => {
+      const a = await open()
+      const b = await open()
+      const here = inbox()
+      const there = inbox()
+      await a.subscribe('invalidate', here.handler)
+      await b.subscribe('invalidate', there.handler)
+      await a.publish('invalidate', 'user:42', { awaitDelivery: true })
+      expect(here.messages).toEqual(['user:42'])
+      expect(there.messages).toEqual(fixture.shared ? ['user:42'] : [])
+      // The framing of a waited-for message never reaches handlers, and plain messages still flow.
+      await a.publish('invalidate', 'plain')
+      expect(await here.waitFor(2)).toEqual(['user:42', 'plain'])
+    })
+
+    it('with awaitDelivery and no subscriber anywhere, answers at once', async () => {
+      const pubsub = await open()
+      await pubsub.publish('nobody-listens', 'x', { awaitDelivery: true })
+    })
+
     it('treats the same handler subscribed twice as two subscriptions', async () => {
       const pubsub = await open()
       const a = inbox()

@@ -12,8 +12,14 @@ export type Unsubscribe = () => Promise<void>
 export interface PubSub {
   /** True when messages reach other instances (Redis); false when this process is alone (memory). */
   readonly shared: boolean
-  /** Sends a message to every current subscriber of the channel, in every instance. */
-  publish(channel: string, message: string): Promise<void>
+  /**
+   * Sends a message to every current subscriber of the channel, in every instance. With `awaitDelivery`,
+   * resolves only once every subscriber that received it has run its handlers (each Redis instance
+   * confirms), so a cache invalidation has taken effect everywhere when the caller answers; an instance
+   * that does not confirm within `deliveryTimeoutMs` (one that stopped) is reported to `onError` and not
+   * waited for longer.
+   */
+  publish(channel: string, message: string, options?: PublishOptions): Promise<void>
   /** Starts delivery to the handler; resolves once messages published from now on will reach it. */
   subscribe(channel: string, handler: MessageHandler): Promise<Unsubscribe>
   /** Drops every subscription and releases connections. Idempotent. */
@@ -23,6 +29,12 @@ export interface PubSub {
 export interface PubSubOptions {
   /** Told about a handler that threw and, for Redis, about connection errors; defaults to ignoring them. */
   readonly onError?: (err: unknown) => void
+  /** How long a publish with `awaitDelivery` waits for instances to confirm; 2000 ms by default. */
+  readonly deliveryTimeoutMs?: number
+}
+
+export interface PublishOptions {
+  readonly awaitDelivery?: boolean
 }
 
 /** Calls one handler, so that a throwing handler neither stops the others nor breaks the transport. */

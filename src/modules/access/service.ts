@@ -52,7 +52,7 @@ export async function createAccessService(deps: AccessDeps) {
   const unsubscribe = await deps.pubsub.subscribe(invalidationChannel, (projectId) => void cache.delete(projectId))
   async function invalidate(projectId: string): Promise<void> {
     cache.delete(projectId)
-    await deps.pubsub.publish(invalidationChannel, projectId)
+    await deps.pubsub.publish(invalidationChannel, projectId, { awaitDelivery: true })
   }
 
   function load(projectId: string): Promise<ProjectRoles> {

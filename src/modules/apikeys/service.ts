@@ -61,7 +61,7 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
   }
   async function broadcast(message: string): Promise<void> {
     drop(message)
-    await deps.pubsub.publish(channel, message)
+    await deps.pubsub.publish(channel, message, { awaitDelivery: true })
   }
 
   function toApiKey(row: ApiKeyRow): ApiKey {

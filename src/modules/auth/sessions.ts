@@ -38,7 +38,7 @@ export async function createSessions(deps: { store: AuthStore; users: UsersServi
   }
   async function broadcast(message: string): Promise<void> {
     drop(message)
-    await deps.pubsub.publish(channel, message)
+    await deps.pubsub.publish(channel, message, { awaitDelivery: true })
   }
 
   return {

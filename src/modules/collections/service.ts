@@ -74,7 +74,7 @@ export async function createCollectionsService(deps: {
 
   async function changed(projectId: string): Promise<void> {
     cache.delete(projectId)
-    await deps.pubsub.publish(channel, projectId)
+    await deps.pubsub.publish(channel, projectId, { awaitDelivery: true })
   }
 
   /** What hangs off removed collections elsewhere (their files) goes after them; the removal stands regardless. */

@@ -56,7 +56,7 @@ export async function createSettingsService(deps: { systemDb: Kysely<any>; clock
       if (rows.length === 0) throw new AppError('invalid_request', 'Send at least one setting')
       await store.upsert(rows)
       cache.delete(projectId)
-      await deps.pubsub.publish(channel, projectId)
+      await deps.pubsub.publish(channel, projectId, { awaitDelivery: true })
       await deps.audit.record({ projectId, action: 'settings.updated', actor, target: { type: 'settings', id: null }, details: { keys: rows.map((r) => r.key) } })
       return all(projectId)
     },
