@@ -243,7 +243,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       jobs: importJobs,
     }
 
-    files = createFilesService({ systemDb, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
+    files = createFilesService({ systemDb, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
     closers.unshift(() => files.close())
 
     const capabilityTokens = createCapabilityTokensService({ secretKey: config.secretKey, clock, open: records.open, users, access })

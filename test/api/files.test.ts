@@ -192,6 +192,18 @@ describe('the project quota (files.quotaBytes)', () => {
     expect((await reserve(600)).status).toBe(200)
     expect((await server.request('POST', `${FILES}/upload-token`, { token: alice.token, body: { filename: 'a', mime_type: 'text/plain', size_bytes: 600 } })).status).toBe(200)
   })
+
+  it('holds under concurrent uploads: of ten 300-byte reservations against 1000 bytes, three pass', async () => {
+    const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Quota race' } })
+    expect(project.status, project.text).toBe(201)
+    const as = { token: owner.token, headers: { 'X-Project-Id': project.body.data.id } }
+    expect((await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 1000 } })).status).toBe(200)
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => server.request('POST', `${FILES}/upload-token`, { ...as, body: { filename: 'a', mime_type: 'text/plain', size_bytes: 300 } })),
+    )
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 400, 400, 400, 400, 400, 400, 400])
+    for (const refused of replies.filter((r) => r.status === 400)) expect(refused.body.error).toBe('limit_exceeded')
+  })
 })
 
 describe('visibility and ownership', () => {

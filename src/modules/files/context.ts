@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import { lockTransaction, type DbKind } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Logger } from '../../lib/log.js'
@@ -17,6 +18,7 @@ import { createVariants, type Variants } from './variants.js'
 
 export interface FilesDeps {
   systemDb: Kysely<any>
+  systemKind: DbKind
   storage: ObjectStorage
   access: AccessService
   collections: CollectionsService
@@ -34,6 +36,12 @@ export interface FilesContext {
   variants: Variants
   /** Throws limit_exceeded when adding `adding` bytes (and freeing `freeing`) would pass the project's quota. */
   assertQuota(projectId: string, adding: number, freeing?: number): Promise<void>
+  /**
+   * Checks the quota for `adding` bytes and runs `write` (the row that holds them) in one transaction,
+   * serialised per project across instances, so concurrent uploads cannot pass the quota together.
+   * Throws limit_exceeded.
+   */
+  reserve<T>(projectId: string, adding: number, write: (store: FilesStore) => Promise<T>): Promise<T>
   /** `__system`, or a collection the caller may see. Throws invalid_request. */
   checkCollection(principal: Principal, name: string | undefined): Promise<string>
   /** Removes a file's stored objects, variants first; throws service_unavailable (the row stays, so a retry can finish) when one cannot be removed. */
@@ -44,6 +52,17 @@ export interface FilesContext {
 
 export function createFilesContext(deps: FilesDeps): FilesContext {
   const store = createFilesStore(deps.systemDb)
+
+  async function checkQuota(from: FilesStore, projectId: string, adding: number, freeing: number, quota: number): Promise<void> {
+    const used = await from.usage(projectId, deps.clock.seconds() - limits.uploadUrlSeconds)
+    if (used - freeing + adding > quota) {
+      throw new AppError('limit_exceeded', `This would pass the project's storage quota of ${quota} bytes`, {
+        quotaBytes: quota,
+        usedBytes: used,
+        requestedBytes: adding,
+      })
+    }
+  }
   const variants = createVariants({ store, storage: deps.storage, settings: deps.settings, log: deps.log })
   return {
     deps,
@@ -52,15 +71,18 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
     variants,
 
     async assertQuota(projectId, adding, freeing = 0) {
+      await checkQuota(store, projectId, adding, freeing, await deps.settings.get(projectId, 'files.quotaBytes'))
+    },
+
+    async reserve(projectId, adding, write) {
+      // Read before the transaction: on SQLite a settings query inside it would wait for its own connection.
       const quota = await deps.settings.get(projectId, 'files.quotaBytes')
-      const used = await store.usage(projectId, deps.clock.seconds() - limits.uploadUrlSeconds)
-      if (used - freeing + adding > quota) {
-        throw new AppError('limit_exceeded', `This would pass the project's storage quota of ${quota} bytes`, {
-          quotaBytes: quota,
-          usedBytes: used,
-          requestedBytes: adding,
-        })
-      }
+      return deps.systemDb.transaction().execute(async (trx) => {
+        await lockTransaction(trx, deps.systemKind, `files-quota:${projectId}`)
+        const inTransaction = createFilesStore(trx)
+        await checkQuota(inTransaction, projectId, adding, 0, quota)
+        return write(inTransaction)
+      })
     },
 
     async checkCollection(principal, name) {

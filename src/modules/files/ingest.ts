@@ -115,7 +115,6 @@ export function createIngest(ctx: FilesContext) {
         if (visibility !== 'public' && visibility !== 'private') throw new AppError('invalid_request', 'visibility must be public or private', { field: 'visibility' })
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The file is empty', { field: 'file' })
         const collection = await ctx.checkCollection(principal, result.fields.collection_name)
-        await ctx.assertQuota(projectId, file.sizeBytes)
         const now = deps.clock.seconds()
         const background = await ctx.variantsOnUpload({ project_id: projectId, mime_type: mimeType })
         const row: FileRow = {
@@ -135,7 +134,7 @@ export function createIngest(ctx: FilesContext) {
           updated_at: now,
           variants: emptyVariants(background ? 'pending' : 'none'),
         }
-        await store.insert(row)
+        await ctx.reserve(projectId, file.sizeBytes, (inTransaction) => inTransaction.insert(row))
         const wire = toWire(row)
         deps.events.emit('file.upload', { projectId, file: wire, via: 'proxy', actor: { kind: principal.kind, userId: principal.userId }, at: now })
         if (background) variants.schedule(projectId, id)

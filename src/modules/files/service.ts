@@ -56,7 +56,6 @@ export function createFilesService(deps: FilesDeps) {
       }
       const collection = await ctx.checkCollection(principal, input.collection_name)
       const projectId = principal.projectId
-      await ctx.assertQuota(projectId, input.size_bytes)
       const id = newId()
       const now = deps.clock.seconds()
       const row: FileRow = {
@@ -76,7 +75,7 @@ export function createFilesService(deps: FilesDeps) {
         updated_at: now,
         variants: emptyVariants(),
       }
-      await store.insert(row)
+      await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
       try {
         const uploadUrl = await deps.storage.presignPut(row.r2_key, { contentType: mimeType, sizeBytes: input.size_bytes, expiresIn: limits.uploadUrlSeconds })
         return { id, uploadUrl, r2Key: row.r2_key }
