@@ -5,6 +5,7 @@
 // nothing else: no auth, no validation, no access checks, no events. Plinth can never be cheaper than
 // this; the gap to it is our own cost, and the floor's own ratio shows what a target asks of the stack.
 import { randomUUID } from 'node:crypto'
+import { setImmediate } from 'node:timers'
 import { serve } from '@hono/node-server'
 import Database from 'better-sqlite3'
 import { Hono } from 'hono'
