@@ -57,17 +57,20 @@ function rawBaseline() {
     while (performance.now() < until) work(done++)
     return done / Math.min(durationSeconds, 3)
   }
+  // Rates are measured on demand, so each round of the HTTP measurements gets its own (the machine drifts).
   return {
-    'GET by id': rate((i) => byId.get(ids[i % ids.length])),
-    'list 25 (filter + sort)': rate(() => {
-      list.all()
-      count.get()
-    }),
-    create: rate(() => {
-      const v = item(n++)
-      insert.run(`x${n.toString(16).padStart(31, '0')}`, 1, 1, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
-    }),
-    patch: rate((i) => update.get(i % 10_000, 2, ids[i % ids.length])),
+    'GET by id': () => rate((i) => byId.get(ids[i % ids.length])),
+    'list 25 (filter + sort)': () =>
+      rate(() => {
+        list.all()
+        count.get()
+      }),
+    create: () =>
+      rate(() => {
+        const v = item(n++)
+        insert.run(`x${n.toString(16).padStart(31, '0')}`, 1, 1, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
+      }),
+    patch: () => rate((i) => update.get(i % 10_000, 2, ids[i % ids.length])),
   }
 }
 
@@ -110,19 +113,30 @@ export async function benchRecords() {
     }
     await measure(plinth, '/health') // warm-up
     let ok = true
+    // Each path is measured in `rounds` rounds, /health just before it in each, and judged by its median round:
+    // this machine's speed drifts within minutes, and one round either way decided the verdict before.
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+    const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
     for (const [name, run] of Object.entries(http)) {
       await run() // warm-up
-      const health = await measure(plinth, '/health')
-      const result = await run()
-      const rawRate = raw[name as keyof typeof raw]
+      const measured: { health: Measurement; result: Measurement; rawRate: number; score: number }[] = []
+      for (let round = 0; round < rounds; round++) {
+        const health = await measure(plinth, '/health')
+        const result = await run()
+        const rawRate = raw[name as keyof typeof raw]()
+        // Where the bare database is slower than /health, the database is the ceiling: half of it is the bar.
+        const score = rawRate < health.rate ? result.rate / rawRate / 0.5 : result.rate / health.rate / 0.7
+        measured.push({ health, result, rawRate, score })
+      }
+      const sorted = [...measured].sort((a, b) => a.score - b.score)
+      const { health, result, rawRate, score } = sorted[Math.floor(sorted.length / 2)]!
+      const pass = score >= 1
+      if (!pass) ok = false
       const vsHealth = result.rate / health.rate
       const vsRaw = result.rate / rawRate
-      // Where the bare database is slower than /health, the database is the ceiling: half of it is the bar.
-      const pass = rawRate < health.rate ? vsRaw >= 0.5 : vsHealth >= 0.7
-      if (!pass) ok = false
-      const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+      const byRound = measured.map((m) => (m.result.rate / (m.rawRate < m.health.rate ? m.rawRate : m.health.rate)).toFixed(2)).join(', ')
       console.log(
-        `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'}`,
+        `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'} (median of ${rounds} rounds; per round against its bar's base: ${byRound})`,
       )
     }
     // The floor of each write and of GET by id on this stack: Hono + node-server doing the fewest statements
@@ -132,7 +146,6 @@ export async function benchRecords() {
     const port = await freePort()
     const floor = await startChild([new URL('./servers/hono-record.mjs', import.meta.url).pathname], { PORT: String(port), DB_FILE: projectFile }, port, '/health')
     try {
-      const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
       const cpu = (m: Measurement) => (m.cpuMicros ? `${m.cpuMicros.toFixed(0)} µs` : '?')
       const floorRuns: Record<string, () => Promise<Measurement>> = {
         'GET by id': () => measure(floor, '/', { headers: auth, requests: [byIdRequest] }),
@@ -144,7 +157,7 @@ export async function benchRecords() {
         const base = await run()
         const health = await measure(plinth, '/health')
         const ours = await http[name]!()
-        const rawRate = raw[name as keyof typeof raw]
+        const rawRate = raw[name as keyof typeof raw]()
         console.log(
           `${name} floor (Hono + the fewest statements, no checks): ${fmt(base.rate)} req/s (${cpu(base)} CPU) → ${(base.rate / health.rate).toFixed(2)} of /health, ${(base.rate / rawRate).toFixed(2)} of raw | ` +
             `Plinth ${fmt(ours.rate)} req/s (${cpu(ours)}) → ${(ours.rate / base.rate).toFixed(2)} of the floor`,
