@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { cpuSeconds, freePort, startChild, type Child } from './support.js'
+import { api as call, cpuSeconds, item, freePort, startChild, type Child } from './support.js'
 
 // BENCH_EXPORT_ROWS rows are imported through the API (the import figure), then exported as CSV by a freshly
 // started server (the export figure and its peak memory).
@@ -22,17 +22,7 @@ const fields = [
   { name: 'status', type: 'enum', required: false, enumValues: ['draft', 'published'] },
   { name: 'meta', type: 'json', required: false },
 ]
-const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
 
-async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
 
 function plinth(dataDir: string, port: number): Promise<Child> {
   const bin = new URL('../bin/plinth.js', import.meta.url).pathname

@@ -2,23 +2,13 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { durationSeconds, freePort, measure, startChild, startPlinth, type Measurement } from './support.js'
+import { api, durationSeconds, item, freePort, measure, startChild, startPlinth, type Measurement } from './support.js'
 
 const rows = Number(process.env.BENCH_RECORDS ?? 10_000)
 const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
 const listPath = `/api/v1/collections/items/records?limit=25&filter=${filter}&sortBy=-views`
 
-async function api(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
 
-const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
 
 /**
  * The same table and work on a bare better-sqlite3 connection: prepared statements, no HTTP, no checks, but

@@ -149,3 +149,17 @@ export function report(r: Comparison): void {
       (r.ok ? 'OK' : 'BELOW TARGET'),
   )
 }
+
+/** One JSON call to Plinth's API as `token`; throws on any non-2xx answer, naming it. */
+export async function api(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** The benchmarks' record `i` of the `items` collection (title, views, status, meta). */
+export const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
