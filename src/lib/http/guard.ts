@@ -36,7 +36,10 @@ export function guard(security: Security, permission: RoutePermission): ((c: Con
   }
 }
 
-/** The permission of a route for one request: split once, so a request only reads its path parameters. */
+/**
+ * The permission of a route for one request (`collections/{name}:read` → `collections/articles:read`):
+ * the template is split once, so a request only reads its path parameters.
+ */
 function permissionFiller(permission: string): (c: Context<AppEnv>) => string {
   const parts = permission.split(/\{(\w+)\}/)
   if (parts.length === 1) return () => permission
@@ -45,11 +48,6 @@ function permissionFiller(permission: string): (c: Context<AppEnv>) => string {
     for (let i = 1; i < parts.length; i += 2) out += (c.req.param(parts[i]!) ?? `{${parts[i]}}`) + parts[i + 1]!
     return out
   }
-}
-
-/** `collections/{name}:read` with `{ name: 'articles' }` → `collections/articles:read`. */
-export function fillPermission(permission: string, params: Record<string, string>): string {
-  return permission.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`)
 }
 
 /** The caller resolved by the route's guard; throws when a route forgot to declare a permission. */

@@ -1,5 +1,5 @@
 export type { AppBindings, AppEnv, AppVariables } from './env.js'
-export { fillPermission, guard, principalOf, type RoutePermission, type Security } from './guard.js'
+export { guard, principalOf, type RoutePermission, type Security } from './guard.js'
 export { clientIp } from './client-ip.js'
 export { requestIdOf, tagRequestId } from './request-id.js'
 export { createRouter, dataEnvelope, defineRoute, ErrorEnvelopeSchema, errorResponses, jsonBody, jsonContent, queryFlag, rejectInvalid, z, type RouteDeclaration } from './route.js'
