@@ -170,6 +170,46 @@ describe('replace and the proxy upload', () => {
       expect(((await over.json()) as { error: string }).error).toBe('limit_exceeded')
       expect((await send(100)).status).toBe(200)
     })
+
+    it('holds the quota under concurrent replacements; a file that lost the race keeps its bytes and lists no variants', async () => {
+      const other = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Replace race' } })
+      const projectId = other.body.data.id
+      const as = { token: owner.token, headers: { 'X-Project-Id': projectId } }
+      const post = (path: string, bytes: Uint8Array, type: string) =>
+        fetch(`${server.url}${FILES}${path}`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'X-Project-Id': projectId }, body: form({}, { filename: 'f', type, bytes }) })
+      const jpeg = await image('jpeg', 64, 64)
+      const ids: string[] = []
+      for (let i = 0; i < 4; i++) {
+        const uploaded = await post('/upload', jpeg, 'image/jpeg')
+        expect(uploaded.status).toBe(201)
+        ids.push(((await uploaded.json()) as { data: { id: string } }).data.id)
+      }
+      const read = async (id: string) => (await server.request('GET', `${FILES}/${id}`, as)).body.data
+      for (const id of ids) {
+        for (let attempt = 0; !ready(await read(id)); attempt++) {
+          expect(attempt).toBeLessThan(400)
+          await new Promise((r) => setTimeout(r, 25))
+        }
+        expect((await read(id)).variantStatus).toBe('ready')
+      }
+      // Each replacement grows its file by 1000 bytes; the quota leaves room for two of them.
+      expect((await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 4 * jpeg.length + 2500 } })).status).toBe(200)
+      const replies = await Promise.all(ids.map((id) => post(`/${id}/replace`, Buffer.alloc(jpeg.length + 1000, 1), 'application/octet-stream')))
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 400, 400])
+      for (const [i, reply] of replies.entries()) {
+        const file = await read(ids[i]!)
+        if (reply.status === 200) {
+          expect(file.sizeBytes).toBe(jpeg.length + 1000)
+          continue
+        }
+        expect(((await reply.json()) as { error: string }).error).toBe('limit_exceeded')
+        // Its bytes are the old ones; the old variants may be gone, but the row never lists a missing object.
+        expect(file).toMatchObject({ sizeBytes: jpeg.length, mimeType: 'image/jpeg' })
+        const listed = Object.values(file.variants as Record<string, { r2Key: string }>).map((v) => v.r2Key)
+        const stored = await keysUnder(server, `projects/${projectId}/variants/${ids[i]}/`)
+        for (const key of listed) expect(stored).toContain(key)
+      }
+    })
   })
 
   describe('POST /api/v1/files/upload (proxy)', () => {

@@ -37,11 +37,11 @@ export interface FilesContext {
   /** Throws limit_exceeded when adding `adding` bytes (and freeing `freeing`) would pass the project's quota. */
   assertQuota(projectId: string, adding: number, freeing?: number): Promise<void>
   /**
-   * Checks the quota for `adding` bytes and runs `write` (the row that holds them) in one transaction,
-   * serialised per project across instances, so concurrent uploads cannot pass the quota together.
-   * Throws limit_exceeded.
+   * Checks the quota for `adding` bytes (with `freeing` given back) and runs `write` (the row that holds
+   * them) in one transaction, serialised per project across instances, so concurrent uploads and
+   * replacements cannot pass the quota together. Throws limit_exceeded.
    */
-  reserve<T>(projectId: string, adding: number, write: (store: FilesStore) => Promise<T>): Promise<T>
+  reserve<T>(projectId: string, adding: number, write: (store: FilesStore) => Promise<T>, freeing?: number): Promise<T>
   /** `__system`, or a collection the caller may see. Throws invalid_request. */
   checkCollection(principal: Principal, name: string | undefined): Promise<string>
   /** Removes a file's stored objects, variants first; throws service_unavailable (the row stays, so a retry can finish) when one cannot be removed. */
@@ -74,13 +74,13 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
       await checkQuota(store, projectId, adding, freeing, await deps.settings.get(projectId, 'files.quotaBytes'))
     },
 
-    async reserve(projectId, adding, write) {
+    async reserve(projectId, adding, write, freeing = 0) {
       // Read before the transaction: on SQLite a settings query inside it would wait for its own connection.
       const quota = await deps.settings.get(projectId, 'files.quotaBytes')
       return deps.systemDb.transaction().execute(async (trx) => {
         await lockTransaction(trx, deps.systemKind, `files-quota:${projectId}`)
         const inTransaction = createFilesStore(trx)
-        await checkQuota(inTransaction, projectId, adding, 0, quota)
+        await checkQuota(inTransaction, projectId, adding, freeing, quota)
         return write(inTransaction)
       })
     },

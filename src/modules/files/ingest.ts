@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { AppError } from '../../lib/errors.js'
+import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { FilesContext } from './context.js'
@@ -41,7 +41,7 @@ async function collect(stream: Readable): Promise<Buffer> {
 
 /** Uploads that stream through Plinth: the proxy upload, replace, and client-made variants. */
 export function createIngest(ctx: FilesContext) {
-  const { deps, store, access, variants } = ctx
+  const { deps, access, variants } = ctx
   const { storage, log } = deps
 
   async function forget(key: string | null): Promise<void> {
@@ -161,17 +161,27 @@ export function createIngest(ctx: FilesContext) {
       try {
         refuseFields(result, [])
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The replacement is empty', { field: 'file' })
+        // Checked once before the old variants go, so the common refusal leaves the file as it was, and
+        // again with the switch under the project's quota lock, so racing replacements cannot both pass.
         await ctx.assertQuota(row.project_id, file.sizeBytes, row.size_bytes)
         await dropVariants(row)
         const background = await ctx.variantsOnUpload({ project_id: row.project_id, mime_type: mimeType })
-        updated = await store.replaceContent(row.project_id, row.id, row.r2_key, {
+        const content = {
           r2_key: key!,
           mime_type: mimeType,
           size_bytes: file.sizeBytes,
           sha256: file.sha256,
           updated_at: deps.clock.seconds(),
           variants: emptyVariants(background ? 'pending' : 'none'),
-        })
+        }
+        try {
+          updated = await ctx.reserve(row.project_id, file.sizeBytes, (inTransaction) => inTransaction.replaceContent(row.project_id, row.id, row.r2_key, content), row.size_bytes)
+        } catch (err) {
+          // Lost the race for the last bytes: the old bytes stay, but their variants are gone, so the row
+          // must stop listing them (regenerate makes them again).
+          if (isAppError(err) && err.code === 'limit_exceeded') await variants.update(row, (state) => ({ ...state, status: 'none', items: {} })).catch(() => undefined)
+          throw err
+        }
         if (!updated) throw new AppError('conflict', 'The file changed or was deleted during the upload; try again')
         if (background) variants.schedule(row.project_id, row.id)
       } catch (err) {
