@@ -1,17 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createApp, type Plinth } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
-import { listen, type RunningServer } from '../../src/http/server.js'
 import type { RealtimeOptions } from '../../src/modules/realtime/index.js'
-import { freePort, send, startServer, type Reply, type TestServer } from '../support/harness.js'
+import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
-import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 import { runScenarios } from '../support/scenarios.js'
 import { startSibling } from '../support/sibling.js'
 
@@ -396,55 +389,17 @@ describe('rights that change while a stream is open apply from the next event', 
   })
 })
 
-/**
- * An instance booted here rather than through the harness, to pass realtime options (a short heartbeat, a
- * small buffer cap); on PostgreSQL when TEST_DATABASE_URL is set, like every other.
- */
-async function bootTuned(realtime: RealtimeOptions, env: Record<string, string> = {}): Promise<{ url: string; app: Plinth; running: RunningServer; stop(): Promise<void> }> {
-  const adminUrl = testDatabaseUrl()
-  const database = adminUrl ? await createTestDatabase(adminUrl) : null
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
-  const port = await freePort()
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    PASSWORD_HASH_ITERATIONS: '1000',
-    AUTH_RATE_LIMIT: '10000',
-    ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
-    ...env,
-  })
-  const app = await createApp(config, { logDestination: { write: () => {} }, realtime })
-  const running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
-  let stopped = false
-  return {
-    url: running.url,
-    app,
-    running,
-    async stop() {
-      if (stopped) return
-      stopped = true
-      await running.stop(5000)
-      await app.close()
-      await database?.drop()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
-
 /** A tuned instance with its owner and a `logs` collection. */
-async function tunedWithLogs(options: RealtimeOptions, env: Record<string, string> = {}): Promise<{ tuned: Awaited<ReturnType<typeof bootTuned>>; boss: Account }> {
-  const tuned = await bootTuned(options, env)
-  const boss = await signUpOwner({ request: (method: string, path: string, o?: Parameters<TestServer['request']>[2]) => send(tuned.url, method, path, o) } as TestServer)
-  const reply = await send(tuned.url, 'POST', '/api/v1/collections', { token: boss.token, body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] } })
+async function tunedWithLogs(realtime: RealtimeOptions, env: Record<string, string> = {}): Promise<{ tuned: TestServer; boss: Account }> {
+  const tuned = await startServer(env, { realtime })
+  const boss = await signUpOwner(tuned)
+  const reply = await tuned.request('POST', '/api/v1/collections', { token: boss.token, body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] } })
   expect(reply.status, reply.text).toBe(201)
   return { tuned, boss }
 }
 
 describe('heartbeat and CORS', () => {
-  let tuned: Awaited<ReturnType<typeof bootTuned>>
+  let tuned: TestServer
   let boss: Account
   beforeAll(async () => {
     ;({ tuned, boss } = await tunedWithLogs({ heartbeatMs: 20 }, { CORS_ORIGINS: 'https://app.example.com' }))
@@ -474,7 +429,7 @@ describe('heartbeat and CORS', () => {
 })
 
 describe('connections: slow clients, shutdown', () => {
-  let tuned: Awaited<ReturnType<typeof bootTuned>>
+  let tuned: TestServer
   let boss: Account
   beforeAll(async () => {
     // The default 25 s heartbeat: a stalled WebSocket client is dropped here for its buffer, not for a missing pong.
@@ -522,7 +477,7 @@ describe('connections: slow clients, shutdown', () => {
   async function writeUntilDropped(target: number): Promise<number> {
     const line = 'x'.repeat(100_000)
     for (let i = 1; i <= 400; i++) {
-      const reply = await send(tuned.url, 'POST', '/api/v1/collections/logs/records', { token: boss.token, body: { line } })
+      const reply = await tuned.request('POST', '/api/v1/collections/logs/records', { token: boss.token, body: { line } })
       expect(reply.status, reply.text).toBe(201)
       if (tuned.app.realtime.openStreams() === target) return i
     }
@@ -559,7 +514,7 @@ describe('connections: slow clients, shutdown', () => {
   it('stopping the server ends SSE streams at once (a clean end of body) and closes WebSockets with 1001', async () => {
     const viaSse = await sse(tuned.url, '/api/v1/collections/logs/stream', boss.token)
     const viaWs = await ws(tuned.url, '/api/v1/collections/logs/stream', boss.token)
-    // The shutdown timeout is 5 s: a stream still open then would be cut (an error, not a clean end).
+    // The harness stops with a 1 s timeout: a stream still open then would be cut (an error, not a clean end).
     await tuned.stop()
     expect(await viaSse.ended).toEqual({ clean: true })
     expect(await viaWs.ended).toEqual({ code: 1001 })

@@ -83,6 +83,7 @@ export async function boot(env: Record<string, string>, cleanup: () => Promise<v
   }
   const url = running.url
   const started = { app, running }
+  let stopped = false
   return {
     url,
     app,
@@ -90,6 +91,8 @@ export async function boot(env: Record<string, string>, cleanup: () => Promise<v
     logs,
     request: (method, path, options) => send(url, method, path, options),
     async stop() {
+      if (stopped) return // idempotent: a test may stop its server, and its afterAll stop it again
+      stopped = true
       await started.running.stop(1000)
       await started.app.close()
       await cleanup()
