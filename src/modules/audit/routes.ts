@@ -1,4 +1,4 @@
-import { createRouter, defineRoute, errorResponses, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, principalOf, queryInteger, z, type Security } from '../../lib/http/index.js'
 import type { AuditService } from './service.js'
 
 const EntrySchema = z
@@ -22,8 +22,8 @@ const listAudit = defineRoute({
   permission: 'system/audit-log:read',
   request: {
     query: z.object({
-      page: z.coerce.number().int().min(1).default(1),
-      limit: z.coerce.number().int().min(1).max(100).default(25),
+      page: queryInteger({ min: 1, default: 1 }),
+      limit: queryInteger({ min: 1, max: 100, default: 25 }),
       action: z.string().max(64).optional(),
     }),
   },

@@ -1,4 +1,4 @@
-import { z } from '../../lib/http/index.js'
+import { queryInteger, z } from '../../lib/http/index.js'
 
 /** The wire shapes of the files module (they also feed the OpenAPI document). */
 
@@ -52,8 +52,8 @@ export const DownloadTokenReply = z.object({
 export const SuccessReply = z.object({ success: z.literal(true), message: z.string() })
 
 export const ListQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  page: queryInteger({ min: 1, max: 1_000_000, default: 1 }),
+  limit: queryInteger({ min: 1, max: 100, default: 25 }),
   collection_name: z.string().min(1).max(100).optional(),
 })
 export const ListReply = z.object({ data: z.array(FileSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() })

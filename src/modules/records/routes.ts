@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, queryInteger, z, type Security } from '../../lib/http/index.js'
 import type { RecordsService } from './service.js'
 import type { VersionCheck } from './write.js'
 
@@ -13,8 +13,8 @@ const Body = z.record(z.string(), z.unknown())
 const readErrors = ['invalid_request', 'unauthorized', 'forbidden', 'collection_not_found'] as const
 
 const ListQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  page: queryInteger({ min: 1, default: 1 }),
+  limit: queryInteger({ min: 1, max: 100, default: 25 }),
   sortBy: z.string().max(100).optional(),
   order: z.enum(['asc', 'desc']).optional(),
   filter: z.string().max(16_384).optional().openapi({ description: 'JSON: object format or array (UserFilter) format' }),
@@ -69,7 +69,7 @@ const update = defineRoute({
   permission: 'collections/{name}:update',
   request: {
     params: IdParams,
-    query: z.object({ version: z.coerce.number().int().min(0).optional(), locale: z.string().max(40).optional() }),
+    query: z.object({ version: queryInteger({ min: 0 }).optional(), locale: z.string().max(40).optional() }),
     headers: z.object({ 'if-match': z.string().max(100).optional() }),
     ...jsonBody(Body),
   },
@@ -98,14 +98,29 @@ function parseIfMatch(value: string): number {
   return Number(match[1])
 }
 
-/** The version the client holds, from If-Match (412 on mismatch), ?version or _version (409). */
+/**
+ * The version the client holds. Each channel given (If-Match, ?version, body _version) is honoured: when
+ * they disagree the request is refused (400 invalid_request) before anything is read or written; when they
+ * agree it is one check, answered 412 precondition_failed on a mismatch when If-Match was among them,
+ * else 409 conflict. Throws invalid_request.
+ */
 function versionCheck(ifMatch: string | undefined, query: number | undefined, body: Record<string, unknown>): VersionCheck {
-  if (ifMatch !== undefined) return { version: parseIfMatch(ifMatch), onMismatch: 'precondition_failed' }
-  if (query !== undefined) return { version: query, onMismatch: 'conflict' }
+  const given: [channel: string, version: number][] = []
+  if (ifMatch !== undefined) given.push(['If-Match', parseIfMatch(ifMatch)])
+  if (query !== undefined) given.push(['version', query])
   const inBody = body._version
-  if (inBody === undefined || inBody === null) return null
-  if (typeof inBody !== 'number' || !Number.isSafeInteger(inBody) || inBody < 0) throw new AppError('invalid_request', '_version must be a whole number')
-  return { version: inBody, onMismatch: 'conflict' }
+  if (inBody !== undefined && inBody !== null) {
+    if (typeof inBody !== 'number' || !Number.isSafeInteger(inBody) || inBody < 0) throw new AppError('invalid_request', '_version must be a whole number')
+    given.push(['_version', inBody])
+  }
+  const [first] = given
+  if (!first) return null
+  if (given.some(([, version]) => version !== first[1])) {
+    throw new AppError('invalid_request', `The versions sent disagree (${given.map(([channel, version]) => `${channel} ${version}`).join(', ')}); send one`, {
+      versions: Object.fromEntries(given),
+    })
+  }
+  return { version: first[1], onMismatch: ifMatch !== undefined ? 'precondition_failed' : 'conflict' }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { z } from '../../lib/http/index.js'
+import { queryInteger, z } from '../../lib/http/index.js'
 import { scanPageLimits } from './service.js'
 
 export const CollectionParams = z.object({ name: z.string().min(1).max(100) })
@@ -15,7 +15,7 @@ export const CollectionOptionsQuery = z.object({
 
 export const ScanQuery = z.object({
   cursor: z.string().max(512).optional().openapi({ description: 'nextCursor of the previous batch' }),
-  limit: z.coerce.number().int().min(1).max(scanPageLimits.max).default(scanPageLimits.default),
+  limit: queryInteger({ min: 1, max: scanPageLimits.max, default: scanPageLimits.default }),
 })
 
 export const RepairBody = z.object({

@@ -1,4 +1,4 @@
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryInteger, z, type Security } from '../../lib/http/index.js'
 import { displayName, email, password, username, UserSchema } from './schemas.js'
 import type { UsersService } from './service.js'
 
@@ -8,7 +8,7 @@ const IdParams = z.object({ id: z.string().min(1).max(64) })
 const listUsers = defineRoute({
   method: 'get', path: '/api/v1/users', operationId: 'users.list', summary: 'Users of the project (no password material, ever)', tags,
   permission: 'system/users:read',
-  request: { query: z.object({ page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(100).default(25) }) },
+  request: { query: z.object({ page: queryInteger({ min: 1, default: 1 }), limit: queryInteger({ min: 1, max: 100, default: 25 }) }) },
   responses: {
     200: jsonContent(z.object({ data: z.array(UserSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() }), 'A page of users'),
     ...errorResponses('invalid_request', 'unauthorized', 'forbidden'),
