@@ -204,6 +204,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     })
     closers.unshift(() => collections.close())
+    // A grant naming a collection has its item_filter checked against that collection's fields when saved.
+    access.useGrantFilterCheck(recordAccess.grantFilterCheck(collections))
     databases = createDatabasesService({
       systemDb,
       clock,

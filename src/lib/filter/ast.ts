@@ -54,6 +54,12 @@ export interface ListCompare<O extends Operand = Operand> {
   readonly op: ListOp
   /** Never empty, at most `filterLimits.maxListValues`. */
   readonly values: readonly O[]
+  /**
+   * Present (true) when the values were written as one comma-separated string (the array format's `in`):
+   * each literal is still the text written, and the schema check (`checkFilter`) converts it to the
+   * field's kind and drops the mark. Consumers of an unchecked tree compare the text as it is.
+   */
+  readonly split?: true
 }
 /** Inclusive at both ends. */
 export interface BetweenCompare<O extends Operand = Operand> {
@@ -75,7 +81,7 @@ export interface AndNode<O extends Operand = Operand> {
   readonly kind: 'and'
   readonly items: readonly FilterNode<O>[]
 }
-/** Some item must hold; the parser never produces an empty one. */
+/** Some item must hold; the parser never produces an empty one, and an empty one (`matchNone`) is FALSE. */
 export interface OrNode<O extends Operand = Operand> {
   readonly kind: 'or'
   readonly items: readonly FilterNode<O>[]
@@ -110,14 +116,20 @@ export function matchAll(): AndNode<never> {
   return andNode<never>([])
 }
 
+/** The filter that matches no record (an empty OR): what a grant whose filter cannot apply contributes; throws nothing. */
+export function matchNone(): OrNode<never> {
+  return orNode<never>([])
+}
+
 /** Builds a frozen single-value comparison; throws nothing. */
 export function compareValue<O extends Operand>(field: FieldPath, op: ValueOp, value: O): ValueCompare<O> {
   return Object.freeze({ kind: 'compare', field: freezePath(field), op, value })
 }
 
-/** Builds a frozen list comparison (in, nin); throws nothing. */
-export function compareList<O extends Operand>(field: FieldPath, op: ListOp, values: readonly O[]): ListCompare<O> {
-  return Object.freeze({ kind: 'compare', field: freezePath(field), op, values: Object.freeze([...values]) })
+/** Builds a frozen list comparison (in, nin), marked `split` when written as a comma-separated string; throws nothing. */
+export function compareList<O extends Operand>(field: FieldPath, op: ListOp, values: readonly O[], split = false): ListCompare<O> {
+  const node = { kind: 'compare', field: freezePath(field), op, values: Object.freeze([...values]) } as const
+  return Object.freeze(split ? { ...node, split: true } : node)
 }
 
 /** Builds a frozen inclusive range comparison; throws nothing. */

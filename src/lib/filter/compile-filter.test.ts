@@ -5,7 +5,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import type { DbKind } from '../db/index.js'
 import { AppError } from '../errors.js'
-import { compareBetween, compareList, compareValue, literal, variable, type ResolvedFilterNode } from './ast.js'
+import { compareBetween, compareList, compareValue, literal, matchNone, orNode, variable, type ResolvedFilterNode } from './ast.js'
 import { compileFilter } from './compile-filter.js'
 import { createSchemaResolver, type FieldResolver, type ResolvedField } from './field-resolver.js'
 import { filterContext } from './filter-cases.js'
@@ -275,6 +275,11 @@ describe.each(kinds)('compileFilter refuses on %s', (kind) => {
 })
 
 describe('compileFilter', () => {
+  it.each(kinds)('compiles the filter that matches nothing to false on %s, folded into what surrounds it', (kind) => {
+    expect(render(kind, matchNone())).toEqual(['false', []])
+    expect(render(kind, orNode([matchNone(), compareValue(['age'], 'eq', literal(1))]))[0]).not.toContain('false')
+  })
+
   it('refuses an unknown dialect (internal)', () => {
     expect(codeOf(() => compileFilter(resolve({}), resolver, 'mysql' as DbKind))).toBe('internal')
   })

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { compareBetween, compareList, comparePresence, compareValue, literal, type ResolvedFilterNode, type Scalar } from './ast.js'
+import { compareBetween, compareList, comparePresence, compareValue, literal, matchNone, type ResolvedFilterNode, type Scalar } from './ast.js'
+import { checkFilter } from './check-filter.js'
 import { evaluateFilter } from './evaluate.js'
-import { filterCases, filterContext, filterRecords } from './filter-cases.js'
+import { createSchemaResolver } from './field-resolver.js'
+import { filterCases, filterContext, filterRecords, filterSchema } from './filter-cases.js'
 import { parseFilter } from './parse.js'
 import { resolveVariables } from './variables.js'
 import type { FilterNode } from './ast.js'
 
+const schema = createSchemaResolver(filterSchema)
+
+// As a request's filter: parsed, checked against the schema, resolved for the caller.
 const matching = (filter: unknown, context = filterContext): string[] => {
-  const node = resolveVariables(parseFilter(filter), context)
+  const node = resolveVariables(checkFilter(parseFilter(filter), schema), context)
   return filterRecords.filter((record) => evaluateFilter(node, record)).map((record) => String(record.id))
 }
 
@@ -15,6 +20,10 @@ describe('evaluateFilter: the shared filter cases', () => {
   it.each(filterCases)('$name', ({ filter, context, matches }) => {
     expect(matching(filter, context)).toEqual(matches)
     expect(matching(JSON.stringify(filter), context)).toEqual(matches)
+  })
+
+  it('the filter that matches nothing matches no record', () => {
+    expect(filterRecords.filter((record) => evaluateFilter(matchNone(), record))).toEqual([])
   })
 
   it('cover every operator of both formats', () => {

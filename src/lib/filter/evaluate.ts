@@ -6,9 +6,9 @@ import type { CompareNode, LiteralOperand, ResolvedFilterNode, Scalar } from './
  * - a null (or missing) field, or a null operand, matches no comparison except is_null, not_null, empty,
  *   not_empty; so neq, nin, ncontains, nstarts_with and nends_with are false on a null field, and nin is
  *   false whenever its list holds a null (as `x NOT IN (…, NULL)` is);
- * - nothing is coerced: 1 never equals "1" (the schema check converts values to the column's type
- *   before a filter runs); values of different types are never equal, never ordered, and are unequal for
- *   neq and nin;
+ * - nothing is coerced: 1 never equals "1" (the schema check, `checkFilter`, refuses a value of another
+ *   type than its field's and converts comma-separated lists before a filter runs; inside JSON types still
+ *   vary); values of different types are never equal, never ordered, and are unequal for neq and nin;
  * - strings order by code point (SQLite's BINARY, PostgreSQL's COLLATE "C"), not by locale;
  * - contains, starts_with and ends_with are case-sensitive, take the value literally (no LIKE wildcards;
  *   the compiler uses instr/strpos), and hold only between strings, except that contains and ncontains on

@@ -68,8 +68,19 @@ describe('createSchemaResolver', () => {
     { name: 'an empty column name', columns: { '': 'text' } },
     { name: 'an unknown kind', columns: { a: 'varchar' } },
     { name: 'a kind that is not a string', columns: { a: 1 } },
+    { name: 'a null column', columns: { a: null } },
+    { name: 'a column spec with an unknown kind', columns: { a: { type: 'date', values: { kind: 'string' } } } },
   ])('refuses $name with internal', ({ columns }) => {
     expect(codeOf(() => createSchemaResolver(columns as unknown as Record<string, ColumnKind>))).toBe('internal')
+  })
+
+  it('declares the values a column takes, never those of a path inside it', () => {
+    const date = { kind: 'string', format: 'date' } as const
+    const r = createSchemaResolver({ day: { type: 'text', values: date }, label: { type: 'json', values: { kind: 'string' } }, age: 'integer' })
+    expect(r.resolve(['day'])).toEqual({ column: 'day', jsonPath: [], type: 'text', values: date })
+    expect(r.resolve(['label'])).toEqual({ column: 'label', jsonPath: [], type: 'json', values: { kind: 'string' } })
+    expect(r.resolve(['label', 'en'])).toEqual({ column: 'label', jsonPath: ['en'], type: 'json' })
+    expect(r.resolve(['age'])).not.toHaveProperty('values')
   })
 
   it('is not changed by later edits to the column map', () => {

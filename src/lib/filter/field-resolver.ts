@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js'
 import type { FieldPath } from './ast.js'
 import { parseFieldPath } from './field-path.js'
+import type { FieldValues } from './field-values.js'
 import { filterError, quote } from './filter-error.js'
 
 /** How a column stores its values; it decides which comparisons the SQL compiler can emit for it. */
@@ -14,9 +15,15 @@ export interface ResolvedField {
   /** Keys inside the JSON value; empty for the column itself, and always empty unless `type` is json. */
   readonly jsonPath: readonly string[]
   readonly type: ColumnKind
+  /**
+   * The values a filter may compare the field with, where the column kind says too little: a date's
+   * shape, an enum's choices, the text of a translatable field kept in a JSON column. Absent: those of
+   * `type` (a path into JSON takes anything).
+   */
+  readonly values?: FieldValues
 }
 
-/** Maps a filter's field paths onto a schema; throws invalid_request for a field that does not exist. */
+/** Maps a filter's field paths onto a schema; throws invalid_request (or forbidden) for a field a filter may not name. */
 export interface FieldResolver {
   resolve(path: FieldPath): ResolvedField
 }
@@ -48,30 +55,37 @@ export function checkJsonPath(path: readonly unknown[]): void {
 
 const localeKey = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){1,4}$/
 
+/** A column of `createSchemaResolver`: its kind, or its kind and the values a filter may compare it with. */
+export type ColumnSpec = ColumnKind | { readonly type: ColumnKind; readonly values: FieldValues }
+
 /**
  * A resolver over a fixed set of columns: plain columns, and any path into a json column. Refuses unknown
  * fields and paths into non-JSON columns with invalid_request; throws internal for a bad column map.
  */
-export function createSchemaResolver(columns: Readonly<Record<string, ColumnKind>>): FieldResolver {
-  const known = new Map<string, ColumnKind>()
-  for (const [name, kind] of Object.entries(columns)) {
+export function createSchemaResolver(columns: Readonly<Record<string, ColumnSpec>>): FieldResolver {
+  const known = new Map<string, { type: ColumnKind; values?: FieldValues }>()
+  for (const [name, spec] of Object.entries(columns)) {
     if (!columnName.test(name)) throw new AppError('internal', `createSchemaResolver: invalid column name ${quote(name)}`)
+    const kind: unknown = typeof spec === 'object' && spec !== null ? spec.type : spec
     if (!isColumnKind(kind)) {
       throw new AppError('internal', `createSchemaResolver: column ${quote(name)} has unknown kind ${quote(String(kind))}`)
     }
-    known.set(name, kind)
+    known.set(name, typeof spec === 'object' ? { type: kind, values: spec.values } : { type: kind })
   }
   return Object.freeze({
     resolve(path: FieldPath): ResolvedField {
       const [column, ...jsonPath] = path
       const name = Array.isArray(path) ? path.map(String).join('.') : String(path)
-      const type = typeof column === 'string' ? known.get(column) : undefined
-      if (column === undefined || type === undefined) throw filterError('filter', `unknown field ${quote(name)}`)
+      const spec = typeof column === 'string' ? known.get(column) : undefined
+      if (column === undefined || spec === undefined) throw filterError('filter', `unknown field ${quote(name)}`)
+      const { type, values } = spec
       if (jsonPath.length > 0 && type !== 'json') {
         throw filterError('filter', `unknown field ${quote(name)}: ${quote(column)} is not a JSON field`)
       }
       checkJsonPath(jsonPath)
-      return Object.freeze({ column, jsonPath: Object.freeze(jsonPath), type })
+      // Declared values describe the column itself; a path inside JSON has no declared type.
+      const declared = values !== undefined && jsonPath.length === 0 ? { values } : {}
+      return Object.freeze({ column, jsonPath: Object.freeze(jsonPath), type, ...declared })
     },
   })
 }

@@ -1,11 +1,13 @@
+import type { ColumnSpec } from './field-resolver.js'
 import type { VariableContext } from './variables.js'
 
 /**
  * The shared conformance table of the filter language: filters (as values; runners also send each through
- * JSON.stringify), fixture records and the ids each filter must match, in fixture order. The in-memory
- * evaluator runs it now; the SQL compiler runs the same rows against SQLite and PostgreSQL. Only filters
- * whose meaning is the same in memory and in SQL belong here: no type mismatches (the schema check
- * refuses or converts those first), no eq on JSON containers.
+ * JSON.stringify), fixture records and the ids each filter must match, in fixture order. Every filter goes
+ * through the schema check (`checkFilter` over `filterSchema`) as a request's does; then the in-memory
+ * evaluator and the SQL compiler (against SQLite and PostgreSQL) run the same rows. Only filters whose
+ * meaning is the same in memory and in SQL belong here: no type mismatches (the schema check refuses or
+ * converts those first), no eq on JSON containers.
  */
 export interface FilterCase {
   readonly name: string
@@ -21,6 +23,14 @@ export const filterColumns = {
   audience: 'text', project: 'text', status: 'text', note: 'text', tags: 'json', meta: 'json',
   created_at: 'integer', day: 'text',
 } as const
+
+/** The fixture's schema as the schema check sees it: the column kinds, `day` a date and `status` an enum. */
+export const filterSchema: Readonly<Record<keyof typeof filterColumns, ColumnSpec>> = {
+  id: 'text', name: 'text', age: 'integer', score: 'number', active: 'boolean', owner: 'text', audience: 'text', project: 'text',
+  status: { type: 'text', values: { kind: 'string', choices: ['published', 'draft', 'archived'] } },
+  note: 'text', tags: 'json', meta: 'json', created_at: 'integer',
+  day: { type: 'text', values: { kind: 'string', format: 'date' } },
+}
 
 export const filterRecords: readonly Readonly<Record<keyof typeof filterColumns, unknown>>[] = [
   {
@@ -118,6 +128,15 @@ export const filterCases: readonly FilterCase[] = [
   { name: 'in comma-separated, spaces trimmed (array)', filter: [{ field: 'status', op: 'in', value: 'draft , archived' }], matches: ['r2', 'r3', 'r4'] },
   { name: 'in array of numbers (array)', filter: [{ field: 'age', op: 'in', value: [25, 40] }], matches: ['r2', 'r4'] },
   { name: 'in one value (array)', filter: [{ field: 'status', op: 'in', value: 'archived' }], matches: ['r4'] },
+  // A comma-separated list takes the kind of its field (the schema check converts each item).
+  { name: 'in comma-separated integers (array)', filter: [{ field: 'age', op: 'in', value: '0,25' }], matches: ['r2', 'r5'] },
+  { name: 'in comma-separated integers, spaces trimmed (array)', filter: [{ field: 'age', op: 'in', value: ' 40 , 18 ' }], matches: ['r4', 'r6'] },
+  { name: 'in comma-separated numbers (array)', filter: [{ field: 'score', op: 'in', value: '4.5,-1.5' }], matches: ['r1', 'r5'] },
+  { name: 'in comma-separated whole numbers on a real column (array)', filter: [{ field: 'score', op: 'in', value: '3,0' }], matches: ['r2', 'r6'] },
+  { name: 'in comma-separated booleans (array)', filter: [{ field: 'active', op: 'in', value: 'false' }], matches: ['r2', 'r5'] },
+  { name: 'in comma-separated dates stay text (array)', filter: [{ field: 'day', op: 'in', value: '2023-11-14,2020-09-13' }], matches: ['r1', 'r4', 'r5'] },
+  { name: 'in comma-separated Unix seconds and $NOW (array)', filter: [{ field: 'created_at', op: 'in', value: '1600000000,$NOW' }], matches: ['r4', 'r5'] },
+  { name: 'in comma-separated on a JSON path stays text (array)', filter: [{ field: 'meta.kind', op: 'in', value: 'doc,image' }], matches: ['r1', 'r2', 'r5'] },
   { name: '_in ignores a null in the list', filter: { owner: { _in: ['u3', null] } }, matches: ['r5'] },
   { name: '_nin strings', filter: { status: { _nin: ['draft'] } }, matches: ['r1', 'r4', 'r5', 'r6'] },
   { name: '_nin skips null fields', filter: { owner: { _nin: ['u1'] } }, matches: ['r2', 'r5', 'r6'] },

@@ -50,8 +50,10 @@ function parseCondition(raw: unknown, at: string): CompareNode {
   switch (op) {
     case 'between':
       return compareBetween(field, requiredOperand(raw, 'value', at), requiredOperand(raw, 'valueTo', at))
-    case 'in':
-      return compareList(field, 'in', parseInValues(raw.value, has('value'), childPath(at, 'value')))
+    case 'in': {
+      const values = parseInValues(raw.value, has('value'), childPath(at, 'value'))
+      return compareList(field, 'in', values, typeof raw.value === 'string')
+    }
     case 'empty':
     case 'not_empty':
       // A form often sends a blank value along with these; anything more is a mistake worth reporting.
@@ -69,7 +71,8 @@ function requiredOperand(raw: Record<string, unknown>, key: 'value' | 'valueTo',
   return parseOperand(raw[key], here)
 }
 
-// `in` takes a comma-separated string (the spec's form, each item trimmed, so always strings) or an array.
+// `in` takes a comma-separated string (the spec's form, each item trimmed, so always strings until the schema
+// check converts them to the field's kind) or an array.
 function parseInValues(raw: unknown, present: boolean, at: string) {
   if (!present) throw filterError(at, 'missing value')
   if (Array.isArray(raw)) return parseOperandList(raw, at)

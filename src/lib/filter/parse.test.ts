@@ -72,12 +72,19 @@ describe('parseFilter: the AST', () => {
       },
     },
     {
+      // Still text, marked for the schema check to convert to the field's kind.
       name: 'array format in from a comma list',
       input: [{ field: 'tag', op: 'in', value: 'a, b,,c' }],
       ast: {
         kind: 'compare', field: ['tag'], op: 'in',
         values: ['a', 'b', '', 'c'].map((value) => ({ kind: 'literal', value })),
+        split: true,
       },
+    },
+    {
+      name: 'array format in from an array is not marked',
+      input: [{ field: 'tag', op: 'in', value: ['1', 2] }],
+      ast: { kind: 'compare', field: ['tag'], op: 'in', values: [{ kind: 'literal', value: '1' }, { kind: 'literal', value: 2 }] },
     },
     {
       name: 'array format elements are ANDed',

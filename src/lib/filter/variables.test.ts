@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../errors.js'
 import { parseFilter } from './parse.js'
-import { resolveVariables, variableValue, type VariableContext } from './variables.js'
-import type { Scalar, VariableName } from './ast.js'
+import { resolveVariables, variableValue, variableValues, type VariableContext } from './variables.js'
+import { variableNames, type Scalar, type VariableName } from './ast.js'
+import { isCalendarDate } from './field-values.js'
 
 const context: VariableContext = { userId: 'u1', role: 'editor', projectId: 'p1', now: 1_700_000_000 }
 
@@ -24,6 +25,20 @@ describe('variableValue', () => {
   ]
   it.each(rows)('$name at $context.now as $context.userId → $value', ({ name, context: ctx, value }) => {
     expect(variableValue(name, ctx)).toBe(value)
+  })
+})
+
+describe('variableValues', () => {
+  // The schema check holds a variable to these before its value is known: they must say what it becomes.
+  it.each(variableNames.map((name) => [name]))('%s resolves to what it declares (or null)', (name) => {
+    const declared = variableValues[name]
+    for (const ctx of [context, { ...context, userId: null, now: 0 }, { ...context, now: 4_102_444_800.5 }]) {
+      const value = variableValue(name, ctx)
+      if (value === null) continue
+      expect(typeof value).toBe(declared.kind)
+      if (declared.kind === 'number' && declared.integer) expect(Number.isSafeInteger(value)).toBe(true)
+      if (declared.kind === 'string' && declared.format === 'date') expect(isCalendarDate(String(value))).toBe(true)
+    }
   })
 })
 
@@ -72,6 +87,13 @@ describe('resolveVariables', () => {
     expect(resolved).not.toBe(parsed)
     expect(isDeepFrozen(resolved)).toBe(true)
     expect(parsed).toEqual(before)
+  })
+
+  it('keeps the mark of a comma-separated list, for a schema check that comes after', () => {
+    const parsed = parseFilter([{ field: 'owner', op: 'in', value: 'u2,$CURRENT_USER' }])
+    expect(resolveVariables(parsed, context)).toEqual({
+      kind: 'compare', field: ['owner'], op: 'in', values: [{ kind: 'literal', value: 'u2' }, { kind: 'literal', value: 'u1' }], split: true,
+    })
   })
 
   it('gives an anonymous caller null for $CURRENT_USER', () => {

@@ -3,6 +3,7 @@ import {
   type FilterNode, type LiteralOperand, type Operand, type ResolvedFilterNode, type Scalar, type VariableName,
 } from './ast.js'
 import { AppError } from '../errors.js'
+import type { FieldValues } from './field-values.js'
 
 // The largest instant a JavaScript Date can hold, in seconds; past it $NOW_DATE has no value.
 const maxDateSeconds = 8.64e12
@@ -16,6 +17,18 @@ export interface VariableContext {
   /** Unix seconds, e.g. `clock.seconds()`. */
   readonly now: number
 }
+
+/**
+ * What each variable stands for, as the schema check sees it before a request resolves it: $NOW is Unix
+ * seconds, $NOW_DATE a date, the others text ($CURRENT_USER is null for an anonymous caller).
+ */
+export const variableValues: Readonly<Record<VariableName, FieldValues>> = Object.freeze({
+  $CURRENT_USER: { kind: 'string' },
+  $CURRENT_ROLE: { kind: 'string' },
+  $PROJECT_ID: { kind: 'string' },
+  $NOW: { kind: 'number', integer: true },
+  $NOW_DATE: { kind: 'string', format: 'date' },
+})
 
 /** Replaces every variable with its value for this request, giving a new frozen AST; throws internal on a bad clock. */
 export function resolveVariables(node: FilterNode, context: VariableContext): ResolvedFilterNode {
@@ -52,7 +65,7 @@ function resolveNode(node: FilterNode, context: VariableContext): ResolvedFilter
   switch (node.op) {
     case 'in':
     case 'nin':
-      return compareList(node.field, node.op, node.values.map(operand))
+      return compareList(node.field, node.op, node.values.map(operand), node.split === true)
     case 'between':
       return compareBetween(node.field, operand(node.from), operand(node.to))
     case 'is_null':

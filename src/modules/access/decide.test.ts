@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { orNode, parseFilter, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
 import { builtInRoles } from './built-in-roles.js'
-import { decide, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
+import { AppError } from '../../lib/errors.js'
+import { decide, fitGrants, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { parsePermission } from './permission.js'
 
 // Principals and roles built by hand: `decide` is pure, so nothing here touches a database.
@@ -441,5 +442,79 @@ describe('decide: the result', () => {
     const before = structuredClone(r)
     decide(user(), r, parsePermission('collections/a:read'))
     expect(r).toEqual(before)
+  })
+})
+
+describe('fitGrants: grant filters fitted to the resource decided on, then decide', () => {
+  // A stand-in for the collection check: `status` and `team` exist, `views` is rewritten, anything else is refused.
+  const converted = parseFilter({ views: 10 })
+  const fit = (filter: FilterNode): FilterNode => {
+    const text = JSON.stringify(filter)
+    if (text.includes('"views"')) return converted
+    if (text.includes('"status"') || text.includes('"team"')) return filter
+    throw new AppError('invalid_request', 'Unknown field "nope"', { field: 'nope' })
+  }
+  const nope = { nope: { _eq: 1 } }
+  const matchesNothing = orNode([])
+  const decideFitted = (r: RoleRules, requested: string) => decide(user(), fitGrants(r, parsePermission(requested), fit).role, parsePermission(requested))
+
+  const rows: { name: string; role: RoleRules; requested: string; decision: Decision; unfit: number }[] = [
+    { name: 'a filter that fits is kept', role: role([grant('collections/*:read', { filter: published })]), requested: 'collections/a:read', decision: allowWith(parseFilter(published)), unfit: 0 },
+    { name: 'a converted filter replaces the grant\'s', role: role([grant('collections/*:read', { filter: { views: '10' } })]), requested: 'collections/a:read', decision: allowWith(converted), unfit: 0 },
+    { name: 'a grant that does not fit reaches nothing', role: role([grant('collections/*:read', { filter: nope })]), requested: 'collections/a:read', decision: allowWith(matchesNothing, []), unfit: 1 },
+    {
+      name: 'ORed with a fitting grant, it adds nothing',
+      role: role([grant('collections/*:read', { filter: nope }), grant('collections/a:read', { filter: team })]),
+      requested: 'collections/a:read',
+      decision: allowWith(orNode([matchesNothing, parseFilter(team)])),
+      unfit: 1,
+    },
+    {
+      name: 'an unrestricted grant beside it still lifts the restriction',
+      role: role([grant('collections/*:read', { filter: nope }), grant('collections/a:read')]),
+      requested: 'collections/a:read',
+      decision: allow,
+      unfit: 1,
+    },
+    {
+      name: 'it opens none of its columns to the rows of the others',
+      role: role([grant('collections/*:read', { filter: nope }), grant('collections/a:read', { fields: ['title'] })]),
+      requested: 'collections/a:read',
+      decision: allowWith(null, ['title']),
+      unfit: 1,
+    },
+    {
+      name: 'grants not covering the request are left alone',
+      role: role([grant('collections/b:read', { filter: nope }), grant('collections/a:update', { filter: nope }), grant('collections/a:read', { filter: published })]),
+      requested: 'collections/a:read',
+      decision: allowWith(parseFilter(published)),
+      unfit: 0,
+    },
+    { name: 'admin access: nothing to fit', role: adminRole, requested: 'collections/a:read', decision: allow, unfit: 0 },
+  ]
+  it.each(rows)('$name', ({ role: r, requested, decision, unfit }) => {
+    const got = decideFitted(r, requested)
+    const sorted = (d: Decision) => ({ ...d, fields: d.fields === null ? null : [...d.fields].sort() })
+    expect(sorted(got)).toEqual(sorted(decision))
+    expect(fitGrants(r, parsePermission(requested), fit).unfit).toHaveLength(unfit)
+  })
+
+  it('reports why a grant does not fit, and returns the role itself when nothing changed', () => {
+    const broken = grant('collections/*:read', { filter: nope })
+    const { unfit } = fitGrants(role([broken]), parsePermission('collections/a:read'), fit)
+    expect(unfit).toEqual([{ grant: broken, reason: 'Unknown field "nope"' }])
+    const fine = role([grant('collections/*:read', { filter: published })])
+    expect(fitGrants(fine, parsePermission('collections/a:read'), fit).role).toBe(fine)
+  })
+
+  it('lets an error that is not a refusal through', () => {
+    const failing = () => {
+      throw new Error('boom')
+    }
+    expect(() => fitGrants(role([grant('collections/*:read', { filter: published })]), parsePermission('collections/a:read'), failing)).toThrow('boom')
+    const internal = () => {
+      throw new AppError('internal', 'broken resolver')
+    }
+    expect(() => fitGrants(role([grant('collections/*:read', { filter: published })]), parsePermission('collections/a:read'), internal)).toThrow('broken resolver')
   })
 })

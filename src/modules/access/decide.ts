@@ -1,8 +1,11 @@
-import { orNode, type FilterNode } from '../../lib/filter/index.js'
+import { isAppError } from '../../lib/errors.js'
+import { matchNone, orNode, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
 import { parsePermission, permissionCovers, type Permission } from './permission.js'
 
 export interface CompiledGrant {
+  /** The stored grant's id (a new one whenever a role's grants are replaced); absent before it is saved. */
+  readonly id?: string
   readonly resource: string
   readonly action: string
   /** Row scope; null means every row. Variables are resolved per request. */
@@ -58,4 +61,39 @@ export function decide(principal: Principal, role: RoleRules | null, requested: 
   const allowlists = matching.map((g) => g.fields)
   const fields = allowlists.some((f) => f === null) ? null : [...new Set(allowlists.flatMap((f) => f ?? []))]
   return Object.freeze({ allowed: true, itemFilter, fields })
+}
+
+/** A grant whose row filter does not fit the resource decided on, and why (for the log, never the caller). */
+export interface UnfitGrant {
+  readonly grant: CompiledGrant
+  readonly reason: string
+}
+
+/**
+ * The role with the row filter of every grant covering `requested` fitted to the resource by `fit` (checked
+ * against a collection's schema, and converted), for `decide` to combine. `fit` throws a 4xx AppError for a
+ * filter that cannot apply there (a wildcard grant naming a field this collection lacks); such a grant
+ * keeps its permission but reaches no row and no column, so it adds nothing to the grants it is ORed with
+ * and lifts none of their restrictions (fail closed). Other errors propagate. The role is returned as is
+ * when nothing changed.
+ */
+export function fitGrants(role: RoleRules, requested: Permission, fit: (filter: FilterNode) => FilterNode): { role: RoleRules; unfit: UnfitGrant[] } {
+  if (role.adminAccess) return { role, unfit: [] }
+  const unfit: UnfitGrant[] = []
+  let changed = false
+  const grants = role.grants.map((grant): CompiledGrant => {
+    if (grant.itemFilter === null || !permissionCovers(grant, requested)) return grant
+    try {
+      const itemFilter = fit(grant.itemFilter)
+      if (itemFilter === grant.itemFilter) return grant
+      changed = true
+      return Object.freeze({ ...grant, itemFilter })
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err
+      unfit.push({ grant, reason: err.message })
+      changed = true
+      return Object.freeze({ ...grant, itemFilter: matchNone(), fields: [] })
+    }
+  })
+  return { role: changed ? { ...role, grants } : role, unfit }
 }

@@ -77,6 +77,7 @@ export function toGrantRow(roleId: string, position: number, g: CompiledInput): 
 
 export function compileStored(row: GrantRow): CompiledGrant {
   return Object.freeze({
+    id: row.id,
     resource: row.resource,
     action: row.action,
     itemFilter: row.item_filter === null ? null : parseFilter(JSON.parse(row.item_filter)),

@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import { AppError, isAppError } from '../../lib/errors.js'
-import { resolveVariables, type ResolvedFilterNode } from '../../lib/filter/index.js'
+import { resolveVariables, type FilterNode, type ResolvedFilterNode } from '../../lib/filter/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AuditService } from '../audit/index.js'
 import { builtInRoles, fixedRoles, PUBLIC } from './built-in-roles.js'
-import { decide, type CompiledGrant, type Decision } from './decide.js'
+import { decide, fitGrants, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { handOutRefusal } from './hand-out.js'
 import { compileInput, compileStored, stripRules, toGrantRow, toRole, toWireGrant, type Grant, type GrantInput, type Role } from './grants.js'
-import { parsePermission } from './permission.js'
+import { parsePermission, type Permission } from './permission.js'
 import { createAccessStore, type RoleRow } from './store.js'
 
 export type { Grant, GrantInput, Role }
@@ -22,6 +22,22 @@ export interface ResolvedDecision {
   readonly itemFilter: ResolvedFilterNode | null
   readonly fields: readonly string[] | null
 }
+
+/** Options of one decision. */
+export interface DecideOptions {
+  /**
+   * Fits a grant's row filter to the resource decided on (a collection's schema): returns it checked,
+   * possibly converted, or throws a 4xx AppError when it cannot apply there. Such a grant then matches no
+   * row and opens no column (fail closed) and a warning is logged once per grant and resource.
+   */
+  readonly fitRowFilter?: (filter: FilterNode) => FilterNode
+}
+
+/**
+ * Checks a grant's row filter, when the grant is saved, against the resource it names (one existing
+ * collection); throws a 4xx AppError saying what is wrong, which the save turns into 422.
+ */
+export type GrantFilterCheck = (projectId: string, resource: string, filter: FilterNode) => Promise<void>
 
 type LoadedRole = Role & { readonly grants: readonly CompiledGrant[]; readonly wireGrants: readonly Grant[] }
 
@@ -39,6 +55,8 @@ export interface AccessDeps {
 }
 
 const invalidationChannel = 'access.roles'
+// Grants and resources already warned about; cleared past this size (a warning again is harmless).
+const maxWarned = 10_000
 
 /**
  * Roles, grants and the access decision. Every permission check in Plinth goes through `decide` (or
@@ -48,6 +66,9 @@ const invalidationChannel = 'access.roles'
 export async function createAccessService(deps: AccessDeps) {
   const store = createAccessStore(deps.systemDb)
   const cache = new Map<string, Promise<ProjectRoles>>()
+  const warned = new Set<string>()
+  // Bound once collections exist (they are built after access); until then grant filters are only parsed.
+  let grantFilterCheck: GrantFilterCheck | null = null
 
   const unsubscribe = await deps.pubsub.subscribe(invalidationChannel, (projectId) => void cache.delete(projectId))
   async function invalidate(projectId: string): Promise<void> {
@@ -93,16 +114,51 @@ export async function createAccessService(deps: AccessDeps) {
   }
 
   /** The decision with the row filter's variables still in place (as the role's grants say it). */
-  async function decideUnresolved(principal: Principal, resource: string, action: string): Promise<Decision> {
+  async function decideUnresolved(principal: Principal, resource: string, action: string, options: DecideOptions = {}): Promise<Decision> {
     const role = await roleOf(principal)
     // A role of another project never applies: only a super_admin acts outside its home project.
     const applies = principal.projectId === principal.homeProjectId ? role : null
-    return decide(principal, applies, { resource, action })
+    const requested = { resource, action }
+    const fit = options.fitRowFilter
+    return decide(principal, applies && fit ? fitted(principal, applies, requested, fit) : applies, requested)
+  }
+
+  /** The role with the filters of the grants covering the request fitted to the resource; a grant that does not fit is logged. */
+  function fitted(principal: Principal, role: RoleRules, requested: Permission, fit: (filter: FilterNode) => FilterNode): RoleRules {
+    const { role: fittedRole, unfit } = fitGrants(role, requested, fit)
+    for (const { grant, reason } of unfit) warnUnfit(principal, role, grant, requested.resource, reason)
+    return fittedRole
+  }
+
+  function warnUnfit(principal: Principal, role: RoleRules, grant: CompiledGrant, resource: string, reason: string): void {
+    const key = `${role.id}|${grant.id ?? `${grant.resource}:${grant.action}`}|${resource}`
+    if (warned.has(key)) return
+    if (warned.size >= maxWarned) warned.clear()
+    warned.add(key)
+    deps.log.warn(
+      { projectId: principal.homeProjectId, role: role.name, grant: `${grant.resource}:${grant.action}`, resource, reason },
+      "a grant's item_filter cannot apply to this resource; the grant reaches none of its records until the filter or the schema is fixed",
+    )
+  }
+
+  /** Throws validation_error (422, naming the grant and the field) for a row filter that does not fit the collection its grant names. */
+  async function checkGrantFilters(projectId: string, grants: readonly CompiledGrant[]): Promise<void> {
+    const check = grantFilterCheck
+    if (!check) return
+    for (const [index, grant] of grants.entries()) {
+      if (grant.itemFilter === null) continue
+      try {
+        await check(projectId, grant.resource, grant.itemFilter)
+      } catch (err) {
+        if (!isAppError(err) || err.status >= 500) throw err
+        throw new AppError('validation_error', `grants[${index}].item_filter: ${err.message}`, { index, ...err.details })
+      }
+    }
   }
 
   /** Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. */
-  async function decideFor(principal: Principal, resource: string, action: string): Promise<ResolvedDecision> {
-    const decision = await decideUnresolved(principal, resource, action)
+  async function decideFor(principal: Principal, resource: string, action: string, options: DecideOptions = {}): Promise<ResolvedDecision> {
+    const decision = await decideUnresolved(principal, resource, action, options)
     if (!decision.allowed || decision.itemFilter === null) return decision as ResolvedDecision
     const now = deps.clock.seconds()
     const itemFilter = resolveVariables(decision.itemFilter, {
@@ -143,8 +199,16 @@ export async function createAccessService(deps: AccessDeps) {
   }
 
   return {
-    /** The decision for `resource:action`. */
+    /**
+     * The decision for `resource:action`. With `fitRowFilter`, each covering grant's row filter is fitted to
+     * the resource first, and a grant whose filter cannot apply there reaches nothing (logged once).
+     */
     decide: decideFor,
+
+    /** Binds the check grant row filters get when saved (collections are built after access). */
+    useGrantFilterCheck(check: GrantFilterCheck): void {
+      grantFilterCheck = check
+    },
 
     /** Throws unauthorized (anonymous) or forbidden (signed in, naming the permission) unless allowed. */
     async authorize(principal: Principal, permission: string): Promise<void> {
@@ -276,14 +340,15 @@ export async function createAccessService(deps: AccessDeps) {
 
     /**
      * Replaces a role's grants. A bad grant is refused whole (400 for its shape, 422 for a bad
-     * item_filter) before anything is written; a caller without admin access may only hand out
-     * permissions it holds itself (403).
+     * item_filter, including one naming a field the collection it names lacks) before anything is written;
+     * a caller without admin access may only hand out permissions it holds itself (403).
      */
     async replaceGrants(actor: Principal, projectId: string, id: string, input: GrantInput[]): Promise<Grant[]> {
       const role = await requireRole(projectId, id)
       if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
       if (input.length > 200) throw new AppError('invalid_request', 'At most 200 grants per role')
       const compiled = input.map((g, i) => compileInput(g, i))
+      await checkGrantFilters(projectId, compiled)
       await assertMayHandOut(actor, compiled)
       await store.transaction((trx) => store.replaceGrants(id, compiled.map((g, i) => toGrantRow(id, i, g)), trx))
       await invalidate(projectId)

@@ -1,7 +1,10 @@
-import { AppError } from '../../lib/errors.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { checkFilter, type FieldResolver, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
-import { parsePermission, permissionCovers, type AccessService } from '../access/index.js'
-import type { Collection } from '../collections/index.js'
+import { parsePermission, permissionCovers, type AccessService, type GrantFilterCheck } from '../access/index.js'
+import type { Collection, CollectionsService } from '../collections/index.js'
+import { fieldResolver, shapeOf } from './codec.js'
+import { withFieldValues } from './filter-values.js'
 import { recordScope, shareCovers, type RecordScope, type ShareAccess } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 
@@ -16,11 +19,56 @@ function keyCovers(principal: Principal, resource: string, action: string): bool
   return (principal.capabilities ?? []).some((c) => permissionCovers(parsePermission(c), { resource, action }))
 }
 
+/** What checking one grant filter against one collection gave: the checked filter, or the refusal. */
+type Fitted = { readonly filter: FilterNode } | { readonly refusal: unknown }
+
+/**
+ * The resolver a grant's row filter is checked with: every field of the collection, whatever the caller may
+ * read, with the values each takes. Grant filters compare translatable fields in the request's locale; the
+ * locale (and the dialect) play no part in whether a field resolves.
+ */
+function grantResolver(collection: Collection): FieldResolver {
+  return withFieldValues(fieldResolver(shapeOf(collection, 'sqlite'), 'en'), collection.fields)
+}
+
+/** The collection a grant's resource names, when it names exactly one (`collections/posts`); else null. */
+function namedCollection(resource: string): string | null {
+  const name = resource.startsWith('collections/') ? resource.slice('collections/'.length) : ''
+  return name === '' || name.includes('*') ? null : name
+}
+
 /** The record scope of a caller for one action on one collection: grants, preset, and shares together. */
 export function createRecordAccess(deps: { access: AccessService; shares: SharesStore }) {
+  // A collection is a new object after every schema change and a grant's filter a new one after every
+  // grant change, so a check, once made, holds for as long as both objects live.
+  const checked = new WeakMap<Collection, { resolver: FieldResolver; fitted: WeakMap<FilterNode, Fitted> }>()
+
+  /** A grant's row filter checked against the collection (and converted); throws its 4xx refusal when it cannot apply. */
+  function fitTo(collection: Collection): (filter: FilterNode) => FilterNode {
+    let entry = checked.get(collection)
+    if (!entry) checked.set(collection, (entry = { resolver: grantResolver(collection), fitted: new WeakMap() }))
+    const { resolver, fitted } = entry
+    return (filter) => {
+      let result = fitted.get(filter)
+      if (!result) {
+        try {
+          result = { filter: checkFilter(filter, resolver) }
+        } catch (err) {
+          if (!isAppError(err) || err.status >= 500) throw err
+          result = { refusal: err }
+        }
+        fitted.set(filter, result)
+      }
+      if ('refusal' in result) throw result.refusal
+      return result.filter
+    }
+  }
+
   return {
     async scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
-      const decision = await deps.access.decide(principal, `collections/${collection.name}`, action)
+      // A grant filter that cannot apply to this collection (a wildcard grant naming a field it lacks) matches
+      // none of its records: the access service logs it and leaves the grant's rows and columns out.
+      const decision = await deps.access.decide(principal, `collections/${collection.name}`, action, { fitRowFilter: fitTo(collection) })
       const admin = await deps.access.hasAdminAccess(principal)
       const preset = collection.accessControl?.preset ?? 'team'
       const sharing = collection.accessControl?.sharing === true
@@ -32,6 +80,20 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
       // A service key (no user) acts for the system: owner scoping has no owner to narrow to.
       const unnarrowed = admin || (principal.kind === 'api_key' && principal.userId === null)
       return { ...recordScope({ principal, action, decision, preset, sharing, admin: unnarrowed, sharedIds }), admin }
+    },
+
+    /**
+     * The check the access service runs when grants are saved (bound once collections exist): a row filter
+     * of a grant naming one existing collection must resolve against its schema, or it is refused with what
+     * is wrong (invalid_request, naming the field). Wildcard grants and collections not created yet are
+     * checked when a request applies them.
+     */
+    grantFilterCheck(collections: Pick<CollectionsService, 'find'>): GrantFilterCheck {
+      return async (projectId, resource, filter) => {
+        const name = namedCollection(resource)
+        const collection = name === null ? null : await collections.find(projectId, name)
+        if (collection) checkFilter(filter, grantResolver(collection))
+      }
     },
 
     /** Throws unauthorized (anonymous) or forbidden (naming the permission) for a refused scope. */

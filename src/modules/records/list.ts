@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { AppError } from '../../lib/errors.js'
 import {
   andNode,
+  checkFilter,
   compileFilter,
   keysetAfter,
   keysetOrder,
@@ -17,6 +18,7 @@ import { searchableFields, searchCondition } from '../collections/index.js'
 import { readValue } from './codec.js'
 import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
+import { withFieldValues } from './filter-values.js'
 import type { Row } from './store.js'
 
 export interface ListParams {
@@ -38,10 +40,14 @@ export interface ListPage {
   cursors?: { next: string | null; previous: string | null }
 }
 
-/** The filter of a list, parsed (either format) and with the caller's variables resolved. Throws invalid_request. */
+/**
+ * The filter of a list, parsed (either format), checked against the fields the caller may read (values of
+ * the wrong kind refused, comma-separated lists converted) and with the caller's variables resolved.
+ * Throws invalid_request, forbidden (a field outside the caller's allowlist).
+ */
 export function requestFilter(open: Opened, raw: string | undefined, now: number): ResolvedFilterNode | null {
   if (raw === undefined || raw === '') return null
-  const node: FilterNode = parseFilter(raw)
+  const node: FilterNode = checkFilter(parseFilter(raw), withFieldValues(open.requestResolver, open.collection.fields))
   const p = open.principal
   return resolveVariables(node, { userId: p.userId, role: p.roleName, projectId: p.projectId, now })
 }
