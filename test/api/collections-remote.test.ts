@@ -120,7 +120,7 @@ for (const { kind, enabled, register } of kinds) {
       const name = uniqueName('remote_notes')
       const reply = await post({ name, storageType: 'remote', databaseId, fields: [field('title', 'text', { required: true }), field('n', 'integer'), field('done', 'boolean'), field('meta', 'json')] })
       expect(reply.status, reply.text).toBe(201)
-      expect(reply.body).toMatchObject({ name, storageType: 'remote', databaseId, schemaVersion: 1 })
+      expect(reply.body.data).toMatchObject({ name, storageType: 'remote', databaseId, schemaVersion: 1 })
       expect(await probe.tableExists(name)).toBe(true)
       const main = await server.app.registry.get(projectId())
       expect(await describeTable(main, name)).toEqual([])
@@ -243,5 +243,16 @@ describe('remote refusals', () => {
     expect(none.status).toBe(400)
     expect(none.body.error).toBe('invalid_request')
     expect(await listedNames(server, owner.token)).not.toContain('remote_unknown')
+  })
+
+  // remote names a registered binding; the project's own database (main) is d1's, and a collection
+  // labelled remote while living there would misreport where its data is.
+  it('the project database (main) is 400 invalid_request, and no table is made there', async () => {
+    const name = uniqueName('rmain')
+    const reply = await post({ name, storageType: 'remote', databaseId: 'main', fields: [field('title', 'text')] })
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { databaseId: 'main' } })
+    expect(await listedNames(server, owner.token)).not.toContain(name)
+    expect(await describeTable(await server.app.registry.get(projectId()), name)).toEqual([])
   })
 })

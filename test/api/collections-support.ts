@@ -14,11 +14,12 @@ export const uniqueName = (prefix: string): string => `${prefix}_${(seq++).toStr
 /** A field definition with `required: false` unless told otherwise. */
 export const field = (name: string, type: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name, type, required: false, ...extra })
 
-/** POST /api/v1/collections, expecting 201; returns the created collection. */
+/** POST /api/v1/collections, expecting 201 `{ data }`; returns the created collection. */
 export async function createCollection(server: TestServer, token: string, body: Record<string, unknown>): Promise<any> {
   const reply = await server.request('POST', '/api/v1/collections', { token, body })
   expect(reply.status, reply.text).toBe(201)
-  return reply.body
+  expect(Object.keys(reply.body)).toEqual(['data'])
+  return reply.body.data
 }
 
 /** GET /api/v1/collections/:name, expecting 200; returns the detail. */

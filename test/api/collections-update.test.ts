@@ -52,28 +52,31 @@ async function indexesOf(table: string): Promise<{ columns: string; unique: bool
 }
 
 describe('PATCH /api/v1/collections/:name', () => {
-  it('adds fields: 200 { name, fields, updatedAt, schemaVersion }, new columns exist, records use them', async () => {
+  it('adds fields: 200 { data } with the whole collection, new columns exist, records use them', async () => {
     const name = uniqueName('grow')
     const created = await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })
     const old = await createRecord(server, owner.token, name, { title: 'before' })
 
     const reply = await patch(name, { fields: [...created.fields, field('pages', 'integer'), field('tags', 'multi_enum', { enumValues: ['a', 'b'] })] })
     expect(reply.status, reply.text).toBe(200)
+    // core-api § Errors: a single item is { data }; PATCH answers the collection as POST does.
     expect(reply.body).toEqual({
-      name,
-      fields: [
-        ...created.fields,
-        { name: 'pages', type: 'integer', required: false, unique: false, indexed: false },
-        { name: 'tags', type: 'multi_enum', required: false, unique: false, indexed: false, enumValues: ['a', 'b'] },
-      ],
-      updatedAt: expect.any(Number),
-      schemaVersion: 2,
+      data: {
+        ...created,
+        fields: [
+          ...created.fields,
+          { name: 'pages', type: 'integer', required: false, unique: false, indexed: false },
+          { name: 'tags', type: 'multi_enum', required: false, unique: false, indexed: false, enumValues: ['a', 'b'] },
+        ],
+        updatedAt: expect.any(Number),
+        schemaVersion: 2,
+      },
     })
-    expect(Number.isInteger(reply.body.updatedAt)).toBe(true)
-    expect(reply.body.updatedAt).toBeGreaterThanOrEqual(created.createdAt)
+    expect(Number.isInteger(reply.body.data.updatedAt)).toBe(true)
+    expect(reply.body.data.updatedAt).toBeGreaterThanOrEqual(created.createdAt)
 
     const detail = await getCollection(server, owner.token, name)
-    expect(detail).toMatchObject({ schemaVersion: 2, fields: reply.body.fields, createdAt: created.createdAt, updatedAt: reply.body.updatedAt })
+    expect(detail).toMatchObject({ schemaVersion: 2, fields: reply.body.data.fields, createdAt: created.createdAt, updatedAt: reply.body.data.updatedAt })
     expect(detail.columnStatuses.slice(-3)).toEqual([
       { name: 'title', exists: true, type: expect.any(String) },
       { name: 'pages', exists: true, type: expect.any(String) },
@@ -101,7 +104,86 @@ describe('PATCH /api/v1/collections/:name', () => {
     const detail = await getCollection(server, owner.token, name)
     const reply = await patch(name, { fields: [...detail.fields, field('note', 'text')] })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.fields.slice(0, 2)).toEqual(detail.fields)
+    expect(reply.body.data.fields.slice(0, 2)).toEqual(detail.fields)
+  })
+
+  // Clients commonly send back what they read: the whole detail GET returned, with a field added. The
+  // read-only properties (id, projectId, schemaVersion, createdAt, updatedAt, columnStatuses, policyKey) are
+  // ignored; name, storageType and databaseId must be the current ones.
+  it('the whole collection GET returns can be sent back with a field added', async () => {
+    const target = uniqueName('patch_target')
+    await createCollection(server, owner.token, { name: target, fields: [field('n', 'integer')] })
+    const name = uniqueName('sent_back')
+    await createCollection(server, owner.token, {
+      name,
+      accessControl: { preset: 'team', sharing: true },
+      fields: [
+        field('link', 'relation', { relationConfig: { targetCollection: target, relationType: 'belongsTo' } }),
+        field('link_n', 'lookup', { lookupConfig: { relationField: 'link', targetField: 'n' } }),
+        field('meta', 'json', { structure: { enforcement: 'warn', shape: { type: 'object', entries: { kind: { type: 'enum', values: ['a', { value: 'b', label: { de: 'Be' } }] } } } } }),
+        field('title', 'text', { indexed: true, validationRules: { maxLength: 80 } }),
+      ],
+    })
+    const detail = await getCollection(server, owner.token, name)
+    const reply = await patch(name, { ...detail, fields: [...detail.fields, field('note', 'text')] })
+    expect(reply.status, reply.text).toBe(200)
+    const { columnStatuses: _statuses, policyKey: _policyKey, ...collection } = detail
+    expect(reply.body.data).toEqual({ ...collection, fields: [...detail.fields, { name: 'note', type: 'text', required: false, unique: false, indexed: false }], schemaVersion: 2, updatedAt: expect.any(Number) })
+
+    // Stale read-only values are ignored too: they are not a version check.
+    const again = await patch(name, { ...reply.body.data, id: 'f'.repeat(32), projectId: 'elsewhere', schemaVersion: 1, createdAt: 0, updatedAt: 0, columnStatuses: [], policyKey: 'x' })
+    expect(again.status, again.text).toBe(200)
+    expect(again.body.data).toMatchObject({ id: detail.id, projectId: detail.projectId, schemaVersion: 3, createdAt: detail.createdAt })
+  })
+
+  describe('properties that are not patchable', () => {
+    let name: string
+    let created: any
+    beforeAll(async () => {
+      name = uniqueName('fixed')
+      created = await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })
+    })
+    const refusals: [string, () => Record<string, unknown>, string, Record<string, unknown>][] = [
+      ['a new name (renaming is not supported)', () => ({ name: 'renamed' }), 'invalid_request', { property: 'name' }],
+      ['another storageType (moving is not supported)', () => ({ storageType: 'kv' }), 'invalid_request', { property: 'storageType', current: 'd1' }],
+      ['another storageType that exists (remote)', () => ({ storageType: 'remote' }), 'invalid_request', { property: 'storageType' }],
+      ['another databaseId', () => ({ databaseId: '0123456789abcdef0123456789abcdef' }), 'invalid_request', { property: 'databaseId', current: 'main' }],
+    ]
+    it.each(refusals)('%s: 400 %s', async (_what, extra, code, details) => {
+      const reply = await patch(name, { fields: created.fields, ...extra() })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body).toMatchObject({ error: code, details })
+    })
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['an unknown property', { bogus: 1 }, 'bogus'],
+      ['a misspelt one', { acessControl: { preset: 'public' } }, 'acessControl'],
+    ])('%s: 400 invalid_request naming it', async (_what, extra, key) => {
+      const reply = await patch(name, { fields: created.fields, ...extra })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body.error).toBe('invalid_request')
+      expect(reply.body.message).toContain(key)
+    })
+
+    it.each<[string, () => unknown[], Record<string, unknown>]>([
+      ['an unknown property of a field', () => [{ ...created.fields[0], uniqe: true }], { field: 'title', index: 0, property: 'uniqe' }],
+      ['an unknown property of an added field', () => [...created.fields, field('more', 'text', { indexd: true })], { field: 'more', index: 1, property: 'indexd' }],
+      ['null for a field', () => [...created.fields, null], { field: null, index: 1 }],
+      ['a string for a field', () => ['title'], { field: null, index: 0 }],
+    ])('%s: 400 invalid_field', async (_what, fields, details) => {
+      const reply = await patch(name, { fields: fields() })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body).toMatchObject({ error: 'invalid_field', details })
+    })
+
+    it('the current name, storageType and databaseId are accepted; after the refusals nothing changed', async () => {
+      const detail = await getCollection(server, owner.token, name)
+      expect(detail).toMatchObject({ name, storageType: 'd1', databaseId: 'main', schemaVersion: 1, fields: created.fields })
+      expect(await listedNames(server, owner.token)).not.toContain('renamed')
+      const reply = await patch(name, { name, storageType: 'd1', databaseId: 'main', fields: created.fields })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body.data).toMatchObject({ name, storageType: 'd1', databaseId: 'main', schemaVersion: 2 })
+    })
   })
 
   it('adding a computed field adds no column; it is read through its relation', async () => {
@@ -113,7 +195,7 @@ describe('PATCH /api/v1/collections/:name', () => {
     const r = await createRecord(server, owner.token, name, { link: t.id })
     const reply = await patch(name, { fields: [...created.fields, field('link_label', 'lookup', { lookupConfig: { relationField: 'link', targetField: 'label' } })] })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.fields[1]).toMatchObject({ name: 'link_label', type: 'lookup', resultType: 'text' })
+    expect(reply.body.data.fields[1]).toMatchObject({ name: 'link_label', type: 'lookup', resultType: 'text' })
     const detail = await getCollection(server, owner.token, name)
     expect(detail.columnStatuses.map((c: { name: string }) => c.name)).not.toContain('link_label')
     expect(await readRecord(server, owner.token, name, r.id)).toMatchObject({ link: t.id, link_label: 'red' })
@@ -143,21 +225,21 @@ describe('PATCH /api/v1/collections/:name', () => {
 
     const on = await patch(name, { fields: [{ ...created.fields[0], indexed: true }, created.fields[1]] })
     expect(on.status, on.text).toBe(200)
-    expect(on.body.schemaVersion).toBe(2)
-    expect(on.body.fields[0]).toMatchObject({ name: 'status', indexed: true })
+    expect(on.body.data.schemaVersion).toBe(2)
+    expect(on.body.data.fields[0]).toMatchObject({ name: 'status', indexed: true })
     expect(await indexesOf(name)).toContainEqual({ columns: 'status', unique: false })
 
     const off = await patch(name, { fields: [{ ...created.fields[0], indexed: false }, { ...created.fields[1], indexed: true }] })
     expect(off.status, off.text).toBe(200)
-    expect(off.body.schemaVersion).toBe(3)
+    expect(off.body.data.schemaVersion).toBe(3)
     const indexes = await indexesOf(name)
     expect(indexes).not.toContainEqual({ columns: 'status', unique: false })
     expect(indexes).toContainEqual({ columns: 'rank', unique: false })
 
     // Sending the same list again changes nothing in the table but is still a new version.
-    const same = await patch(name, { fields: off.body.fields })
+    const same = await patch(name, { fields: off.body.data.fields })
     expect(same.status).toBe(200)
-    expect(same.body.schemaVersion).toBe(4)
+    expect(same.body.data.schemaVersion).toBe(4)
     expect((await getCollection(server, owner.token, name)).schemaVersion).toBe(4)
     await createRecord(server, owner.token, name, { status: 'ok', rank: 1 })
   })
@@ -250,7 +332,7 @@ describe('PATCH /api/v1/collections/:name', () => {
 
     const toPublic = await patch(name, { fields: created.fields, accessControl: { preset: 'public' } })
     expect(toPublic.status, toPublic.text).toBe(200)
-    expect(toPublic.body.schemaVersion).toBe(2)
+    expect(toPublic.body.data.schemaVersion).toBe(2)
     expect((await getCollection(server, owner.token, name)).accessControl).toEqual({ preset: 'public' })
     expect(await listedNames(server)).toContain(name)
     const anonymous = await listRecords(name, '', null)
@@ -261,16 +343,16 @@ describe('PATCH /api/v1/collections/:name', () => {
     expect(kept.status).toBe(200)
     expect((await getCollection(server, owner.token, name)).accessControl).toEqual({ preset: 'public' })
 
-    const toTeam = await patch(name, { fields: kept.body.fields, accessControl: { preset: 'team', sharing: false } })
+    const toTeam = await patch(name, { fields: kept.body.data.fields, accessControl: { preset: 'team', sharing: false } })
     expect(toTeam.status).toBe(200)
     expect((await getCollection(server, owner.token, name)).accessControl).toEqual({ preset: 'team', sharing: false })
     expect(await listedNames(server)).not.toContain(name)
     expect((await listRecords(name, '', null)).status).toBe(401)
 
-    const cleared = await patch(name, { fields: kept.body.fields, accessControl: null })
+    const cleared = await patch(name, { fields: kept.body.data.fields, accessControl: null })
     expect(cleared.status).toBe(200)
     expect((await getCollection(server, owner.token, name)).accessControl).toBeNull()
-    expect(cleared.body.schemaVersion).toBe(5)
+    expect(cleared.body.data.schemaVersion).toBe(5)
   })
 
   it('private preset: records are narrowed to their owner once set', async () => {
@@ -312,7 +394,7 @@ describe('PATCH /api/v1/collections/:name', () => {
       const updater = await accountWithGrants(server, owner.token, [{ resource: 'schema/*', action: 'update' }])
       const reply = await patch(name, { fields: [...fields, field('added_by_role', 'text')] }, updater.token)
       expect(reply.status, reply.text).toBe(200)
-      expect(reply.body.schemaVersion).toBe(2)
+      expect(reply.body.data.schemaVersion).toBe(2)
       expect((await del(name, updater.token)).status).toBe(403)
     })
   })

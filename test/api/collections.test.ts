@@ -45,7 +45,7 @@ const systemColumns = ['id', 'created_at', 'updated_at', 'created_by', 'updated_
 const reservedNames = ['auth', 'users', 'roles', 'permissions', 'databases', 'files', 'settings', 'plugins', 'api-keys', 'modules', 'system', 'schema', 'health', 'metrics', 'hooks', 'webhooks']
 
 describe('POST /api/v1/collections', () => {
-  it('answers 201 with the bare collection: d1 by default, project database, schemaVersion 1, fields normalised', async () => {
+  it('answers 201 with the collection in { data }: d1 by default, project database, schemaVersion 1, fields normalised', async () => {
     const name = uniqueName('articles')
     const before = nowSeconds()
     const reply = await post({
@@ -59,7 +59,10 @@ describe('POST /api/v1/collections', () => {
     })
     const after = nowSeconds()
     expect(reply.status, reply.text).toBe(201)
-    expect(reply.body).toEqual({
+    // core-api § Errors: a single item is { data } (only a created record is answered bare).
+    expect(Object.keys(reply.body)).toEqual(['data'])
+    const created = reply.body.data
+    expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{32}$/),
       projectId: server.app.defaultProject.id,
       name,
@@ -76,14 +79,15 @@ describe('POST /api/v1/collections', () => {
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     })
-    expect(Number.isInteger(reply.body.createdAt)).toBe(true)
-    expect(reply.body.createdAt).toBeGreaterThanOrEqual(before)
-    expect(reply.body.createdAt).toBeLessThanOrEqual(after)
-    expect(reply.body.updatedAt).toBe(reply.body.createdAt)
+    expect(Number.isInteger(created.createdAt)).toBe(true)
+    expect(created.createdAt).toBeGreaterThanOrEqual(before)
+    expect(created.createdAt).toBeLessThanOrEqual(after)
+    expect(created.updatedAt).toBe(created.createdAt)
 
     // The list and the detail show the same collection, and it takes records at once.
     const listed = await server.request('GET', '/api/v1/collections', { token: owner.token })
-    expect(listed.body.data).toContainEqual(reply.body)
+    expect(listed.body.data).toContainEqual(created)
+    expect(await getCollection(server, owner.token, name)).toMatchObject(created)
     const record = await createRecord(server, owner.token, name, { title: 'Hello' })
     expect(record).toMatchObject({ title: 'Hello', status: 'draft', body: null, meta: null, _version: 1 })
   })
@@ -153,9 +157,9 @@ describe('POST /api/v1/collections', () => {
       expect(reply.status, JSON.stringify(dup)).toBe(409)
     }
     // Toggling a long-named index off and on again works too.
-    const off = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: created.body.fields.map((f: { indexed: boolean }) => ({ ...f, indexed: false })) } })
+    const off = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: created.body.data.fields.map((f: { indexed: boolean }) => ({ ...f, indexed: false })) } })
     expect(off.status, off.text).toBe(200)
-    const on = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: created.body.fields } })
+    const on = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: created.body.data.fields } })
     expect(on.status, on.text).toBe(200)
     expect((await server.request('DELETE', `/api/v1/collections/${name}`, { token: owner.token })).status).toBe(200)
   })
@@ -166,7 +170,7 @@ describe('POST /api/v1/collections', () => {
     for (const name of [longest, 'q']) {
       const reply = await post({ name, fields: [field('n', 'integer')] })
       expect(reply.status, `${name}: ${reply.text}`).toBe(201)
-      expect(reply.body.name).toBe(name)
+      expect(reply.body.data.name).toBe(name)
     }
   })
 
@@ -214,6 +218,38 @@ describe('POST /api/v1/collections', () => {
       contains: { error: 'reserved_name' },
     })))
 
+    // `sqlite` itself too: its created_at index, sqlite__created_at__idx, would begin with sqlite_ (a 500 ddl_error before).
+    runScenarios(() => server, [{
+      name: 'reserved_name: sqlite (its derived names would begin with sqlite_)',
+      method: 'POST',
+      path: '/api/v1/collections',
+      as: () => owner.token,
+      body: { name: 'sqlite', fields: [field('title', 'text')] },
+      status: 400,
+      contains: { error: 'reserved_name', details: { name: 'sqlite' } },
+    }])
+
+    // Decision (docs/collections.md § Names): `__` separates a collection's name in the names of the objects
+    // Plinth derives from it (qx__search is qx's search table, ef__g__h__idx ef's index on g__h), so a
+    // collection name may not contain it, although the spec's pattern allows it.
+    const doubled = ['qx__search', 'ef__g', 'zz__search__gin', 'notes__', 'a___b', 'x__created_at__idx']
+    runScenarios(() => server, doubled.map((name): Scenario => ({
+      name: `reserved_name: ${name} (a double underscore)`,
+      method: 'POST',
+      path: '/api/v1/collections',
+      as: () => owner.token,
+      body: { name, fields: [field('title', 'text')] },
+      status: 400,
+      contains: { error: 'reserved_name', message: expect.stringContaining('double underscores name the objects Plinth derives from a collection'), details: { name } },
+    })))
+
+    it('names with single underscores, and ending in one, are fine', async () => {
+      for (const name of [uniqueName('a_b'), `${uniqueName('trailing')}_`]) {
+        const reply = await post({ name, fields: [field('title', 'text', { indexed: true })] })
+        expect(reply.status, `${name}: ${reply.text}`).toBe(201)
+      }
+    })
+
     it('a name far over 50 characters is invalid_name too, not a generic refusal', async () => {
       const reply = await post({ name: 'a'.repeat(120), fields: [] })
       expect(reply.status).toBe(400)
@@ -224,6 +260,7 @@ describe('POST /api/v1/collections', () => {
       const before = await listedNames(server, owner.token)
       for (const [, name] of invalid) await post({ name, fields: [] })
       for (const name of reservedNames) await post({ name, fields: [] })
+      for (const name of [...doubled, 'sqlite']) await post({ name, fields: [] })
       expect(await listedNames(server, owner.token)).toEqual(before)
       for (const name of reservedNames.filter((n) => n !== 'api-keys')) {
         expect((await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })).status, name).toBe(404)
@@ -303,7 +340,38 @@ describe('POST /api/v1/collections', () => {
       contains: { error: code, ...(details ? { details } : {}) },
     })))
 
+    // A field definition that is not an object, or has a property no field definition has, is
+    // invalid_field naming its index (and the property), never a generic invalid_request or silently dropped.
+    const malformed: [string, unknown[], Record<string, unknown>][] = [
+      ['a string', ['x'], { field: null, index: 0 }],
+      ['null', [null], { field: null, index: 0 }],
+      ['a list', [[1]], { field: null, index: 0 }],
+      ['a number after a good field', [field('title', 'text'), 7], { field: null, index: 1 }],
+      ['a misspelt property (uniqe)', [{ name: 'a', type: 'text', required: false, uniqe: true }], { field: 'a', index: 0, property: 'uniqe' }],
+      ['an unknown property after a good field', [field('title', 'text'), field('n', 'integer', { minimum: 1 })], { field: 'n', index: 1, property: 'minimum' }],
+      ['an unknown property that is null', [field('title', 'text', { hint: null })], { field: 'title', index: 0, property: 'hint' }],
+      ['an unknown property inside relationConfig', [field('owner', 'relation', { relationConfig: { targetCollection: 'x', relationType: 'belongsTo', ondelete: 'cascade' } })], { field: 'owner', index: 0, property: 'ondelete', path: 'relationConfig' }],
+    ]
+    runScenarios(() => server, malformed.map(([what, fields, details]): Scenario => ({
+      name: `invalid_field: a field definition that is ${what}`,
+      method: 'POST',
+      path: '/api/v1/collections',
+      as: () => owner.token,
+      body: { name: 'refused_fields', fields },
+      status: 400,
+      contains: { error: 'invalid_field', details },
+    })))
+
+    it('an unknown property of a field is refused, not dropped: uniqe does not create a non-unique field', async () => {
+      const name = uniqueName('typo')
+      const reply = await post({ name, fields: [{ name: 'a', type: 'text', required: false, uniqe: true }] })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body.message).toContain('uniqe')
+      expect(await listedNames(server, owner.token)).not.toContain(name)
+    })
+
     it('a refused field list creates nothing (the name stays free)', async () => {
+      for (const [, fields] of malformed) await post({ name: 'refused_fields', fields })
       for (const [, fields] of refused) await post({ name: 'refused_fields', fields })
       for (const column of systemColumns) await post({ name: 'refused_fields', fields: [field(column, 'text')] })
       expect(await listedNames(server, owner.token)).not.toContain('refused_fields')
@@ -367,6 +435,8 @@ describe('POST /api/v1/collections', () => {
       { name: 'remote without databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'remote with a null databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', databaseId: null, fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'remote with an unknown databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', databaseId: '0123456789abcdef0123456789abcdef', fields: [] }, status: 404, contains: { error: 'not_found' } },
+      // The project's own database is not a remote one: labelled remote, the data would still live there.
+      { name: 'remote with databaseId main (the project database)', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_rmain', storageType: 'remote', databaseId: 'main', fields: [] }, status: 400, contains: { error: 'invalid_request', details: { databaseId: 'main' } } },
       { name: 'd1 with another databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_d1', storageType: 'd1', databaseId: '0123456789abcdef0123456789abcdef', fields: [] }, status: 400, contains: { error: 'invalid_request' } },
     ])
 
@@ -380,13 +450,22 @@ describe('POST /api/v1/collections', () => {
     runScenarios(() => server, [
       { name: 'no fields', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields' }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'fields not an array', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: { title: 'text' } }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'a field that is not an object', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: ['title'] }, status: 400, contains: { error: 'invalid_request' } },
+      // Unknown top-level properties are refused, naming the key, never dropped.
+      { name: 'an unknown property', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: [], bogus: 1 }, status: 400, contains: { error: 'invalid_request', message: expect.stringContaining('bogus') } },
+      { name: 'a misspelt property', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: [], acessControl: { preset: 'public' } }, status: 400, contains: { error: 'invalid_request', message: expect.stringContaining('acessControl') } },
+      // Decision: a create carries no read-only properties (the server chooses id, schemaVersion and times).
+      { name: 'a read-only property (id)', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: [], id: '0123456789abcdef0123456789abcdef' }, status: 400, contains: { error: 'invalid_request', message: expect.stringContaining('id') } },
+      { name: 'a read-only property (schemaVersion)', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'no_fields', fields: [], schemaVersion: 1 }, status: 400, contains: { error: 'invalid_request', message: expect.stringContaining('schemaVersion') } },
       { name: 'a name that is not a string', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 42, fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'no name', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'accessControl with an unknown preset', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'bad_access', fields: [], accessControl: { preset: 'everyone' } }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'accessControl with an unknown key', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'bad_access', fields: [], accessControl: { preset: 'team', public: true } }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'body is not JSON', method: 'POST', path: '/api/v1/collections', as: () => owner.token, rawBody: '{"name":', headers: { 'content-type': 'application/json' }, status: 400, contains: { error: 'invalid_request' } },
     ])
+
+    it('refused bodies created nothing', async () => {
+      expect(await listedNames(server, owner.token)).not.toContain('no_fields')
+    })
   })
 
   describe('permission schema/*:create', () => {
@@ -409,7 +488,7 @@ describe('POST /api/v1/collections', () => {
       const name = uniqueName('built')
       const reply = await post({ name, fields: [field('title', 'text')] }, builder.token)
       expect(reply.status, reply.text).toBe(201)
-      expect((await server.request('PATCH', `/api/v1/collections/${name}`, { token: builder.token, body: { fields: reply.body.fields } })).status).toBe(403)
+      expect((await server.request('PATCH', `/api/v1/collections/${name}`, { token: builder.token, body: { fields: reply.body.data.fields } })).status).toBe(403)
       expect((await server.request('DELETE', `/api/v1/collections/${name}`, { token: builder.token })).status).toBe(403)
     })
 

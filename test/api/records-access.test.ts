@@ -544,7 +544,7 @@ describe('X-Project-Id', () => {
     there = { 'X-Project-Id': project.body.data.id }
     const created = await call('POST', '/api/v1/collections', owner.token, { name: 'far_items', fields: [{ name: 'label', type: 'text', required: true }] }, there)
     expect(created.status, created.text).toBe(201)
-    expect(created.body.projectId).toBe(project.body.data.id)
+    expect(created.body.data.projectId).toBe(project.body.data.id)
   })
 
   it("a super_admin acting in another project sees that project's collections only", async () => {

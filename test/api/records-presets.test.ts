@@ -28,7 +28,7 @@ async function createCollection(name: string, accessControl?: unknown): Promise<
   const body = { name, fields: [{ name: 'title', type: 'text', required: true }], ...(accessControl === undefined ? {} : { accessControl }) }
   const reply = await call('POST', '/api/v1/collections', owner.token, body)
   expect(reply.status, reply.text).toBe(201)
-  expect(reply.body.accessControl).toEqual(accessControl ?? null)
+  expect(reply.body.data.accessControl).toEqual(accessControl ?? null)
 }
 
 async function create(name: string, token: string, values: Record<string, unknown>): Promise<Record<string, any>> {

@@ -61,22 +61,22 @@ describe('structure definitions (POST and PATCH /collections)', () => {
   it('stores the structure normalised and answers it back (string shorthand, defaults filled in)', async () => {
     const reply = await createWith([jsonField({ shape: { type: 'object', entries: { kind: { type: 'enum', values: ['a', { value: 'b', label: { de: 'Be' } }] } } } })])
     expect(reply.status, reply.text).toBe(201)
-    expect(reply.body.fields[0].structure).toEqual({
+    expect(reply.body.data.fields[0].structure).toEqual({
       enforcement: 'warn',
       shape: { type: 'object', additional: false, entries: { kind: { type: 'enum', values: [{ value: 'a' }, { value: 'b', label: { de: 'Be' } }] } } },
     })
-    const read = await server.request('GET', `/api/v1/collections/${reply.body.name}`, { token: owner.token })
-    expect(read.body.data.fields[0].structure).toEqual(reply.body.fields[0].structure)
+    const read = await server.request('GET', `/api/v1/collections/${reply.body.data.name}`, { token: owner.token })
+    expect(read.body.data.fields[0].structure).toEqual(reply.body.data.fields[0].structure)
   })
 
   it('PATCH may change a field’s structure (nothing else of the field), raising schemaVersion', async () => {
     const name = await createCollection(server, owner.token, freshName('evolve'), [jsonField({ enforcement: 'warn', shape: { type: 'enum', values: ['a'] } })])
     const widened = await patch(`/api/v1/collections/${name}`, owner.token, { fields: [jsonField({ enforcement: 'off', shape: { type: 'enum', values: ['a', 'b'] } })] })
     expect(widened.status, widened.text).toBe(200)
-    expect(widened.body).toMatchObject({ schemaVersion: 2, fields: [{ structure: { enforcement: 'off', shape: { values: [{ value: 'a' }, { value: 'b' }] } } }] })
+    expect(widened.body.data).toMatchObject({ schemaVersion: 2, fields: [{ structure: { enforcement: 'off', shape: { values: [{ value: 'a' }, { value: 'b' }] } } }] })
     const removed = await patch(`/api/v1/collections/${name}`, owner.token, { fields: [{ name: 'meta', type: 'json', required: false }] })
     expect(removed.status, removed.text).toBe(200)
-    expect(removed.body.fields[0]).not.toHaveProperty('structure')
+    expect(removed.body.data.fields[0]).not.toHaveProperty('structure')
     // Other properties of an existing field still cannot change.
     const required = await patch(`/api/v1/collections/${name}`, owner.token, { fields: [{ name: 'meta', type: 'json', required: true }] })
     expectError(required, 400, 'invalid_field')

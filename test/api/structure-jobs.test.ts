@@ -114,7 +114,7 @@ describe('switching enforcement to strict', () => {
 
     const switched = await strictPatch(name)
     expect(switched.status, switched.text).toBe(200)
-    expect(switched.body.fields[1].structure.enforcement).toBe('strict')
+    expect(switched.body.data.fields[1].structure.enforcement).toBe('strict')
     expectError(await post(recordsPath(name), owner.token, { meta: { biome: ['Fores'] } }), 422, 'validation_error')
   })
 

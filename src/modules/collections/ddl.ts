@@ -55,7 +55,9 @@ export async function createCollectionTable(handle: DbHandle, table: string, fie
     const columns = [
       ...systemColumns.map((c) => {
         const parts = [sql`${sql.id(c.name)} ${sql.raw(c.type[handle.kind])}`]
-        if (c.primaryKey) parts.push(sql`primary key`)
+        // Named like the other derived objects: PostgreSQL would call it `<table>_pkey`, an index name a
+        // collection may take (`a_pkey` beside `a` would be a 500 ddl_error).
+        if (c.primaryKey) parts.push(sql`constraint ${sql.id(derivedName(`${table}__pkey`))} primary key`)
         else if (c.notNull) parts.push(sql`not null`)
         if (c.defaultValue !== undefined) parts.push(sql`default ${sql.raw(String(c.defaultValue))}`)
         return sql.join(parts, sql` `)

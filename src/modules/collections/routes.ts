@@ -1,4 +1,4 @@
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import { createRouter, dataEnvelope, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
 import { CollectionDetailSchema, CollectionSchema, CreateCollectionSchema, NameParams, UpdateCollectionSchema } from './schemas.js'
 import type { Collection, CollectionsService } from './service.js'
 
@@ -20,14 +20,14 @@ const createCollection = defineRoute({
   method: 'post', path: '/api/v1/collections', operationId: 'collections.create', summary: 'Create a collection and its table', tags,
   permission: 'schema/*:create',
   request: jsonBody(CreateCollectionSchema),
-  responses: { 201: jsonContent(CollectionSchema, 'Created'), ...errorResponses(...schemaErrors, 'not_found', 'already_exists', 'ddl_error') },
+  responses: { 201: jsonContent(dataEnvelope(CollectionSchema), 'Created'), ...errorResponses(...schemaErrors, 'not_found', 'already_exists', 'ddl_error') },
 })
 const updateCollection = defineRoute({
   method: 'patch', path: '/api/v1/collections/{name}', operationId: 'collections.update', summary: 'Add fields, toggle indexes, change access control', tags,
   permission: 'schema/*:update',
   request: { params: NameParams, ...jsonBody(UpdateCollectionSchema) },
   responses: {
-    200: jsonContent(CollectionSchema.pick({ name: true, fields: true, updatedAt: true, schemaVersion: true }), 'Updated'),
+    200: jsonContent(dataEnvelope(CollectionSchema), 'Updated'),
     ...errorResponses(...schemaErrors, 'collection_not_found', 'ddl_error'),
   },
 })
@@ -73,12 +73,14 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   const writes = createRouter(security)
   writes.openapi(createCollection, async (c) => {
     const p = principalOf(c)
-    return c.json(wire(await collections.create(p, p.projectId, c.req.valid('json'))), 201)
+    return c.json({ data: wire(await collections.create(p, p.projectId, c.req.valid('json'))) }, 201)
   })
   writes.openapi(updateCollection, async (c) => {
     const p = principalOf(c)
-    const updated = await collections.update(p, p.projectId, c.req.valid('param').name, c.req.valid('json'))
-    return c.json({ name: updated.name, fields: updated.fields as unknown as Record<string, unknown>[], updatedAt: updated.updatedAt, schemaVersion: updated.schemaVersion }, 200)
+    // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
+    const { fields, accessControl, name, storageType, databaseId } = c.req.valid('json')
+    const updated = await collections.update(p, p.projectId, c.req.valid('param').name, { fields, accessControl, name, storageType, databaseId })
+    return c.json({ data: wire(updated) }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {
     const p = principalOf(c)

@@ -1,7 +1,19 @@
 import { z } from '../../lib/http/index.js'
 
-const FieldSchema = z.record(z.string(), z.unknown()).openapi('FieldDef', {
-  example: { name: 'title', type: 'text', required: true, validationRules: { maxLength: 200 } },
+const fieldExample = { name: 'title', type: 'text', required: true, validationRules: { maxLength: 200 } }
+
+/** A field definition as the server returns it. */
+const FieldSchema = z.record(z.string(), z.unknown()).openapi('FieldDef', { example: fieldExample })
+
+/**
+ * A field definition as a client sends it: anything here, so that a malformed one (`null`, a string, a
+ * list, an unknown property) reaches the service and is 400 `invalid_field` naming its index, not a
+ * generic `invalid_request` (definition/field-def-schema.ts checks it).
+ */
+const FieldInputSchema = z.unknown().openapi('FieldDefInput', {
+  type: 'object',
+  description: 'A field definition (the properties GET returns); an unknown property is 400 invalid_field',
+  example: fieldExample,
 })
 
 export const CollectionSchema = z
@@ -24,19 +36,39 @@ export const CollectionDetailSchema = CollectionSchema.extend({
   policyKey: z.string().openapi({ description: 'The resource name permissions on its records use' }),
 }).openapi('CollectionDetail')
 
-export const CreateCollectionSchema = z.object({
+// Strict: an unknown top-level property is 400 invalid_request naming it, never silently dropped.
+export const CreateCollectionSchema = z.strictObject({
   // No length cap here: a name over 50 characters is the service's 400 invalid_name (core-api § Errors),
   // however long it is; the body size limit bounds it.
   name: z.string(),
   storageType: z.string().max(30).optional(),
   databaseId: z.string().max(64).nullable().optional(),
-  fields: z.array(FieldSchema).max(500),
+  fields: z.array(FieldInputSchema).max(500),
   accessControl: z.unknown().optional(),
 })
 
-export const UpdateCollectionSchema = z.object({
-  fields: z.array(FieldSchema).max(500),
+const readOnly = (what: string) => z.unknown().optional().openapi({ description: `${what}: read only, accepted and ignored` })
+const unchangeable = (what: string) =>
+  z.string().max(100).optional().openapi({ description: `${what}: may be sent only with its current value (400 invalid_request otherwise)` })
+
+/**
+ * Strict like create, but a client may send back the collection as GET returned it: `name`, `storageType`
+ * and `databaseId` with their current values (renaming or moving a collection is not supported), and the
+ * read-only properties, which are ignored.
+ */
+export const UpdateCollectionSchema = z.strictObject({
+  fields: z.array(FieldInputSchema).max(500),
   accessControl: z.unknown().optional(),
+  name: unchangeable('The collection name'),
+  storageType: unchangeable('The storage type'),
+  databaseId: unchangeable('The database binding'),
+  id: readOnly('id'),
+  projectId: readOnly('projectId'),
+  schemaVersion: readOnly('schemaVersion'),
+  createdAt: readOnly('createdAt'),
+  updatedAt: readOnly('updatedAt'),
+  columnStatuses: readOnly('columnStatuses'),
+  policyKey: readOnly('policyKey'),
 })
 
 export const NameParams = z.object({ name: z.string().min(1).max(100) })

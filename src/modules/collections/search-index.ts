@@ -58,18 +58,32 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
   await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(db)
 }
 
-/** Removes the search index of a table, if any. */
+/**
+ * Removes the search index of a table, if any. Only what is provably this table's is dropped, by what it
+ * is rather than by its name alone: on SQLite the FTS5 virtual table `<table>__search` (never an ordinary
+ * table: before collection names lost `__`, a collection could be named `qx__search`, and dropping it with
+ * `qx`'s search index lost its data) and the triggers on `table` itself; on PostgreSQL the generated
+ * column, which takes its GIN index with it whatever that index is named.
+ */
 export async function dropSearchIndex(handle: DbHandle, table: string): Promise<void> {
   const db = handle.db
   if (handle.kind === 'sqlite') {
     const fts = ftsTable(table)
-    for (const suffix of ['_ai', '_ad', '_au']) await sql`drop trigger if exists ${sql.id(`${fts}${suffix}`)}`.execute(db)
-    await sql`drop table if exists ${sql.id(fts)}`.execute(db)
+    const triggers = ['_ai', '_ad', '_au'].map((suffix) => `${fts}${suffix}`)
+    const objects = await sql<{ type: string; name: string; tbl_name: string; sql: string | null }>`
+      select type, name, tbl_name, sql from sqlite_master where name in (${sql.join([fts, ...triggers])})`.execute(db)
+    for (const o of objects.rows) {
+      if (o.type === 'trigger' && o.tbl_name === table && triggers.includes(o.name)) await sql`drop trigger ${sql.id(o.name)}`.execute(db)
+    }
+    if (objects.rows.some((o) => o.type === 'table' && o.name === fts && isFts5Table(o.sql))) await sql`drop table ${sql.id(fts)}`.execute(db)
     return
   }
-  // Dropping the column drops its index too, whatever it was named.
-  await sql`drop index if exists ${tableIdentifier(handle, ginIndex(table))}`.execute(db)
   await sql`alter table ${tableIdentifier(handle, table)} drop column if exists _search`.execute(db)
+}
+
+/** Whether an sqlite_master `sql` is an FTS5 virtual table's (what createSearchIndex makes). */
+function isFts5Table(ddl: string | null): boolean {
+  return ddl !== null && /^\s*create\s+virtual\s+table\s[\s\S]*\busing\s+fts5\s*\(/i.test(ddl)
 }
 
 /** Words of a search query: letters and digits only, at most 16, so nothing reaches the query syntax. */

@@ -181,6 +181,10 @@ export async function createCollectionsService(deps: {
       }
       const databaseId = storageType === 'remote' ? (input.databaseId ?? '') : MAIN_BINDING
       if (storageType === 'remote' && !databaseId) throw new AppError('invalid_request', 'A remote collection needs databaseId (a registered database)')
+      // The project's own database is d1's, whatever it is called: labelled remote it would lie about where the data is.
+      if (storageType === 'remote' && databaseId === MAIN_BINDING) {
+        throw new AppError('invalid_request', `A remote collection lives in a registered database; "${MAIN_BINDING}" is the project's own (storageType d1)`, { databaseId })
+      }
       if (storageType === 'd1' && input.databaseId && input.databaseId !== MAIN_BINDING) {
         throw new AppError('invalid_request', 'A d1 collection lives in the project database; use storageType remote for another one')
       }
@@ -220,11 +224,26 @@ export async function createCollectionsService(deps: {
 
     /**
      * Replaces the field list (only additions, index toggles and json structures) and optionally the access
-     * control. schemaVersion goes up by one. Throws collection_not_found, invalid_field, invalid_request,
-     * ddl_error, and whatever the field-change hook refuses with (conflict).
+     * control. `name`, `storageType` and `databaseId` may come along (a client sending back what it read)
+     * only with their current values: renaming or moving a collection is not supported. schemaVersion goes
+     * up by one. Throws collection_not_found, invalid_field, invalid_request, ddl_error, and whatever the
+     * field-change hook refuses with (conflict).
      */
-    async update(actor: Principal, projectId: string, name: string, input: { fields: unknown; accessControl?: unknown }): Promise<Collection> {
+    async update(
+      actor: Principal,
+      projectId: string,
+      name: string,
+      input: { fields: unknown; accessControl?: unknown; name?: string; storageType?: string; databaseId?: string },
+    ): Promise<Collection> {
       const collection = await require(projectId, name)
+      for (const key of ['name', 'storageType', 'databaseId'] as const) {
+        const sent = input[key]
+        if (sent === undefined || sent === collection[key]) continue
+        throw new AppError('invalid_request', `${key} is "${collection[key]}": renaming or moving a collection is not supported`, {
+          property: key,
+          current: collection[key],
+        })
+      }
       const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
       const change = diffFields(collection.fields, fields)
       const accessControl = input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)

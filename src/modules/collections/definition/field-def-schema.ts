@@ -4,10 +4,11 @@ import { parseStructure } from '../field-types/structure.js'
 
 /**
  * A field definition as clients send it (POST and PATCH /collections). Options a type does not take may be
- * null (treated as absent). Unknown top-level keys are dropped, so a definition read from GET can be sent
- * back as it is (`resultType` included, which is derived and ignored); inside the config objects and
- * `validationRules` unknown keys are refused, so a typo cannot silently change behaviour.
- * Names and types are checked by `normaliseFields`, which gives them their own codes.
+ * null (treated as absent). Unknown keys are refused everywhere, at the top level as inside the config
+ * objects and `validationRules`, so a typo (`uniqe`) cannot silently change behaviour. Every property GET
+ * returns is known, so a definition read from GET can be sent back as it is: `resultType`, output only, is
+ * accepted and ignored (the server derives it). Names and types are checked by `normaliseFields`, which
+ * gives them their own codes.
  */
 const lengthRule = z.number().int().min(0).max(10_000_000)
 
@@ -48,7 +49,7 @@ export const StructureInputSchema = z.unknown().transform((input, ctx) => {
   return z.NEVER
 })
 
-export const FieldDefInputSchema = z.object({
+export const FieldDefInputSchema = z.strictObject({
   name: z.string(),
   type: z.string(),
   required: z.boolean(),
@@ -63,6 +64,7 @@ export const FieldDefInputSchema = z.object({
   rollupConfig: RollupConfigSchema.nullish(),
   translatable: z.boolean().nullish(),
   structure: StructureInputSchema.optional(),
+  /** Output only (derived for lookup and rollup): accepted so GET's definitions round-trip, then ignored. */
   resultType: z.unknown().optional(),
 })
 

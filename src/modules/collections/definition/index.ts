@@ -4,6 +4,6 @@ export {
   FieldDefInputSchema, LookupConfigSchema, RelationConfigSchema, RollupConfigSchema, ValidationRulesSchema,
   type FieldDefInput,
 } from './field-def-schema.js'
-export { checkCollectionName, checkFieldName, databaseReservedColumns, namePattern, reservedCollectionNames, reservedCollectionPrefix } from './names.js'
+export { checkCollectionName, checkFieldName, databaseReservedColumns, derivedNameSeparator, namePattern, reservedCollectionNames, reservedCollectionPrefix } from './names.js'
 export { fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
 export { isSystemColumn, systemColumnNames, systemColumns, type SystemColumn } from './system-columns.js'

@@ -35,8 +35,18 @@ const collectionRows: [unknown, ErrorCode | 'ok'][] = [
   ['user', 'ok'],
   ['sqlite_notes', 'reserved_name'],
   ['sqlite_', 'reserved_name'],
-  ['sqlite', 'ok'],
+  // `sqlite` too: its derived names (sqlite__created_at__idx) would begin with sqlite_.
+  ['sqlite', 'reserved_name'],
+  ['sqlites', 'ok'],
   ['my_sqlite_notes', 'ok'],
+  // Double underscores separate a collection's name in the names of the objects derived from it.
+  ['qx__search', 'reserved_name'],
+  ['ef__g', 'reserved_name'],
+  ['a__', 'reserved_name'],
+  ['a___b', 'reserved_name'],
+  ['a_b_c', 'ok'],
+  ['a_', 'ok'],
+  ['Bad__name', 'invalid_name'],
   ['pg_notes', 'ok'],
   ...specReserved.map((name): [string, ErrorCode] => [name, 'reserved_name']),
 ]
@@ -81,6 +91,10 @@ describe('collection names', () => {
 
   it.each(collectionRows)('%j → %s', (name, code) => {
     expect(codeOf(() => checkCollectionName(name))).toBe(code)
+  })
+
+  it('says why a double underscore is refused', () => {
+    expect(() => checkCollectionName('qx__search')).toThrow(/double underscores name the objects Plinth derives from a collection/)
   })
 })
 

@@ -20,6 +20,15 @@ export const reservedCollectionNames: ReadonlySet<string> = new Set([
 export const reservedCollectionPrefix = 'sqlite_'
 
 /**
+ * What separates a collection's name from the rest in the names of the objects Plinth derives from it:
+ * `<name>__search` (SQLite FTS5 table) and its triggers, `<name>__<field>__idx|uq`, `<name>__created_at__idx`,
+ * `<name>__pkey`, `<name>__search__gin`. Decision (the spec's pattern allows it): a collection name may not
+ * contain it, so no table is ever named like another collection's derived object (`qx__search` would be
+ * `qx`'s search table, dropped and rebuilt with `qx`), and no two collections derive the same name.
+ */
+export const derivedNameSeparator = '__'
+
+/**
  * Column names the databases keep for themselves: SQLite's `rowid` (which FTS5 refuses and the search
  * index joins on) and PostgreSQL's system columns (which CREATE TABLE refuses). Refused on every dialect
  * as `reserved_field`, so a definition means the same wherever the collection lives, instead of a 500
@@ -27,13 +36,23 @@ export const reservedCollectionPrefix = 'sqlite_'
  */
 export const databaseReservedColumns: ReadonlySet<string> = new Set(['rowid', 'ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid'])
 
-/** Checks a collection name; throws AppError reserved_name or invalid_name (both 400). */
+/**
+ * Checks a collection name; throws AppError reserved_name or invalid_name (both 400). `sqlite` itself is
+ * reserved like the `sqlite_` prefix: its derived names (`sqlite__created_at__idx`) would begin with it.
+ */
 export function checkCollectionName(name: unknown): string {
   if (typeof name === 'string' && reservedCollectionNames.has(name)) {
     throw new AppError('reserved_name', `Collection name "${name}" is reserved`, { name })
   }
-  if (typeof name === 'string' && name.startsWith(reservedCollectionPrefix)) {
-    throw new AppError('reserved_name', `Collection names beginning with "${reservedCollectionPrefix}" are reserved by the database`, { name: name.slice(0, 60) })
+  if (typeof name === 'string' && (name.startsWith(reservedCollectionPrefix) || name === 'sqlite')) {
+    throw new AppError('reserved_name', `Collection names "sqlite" and beginning with "${reservedCollectionPrefix}" are reserved by the database`, { name: name.slice(0, 60) })
+  }
+  if (typeof name === 'string' && name.includes(derivedNameSeparator) && namePattern.test(name)) {
+    throw new AppError(
+      'reserved_name',
+      `Collection names may not contain "${derivedNameSeparator}": double underscores name the objects Plinth derives from a collection (its search index, indexes, triggers)`,
+      { name },
+    )
   }
   if (typeof name !== 'string' || !namePattern.test(name)) {
     throw new AppError('invalid_name', 'Collection names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _', {

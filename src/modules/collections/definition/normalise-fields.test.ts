@@ -45,7 +45,12 @@ const rows: Row[] = [
   ['an infinite max', [{ name: 'n', type: 'number', required: false, validationRules: { max: Number.POSITIVE_INFINITY } }], 'invalid_field', { path: 'validationRules.max' }],
   ['a bad relationType', [{ ...owner, relationConfig: { targetCollection: 'people', relationType: 'manyToMany' } }], 'invalid_field', { path: 'relationConfig.relationType' }],
   ['a bad onDelete', [{ ...owner, relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'nothing' } }], 'invalid_field', { path: 'relationConfig.onDelete' }],
-  ['a typo in relationConfig', [{ ...owner, relationConfig: { targetCollection: 'people', relationType: 'belongsTo', ondelete: 'cascade' } }], 'invalid_field', { path: 'relationConfig' }],
+  ['a typo in relationConfig', [{ ...owner, relationConfig: { targetCollection: 'people', relationType: 'belongsTo', ondelete: 'cascade' } }], 'invalid_field', { path: 'relationConfig', property: 'ondelete' }],
+  ['an unknown property', [text('a'), text('b', { uniqe: true })], 'invalid_field', { field: 'b', index: 1, property: 'uniqe', path: '' }],
+  ['an unknown property that is null', [text('a', { extra: null })], 'invalid_field', { field: 'a', index: 0, property: 'extra' }],
+  ['a property of the collection on a field', [text('a', { schemaVersion: 1 })], 'invalid_field', { field: 'a', index: 0, property: 'schemaVersion' }],
+  ['null instead of a field', [text('a'), null], 'invalid_field', { field: null, index: 1 }],
+  ['a list instead of a field', [[1]], 'invalid_field', { field: null, index: 0 }],
   ['enum without enumValues', [{ name: 'status', type: 'enum', required: true }], 'invalid_field', { field: 'status', index: 0 }],
   ['relation without relationConfig', [text('a'), { name: 'owner', type: 'relation', required: false }], 'invalid_field', { field: 'owner', index: 1 }],
   ['relation to an unknown collection', [{ ...owner, relationConfig: { targetCollection: 'ghosts', relationType: 'belongsTo' } }], 'invalid_field', { field: 'owner' }],
@@ -80,9 +85,9 @@ describe('normaliseFields accepts', () => {
     expect(normaliseFields([], context)).toEqual([])
   })
 
-  it('and collapses jsonb to json, fills flags and drops nulls and unknown keys', () => {
+  it('and collapses jsonb to json, fills flags and drops nulls', () => {
     const fields = normaliseFields(
-      [{ name: 'data', type: 'jsonb', required: false, label: null, enumValues: null, translatable: false, defaultValue: null, extra: 1 }],
+      [{ name: 'data', type: 'jsonb', required: false, label: null, enumValues: null, translatable: false, defaultValue: null }],
       context,
     )
     expect(fields).toEqual([{ name: 'data', type: 'json', required: false, unique: false, indexed: false }])

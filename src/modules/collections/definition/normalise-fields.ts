@@ -55,6 +55,11 @@ function draftOf(raw: object, name: string, index: number): FieldDef {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const path = issue?.path.map(String).join('.') ?? ''
+    if (issue?.code === 'unrecognized_keys') {
+      // The unknown property by name, the object it sits in as `path` ('' for the definition itself).
+      const property = String(issue.keys[0]).slice(0, 60)
+      throw new AppError('invalid_field', `Field "${name}": unknown property "${path === '' ? '' : `${path}.`}${property}"`, { field: name, index, property, path })
+    }
     throw new AppError('invalid_field', `Field "${name}": ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid definition'}`, {
       field: name,
       index,
