@@ -2,9 +2,10 @@ import type { IncomingMessage } from 'node:http'
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { AppError } from '../lib/errors.js'
-import type { AppEnv } from '../lib/http/index.js'
+import { refuseProtoKey, type AppEnv } from '../lib/http/index.js'
 
 const jsonTypes = /^application\/(?:[\w.+-]*\+)?json\b|^application\/x-ndjson\b/i
+const ndjsonType = /^application\/x-ndjson\b/i
 
 function tooLarge(maxSize: number): AppError {
   // The unread rest of the body would poison a kept-alive connection: close it after the answer.
@@ -52,7 +53,8 @@ function readAll(incoming: IncomingMessage, maxSize: number): Promise<string> {
  * body is read straight from the socket into Hono's body cache, so neither validation nor handlers build
  * a WHATWG Request (its stream, AbortController and Headers cost more than a small request itself).
  * Other bodies (uploads) are left to stream; their size is checked from Content-Length here and by their
- * routes while they read.
+ * routes while they read. A JSON or NDJSON body with a `__proto__` key is refused here (400
+ * invalid_request), for every route. Throws payload_too_large, invalid_request.
  */
 export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
   const fallback = bodyLimit({ maxSize, onError: () => { throw tooLarge(maxSize) } })
@@ -63,8 +65,11 @@ export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
     if (declared !== undefined && Number(declared) > maxSize) throw tooLarge(maxSize)
     const type = incoming.headers['content-type']
     if (type !== undefined && jsonTypes.test(type)) {
+      const text = await readAll(incoming, maxSize)
+      // Every JSON body passes here, whichever route reads it: one place refuses `__proto__` keys.
+      refuseProtoKey(text, ndjsonType.test(type))
       // Hono keeps body promises in this cache (its type says the value); json() awaits the text.
-      c.req.bodyCache.text = Promise.resolve(await readAll(incoming, maxSize)) as unknown as string
+      c.req.bodyCache.text = Promise.resolve(text) as unknown as string
     } else if (declared === undefined && incoming.headers['transfer-encoding'] !== undefined) {
       return fallback(c, next)
     }

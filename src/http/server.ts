@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events'
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import type { ErrorCode } from '../lib/errors.js'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
 import { nodeListener, type Fetch } from './transport.js'
@@ -39,6 +40,17 @@ export interface ServerBindings extends AppBindings {
 
 const acceptableRequestId = /^[\w.:-]{1,128}$/
 
+/**
+ * The most a request line and its headers may take together. Node's default, 16 KiB, is less than the
+ * 16 KiB JSON filter docs/query-language.md allows once percent-encoded (`%XX` for every byte: 48 KiB);
+ * 64 KiB holds such a filter with room for the other parameters and headers, and still bounds what one
+ * connection makes the parser buffer.
+ */
+export const maxHeaderBytes = 64 * 1024
+
+/** How long a connection whose request the parser refused stays open for the client to read the answer. */
+const clientErrorGraceMs = 2000
+
 /** Serves `fetch` over HTTP and resolves once the socket accepts connections. */
 export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningServer> {
   const { log } = options
@@ -49,7 +61,8 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
   const withSignal: Fetch = (request, env) => fetch(request, Object.assign(env, { stopping: stopping.signal }))
   const upgraded = new Set<Duplex>()
   return new Promise((resolve, reject) => {
-    const server = createServer(nodeListener(withSignal, access))
+    const server = createServer({ maxHeaderSize: maxHeaderBytes }, nodeListener(withSignal, access))
+    server.on('clientError', clientErrorListener(access))
     server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
     server.once('error', reject)
     server.listen(options.port, options.host, () => {
@@ -119,6 +132,48 @@ function upgradeListener(fetch: Fetch, access: Logger, stopping: AbortSignal, up
         writeResponse(socket, 500, requestId, {}, '')
         logLine(500)
       })
+  }
+}
+
+/**
+ * Answers a request Node's parser refused before the app saw it, in the error envelope with the headers
+ * of every response (Node's own answer is a bare status line): 431 when the request line and headers pass
+ * maxHeaderBytes, 413 for oversized chunk extensions, 408 when the headers took too long, 400 for
+ * anything malformed. The parser never read the client's X-Request-ID, so the id is always a new one.
+ * Nothing is written once a response has begun on the socket. Node's own handler destroys the socket at
+ * once, which can reset the connection before the client reads the answer while it is still sending; here
+ * the answer ends our side, what the client still sends is read and dropped (the failed parser reports
+ * each chunk again, ignored), and a client that never closes its side is cut after a grace period.
+ */
+function clientErrorListener(access: Logger) {
+  const answered = new WeakSet<Duplex>()
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    if (answered.has(socket)) return
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy()
+      return
+    }
+    answered.add(socket)
+    const requestId = randomUUID()
+    const [status, code, message, details] = clientErrorAnswer(err.code)
+    writeResponse(socket, status, requestId, { 'Content-Type': 'application/json' }, JSON.stringify({ error: code, message, details }))
+    setTimeout(() => socket.destroy(), clientErrorGraceMs).unref()
+    access.info({ reqId: requestId, status, reason: err.code }, 'request refused by the HTTP parser')
+  }
+}
+
+function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string, Record<string, unknown>] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      // The catalog has no code of its own for 431; the status says which limit was passed.
+      return [431, 'invalid_request', `The request line and headers exceed ${maxHeaderBytes} bytes (a long query string counts)`, { limit: maxHeaderBytes }]
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'payload_too_large', 'Chunk extensions too large', {}]
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'invalid_request', 'The request was not received in time', {}]
+    default:
+      return [400, 'invalid_request', 'Malformed HTTP request', {}]
   }
 }
 
