@@ -40,6 +40,13 @@ export interface Opened {
   readonly requestResolver: FieldResolver
   readonly store: RecordStore
   readonly scope: RecordScope & { admin: boolean }
+  /** The project's other collections, for checks that ignore the caller's access (relation targets exist). */
+  readonly targets: RelationTargets
+}
+
+export interface RelationTargets {
+  /** The store of a collection of the project, whoever asks; null when there is no such collection. */
+  storeOf(projectId: string, name: string): Promise<RecordStore | null>
 }
 
 const localePattern = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/
@@ -69,6 +76,27 @@ export function createOpener(deps: RecordsDeps) {
     return entry
   }
 
+  // Relation targets are only asked which ids exist: no locale, no scope, one store per collection.
+  const targetStores = new WeakMap<Collection, RecordStore>()
+  const targets: RelationTargets = {
+    async storeOf(projectId, name) {
+      let collection: Collection
+      try {
+        collection = await deps.collections.get(projectId, name)
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'collection_not_found') return null
+        throw err
+      }
+      let store = targetStores.get(collection)
+      if (!store) {
+        const handle = await deps.collections.handleOf(collection)
+        store = createRecordStore(handle, collection.name, fieldResolver(shapeOf(collection, handle.kind), 'en'))
+        targetStores.set(collection, store)
+      }
+      return store
+    },
+  }
+
   return async function open(principal: Principal, name: string, action: string, locale?: string): Promise<Opened> {
     const collection = await deps.collections.get(principal.projectId, name)
     const scope = await deps.recordAccess.scope(principal, collection, action)
@@ -80,7 +108,7 @@ export function createOpener(deps: RecordsDeps) {
     const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
     const { shape, resolver, store } = prepare(collection, handle, compareLocale)
     const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
-    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope }
+    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope, targets }
   }
 }
 

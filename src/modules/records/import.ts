@@ -11,6 +11,7 @@ import { enrich } from './expand.js'
 import type { ImportJobs, ImportLineError } from './import-jobs.js'
 import { fullRecord, present } from './present.js'
 import { newRow } from './new-row.js'
+import { missingReferences, missingReferencesError } from './references.js'
 import type { Row } from './store.js'
 
 export const importLimits = {
@@ -148,6 +149,22 @@ export function createRecordImporter(deps: ImportDeps) {
     return candidates.filter((c) => !refused.has(c))
   }
 
+  /**
+   * Refuses lines whose relation values name records that do not exist (validation_error, as a create
+   * would), checked for the whole batch in one query per relation field. A line may not point at a record
+   * another line of the same request creates: that one could still be refused.
+   */
+  async function refuseMissingReferences(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Candidate[]> {
+    const missing = await missingReferences(opened, candidates.map((c) => ({ row: c.row })))
+    const kept: Candidate[] = []
+    candidates.forEach((candidate, i) => {
+      const refusal = missing[i]
+      if (refusal) errors.push(lineError(candidate.line, missingReferencesError(opened, refusal)))
+      else kept.push(candidate)
+    })
+    return kept
+  }
+
   /** Stores the rows in one transaction; when the database refuses one (a race), again one by one. */
   async function store(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Row[]> {
     const inserter = inserterFor(opened)
@@ -206,6 +223,7 @@ export function createRecordImporter(deps: ImportDeps) {
           errors.push(lineError(line, err))
         }
       }
+      candidates = await refuseMissingReferences(opened, candidates, errors)
       candidates = await refuseTaken(opened, candidates, errors)
 
       let stored: Row[] = []

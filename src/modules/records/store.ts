@@ -4,6 +4,10 @@ import { compileFilter, type FieldResolver, type ResolvedFilterNode } from '../.
 
 export type Row = Record<string, unknown>
 
+// Ids per `in (…)` list when checking that relation targets exist: a whole hasMany list (at most 1000)
+// is one statement, and both dialects' parameter limits are far away.
+const idLookupChunk = 5000
+
 /**
  * SQL over one collection's table. The table name is the collection's (checked at creation); every
  * condition arrives compiled from a filter AST through the collection's resolver, so no value and no
@@ -68,6 +72,17 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
       let query = db.selectFrom(table).selectAll().where('id', 'in', [...ids])
       for (const condition of where(scope, false)) query = query.where(condition)
       return runCompiled(db, query.compile())
+    },
+
+    /** Which of `ids` are rows of the table that are not soft-deleted, whatever any caller's scope (relation checks). */
+    async activeIds(ids: readonly string[]): Promise<Set<string>> {
+      const found = new Set<string>()
+      for (let i = 0; i < ids.length; i += idLookupChunk) {
+        const slice = ids.slice(i, i + idLookupChunk)
+        const rows = await db.selectFrom(table).select('id').where('id', 'in', slice).where(sql<SqlBool>`deleted_at is null`).execute()
+        for (const row of rows) found.add(String(row.id))
+      }
+      return found
     },
 
     /** Inserts one row and returns it as stored. Throws already_exists on a duplicate id or unique value. */

@@ -9,6 +9,7 @@ import { applyOperator, jsonOperators, operatorPath, type JsonOperator } from '.
 import { both } from './list.js'
 import { assertAllowed, assertInScope, inLocale, newRow, writableField } from './new-row.js'
 import { fullRecord } from './present.js'
+import { assertReferencesExist } from './references.js'
 import { cascadeDelete } from './relations.js'
 import type { Row } from './store.js'
 
@@ -36,11 +37,13 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
   return {
     /**
      * Creates a record. Privileged callers (admin access) may set id, created_at and updated_at; for others
-     * those keys are dropped. Throws invalid_field, missing_field, validation_error, forbidden, already_exists.
+     * those keys are dropped. Relation values must name existing records (validation_error otherwise).
+     * Throws invalid_field, missing_field, validation_error, forbidden, already_exists.
      */
     async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<{ opened: Opened; row: Row }> {
       const opened = await open(principal, name, 'create', locale)
       const { row } = await newRow(opened, deps.hooks, body, clock.seconds())
+      await assertReferencesExist(opened, { row })
       const stored = await opened.store.insert(row)
       await emit('record.create', opened, null, fullRecord(opened.shape, stored))
       return { opened, row: stored }
@@ -50,6 +53,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
      * Updates fields and applies JSON operators. With a version (If-Match → 412, ?version or _version →
      * 409) the write happens only at that version; without one it applies to the current record (retrying
      * when another write lands in between). deleted_at and other system keys in the body are ignored.
+     * Relation ids the update adds must name existing records (validation_error otherwise).
      * Throws record_not_found, conflict, precondition_failed, invalid_field, validation_error, forbidden.
      */
     async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<{ opened: Opened; row: Row }> {
@@ -93,6 +97,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
           after[key] = readValue(def, set[key], opened.shape.kind)
         }
         assertInScope(opened, after, 'update')
+        await assertReferencesExist(opened, { row: set, before })
         const updated = await opened.store.update(id, set, opened.scope.rows, Number(current._version))
         if (updated) {
           await emit('record.update', opened, before, fullRecord(opened.shape, updated))
