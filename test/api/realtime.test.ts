@@ -250,12 +250,12 @@ describe('what each subscriber receives', () => {
     wide.close()
   })
 
-  it('filter and ids narrow a stream; a record leaving the filter arrives as a delete', async () => {
+  it('filter and ids narrow a stream (a comma list converted to the field\'s kind, as in a list); a record leaving the filter arrives as a delete', async () => {
     const x = await write('POST', 'tasks', null, { title: 'X', rank: 0 })
     const y = await write('POST', 'tasks', null, { title: 'Y', rank: 0 })
     const filtered = await sse(server.url, `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify({ rank: { _gt: 5 } }))}`, admin.token)
     const byIds = await ws(server.url, `/api/v1/collections/tasks/stream?ids=${x.id},${y.id}`, admin.token)
-    const arrayFormat = await sse(server.url, `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify([{ field: 'title', op: 'eq', value: 'X' }]))}&ids=${x.id}`, admin.token)
+    const arrayFormat = await sse(server.url, `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify([{ field: 'title', op: 'eq', value: 'X' }, { field: 'rank', op: 'in', value: '0,7' }]))}&ids=${x.id}`, admin.token)
 
     const c0 = await write('POST', 'tasks', null, { title: 'C', rank: 10 })
     const d0 = await write('POST', 'tasks', null, { title: 'D', rank: 1 })
@@ -320,6 +320,7 @@ describe('refused streams', () => {
     { name: 'a token both ways: 400', method: 'GET', path: `${tasks}?token=abc`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
     { name: 'no such collection: 404', method: 'GET', path: '/api/v1/collections/nothing_here/stream', as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
     { name: 'a filter that is not JSON: 400', method: 'GET', path: `${tasks}?filter=%7Bnope`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
+    { name: 'a filter value of the wrong kind for its field: 400', method: 'GET', path: `${tasks}?filter=${encodeURIComponent('{"rank":{"_gt":"abc"}}')}`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
     { name: 'a filter on an unknown field: 400', method: 'GET', path: `${tasks}?filter=${encodeURIComponent('{"colour":{"_eq":"red"}}')}`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
     {
       name: 'a filter on a field the caller may not read: 403',

@@ -1,12 +1,12 @@
 import type { Clock } from '../../lib/clock.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
-import { compileFilter, parseFilter, resolveVariables, type ResolvedFilterNode } from '../../lib/filter/index.js'
+import { compileFilter, type ResolvedFilterNode } from '../../lib/filter/index.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import { systemColumns } from '../collections/index.js'
-import type { Opened, Opener, RecordEvents } from '../records/index.js'
+import { requestFilter as listFilter, type Opened, type Opener, type RecordEvents } from '../records/index.js'
 import { fieldsOf, messageFor, type StreamView } from './delivery.js'
 import { createHub, type PublishedEvent } from './hub.js'
 import type { CloseReason, Sink, SinkOptions } from './sink.js'
@@ -81,13 +81,14 @@ export async function createRealtime(deps: RealtimeDeps) {
   const hub = await createHub(deps)
   const sinks = new Set<Sink>()
 
-  /** The request's filter, parsed, resolved for the caller and checked like a list's (fields it may read). */
+  /**
+   * The request's filter, checked exactly as a list's is (fields the caller may read, values of each
+   * field's kind, comma lists converted) and resolved for the caller; compiled once so that a filter the
+   * database could not run is refused now rather than on the first event.
+   */
   function requestFilter(opened: Opened, raw: string | undefined): ResolvedFilterNode | null {
-    if (raw === undefined || raw === '') return null
-    const p = opened.principal
-    const filter = resolveVariables(parseFilter(raw), { userId: p.userId, role: p.roleName, projectId: p.projectId, now: deps.clock.seconds() })
-    // Compiling checks every field against the schema and the caller's readable fields (400, 403).
-    compileFilter(filter, opened.requestResolver, opened.handle.kind)
+    const filter = listFilter(opened, raw, deps.clock.seconds())
+    if (filter) compileFilter(filter, opened.requestResolver, opened.handle.kind)
     return filter
   }
 
