@@ -166,12 +166,11 @@ function clientErrorListener(access: Logger) {
 function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string, Record<string, unknown>] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      // The catalog has no code of its own for 431; the status says which limit was passed.
-      return [431, 'invalid_request', `The request line and headers exceed ${maxHeaderBytes} bytes (a long query string counts)`, { limit: maxHeaderBytes }]
+      return [431, 'headers_too_large', `The request line and headers exceed ${maxHeaderBytes} bytes (a long query string counts)`, { limit: maxHeaderBytes }]
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return [413, 'payload_too_large', 'Chunk extensions too large', {}]
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'invalid_request', 'The request was not received in time', {}]
+      return [408, 'request_timeout', 'The request was not received in time', {}]
     default:
       return [400, 'invalid_request', 'Malformed HTTP request', {}]
   }

@@ -76,7 +76,7 @@ describe('long URLs', () => {
     expect(reply.status).toBe(431)
     expectTransportHeaders(reply.headers)
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/)
-    expectError(reply, 431, 'invalid_request')
+    expectError(reply, 431, 'headers_too_large')
     expect(reply.body.details).toEqual({ limit: maxHeaderBytes })
   })
 
@@ -99,7 +99,7 @@ describe('long URLs', () => {
     const [head, body] = answer.split('\r\n\r\n')
     expect(head).toMatch(/^HTTP\/1\.1 431 /)
     expect(head).toMatch(/\r\nX-API-Version: v1\r\n/i)
-    expect(JSON.parse(body!)).toMatchObject({ error: 'invalid_request', details: { limit: maxHeaderBytes } })
+    expect(JSON.parse(body!)).toMatchObject({ error: 'headers_too_large', details: { limit: maxHeaderBytes } })
   })
 
   it('the server keeps serving after refusing a request', async () => {
