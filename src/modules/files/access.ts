@@ -31,7 +31,7 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
   }
 
   /** The rows the caller may update or delete (the grant's item_filter over the file object); null when the action is not granted at all. */
-  async function scopeOf(principal: Principal, action: 'read' | 'update' | 'delete'): Promise<((row: FileRow) => boolean) | null> {
+  async function scopeOf(principal: Principal, action: 'update' | 'delete'): Promise<((row: FileRow) => boolean) | null> {
     const decision = await access.decide(principal, FILES_RESOURCE, action)
     if (!decision.allowed) return null
     const filter = decision.itemFilter
@@ -48,7 +48,7 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
      */
     async readable(principal: Principal, ids: readonly string[]): Promise<Set<string>> {
       const wanted = [...new Set(ids.filter((id) => idPattern.test(id)))]
-      if (wanted.length === 0 || (await scopeOf(principal, 'read')) === null) return new Set()
+      if (wanted.length === 0 || !(await access.decide(principal, FILES_RESOURCE, 'read')).allowed) return new Set()
       const sight = await sightOf(principal)
       return new Set((await store.byIds(principal.projectId, wanted)).filter((row) => sees(sight, row)).map((row) => row.id))
     },
