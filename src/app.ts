@@ -34,6 +34,7 @@ import { createProjectsService, projectsRoutes, type Project, type ProjectsServi
 import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService } from './modules/records/index.js'
 import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes } from './modules/records/index.js'
 import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes } from './modules/records/index.js'
+import { createFileReferences, type ReadableFiles } from './modules/records/index.js'
 import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
 import { capabilityTokensRoutes, createCapabilityTokensService } from './modules/capability-tokens/index.js'
 import { createRealtime, createStreamAuth, realtimeRoutes, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
@@ -197,7 +198,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
         return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
       },
-      onRemoved: async (projectId, names) => files?.removeOfCollections(projectId, names),
+      onRemoved: async (actor, projectId, names) => files?.removeOfCollections(actor, projectId, names),
       fieldChanges: {
         before: async (collection, next) => structureHooks?.before(collection, next),
         after: async (collection, next) => structureHooks?.after(collection, next),
@@ -225,7 +226,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       probe: createS3Probe({ allowPrivateNetwork: config.allowPrivateNetwork }),
       allowPrivateNetwork: config.allowPrivateNetwork,
     })
-    const recordDeps = { collections, access, recordAccess, settings, shares, events, hooks: createWriteHooks(), clock, log }
+    // A file field stores only files the writer may read; the files module answers (bound late: none before it exists).
+    const readableFiles: ReadableFiles = async (principal, ids) => (files ? files.readable(principal, ids) : new Set())
+    const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), clock, log }
     const records = createRecordsService(recordDeps)
     const structureService = createStructureService({ systemDb, collections, records, access, settings, clock, log, pace: options.structureJobPace })
     structureHooks = structureService.fieldChanges
@@ -245,7 +248,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       jobs: importJobs,
     }
 
-    files = createFilesService({ systemDb, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access, collections, settings, events, clock, log })
+    files = createFilesService({
+      systemDb,
+      systemKind: registry.system.kind,
+      storage: options.filesStorage?.(storage) ?? storage,
+      access,
+      collections,
+      settings,
+      events,
+      referencedFiles: createFileReferences(collections),
+      clock,
+      log,
+    })
     closers.unshift(() => files.close())
 
     const capabilityTokens = createCapabilityTokensService({ secretKey: config.secretKey, clock, open: records.open, users, access })

@@ -3,6 +3,7 @@ import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { runScenarios, type Scenario } from '../support/scenarios.js'
 import { createCollection, createRecord, field, getCollection, postRecord, readRecord } from './collections-support.js'
+import { someBytes, uploadViaToken } from './files-support.js'
 
 /**
  * The 21 field types of addendum §4, through the records API: what each accepts and reads back (the same
@@ -15,7 +16,12 @@ let server: TestServer
 let owner: Account
 
 const colours = ['red', 'green', 'blue']
-const fileId = '0123456789abcdef0123456789abcdef'
+const hexId = '0123456789abcdef0123456789abcdef'
+/** Stands for the id of a file the owner uploads first: a file field takes only files the writer may read. */
+const uploadedFile = '(an uploaded file)'
+let fileId = ''
+/** A table value, with the stand-in replaced by the uploaded file's id. */
+const real = (value: unknown): unknown => (value === uploadedFile ? fileId : value)
 
 /** One optional field of every stored type, plus the two computed ones, in `typed`. */
 const typedFields = [
@@ -49,6 +55,7 @@ beforeAll(async () => {
   owner = await signUpOwner(server)
   await createCollection(server, owner.token, { name: 'typed_target', fields: [field('label', 'text')] })
   await createCollection(server, owner.token, { name: 'typed', fields: typedFields })
+  fileId = await uploadViaToken(server, owner.token, someBytes(16))
 })
 afterAll(async () => {
   await server?.stop()
@@ -112,7 +119,7 @@ describe('values each type accepts, read back as the same JSON', () => {
     ['f_json', 42, 42],
     ['f_json', false, false],
     ['f_json', {}, {}],
-    ['f_file', fileId, fileId],
+    ['f_file', uploadedFile, uploadedFile],
     ['f_geo', { type: 'Point', coordinates: [13.4, 52.52] }, { type: 'Point', coordinates: [13.4, 52.52] }],
     ['f_geo', { type: 'Point', coordinates: [-180, -90, 12.5] }, { type: 'Point', coordinates: [-180, -90, 12.5] }],
     ['f_geo', { type: 'LineString', coordinates: [[0, 0], [1, 1]] }, { type: 'LineString', coordinates: [[0, 0], [1, 1]] }],
@@ -128,7 +135,8 @@ describe('values each type accepts, read back as the same JSON', () => {
     ],
   ]
 
-  it.each(accepted)('%s accepts %j', async (name, sent, expected) => {
+  it.each(accepted)('%s accepts %j', async (name, sentValue, expectedValue) => {
+    const [sent, expected] = [real(sentValue), real(expectedValue)]
     const created = await createRecord(server, owner.token, 'typed', { [name]: sent })
     expect(created[name]).toStrictEqual(expected)
     expect((await readRecord(server, owner.token, 'typed', created.id))[name]).toStrictEqual(expected)
@@ -142,14 +150,14 @@ describe('values each type accepts, read back as the same JSON', () => {
   it('an update writes the same values as a create', async () => {
     const created = await createRecord(server, owner.token, 'typed', {})
     for (const [name, sent, expected] of accepted) {
-      const reply = await patchRecord('typed', created.id, { [name]: sent })
+      const reply = await patchRecord('typed', created.id, { [name]: real(sent) })
       expect(reply.status, `${name}: ${reply.text}`).toBe(200)
-      expect(reply.body[name], name).toStrictEqual(expected)
+      expect(reply.body[name], name).toStrictEqual(real(expected))
     }
   })
 
   it('null clears an optional field of any stored type', async () => {
-    const full = Object.fromEntries(accepted.map(([name, sent]) => [name, sent]))
+    const full = Object.fromEntries(accepted.map(([name, sent]) => [name, real(sent)]))
     const created = await createRecord(server, owner.token, 'typed', full)
     const cleared = Object.fromEntries(Object.keys(full).map((name) => [name, null]))
     const reply = await patchRecord('typed', created.id, cleared)
@@ -221,7 +229,7 @@ describe('values each type refuses: 400 invalid_field naming the field, nothing 
     ['f_many', 'a repeated id', ['abc', 'abc']],
     ['f_many', 'a number inside', [42]],
     ['f_file', 'too short', 'abc'],
-    ['f_file', 'upper-case hex', fileId.toUpperCase()],
+    ['f_file', 'upper-case hex', hexId.toUpperCase()],
     ['f_file', 'a number', 42],
     ['f_geo', 'longitude out of range', { type: 'Point', coordinates: [200, 0] }],
     ['f_geo', 'latitude out of range', { type: 'Point', coordinates: [0, 95] }],

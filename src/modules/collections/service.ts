@@ -65,8 +65,8 @@ export async function createCollectionsService(deps: {
   /** Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read). */
   canRead: (principal: Principal, collection: Collection) => Promise<boolean>
   fieldChanges?: FieldChangeHooks
-  /** Told after collections are removed (their files go too); a failure is logged, not thrown. */
-  onRemoved?: (projectId: string, names: readonly string[]) => Promise<void>
+  /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
+  onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
 }) {
   const store = createCollectionsStore(deps.systemDb)
   const cache = new Map<string, Promise<Map<string, Collection>>>()
@@ -78,9 +78,9 @@ export async function createCollectionsService(deps: {
   }
 
   /** What hangs off removed collections elsewhere (their files) goes after them; the removal stands regardless. */
-  async function removed(projectId: string, names: readonly string[]): Promise<void> {
+  async function removed(actor: Principal, projectId: string, names: readonly string[]): Promise<void> {
     if (names.length === 0 || !deps.onRemoved) return
-    await deps.onRemoved(projectId, names).catch((err: unknown) => deps.log.warn({ err, projectId, collections: names }, 'cleaning up after removed collections failed'))
+    await deps.onRemoved(actor, projectId, names).catch((err: unknown) => deps.log.warn({ err, projectId, collections: names }, 'cleaning up after removed collections failed'))
   }
 
   function load(projectId: string): Promise<Map<string, Collection>> {
@@ -291,7 +291,7 @@ export async function createCollectionsService(deps: {
       await store.delete(collection.id)
       await changed(projectId)
       await deps.audit.record({ projectId, action: 'collection.deleted', actor, target: { type: 'collection', id: collection.id }, details: { name } })
-      await removed(projectId, [name])
+      await removed(actor, projectId, [name])
     },
 
     /**
@@ -321,7 +321,7 @@ export async function createCollectionsService(deps: {
           details: { name: collection.name, databaseId: collection.databaseId, tableKept: true },
         })
       }
-      await removed(projectId, gone.map((c) => c.name))
+      await removed(actor, projectId, gone.map((c) => c.name))
     },
 
     /** Records that a collection used owner scoping (a transfer): owned_by shows from then on. */

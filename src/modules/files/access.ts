@@ -30,9 +30,40 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
     return row.visibility === 'public' || sight.bypass || (sight.owner !== null && row.owner === sight.owner)
   }
 
+  /** The rows the caller may update or delete (the grant's item_filter over the file object); null when the action is not granted at all. */
+  async function scopeOf(principal: Principal, action: 'update' | 'delete'): Promise<((row: FileRow) => boolean) | null> {
+    const decision = await access.decide(principal, FILES_RESOURCE, action)
+    if (!decision.allowed) return null
+    const filter = decision.itemFilter
+    return filter === null ? () => true : (row) => evaluateFilter(filter, toWire(row) as unknown as Record<string, unknown>)
+  }
+
   return {
     sightOf,
     sees,
+
+    /**
+     * Which of these ids name files the caller may read: those GET /:id would show it (system/files:read,
+     * and the file is its project's and visible to it). Missing, foreign and hidden ids are simply absent.
+     */
+    async readable(principal: Principal, ids: readonly string[]): Promise<Set<string>> {
+      const wanted = [...new Set(ids.filter((id) => idPattern.test(id)))]
+      if (wanted.length === 0 || !(await access.decide(principal, FILES_RESOURCE, 'read')).allowed) return new Set()
+      const sight = await sightOf(principal)
+      return new Set((await store.byIds(principal.projectId, wanted)).filter((row) => sees(sight, row)).map((row) => row.id))
+    },
+
+    /**
+     * Of these files, those the caller could delete through DELETE /:id: files of its project it sees,
+     * inside its system/files:delete grant (and its item_filter). None without that grant.
+     */
+    async deletable(principal: Principal, rows: readonly FileRow[]): Promise<FileRow[]> {
+      if (rows.length === 0) return []
+      const inScope = await scopeOf(principal, 'delete')
+      if (!inScope) return []
+      const sight = await sightOf(principal)
+      return rows.filter((row) => row.project_id === principal.projectId && sees(sight, row) && inScope(row))
+    },
 
     /** A file the caller may see, pending or complete. Throws not_found (missing, another project's, or private and not yours). */
     async visible(principal: Principal, id: string): Promise<FileRow> {
@@ -50,10 +81,9 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
 
     /** The row scope of the caller for an action on files, as a test of one file; throws forbidden when the action is not granted at all. */
     async scopeFor(principal: Principal, action: 'update' | 'delete'): Promise<(row: FileRow) => boolean> {
-      const decision = await access.decide(principal, FILES_RESOURCE, action)
-      if (!decision.allowed) throw new AppError('forbidden', `Missing permission ${FILES_RESOURCE}:${action}`, { resource: FILES_RESOURCE, action })
-      const filter = decision.itemFilter
-      return filter === null ? () => true : (row) => evaluateFilter(filter, toWire(row) as unknown as Record<string, unknown>)
+      const inScope = await scopeOf(principal, action)
+      if (!inScope) throw new AppError('forbidden', `Missing permission ${FILES_RESOURCE}:${action}`, { resource: FILES_RESOURCE, action })
+      return inScope
     },
 
     /** Throws forbidden when the file lies outside the rows the caller may update or delete. */

@@ -1,17 +1,53 @@
 import { idPattern } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
 import type { RecordEvent } from '../records/index.js'
 import type { FilesContext } from './context.js'
+import type { FileRow } from './model.js'
 
 /** Pending uploads older than this are abandoned: their rows and any bytes that arrived are removed. */
 const abandonedAfterSeconds = 3600
 const sweepEveryMs = 10 * 60_000
+const collectionPage = 200
 
 /**
- * What removes files without a request for them: a permanent record delete takes the files named in its
- * `file` fields (attached to that collection), and a sweep clears uploads never confirmed.
+ * What removes files without a request for them: permanently deleted records and removed collections take
+ * their files, and a sweep clears uploads never confirmed.
+ *
+ * A file goes with a record or a collection only when all of these hold (decision 011):
+ * - it is attached to that collection (a file of another collection or of `__system` never goes this way);
+ * - the acting principal could delete it itself through DELETE /files/:id (it sees the file and holds
+ *   system/files:delete over it): a record naming someone else's file is no way to delete that file;
+ * - no record of the project holds it in a file field any more (any collection, soft-deleted records too,
+ *   since they can be restored).
+ * Otherwise it stays: attached to its collection when a record went, to `__system` when its collection went.
  */
 export function createCleanup(ctx: FilesContext) {
-  const { deps, store } = ctx
+  const { deps, store, access } = ctx
+
+  /** Of a project's files, those the principal takes away with what it removed; none without a principal. */
+  async function removable(projectId: string, principal: Principal | undefined, rows: readonly FileRow[]): Promise<FileRow[]> {
+    if (!principal || rows.length === 0) return []
+    const deletable = await access.deletable(principal, rows)
+    if (deletable.length === 0) return []
+    let held: ReadonlySet<string>
+    try {
+      held = await deps.referencedFiles(projectId, deletable.map((row) => row.id))
+    } catch (err) {
+      // A collection that cannot be asked (its database unreachable) might still hold them: keep them all.
+      deps.log.warn({ err, projectId }, 'could not check which files records still hold; keeping them')
+      return []
+    }
+    return deletable.filter((row) => !held.has(row.id))
+  }
+
+  async function remove(row: FileRow, what: string): Promise<void> {
+    try {
+      await ctx.removeObjects(row)
+      await store.remove(row.project_id, row.id)
+    } catch (err) {
+      deps.log.warn({ err, fileId: row.id }, `could not remove a file of ${what}`)
+    }
+  }
 
   async function onRecordDelete(event: RecordEvent): Promise<void> {
     if (event.permanent !== true || !event.before) return
@@ -21,30 +57,29 @@ export function createCleanup(ctx: FilesContext) {
       .filter((f) => f.type === 'file')
       .map((f) => event.before![f.name])
       .filter((v): v is string => typeof v === 'string' && idPattern.test(v))
-    for (const row of await store.inCollection(event.projectId, event.collection, [...new Set(ids)])) {
-      try {
-        await ctx.removeObjects(row)
-        await store.remove(row.project_id, row.id)
-      } catch (err) {
-        deps.log.warn({ err, fileId: row.id }, 'could not remove a file of a permanently deleted record')
-      }
-    }
+    const attached = await store.inCollection(event.projectId, event.collection, [...new Set(ids)])
+    for (const row of await removable(event.projectId, event.principal, attached)) await remove(row, 'a permanently deleted record')
   }
 
-  /** Removes every file attached to these collections (dropped, or gone with their database binding). */
-  async function removeOfCollections(projectId: string, collections: readonly string[]): Promise<void> {
+  // Record deletes are handled one after another, in publication order, so a later delete's files are
+  // settled only after an earlier one's (a caller can wait for one to know the others are done).
+  let queue: Promise<void> = Promise.resolve()
+  function enqueue(event: RecordEvent): void {
+    queue = queue.then(() => onRecordDelete(event)).catch((err: unknown) => deps.log.warn({ err }, 'removing the files of a deleted record failed'))
+  }
+
+  /**
+   * Settles the files attached to these collections, which are gone (dropped, or gone with their database
+   * binding), under the rule above: removed, or kept and attached to `__system`.
+   */
+  async function removeOfCollections(principal: Principal, projectId: string, collections: readonly string[]): Promise<void> {
     let after = ''
     for (;;) {
-      const rows = await store.ofCollections(projectId, collections, after, 200)
-      for (const row of rows) {
-        try {
-          await ctx.removeObjects(row)
-          await store.remove(row.project_id, row.id)
-        } catch (err) {
-          deps.log.warn({ err, fileId: row.id }, 'could not remove a file of a removed collection')
-        }
-      }
-      if (rows.length < 200) return
+      const rows = await store.ofCollections(projectId, collections, after, collectionPage)
+      const going = new Set(await removable(projectId, principal, rows))
+      for (const row of going) await remove(row, 'a removed collection')
+      await store.detach(projectId, rows.filter((row) => !going.has(row)).map((row) => row.id), deps.clock.seconds())
+      if (rows.length < collectionPage) return
       after = rows[rows.length - 1]!.id
     }
   }
@@ -57,7 +92,7 @@ export function createCleanup(ctx: FilesContext) {
     }
   }
 
-  const unsubscribe = deps.events.on('record.delete', onRecordDelete)
+  const unsubscribe = deps.events.on('record.delete', enqueue)
   const timer = setInterval(() => {
     sweep().catch((err: unknown) => deps.log.warn({ err }, 'abandoned upload sweep failed'))
   }, sweepEveryMs)
@@ -66,9 +101,11 @@ export function createCleanup(ctx: FilesContext) {
   return {
     sweep,
     removeOfCollections,
-    close(): void {
+    /** Stops listening and sweeping; resolves once the record deletes already received are settled. */
+    async close(): Promise<void> {
       clearInterval(timer)
       unsubscribe()
+      await queue
     },
   }
 }

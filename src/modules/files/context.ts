@@ -24,6 +24,8 @@ export interface FilesDeps {
   collections: CollectionsService
   settings: SettingsService
   events: EventBus<FileEvents & RecordEvents>
+  /** Which of these file ids a record of the project still holds in a file field (the records module answers). */
+  referencedFiles: (projectId: string, ids: readonly string[]) => Promise<ReadonlySet<string>>
   clock: Clock
   log: Logger
 }

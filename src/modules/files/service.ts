@@ -165,11 +165,14 @@ export function createFilesService(deps: FilesDeps) {
     ...ingest,
     ...regenerate,
 
-    /** Removes the files of collections that are gone (the collections module calls it). */
+    /** Which of these ids name files the caller may read, as GET /:id would show them (the records module's check of file fields). */
+    readable: access.readable,
+
+    /** Settles the files of collections that are gone, as the acting principal (the collections module calls it). */
     removeOfCollections: cleanup.removeOfCollections,
 
     async close(): Promise<void> {
-      cleanup.close()
+      await cleanup.close()
       await variants.close()
     },
   }

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely'
-import type { FileRow } from './model.js'
+import { SYSTEM_COLLECTION, type FileRow } from './model.js'
 
 type Tables = { files: FileRow }
 
@@ -102,6 +102,19 @@ export function createFilesStore(systemDb: Kysely<any>) {
     async remove(projectId: string, id: string): Promise<boolean> {
       const result = await db.deleteFrom('files').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
       return Number(result.numDeletedRows) > 0
+    },
+
+    /** The files of these ids, whatever their collection and status. */
+    async byIds(projectId: string, ids: readonly string[]): Promise<FileRow[]> {
+      if (ids.length === 0) return []
+      const rows = await db.selectFrom('files').selectAll().where('project_id', '=', projectId).where('id', 'in', [...ids]).execute()
+      return rows.map((r) => numeric(r)!)
+    },
+
+    /** Attaches these files to no collection (`__system`): their collection went, and they stay. */
+    async detach(projectId: string, ids: readonly string[], updatedAt: number): Promise<void> {
+      if (ids.length === 0) return
+      await db.updateTable('files').set({ collection_name: SYSTEM_COLLECTION, updated_at: updatedAt }).where('project_id', '=', projectId).where('id', 'in', [...ids]).execute()
     },
 
     /** The files of these ids attached to one collection. */

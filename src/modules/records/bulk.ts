@@ -23,6 +23,7 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
       actor: { kind: opened.principal.kind, userId: opened.principal.userId },
       at: deps.clock.seconds(),
       permanent,
+      principal: opened.principal,
     })
   }
 

@@ -15,12 +15,19 @@ import type { RecordScope } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 import { createRecordStore, type RecordStore } from './store.js'
 
+/**
+ * Which of these file ids the caller may read: those GET /api/v1/files/:id would show it. The files module
+ * answers (bound in app.ts, since records are built before files); a `file` field stores only such ids.
+ */
+export type ReadableFiles = (principal: Principal, ids: readonly string[]) => Promise<ReadonlySet<string>>
+
 export interface RecordsDeps {
   collections: CollectionsService
   access: AccessService
   recordAccess: RecordAccess
   settings: SettingsService
   shares: SharesStore
+  readableFiles: ReadableFiles
   events: EventBus<RecordEvents>
   hooks: WriteHooks
   clock: Clock
@@ -42,6 +49,8 @@ export interface Opened {
   readonly scope: RecordScope & { admin: boolean }
   /** The project's other collections, for checks that ignore the caller's access (relation targets exist). */
   readonly targets: RelationTargets
+  /** The files the caller may read, for the check of `file` field values. */
+  readonly readableFiles: ReadableFiles
 }
 
 export interface RelationTargets {
@@ -108,7 +117,7 @@ export function createOpener(deps: RecordsDeps) {
     const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
     const { shape, resolver, store } = prepare(collection, handle, compareLocale)
     const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
-    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope, targets }
+    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope, targets, readableFiles: deps.readableFiles }
   }
 }
 

@@ -52,3 +52,31 @@ export async function holdsReferences(handle: DbHandle, table: string, column: s
   const row = await (handle.db as Db).selectFrom(table).select('id').where(condition).limit(1).executeTakeFirst()
   return row !== undefined
 }
+
+// Values per `in (…)` list when looking for file ids held (a page of a collection's files is 200).
+const heldChunk = 500
+
+/**
+ * Which of `values` some row of `table` (soft-deleted ones included) holds in one of these text columns.
+ * The columns are field names checked when they were defined.
+ */
+export async function heldValues(handle: DbHandle, table: string, columns: readonly string[], values: readonly string[]): Promise<Set<string>> {
+  const held = new Set<string>()
+  if (columns.length === 0) return held
+  for (let i = 0; i < values.length; i += heldChunk) {
+    const slice = values.slice(i, i + heldChunk)
+    const wanted = new Set(slice)
+    const rows = await (handle.db as Db)
+      .selectFrom(table)
+      .select([...columns])
+      .where((eb) => eb.or(columns.map((column) => eb(column, 'in', slice))))
+      .execute()
+    for (const row of rows) {
+      for (const column of columns) {
+        const value = row[column]
+        if (typeof value === 'string' && wanted.has(value)) held.add(value)
+      }
+    }
+  }
+  return held
+}

@@ -15,10 +15,19 @@ export interface RecordEvent {
   collection: string
   before: ApiRecord | null
   after: ApiRecord | null
-  /** Who wrote it (null for writes the system makes). */
+  /**
+   * Who wrote it: the caller, also for the writes its delete caused (cascaded deletes, set-null and hasMany
+   * clean-up of referencing records); null for writes the system makes.
+   */
   actor: { kind: Principal['kind']; userId: string | null } | null
   at: number
   permanent?: boolean // on record.delete: true when the row was removed for good (permanent=true), false for a soft delete
+  /**
+   * On record.delete: the acting principal in full, so a consumer can decide with the caller's own
+   * permissions (the files module removes a record's files only when this principal could delete them).
+   * In process only: realtime and other published copies never carry it.
+   */
+  principal?: Principal
 }
 
 /**

@@ -150,8 +150,8 @@ export function createRecordImporter(deps: ImportDeps) {
   }
 
   /**
-   * Refuses lines whose relation values name records that do not exist (validation_error, as a create
-   * would), checked for the whole batch in one query per relation field. A line may not point at a record
+   * Refuses lines whose relation values name records that do not exist, or whose file values files the
+   * caller may not read (validation_error, as a create would), checked for the whole batch in one query per field. A line may not point at a record
    * another line of the same request creates: that one could still be refused.
    */
   async function refuseMissingReferences(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Candidate[]> {

@@ -4,29 +4,32 @@ import type { Opened } from './context.js'
 import type { ApiRecord } from './events.js'
 import type { Row } from './store.js'
 
-// Relation values must name records that exist: every write path (create, update, each line of an import)
-// asks here, after the blocking hooks, with the values it is about to store.
+// Relation values must name records that exist, and file values files the writer may read: every write
+// path (create, update, each line of an import) asks here, after the blocking hooks, with the values it is
+// about to store.
 
 /** At most this many missing ids are named in a refusal (details.missingCount gives how many there are). */
 export const missingIdsShown = 20
 
-/** One write's relation values. */
+/** One write's relation and file values. */
 export interface ReferenceWrite {
-  /** Columns as the write stores them (writeValue's output); only the relation fields present are checked. */
+  /** Columns as the write stores them (writeValue's output); only the relation and file fields present are checked. */
   row: Row
   /** The record before an update: ids it already held are not checked again (nor refused if gone since). */
   before?: ApiRecord
 }
 
 export interface MissingReferences {
+  /** `relation`: records of the target that do not exist; `file`: files the writer may not read. */
+  kind: 'relation' | 'file'
   field: string
   missing: string[]
 }
 
-/** The ids a relation value holds: one id (belongsTo), or a list (hasMany; written as JSON text, read as an array). */
+/** The ids a relation or file value holds: one id (belongsTo, file), or a list (hasMany; written as JSON text, read as an array). */
 function idsIn(def: FieldDef, value: unknown): string[] {
   if (value === null || value === undefined) return []
-  if (def.relationConfig?.relationType !== 'hasMany') return typeof value === 'string' ? [value] : []
+  if (def.type !== 'relation' || def.relationConfig?.relationType !== 'hasMany') return typeof value === 'string' ? [value] : []
   const list: unknown = typeof value === 'string' ? JSON.parse(value) : value
   return Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string') : []
 }
@@ -40,14 +43,20 @@ function addedIds(def: FieldDef, write: ReferenceWrite): string[] {
 }
 
 /**
- * For each write, the first relation field naming ids that are no active record of the target collection
- * (missing, or soft-deleted), with those ids; null where every id exists. The target is asked whatever the
- * caller may read there, in one query per relation field for all the writes together. A record may point
- * at itself: a create's own id counts as existing in its own collection.
+ * For each write, the first field naming ids it may not store, with those ids; null where every id passes.
+ * A relation's ids must be active records of the target collection (not missing, not soft-deleted), asked
+ * whatever the caller may read there; a record may point at itself (a create's own id counts as existing in
+ * its own collection). A file field's id must be a file the writer may read, as GET /files/:id would show
+ * it: a missing file, another project's and a private one of someone else are refused alike, so the answer
+ * tells nothing about files the writer cannot see. One lookup per field for all the writes together.
  */
 export async function missingReferences(opened: Opened, writes: readonly ReferenceWrite[]): Promise<(MissingReferences | null)[]> {
   const out: (MissingReferences | null)[] = writes.map(() => null)
   for (const def of opened.shape.stored) {
+    if (def.type === 'file') {
+      await refuseUnreadableFiles(opened, def, writes, out)
+      continue
+    }
     const config = def.relationConfig
     if (def.type !== 'relation' || !config) continue
     const self = config.targetCollection === opened.collection.name
@@ -62,14 +71,31 @@ export async function missingReferences(opened: Opened, writes: readonly Referen
     const active = target ? await target.activeIds(distinct) : new Set<string>()
     wanted.forEach((ids, i) => {
       const missing = ids.filter((id) => !active.has(id))
-      if (missing.length > 0) out[i] = { field: def.name, missing }
+      if (missing.length > 0) out[i] = { kind: 'relation', field: def.name, missing }
     })
   }
   return out
 }
 
-/** The refusal of a write whose relation field names records that do not exist: 422 validation_error. */
-export function missingReferencesError(opened: Opened, { field, missing }: MissingReferences): AppError {
+/** Marks the writes whose value of this file field names a file the writer may not read. */
+async function refuseUnreadableFiles(opened: Opened, def: FieldDef, writes: readonly ReferenceWrite[], out: (MissingReferences | null)[]): Promise<void> {
+  const wanted = writes.map((write, i) => (out[i] || !(def.name in write.row) ? [] : addedIds(def, write)))
+  const distinct = [...new Set(wanted.flat())]
+  if (distinct.length === 0) return
+  const readable = await opened.readableFiles(opened.principal, distinct)
+  wanted.forEach((ids, i) => {
+    const missing = ids.filter((id) => !readable.has(id))
+    if (missing.length > 0) out[i] = { kind: 'file', field: def.name, missing }
+  })
+}
+
+/**
+ * The refusal of a write whose relation field names records that do not exist, or whose file field names a
+ * file the writer may not read: 422 validation_error. A file refusal names only the field, in the same
+ * words whatever the reason, so it is the same answer for every id that is not readable.
+ */
+export function missingReferencesError(opened: Opened, { kind, field, missing }: MissingReferences): AppError {
+  if (kind === 'file') return new AppError('validation_error', `"${field}" must name a file you may read`, { field })
   const target = opened.shape.byName.get(field)?.relationConfig?.targetCollection ?? 'its target'
   const what = missing.length === 1 ? 'a record' : `${missing.length} records`
   return new AppError('validation_error', `"${field}" names ${what} of ${target} that do not exist`, {
@@ -79,7 +105,7 @@ export function missingReferencesError(opened: Opened, { field, missing }: Missi
   })
 }
 
-/** Refuses one write whose relation values name records that do not exist. Throws validation_error. */
+/** Refuses one write whose relation values name records that do not exist, or file values files the writer may not read. Throws validation_error. */
 export async function assertReferencesExist(opened: Opened, write: ReferenceWrite): Promise<void> {
   const [missing] = await missingReferences(opened, [write])
   if (missing) throw missingReferencesError(opened, missing)

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors.js'
+import type { Principal } from '../../lib/principal.js'
 import type { Collection, FieldDef } from '../collections/index.js'
 import { fieldResolver, readValue, shapeOf, writeValue } from './codec.js'
 import type { Opened, RecordsDeps } from './context.js'
@@ -39,13 +40,19 @@ async function referencesTo(deps: RecordsDeps, projectId: string, target: string
  * permanent delete reaches soft-deleted referencing records too, since they can be restored: otherwise a
  * restored record would point at a record that no longer exists (or, under cascade, outlive its parent).
  * Only active records restrict.
+ *
+ * These are the schema's rules, as a foreign key's are (docs/permissions.md, decision 011): they apply
+ * whatever the caller's row rules on the referencing collections, since the caller may delete the record
+ * and whoever wrote a referencing record chose to point it at this one. Every write they cause is the
+ * caller's: its events name the caller as actor, and its record.delete events carry the caller's principal,
+ * so the files of a cascaded record go only when the caller could delete them itself.
  */
 export async function cascadeDelete(deps: RecordsDeps, opened: Opened, id: string, permanent: boolean): Promise<void> {
-  const plan = await planDelete(deps, opened.collection, id, permanent, 0)
+  const plan = await planDelete(deps, opened.principal, opened.collection, id, permanent, 0)
   for (const step of plan) await step()
 }
 
-async function planDelete(deps: RecordsDeps, collection: Collection, id: string, permanent: boolean, depth: number): Promise<(() => Promise<void>)[]> {
+async function planDelete(deps: RecordsDeps, principal: Principal, collection: Collection, id: string, permanent: boolean, depth: number): Promise<(() => Promise<void>)[]> {
   if (depth > maxDepth) throw new AppError('conflict', 'The delete would cascade too deep; delete the dependent records first')
   const steps: (() => Promise<void>)[] = []
   for (const ref of await referencesTo(deps, collection.projectId, collection.name, id, permanent)) {
@@ -67,22 +74,23 @@ async function planDelete(deps: RecordsDeps, collection: Collection, id: string,
       if (many) {
         const ids = readValue(ref.field, row[ref.field.name], shape.kind) as string[] | null
         const next = (ids ?? []).filter((x) => x !== id)
-        steps.push(() => systemUpdate(deps, ref, shape, row, { [ref.field.name]: writeValue(ref.field, next) }))
+        steps.push(() => referenceUpdate(deps, principal, ref, shape, row, { [ref.field.name]: writeValue(ref.field, next) }))
       } else if (config.onDelete === 'cascade') {
-        steps.push(...(await planDelete(deps, ref.collection, refId, true, depth + 1)))
+        steps.push(...(await planDelete(deps, principal, ref.collection, refId, true, depth + 1)))
         steps.push(async () => {
           const removed = await ref.store.remove(refId, null)
-          if (removed) emitDelete(deps, ref.collection, fullRecord(shape, removed))
+          if (removed) emitDelete(deps, principal, ref.collection, fullRecord(shape, removed))
         })
       } else {
-        steps.push(() => systemUpdate(deps, ref, shape, row, { [ref.field.name]: null }))
+        steps.push(() => referenceUpdate(deps, principal, ref, shape, row, { [ref.field.name]: null }))
       }
     }
   }
   return steps
 }
 
-async function systemUpdate(deps: RecordsDeps, ref: Reference, shape: ReturnType<typeof shapeOf>, row: Row, set: Row): Promise<void> {
+/** A referencing record loses the deleted id (set-null, hasMany clean-up), whatever the caller's row rules there. */
+async function referenceUpdate(deps: RecordsDeps, principal: Principal, ref: Reference, shape: ReturnType<typeof shapeOf>, row: Row, set: Row): Promise<void> {
   const updated = await ref.store.update(String(row.id), { ...set, updated_at: deps.clock.seconds() }, null, null, true)
   if (!updated) return
   deps.events.emit('record.update', {
@@ -90,12 +98,21 @@ async function systemUpdate(deps: RecordsDeps, ref: Reference, shape: ReturnType
     collection: ref.collection.name,
     before: fullRecord(shape, row),
     after: fullRecord(shape, updated),
-    actor: null,
+    actor: { kind: principal.kind, userId: principal.userId },
     at: deps.clock.seconds(),
   })
 }
 
-function emitDelete(deps: RecordsDeps, collection: Collection, before: Record<string, unknown>): void {
-  // Only called for rows a permanent cascade removed (the files module removes their files).
-  deps.events.emit('record.delete', { projectId: collection.projectId, collection: collection.name, before, after: null, actor: null, at: deps.clock.seconds(), permanent: true })
+function emitDelete(deps: RecordsDeps, principal: Principal, collection: Collection, before: Record<string, unknown>): void {
+  // Only called for rows a permanent cascade removed (the files module removes their files under the caller's permissions).
+  deps.events.emit('record.delete', {
+    projectId: collection.projectId,
+    collection: collection.name,
+    before,
+    after: null,
+    actor: { kind: principal.kind, userId: principal.userId },
+    at: deps.clock.seconds(),
+    permanent: true,
+    principal,
+  })
 }

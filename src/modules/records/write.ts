@@ -37,7 +37,8 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
   return {
     /**
      * Creates a record. Privileged callers (admin access) may set id, created_at and updated_at; for others
-     * those keys are dropped. Relation values must name existing records (validation_error otherwise).
+     * those keys are dropped. Relation values must name existing records, file values files the caller may
+     * read (validation_error otherwise).
      * Throws invalid_field, missing_field, validation_error, forbidden, already_exists.
      */
     async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<{ opened: Opened; row: Row }> {
@@ -53,7 +54,8 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
      * Updates fields and applies JSON operators. With a version (If-Match → 412, ?version or _version →
      * 409) the write happens only at that version; without one it applies to the current record (retrying
      * when another write lands in between). deleted_at and other system keys in the body are ignored.
-     * Relation ids the update adds must name existing records (validation_error otherwise).
+     * Relation ids the update adds must name existing records, file ids it adds files the caller may read
+     * (validation_error otherwise).
      * Throws record_not_found, conflict, precondition_failed, invalid_field, validation_error, forbidden.
      */
     async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<{ opened: Opened; row: Row }> {
@@ -124,7 +126,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
         const set = { deleted_at: clock.seconds(), updated_at: clock.seconds(), updated_by: principal.userId }
         if (!(await opened.store.update(id, set, opened.scope.rows, null))) throw new AppError('record_not_found', 'Record not found')
       }
-      deps.events.emit('record.delete', { projectId: opened.collection.projectId, collection: opened.collection.name, before, after: null, actor: { kind: principal.kind, userId: principal.userId }, at: clock.seconds(), permanent })
+      deps.events.emit('record.delete', { projectId: opened.collection.projectId, collection: opened.collection.name, before, after: null, actor: { kind: principal.kind, userId: principal.userId }, at: clock.seconds(), permanent, principal })
     },
 
     /** Brings a soft-deleted record back; missing, hidden and not-deleted are the same 404. */
