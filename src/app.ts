@@ -54,6 +54,8 @@ export interface AppOptions {
   realtime?: RealtimeOptions
   /** Wraps the object storage the files module uses; tests inject storage faults with it. */
   filesStorage?: (storage: ObjectStorage) => ObjectStorage
+  /** Awaited after a session's or API key's database reads, before the result is cached; tests hold a load there to race an invalidation against it. */
+  credentialLoadPace?: (kind: 'session' | 'api_key') => Promise<void>
 }
 
 export interface Plinth {
@@ -126,7 +128,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       onChange: (userId, change) => onUserChange(userId, change),
     })
     const authStore = createAuthStore(systemDb)
-    const sessions = await createSessions({ store: authStore, users, clock, pubsub, ttlSeconds: config.auth.sessionTtlSeconds })
+    const pace = options.credentialLoadPace
+    const sessions = await createSessions({
+      store: authStore,
+      users,
+      clock,
+      pubsub,
+      ttlSeconds: config.auth.sessionTtlSeconds,
+      loadPace: pace && (() => pace('session')),
+    })
     const apiKeys = await createApiKeysService({
       systemDb,
       clock,
@@ -137,6 +147,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         const user = await users.findRow(userId)
         return user && !user.banned ? user.role_id : null
       },
+      loadPace: pace && (() => pace('api_key')),
     })
     closers.unshift(() => sessions.close(), () => apiKeys.close())
     onUserChange = async (userId, change) => {
