@@ -25,6 +25,7 @@ import {
   createRecovery,
   createSessions,
   createSocial,
+  createUserChanges,
   recoveryRoutes,
   type AuthEvents,
 } from './modules/auth/index.js'
@@ -150,11 +151,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       loadPace: pace && (() => pace('api_key')),
     })
     closers.unshift(() => sessions.close(), () => apiKeys.close())
-    onUserChange = async (userId, change) => {
-      if (change === 'profile' || change === 'role') await sessions.refreshUser(userId)
-      else await sessions.revokeUser(userId)
-      if (change !== 'profile' && change !== 'password') await apiKeys.forgetUser(userId)
-    }
+    onUserChange = createUserChanges({ store: authStore, sessions, apiKeys })
 
     const security: Security = {
       authenticate: createAuthenticate({ sessions, apiKeys, access, projects, defaultProjectId: defaultProject.id }),
