@@ -54,7 +54,8 @@ export async function createSessions(deps: SessionsDeps) {
 
   async function load(hash: string): Promise<ActiveSession | null> {
     const row = await store.sessionByHash(hash)
-    if (!row) return null
+    // An expired row waiting for the sweep is never cached, so no request drops it again (a delete is an invalidation).
+    if (!row || row.expires_at <= clock.seconds()) return null
     const user = await deps.users.findRow(row.user_id)
     if (!user || user.banned) return null
     await deps.loadPace?.()
