@@ -95,3 +95,30 @@ describe('API keys: a change racing the first use of a key', () => {
     expect((await listUsers(key.raw)).status).toBe(401)
   })
 })
+
+describe('sessions: expiry, cached or not (SESSION_TTL_SECONDS=60, a clock the test moves)', () => {
+  let offsetMs = 0
+  const clock = { now: () => Date.now() + offsetMs, seconds: () => Math.floor((Date.now() + offsetMs) / 1000) }
+  let timed: TestServer
+  let timedOwner: Account
+
+  beforeAll(async () => {
+    timed = await startServer({ SESSION_TTL_SECONDS: '60' }, { clock })
+    timedOwner = await signUpOwner(timed)
+  })
+  afterAll(async () => {
+    await timed?.stop()
+  })
+
+  it('a token is 401 once expired, whether it was cached (used before) or is used for the first time', async () => {
+    const used = await createAccount(timed, timedOwner.token, { role: 'viewer' })
+    const unused = await createAccount(timed, timedOwner.token, { role: 'viewer' })
+    expect((await timed.request('GET', '/api/auth/get-session', { token: used.token })).status).toBe(200)
+    offsetMs += 61_000
+    for (const token of [used.token, used.token, unused.token, unused.token]) {
+      const reply = await timed.request('GET', '/api/auth/get-session', { token })
+      expect(reply.status, reply.text).toBe(401)
+      expect(reply.body.error).toBe('unauthorized')
+    }
+  })
+})
