@@ -25,6 +25,7 @@ import {
   createRecovery,
   createSessions,
   createSocial,
+  createUserChanges,
   recoveryRoutes,
   type AuthEvents,
 } from './modules/auth/index.js'
@@ -55,6 +56,8 @@ export interface AppOptions {
   realtime?: RealtimeOptions
   /** Wraps the object storage the files module uses; tests inject storage faults with it. */
   filesStorage?: (storage: ObjectStorage) => ObjectStorage
+  /** Awaited after a session's or API key's database reads, before the result is cached; tests hold a load there to race an invalidation against it. */
+  credentialLoadPace?: (kind: 'session' | 'api_key') => Promise<void>
 }
 
 export interface Plinth {
@@ -127,7 +130,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       onChange: (userId, change) => onUserChange(userId, change),
     })
     const authStore = createAuthStore(systemDb)
-    const sessions = await createSessions({ store: authStore, users, clock, pubsub, ttlSeconds: config.auth.sessionTtlSeconds })
+    const pace = options.credentialLoadPace
+    const sessions = await createSessions({
+      store: authStore,
+      users,
+      clock,
+      pubsub,
+      ttlSeconds: config.auth.sessionTtlSeconds,
+      loadPace: pace && (() => pace('session')),
+    })
     const apiKeys = await createApiKeysService({
       systemDb,
       clock,
@@ -138,13 +149,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         const user = await users.findRow(userId)
         return user && !user.banned ? user.role_id : null
       },
+      loadPace: pace && (() => pace('api_key')),
     })
     closers.unshift(() => sessions.close(), () => apiKeys.close())
-    onUserChange = async (userId, change) => {
-      if (change === 'profile' || change === 'role') await sessions.refreshUser(userId)
-      else await sessions.revokeUser(userId)
-      if (change !== 'profile' && change !== 'password') await apiKeys.forgetUser(userId)
-    }
+    onUserChange = createUserChanges({ store: authStore, sessions, apiKeys })
 
     const security: Security = {
       authenticate: createAuthenticate({ sessions, apiKeys, access, projects, defaultProjectId: defaultProject.id }),

@@ -252,6 +252,99 @@ describe('POST /api/auth/reset-password', () => {
   ])
 })
 
+describe('a new password spends every outstanding link of the account (decision 013)', () => {
+  const reset = (token: string, password: string) => post('/api/auth/reset-password', { token, password })
+  const adminLink = async (userId: string) => {
+    const reply = await post(`/api/v1/users/${userId}/reset-link`, undefined, owner.token)
+    expect(reply.status, reply.text).toBe(200)
+    return new URL(reply.body.url).searchParams.get('token')!
+  }
+  const magicToken = async (email: string) => {
+    const mail = await mailFrom(() => post('/api/auth/magic-link', { email }), email)
+    return linkIn(mail, '/api/auth/magic-link/verify').searchParams.get('token')!
+  }
+  const verifyMagic = (token: string) => server.request('GET', `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`)
+  const expectSpent = (reply: { status: number; text: string; body: any }) => {
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body.error).toBe('invalid_request')
+    expect(reply.body.token).toBeUndefined()
+  }
+
+  it('a reset with one mailed link spends the other mailed links: B is 400 and changes nothing', async () => {
+    const account = await createAccount(server, owner.token, { role: 'viewer' })
+    const a = await resetToken(account.email)
+    const b = await resetToken(account.email)
+    expect((await reset(a, 'set with link A')).status).toBe(200)
+    expectSpent(await reset(b, 'set with link B'))
+    expect((await signIn(account.email, 'set with link B')).status).toBe(401)
+    expect((await signIn(account.email, 'set with link A')).status).toBe(200)
+  })
+
+  it("mailed and administrator-issued links spend each other, whichever is used", async () => {
+    const account = await createAccount(server, owner.token, { role: 'viewer' })
+    const issued = await adminLink(account.id)
+    const mailed = await resetToken(account.email)
+    expect((await reset(mailed, 'set by the mailed link')).status).toBe(200)
+    expectSpent(await reset(issued, 'set by the issued link'))
+
+    const mailedAgain = await resetToken(account.email)
+    const issuedAgain = await adminLink(account.id)
+    expect((await reset(issuedAgain, 'set by the second issued link')).status).toBe(200)
+    expectSpent(await reset(mailedAgain, 'set by the second mailed link'))
+    expect((await signIn(account.email, 'set by the second issued link')).status).toBe(200)
+  })
+
+  it('a reset spends an outstanding magic link: it signs nobody in', async () => {
+    const account = await createAccount(server, owner.token, { role: 'viewer' })
+    const magic = await magicToken(account.email)
+    expect((await reset(await resetToken(account.email), 'after a compromise')).status).toBe(200)
+    expectSpent(await verifyMagic(magic))
+  })
+
+  it('a reset leaves links of other accounts alone', async () => {
+    const account = await createAccount(server, owner.token, { role: 'viewer' })
+    const other = await createAccount(server, owner.token, { role: 'viewer' })
+    const othersLink = await resetToken(other.email)
+    const othersMagic = await magicToken(other.email)
+    expect((await reset(await resetToken(account.email), 'only mine')).status).toBe(200)
+    expect((await verifyMagic(othersMagic)).status).toBe(200)
+    expect((await reset(othersLink, 'still theirs to set')).status).toBe(200)
+  })
+
+  it('PATCH /users/:id with a password spends reset and magic links and ends the sessions; a name change spends nothing', async () => {
+    const account = await createAccount(server, owner.token, { role: 'viewer' })
+    const mailed = await resetToken(account.email)
+    const issued = await adminLink(account.id)
+    const magic = await magicToken(account.email)
+
+    const renamed = await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { name: 'Renamed' } })
+    expect(renamed.status, renamed.text).toBe(200)
+    expect((await getSession(account.token)).status).toBe(200)
+
+    const changed = await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { password: 'set by the administrator' } })
+    expect(changed.status, changed.text).toBe(200)
+    expectSpent(await reset(mailed, 'set by the old mailed link'))
+    expectSpent(await reset(issued, 'set by the old issued link'))
+    expectSpent(await verifyMagic(magic))
+    expect((await getSession(account.token)).status).toBe(401)
+    expect((await signIn(account.email, 'set by the administrator')).status).toBe(200)
+  })
+
+  it("keeps the account's API keys working (they are revoked on their own), and the reset mail says so", async () => {
+    const account = await createAccount(server, owner.token, { role: 'admin' })
+    const key = await post('/api/auth/api-keys', { label: 'deploy', capabilities: ['system/users:read'] }, account.token)
+    expect(key.status, key.text).toBe(201)
+    const mail = await mailFrom(() => requestReset({ email: account.email }), account.email)
+    expect(mail.text).toContain('API keys')
+    expect(mail.text).toContain('/api/auth/api-keys')
+    const token = linkIn(mail, '/api/auth/reset-password').searchParams.get('token')!
+    expect((await reset(token, 'a fresh password')).status).toBe(200)
+    expect((await getSession(account.token)).status).toBe(401)
+    const withKey = await server.request('GET', '/api/v1/users', { token: key.body.raw })
+    expect(withKey.status, withKey.text).toBe(200)
+  })
+})
+
 describe('POST /api/v1/users/:id/reset-link', () => {
   it('gives the owner a one-time { url, expiresAt } link valid for an hour, and audit-logs it', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })

@@ -488,6 +488,28 @@ describe('social sign-in: second factor', () => {
   })
 })
 
+describe('social sign-in: a new password spends a pending second-factor sign-in (decision 013)', () => {
+  it('a sign-in waiting for its code gets no session once the password was changed', async () => {
+    const person = githubUser('two-factor-reset@example.com')
+    fake.github.signIn(person)
+    const first = await socialSignIn('github')
+    const token = first.fragment.get('token')!
+    const id = (await session(token)).body.user.id as string
+    const secret = (await server.request('POST', '/api/auth/totp/enroll', { token })).body.secret as string
+    expect((await server.request('POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret) } })).status).toBe(200)
+
+    const pending = await socialSignIn('github')
+    const mfaToken = pending.fragment.get('mfa_token')!
+    expect(mfaToken).toBeTruthy()
+    const changed = await server.request('PATCH', `/api/v1/users/${id}`, { token: ownerToken, body: { password: 'a new password now' } })
+    expect(changed.status, changed.text).toBe(200)
+    const reply = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret) } })
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body.error).toBe('invalid_request')
+    expect(reply.body.token).toBeUndefined()
+  })
+})
+
 describe('social sign-in: two-factor guesses are rate-limited like sign-in', () => {
   let limited: TestServer
   let fake2: FakeOAuth

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type Reply, type RequestOptions, type TestServer } from '../support/harness.js'
+import { createLoadGate, type HeldLoad } from '../support/load-gate.js'
 import { startSibling } from '../support/sibling.js'
 
 /**
@@ -29,6 +30,8 @@ describe.runIf(enabled)('scale-out: two instances share sessions, keys, roles an
   let b: TestServer
   let owner: string
   let emailCounter = 0
+  // Holds B's first use of a credential after its database reads (see auth-cache-races.test.ts).
+  const gate = createLoadGate()
 
   async function signIn(server: TestServer, email: string, password: string): Promise<string> {
     const reply = await call(server, 'POST', '/api/auth/sign-in/email', { body: { email, password } })
@@ -46,7 +49,7 @@ describe.runIf(enabled)('scale-out: two instances share sessions, keys, roles an
 
   beforeAll(async () => {
     a = await startServer(env)
-    b = await startSibling(a, env)
+    b = await startSibling(a, env, { credentialLoadPace: gate.pace })
     const signUp = await call(a, 'POST', '/api/auth/sign-up/email', { body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' } })
     expect(signUp.status, signUp.text).toBe(200)
     owner = signUp.body.token
@@ -113,6 +116,40 @@ describe.runIf(enabled)('scale-out: two instances share sessions, keys, roles an
     expect(revoke.status, revoke.text).toBe(200)
     const after = await call(b, 'GET', '/api/v1/users', { token: raw })
     expect(after.status).toBe(401)
+    expect(after.body.error).toBe('unauthorized')
+  })
+
+  /** Starts B's `firstUse` held after its reads, runs `change` on A (which must answer 200), lets B go on. */
+  async function race(held: HeldLoad, firstUse: () => Promise<Reply>, change: () => Promise<Reply>): Promise<Reply> {
+    const pending = firstUse()
+    await held.reached
+    const changed = await change()
+    expect(changed.status, changed.text).toBe(200)
+    held.release()
+    return pending
+  }
+
+  it("a sign-out on A that lands while B is loading the token for its first use: B answers 401 afterwards", async () => {
+    const token = await signIn(a, 'owner@example.com', 'owner password')
+    const first = await race(gate.hold('session'), () => call(b, 'GET', '/api/auth/get-session', { token }), () =>
+      call(a, 'POST', '/api/auth/sign-out', { token }),
+    )
+    expect(first.status, first.text).toBe(200)
+    const after = await call(b, 'GET', '/api/auth/get-session', { token })
+    expect(after.status, after.text).toBe(401)
+    expect(after.body.error).toBe('unauthorized')
+  })
+
+  it('an API key revoked on A while B is loading it for its first use: B answers 401 afterwards', async () => {
+    const created = await call(a, 'POST', '/api/auth/api-keys', { token: owner, body: { label: 'raced', capabilities: ['system/users:read'] } })
+    expect(created.status, created.text).toBe(201)
+    const raw = created.body.raw as string
+    const first = await race(gate.hold('api_key'), () => call(b, 'GET', '/api/v1/users', { token: raw }), () =>
+      call(a, 'DELETE', `/api/auth/api-keys/${created.body.id}`, { token: owner }),
+    )
+    expect(first.status, first.text).toBe(200)
+    const after = await call(b, 'GET', '/api/v1/users', { token: raw })
+    expect(after.status, after.text).toBe(401)
     expect(after.body.error).toBe('unauthorized')
   })
 

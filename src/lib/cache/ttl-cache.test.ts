@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Clock } from '../clock.js'
-import { createTtlCache } from './ttl-cache.js'
+import { createTtlCache, type TtlCache } from './ttl-cache.js'
 
 type Step =
   | { op: 'set'; key: string; value: number }
@@ -129,5 +129,109 @@ describe('ttl cache', () => {
   ])('refuses maxEntries $maxEntries with ttlMs $ttlMs', (options) => {
     const clock: Clock = { now: () => 0, seconds: () => 0 }
     expect(() => createTtlCache({ ...options, clock })).toThrow(RangeError)
+  })
+})
+
+describe('ttl cache getOrLoad', () => {
+  const clock: Clock = { now: () => 0, seconds: () => 0 }
+  const make = () => createTtlCache<string>({ maxEntries: 10, ttlMs: 60_000, clock })
+
+  /** A load held after its reads, until the test lets it return: where an invalidation can land. */
+  function heldLoad(value: string | null) {
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let calls = 0
+    return {
+      load: async () => {
+        calls++
+        await released
+        return value
+      },
+      release: () => release(),
+      get calls() {
+        return calls
+      },
+    }
+  }
+
+  it('caches what a load returns, and a hit loads nothing', async () => {
+    const cache = make()
+    let calls = 0
+    const load = async () => `v${++calls}`
+    expect(await cache.getOrLoad('a', load)).toBe('v1')
+    expect(await cache.getOrLoad('a', load)).toBe('v1')
+    expect(calls).toBe(1)
+    expect(cache.get('a')).toBe('v1')
+  })
+
+  it('neither caches nor remembers a null result', async () => {
+    const cache = make()
+    expect(await cache.getOrLoad('a', async () => null)).toBeNull()
+    expect(cache.get('a')).toBeUndefined()
+    expect(await cache.getOrLoad('a', async () => 'found')).toBe('found')
+  })
+
+  it('passes a rejection through and caches nothing', async () => {
+    const cache = make()
+    await expect(cache.getOrLoad('a', async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down')
+    expect(cache.size).toBe(0)
+  })
+
+  // The race of issue 12 item 17: the load has read the row, the row is deleted and the invalidation
+  // delivered (finding nothing to drop), then the load would cache what it read.
+  it.each([
+    { name: 'delete of the loading key (nothing cached yet)', invalidate: (c: TtlCache<string>) => c.delete('a') },
+    { name: 'delete of another key', invalidate: (c: TtlCache<string>) => c.delete('b') },
+    { name: 'deleteWhere', invalidate: (c: TtlCache<string>) => c.deleteWhere((_key, value) => value === 'stale') },
+    { name: 'clear', invalidate: (c: TtlCache<string>) => c.clear() },
+  ])('an invalidation ($name) between load start and insert leaves nothing cached', async ({ invalidate }) => {
+    const cache = make()
+    const held = heldLoad('stale')
+    const loading = cache.getOrLoad('a', held.load)
+    expect(held.calls).toBe(1)
+    invalidate(cache)
+    held.release()
+    // The overlapping caller still gets what it read; nobody after it does.
+    expect(await loading).toBe('stale')
+    expect(cache.get('a')).toBeUndefined()
+    expect(await cache.getOrLoad('a', async () => null)).toBeNull()
+  })
+
+  it('an invalidation before the load started does not keep its result out', async () => {
+    const cache = make()
+    cache.delete('a')
+    expect(await cache.getOrLoad('a', async () => 'fresh')).toBe('fresh')
+    expect(cache.get('a')).toBe('fresh')
+  })
+
+  it('an invalidation after the insert removes the entry as usual', async () => {
+    const cache = make()
+    await cache.getOrLoad('a', async () => 'v')
+    expect(cache.delete('a')).toBe(true)
+    expect(cache.get('a')).toBeUndefined()
+  })
+
+  it('a later load caches again once the overlapping one is done', async () => {
+    const cache = make()
+    const held = heldLoad('old')
+    const loading = cache.getOrLoad('a', held.load)
+    cache.delete('a')
+    held.release()
+    await loading
+    expect(await cache.getOrLoad('a', async () => 'new')).toBe('new')
+    expect(cache.get('a')).toBe('new')
+  })
+
+  it('counts the TTL from the start of the load', async () => {
+    let now = 0
+    const timed = createTtlCache<string>({ maxEntries: 10, ttlMs: 1000, clock: { now: () => now, seconds: () => Math.floor(now / 1000) } })
+    await timed.getOrLoad('a', async () => {
+      now += 400 // a slow read
+      return 'v'
+    })
+    now += 599
+    expect(timed.get('a')).toBe('v')
+    now += 1
+    expect(timed.get('a')).toBeUndefined()
   })
 })

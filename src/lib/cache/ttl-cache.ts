@@ -8,16 +8,31 @@ export interface TtlCacheOptions {
   readonly clock: Clock
 }
 
-/** An in-process LRU cache whose entries also expire, e.g. resolved sessions keyed by token hash. */
+/**
+ * An in-process LRU cache whose entries also expire, e.g. resolved sessions keyed by token hash. Values
+ * read from a store enter through `getOrLoad`, which keeps a value read before an invalidation out of it;
+ * `delete`, `deleteWhere` and `clear` are the invalidations.
+ */
 export interface TtlCache<V> {
   /** The live value, marking it most recently used; undefined when missing or expired. */
   get(key: string): V | undefined
-  /** Stores the value with a fresh TTL, evicting the least recently used entry when full. */
+  /**
+   * The live value, or else what `load` reads, cached only when no invalidation (`delete` of any key,
+   * `deleteWhere`, `clear`) ran while it loaded: such a value may be what the invalidation removed, and
+   * would otherwise outlive it for a whole TTL. The caller gets the loaded value either way (its request
+   * overlapped the change); null is returned and not cached. Rejects as `load` does.
+   */
+  getOrLoad(key: string, load: () => Promise<V | null>): Promise<V | null>
+  /**
+   * Stores the value with a fresh TTL, evicting the least recently used entry when full. Only for a value
+   * no invalidation can have overtaken; anything read from a store goes through `getOrLoad`.
+   */
   set(key: string, value: V): void
-  /** Removes one entry; true when a live one was removed. */
+  /** Removes one entry; true when a live one was removed. Counts as an invalidation even when nothing was cached. */
   delete(key: string): boolean
-  /** Removes every live entry the predicate picks (e.g. all sessions of a user) and returns how many. */
+  /** Removes every live entry the predicate picks (e.g. all sessions of a user) and returns how many. An invalidation. */
   deleteWhere(predicate: (key: string, value: V) => boolean): number
+  /** Removes everything. An invalidation. */
   clear(): void
   /** Live entries; counting sweeps the expired ones, so it costs a pass over the cache. */
   readonly size: number
@@ -39,6 +54,10 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
   // A Map iterates in insertion order; re-inserting on use keeps the least recently used entry first.
   const entries = new Map<string, Entry<V>>()
   let nextSweepAt = 0
+  // Bumped by every invalidation. A load notes it before reading and inserts only if it has not moved;
+  // one counter for the whole cache, because deleteWhere's predicate cannot be tested against a value that
+  // is still loading. An unrelated invalidation costs an overlapping load nothing but its caching.
+  let generation = 0
 
   function live(key: string, now: number): Entry<V> | undefined {
     const entry = entries.get(key)
@@ -53,37 +72,58 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
     nextSweepAt = now + sweepEveryMs
   }
 
+  // The TTL counts from `since`: for a loaded value, when its load began.
+  function insert(key: string, value: V, since: number): void {
+    const now = clock.now()
+    entries.delete(key)
+    entries.set(key, { value, expiresAt: since + ttlMs })
+    // Expired entries go before a live one is evicted; the sweep is rationed so a cache that stays
+    // full of live entries does not scan itself on every set.
+    if (entries.size > maxEntries && now >= nextSweepAt) sweep(now)
+    while (entries.size > maxEntries) {
+      const oldest = entries.keys().next()
+      if (oldest.done) break
+      entries.delete(oldest.value)
+    }
+  }
+
+  function read(key: string): V | undefined {
+    // Reading does not renew the TTL: the TTL bounds how stale a cached session may be when the
+    // invalidation message was missed, so it must count from when the value was resolved.
+    const entry = live(key, clock.now())
+    if (!entry) return undefined
+    entries.delete(key)
+    entries.set(key, entry)
+    return entry.value
+  }
+
   return {
-    get(key) {
-      // Reading does not renew the TTL: the TTL bounds how stale a cached session may be when the
-      // invalidation message was missed, so it must count from when the value was resolved.
-      const entry = live(key, clock.now())
-      if (!entry) return undefined
-      entries.delete(key)
-      entries.set(key, entry)
-      return entry.value
+    get: read,
+
+    async getOrLoad(key, load) {
+      const cached = read(key)
+      if (cached !== undefined) return cached
+      // Noted before the load reads anything: an invalidation published after this point either bumps
+      // the generation before the insert below, or finds the inserted entry and removes it.
+      const seen = generation
+      const since = clock.now()
+      const value = await load()
+      if (value !== null && generation === seen) insert(key, value, since)
+      return value
     },
 
     set(key, value) {
-      const now = clock.now()
-      entries.delete(key)
-      entries.set(key, { value, expiresAt: now + ttlMs })
-      // Expired entries go before a live one is evicted; the sweep is rationed so a cache that stays
-      // full of live entries does not scan itself on every set.
-      if (entries.size > maxEntries && now >= nextSweepAt) sweep(now)
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next()
-        if (oldest.done) break
-        entries.delete(oldest.value)
-      }
+      insert(key, value, clock.now())
     },
 
     delete(key) {
+      generation++
       const entry = live(key, clock.now())
       return entry !== undefined && entries.delete(key)
     },
 
     deleteWhere(predicate) {
+      generation++
       const now = clock.now()
       let removed = 0
       for (const [key, entry] of entries) {
@@ -97,6 +137,7 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
     },
 
     clear() {
+      generation++
       entries.clear()
     },
 

@@ -40,7 +40,11 @@ export interface ApiKeysDeps {
   pubsub: PubSub
   /** The key creator's role while they may still act (exist, not banned), else null. */
   creatorRole: (userId: string) => Promise<string | null>
+  /** Awaited after a key's database reads, before it is cached; tests hold a load there to race a revocation against it. */
+  loadPace?: () => Promise<void>
 }
+
+type CachedKey = ResolvedKey & { userKey: string }
 
 const prefix = 'sk-'
 const channel = 'apikeys.revoked'
@@ -50,7 +54,7 @@ const touchEverySeconds = 60
 /** API keys: `sk-` + 32 random bytes, stored as SHA-256, shown once; capabilities bounded by the creator. */
 export async function createApiKeysService(deps: ApiKeysDeps) {
   const store = createApiKeysStore(deps.systemDb)
-  const cache = createTtlCache<ResolvedKey & { userKey: string }>({ maxEntries: 10_000, ttlMs: 5 * 60_000, clock: deps.clock })
+  const cache = createTtlCache<CachedKey>({ maxEntries: 10_000, ttlMs: 5 * 60_000, clock: deps.clock })
   const lastTouched = new Map<string, number>()
   const unsubscribe = await deps.pubsub.subscribe(channel, (message) => drop(message))
 
@@ -62,6 +66,23 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
   async function broadcast(message: string): Promise<void> {
     drop(message)
     await deps.pubsub.publish(channel, message, { awaitDelivery: true })
+  }
+
+  async function load(hash: string): Promise<CachedKey | null> {
+    const row = await store.byHash(hash)
+    if (!row) return null
+    const creatorRoleId = row.user_id ? await deps.creatorRole(row.user_id) : null
+    if (row.user_id && !creatorRoleId) return null
+    await deps.loadPace?.()
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      userId: row.user_id,
+      creatorRoleId,
+      capabilities: JSON.parse(row.capabilities) as string[],
+      expiresAt: row.expires_at,
+      userKey: row.user_id ?? '',
+    }
   }
 
   function toApiKey(row: ApiKeyRow): ApiKey {
@@ -143,24 +164,9 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
     /** The key behind a raw `sk-` value, or null when unknown, revoked, expired or its creator is gone or banned. */
     async resolve(raw: string): Promise<ResolvedKey | null> {
       const hash = sha256Hex(raw)
+      const key = await cache.getOrLoad(hash, () => load(hash))
+      if (!key) return null
       const now = deps.clock.seconds()
-      let key = cache.get(hash)
-      if (!key) {
-        const row = await store.byHash(hash)
-        if (!row) return null
-        const creatorRoleId = row.user_id ? await deps.creatorRole(row.user_id) : null
-        if (row.user_id && !creatorRoleId) return null
-        key = {
-          id: row.id,
-          projectId: row.project_id,
-          userId: row.user_id,
-          creatorRoleId,
-          capabilities: JSON.parse(row.capabilities) as string[],
-          expiresAt: row.expires_at,
-          userKey: row.user_id ?? '',
-        }
-        cache.set(hash, key)
-      }
       if (key.expiresAt !== null && key.expiresAt <= now) return null
       if ((lastTouched.get(key.id) ?? 0) + touchEverySeconds <= now) {
         lastTouched.set(key.id, now)

@@ -42,12 +42,19 @@ export function createRecovery(auth: AuthContext) {
         await auth.mail(
           user.email,
           'Reset your password',
-          `Someone asked to reset the password of ${describe(user)}.\n\nTo choose a new password, open this link within an hour:\n${url}\n\nIf you did not ask for this, ignore this mail; the password stays as it is.\n`,
+          `Someone asked to reset the password of ${describe(user)}.\n\nTo choose a new password, open this link within an hour:\n${url}\n\n` +
+            'A new password signs the account out everywhere and cancels every other reset or sign-in link still open. ' +
+            'API keys made on the account keep working: list and revoke them with GET and DELETE /api/auth/api-keys.\n\n' +
+            'If you did not ask for this, ignore this mail; the password stays as it is.\n',
         )
       }
     },
 
-    /** Sets a new password with a reset token (once, within the hour) and ends every session of the account. */
+    /**
+     * Sets a new password with a reset token (once, within the hour). The password change ends every session
+     * of the account and spends its other reset links, magic links and pending sign-ins (users → onChange →
+     * user-changes.ts); its API keys stay. Throws invalid_request (unknown, used or expired token).
+     */
     async resetPassword(input: { token: string; password: string }, ctx: RequestContext): Promise<void> {
       const taken = await auth.takeToken('password_reset', input.token)
       const user = taken?.userId ? await users.findRow(taken.userId) : null

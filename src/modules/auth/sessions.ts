@@ -20,11 +20,22 @@ export interface ActiveSession {
 
 const channel = 'auth.sessions'
 
+export interface SessionsDeps {
+  store: AuthStore
+  users: UsersService
+  clock: Clock
+  pubsub: PubSub
+  ttlSeconds: number
+  /** Awaited after a resolution's database reads, before it is cached; tests hold a load there to race a sign-out against it. */
+  loadPace?: () => Promise<void>
+}
+
 /**
  * Sessions: opaque random tokens of which only the SHA-256 is stored. Resolution is cached for 5 minutes
- * keyed by that hash; sign-out and user changes drop the cached entries on every instance at once.
+ * keyed by that hash; sign-out and user changes drop the cached entries on every instance at once, and
+ * one that lands while a resolution is reading keeps that resolution out of the cache.
  */
-export async function createSessions(deps: { store: AuthStore; users: UsersService; clock: Clock; pubsub: PubSub; ttlSeconds: number }) {
+export async function createSessions(deps: SessionsDeps) {
   const { store, clock } = deps
   const cache = createTtlCache<ActiveSession>({ maxEntries: 50_000, ttlMs: 5 * 60_000, clock })
   const unsubscribe = await deps.pubsub.subscribe(channel, (message) => drop(message))
@@ -41,6 +52,16 @@ export async function createSessions(deps: { store: AuthStore; users: UsersServi
     await deps.pubsub.publish(channel, message, { awaitDelivery: true })
   }
 
+  async function load(hash: string): Promise<ActiveSession | null> {
+    const row = await store.sessionByHash(hash)
+    // An expired row waiting for the sweep is never cached, so no request drops it again (a delete is an invalidation).
+    if (!row || row.expires_at <= clock.seconds()) return null
+    const user = await deps.users.findRow(row.user_id)
+    if (!user || user.banned) return null
+    await deps.loadPace?.()
+    return { id: row.id, userId: user.id, projectId: user.project_id, roleId: user.role_id, expiresAt: row.expires_at, email: user.email, name: user.name }
+  }
+
   return {
     /** Opens a session for the user and returns the raw token (never stored) and its expiry. */
     async create(userId: string): Promise<{ token: string; id: string; expiresAt: number }> {
@@ -54,17 +75,9 @@ export async function createSessions(deps: { store: AuthStore; users: UsersServi
     /** The live session behind a raw token, or null (unknown, expired, signed out, user banned or gone). */
     async resolve(token: string): Promise<ActiveSession | null> {
       const hash = sha256Hex(token)
-      const now = clock.seconds()
-      let session = cache.get(hash)
-      if (!session) {
-        const row = await store.sessionByHash(hash)
-        if (!row) return null
-        const user = await deps.users.findRow(row.user_id)
-        if (!user || user.banned) return null
-        session = { id: row.id, userId: user.id, projectId: user.project_id, roleId: user.role_id, expiresAt: row.expires_at, email: user.email, name: user.name }
-        cache.set(hash, session)
-      }
-      if (session.expiresAt <= now) {
+      const session = await cache.getOrLoad(hash, () => load(hash))
+      if (!session) return null
+      if (session.expiresAt <= clock.seconds()) {
         cache.delete(hash)
         return null
       }

@@ -70,6 +70,11 @@ export function createAuthStore(systemDb: Kysely<any>) {
     async peekToken(hash: string, kind: string): Promise<AuthTokenRow | undefined> {
       return db.selectFrom('auth_tokens').selectAll().where('token_hash', '=', hash).where('kind', '=', kind).executeTakeFirst()
     },
+    /** Deletes the account's outstanding one-time tokens of these kinds; returns how many went. */
+    async deleteTokensOf(userId: string, kinds: readonly string[]): Promise<number> {
+      const result = await db.deleteFrom('auth_tokens').where('user_id', '=', userId).where('kind', 'in', kinds).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
     /** Removes and returns the token in one statement, so two concurrent uses cannot both succeed. */
     async takeToken(hash: string, kind: string): Promise<AuthTokenRow | undefined> {
       return db.deleteFrom('auth_tokens').where('token_hash', '=', hash).where('kind', '=', kind).returningAll().executeTakeFirst()
