@@ -198,6 +198,24 @@ export async function createAccessService(deps: AccessDeps) {
     }
   }
 
+  /**
+   * Throws forbidden unless a caller without admin access could hand out everything the role holds (decision
+   * 008): a role with admin access, or one holding a grant the caller does not hold as widely, is above the
+   * caller, who may then neither assign it, act on its holders, nor change or delete it. `verb` says which.
+   */
+  async function assertWithinReach(actor: Principal, role: LoadedRole, verb: string): Promise<void> {
+    if (await hasAdminAccess(actor)) return
+    if (role.adminAccess) throw new AppError('forbidden', `Only an administrator may ${verb} the role ${role.name}`, { role: role.name })
+    try {
+      await assertMayHandOut(actor, role.grants)
+    } catch (err) {
+      if (isAppError(err) && err.code === 'forbidden') {
+        throw new AppError('forbidden', `You may not ${verb} the role ${role.name}, which holds more than you do: ${err.message}`, { role: role.name, ...err.details })
+      }
+      throw err
+    }
+  }
+
   return {
     /**
      * The decision for `resource:action`. With `fitRowFilter`, each covering grant's row filter is fitted to
@@ -292,7 +310,10 @@ export async function createAccessService(deps: AccessDeps) {
       return toRole(row)
     },
 
-    /** Renames or redescribes a role, or toggles admin access (not on built-in roles). */
+    /**
+     * Renames or redescribes a role, or toggles admin access (not on built-in roles). Throws not_found,
+     * invalid_request, already_exists, forbidden (admin access, or a role holding more than the caller).
+     */
     async updateRole(actor: Principal, projectId: string, id: string, patch: { name?: string; description?: string; adminAccess?: boolean }): Promise<Role> {
       const role = await requireRole(projectId, id)
       if (role.builtIn && patch.name !== undefined && patch.name !== role.name) throw new AppError('invalid_request', 'Built-in roles cannot be renamed')
@@ -302,6 +323,8 @@ export async function createAccessService(deps: AccessDeps) {
       if (patch.adminAccess !== undefined && !(await hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may change admin access')
       }
+      // A role above the caller is not the caller's to rename or redescribe (decision 012).
+      await assertWithinReach(actor, role, 'change')
       const set = {
         updated_at: deps.clock.seconds(),
         ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -319,10 +342,11 @@ export async function createAccessService(deps: AccessDeps) {
       return stripRules({ ...role, name: set.name ?? role.name, description: set.description ?? role.description, adminAccess: set.admin_access ?? role.adminAccess, updatedAt: set.updated_at })
     },
 
-    /** Deletes a custom role. Throws not_found, invalid_request (built-in), conflict (assigned to users). */
+    /** Deletes a custom role. Throws not_found, invalid_request (built-in), forbidden (a role holding more than the caller), conflict (assigned to users). */
     async deleteRole(actor: Principal, projectId: string, id: string): Promise<void> {
       const role = await requireRole(projectId, id)
       if (role.builtIn) throw new AppError('invalid_request', 'Built-in roles cannot be deleted')
+      await assertWithinReach(actor, role, 'delete')
       try {
         await store.deleteRole(id)
       } catch (err) {
@@ -339,13 +363,20 @@ export async function createAccessService(deps: AccessDeps) {
     },
 
     /**
-     * Replaces a role's grants. A bad grant is refused whole (400 for its shape, 422 for a bad
-     * item_filter, including one naming a field the collection it names lacks) before anything is written;
-     * a caller without admin access may only hand out permissions it holds itself (403).
+     * Replaces a role's grants. A bad grant is refused whole (400 for its shape or a resource Plinth does
+     * not know, 422 for a bad item_filter, including one naming a field the collection it names lacks)
+     * before anything is written. A caller without admin access may change only a role whose current grants
+     * it could hand out, only to grants it holds itself, and never the grants of `public` (403).
      */
     async replaceGrants(actor: Principal, projectId: string, id: string, input: GrantInput[]): Promise<Grant[]> {
       const role = await requireRole(projectId, id)
       if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
+      // public's grants apply to every anonymous caller: publishing rows or opening sign-up is an administrator's call.
+      if (role.name === PUBLIC && !(await hasAdminAccess(actor))) {
+        throw new AppError('forbidden', 'Only an administrator may change the grants of public, which apply to every anonymous caller', { role: role.name })
+      }
+      // Emptying a role above the caller would lift the protection of its holders (assertMayAssign): decision 012.
+      await assertWithinReach(actor, role, 'change the grants of')
       if (input.length > 200) throw new AppError('invalid_request', 'At most 200 grants per role')
       const compiled = input.map((g, i) => compileInput(g, i))
       await checkGrantFilters(projectId, compiled)
@@ -363,16 +394,7 @@ export async function createAccessService(deps: AccessDeps) {
      */
     async assertMayAssign(actor: Principal, projectId: string, roleId: string): Promise<void> {
       if (await hasAdminAccess(actor)) return
-      const role = await requireRole(projectId, roleId)
-      if (role.adminAccess) throw new AppError('forbidden', `Only an administrator may act on the role ${role.name}`, { role: role.name })
-      try {
-        await assertMayHandOut(actor, role.grants)
-      } catch (err) {
-        if (isAppError(err) && err.code === 'forbidden') {
-          throw new AppError('forbidden', `The role ${role.name} holds more than you do: ${err.message}`, { role: role.name, ...err.details })
-        }
-        throw err
-      }
+      await assertWithinReach(actor, await requireRole(projectId, roleId), 'act on')
     },
 
     /**
