@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, roleId, setGrants, signUpOwner, type Account } from '../support/identity.js'
+import { routePermissions } from '../support/route-table.js'
 import { runScenarios } from '../support/scenarios.js'
 
 let server: TestServer
@@ -331,6 +332,28 @@ describe('PUT /api/v1/roles/:id/grants', () => {
       expect(reply.body.details).toMatchObject({ index: 1 })
       expect(reply.body.message).toContain('grants[1]')
     })
+  })
+
+  // Decision 012: a grant on `books` could never match a request, just as a key capability could not.
+  it.each(['books', 'system/books', 'schema/articles', 'collections/a/b', 'instance/tenants'])('a grant on %s, a resource Plinth does not know, is 400 naming it', async (resource) => {
+    const role = await createRole()
+    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants: [{ resource: 'collections/*', action: 'read' }, { resource, action: 'read' }] })
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { index: 1, resource } })
+    expect(reply.body.message).toContain(`"${resource}"`)
+    expect(await grantsOf(role.id)).toEqual([])
+  })
+
+  it('every permission a route checks may be granted', async () => {
+    const permissions = await routePermissions(server, (param) => (param === 'name' ? 'articles' : param))
+    const grants = [...permissions, '*:read', 'system/*:read', 'instance/*:read'].map((p) => {
+      const at = p.lastIndexOf(':')
+      return { resource: p.slice(0, at), action: p.slice(at + 1), item_filter: null, fields: null }
+    })
+    const role = await createRole()
+    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants })
+    expect(reply.status, reply.text).toBe(200)
+    expect(await grantsOf(role.id)).toEqual(grants)
   })
 
   it('the grants of super_admin and admin cannot be edited (400)', async () => {
