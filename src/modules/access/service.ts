@@ -8,7 +8,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AuditService } from '../audit/index.js'
 import { builtInRoles, fixedRoles, PUBLIC } from './built-in-roles.js'
-import { decide, fitGrants, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
+import { decide, fitGrants, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { handOutRefusal } from './hand-out.js'
 import { compileInput, compileStored, stripRules, toGrantRow, toRole, toWireGrant, type Grant, type GrantInput, type Role } from './grants.js'
 import { parsePermission, type Permission } from './permission.js'
@@ -113,11 +113,15 @@ export async function createAccessService(deps: AccessDeps) {
     return null
   }
 
+  /** The role whose grants apply to the caller where it acts: a role of another project never applies (only a super_admin acts outside its home project). */
+  async function applyingRole(principal: Principal): Promise<LoadedRole | null> {
+    const role = await roleOf(principal)
+    return principal.projectId === principal.homeProjectId ? role : null
+  }
+
   /** The decision with the row filter's variables still in place (as the role's grants say it). */
   async function decideUnresolved(principal: Principal, resource: string, action: string, options: DecideOptions = {}): Promise<Decision> {
-    const role = await roleOf(principal)
-    // A role of another project never applies: only a super_admin acts outside its home project.
-    const applies = principal.projectId === principal.homeProjectId ? role : null
+    const applies = await applyingRole(principal)
     const requested = { resource, action }
     const fit = options.fitRowFilter
     return decide(principal, applies && fit ? fitted(principal, applies, requested, fit) : applies, requested)
@@ -222,6 +226,14 @@ export async function createAccessService(deps: AccessDeps) {
      * the resource first, and a grant whose filter cannot apply there reaches nothing (logged once).
      */
     decide: decideFor,
+
+    /**
+     * Whether the caller may do the action on at least one resource a wildcard covers (`collections/*`: some
+     * collection, through a grant on it or on all); row filters play no part.
+     */
+    async reachesAny(principal: Principal, resource: string, action: string): Promise<boolean> {
+      return reachesAny(principal, await applyingRole(principal), { resource, action })
+    },
 
     /** Binds the check grant row filters get when saved (collections are built after access). */
     useGrantFilterCheck(check: GrantFilterCheck): void {
