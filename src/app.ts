@@ -187,7 +187,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sweep.unref()
     closers.unshift(async () => clearInterval(sweep))
 
-    const readSecurity: Security = { authenticate: security.authenticate, authorize: async () => {} }
     const shares = createSharesStore(systemDb)
     const recordAccess = createRecordAccess({ access, shares })
     // Files read collections, and removed collections take their files: built later, bound late.
@@ -206,6 +205,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
         return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
       },
+      canReadSome: async (principal) =>
+        (await access.decide(principal, 'schema/*', 'read')).allowed || (await access.reachesAny(principal, 'collections/*', 'read')),
       onRemoved: async (actor, projectId, names) => files?.removeOfCollections(actor, projectId, names),
       fieldChanges: {
         before: async (collection, next) => structureHooks?.before(collection, next),
@@ -213,6 +214,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     })
     closers.unshift(() => collections.close())
+    // Routes whose service decides who may do what: the caller is resolved, and an anonymous caller nothing
+    // could be open to is 401 at once, before its input is validated (decision 012).
+    const readSecurity: Security = { authenticate: security.authenticate, authorize: recordAccess.anonymousGate(collections) }
     // A grant naming a collection has its item_filter checked against that collection's fields when saved.
     access.useGrantFilterCheck(recordAccess.grantFilterCheck(collections))
     databases = createDatabasesService({

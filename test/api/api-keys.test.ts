@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, setGrants, signUpOwner, type Account } from '../support/identity.js'
+import { routePermissions } from '../support/route-table.js'
 import { runScenarios } from '../support/scenarios.js'
 
 let server: TestServer
@@ -113,6 +114,26 @@ describe('POST /api/auth/api-keys', () => {
   it('an editor may give a key what the editor holds', async () => {
     const key = await createKey(editor.token, ['collections/*:read', 'collections/articles:update', 'system/files:create'])
     expect(key.capabilities).toEqual(['collections/*:read', 'collections/articles:update', 'system/files:create'])
+  })
+
+  // Decision 012: a capability naming a resource Plinth never checks (`books:read`) was 201, then 403 on everything.
+  it.each(['books:read', 'system/books:read', 'schema/articles:update', 'collections/a/b:read', 'instance/tenants:read'])(
+    'a capability naming no resource Plinth knows (%s) is 400 naming it, and no key is made',
+    async (capability) => {
+      const before = await listKeys(owner.token)
+      const reply = await server.request('POST', KEYS, { token: owner.token, body: { label: 'unknown resource', capabilities: ['collections/*:read', capability] } })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body).toMatchObject({ error: 'invalid_request', details: { capability } })
+      expect(reply.body.message).toContain(`"${capability}"`)
+      expect(await listKeys(owner.token)).toEqual(before)
+    },
+  )
+
+  it('every permission a route checks is a capability a key may hold', async () => {
+    const permissions = await routePermissions(server, (param) => (param === 'name' ? 'articles' : param))
+    expect(permissions).toEqual(expect.arrayContaining(['collections/*:read', 'collections/articles:read', 'schema/*:create', 'system/files:read', 'instance/projects:read']))
+    const key = await createKey(owner.token, [...permissions, '*:read', 'collections/*:manage', 'system/*:read', 'instance/*:read'])
+    expect(key.capabilities).toEqual(expect.arrayContaining(permissions))
   })
 
   runScenarios(() => server, [

@@ -593,14 +593,15 @@ describe('GET /api/v1/collections and /api/v1/collections/:name', () => {
     expect(names).toContain(open)
     expect(names.sort()).toEqual(await namesWhere(isPublic))
     expect((await server.request('GET', `/api/v1/collections/${open}`, {})).status).toBe(200)
+    // Without a credential, a collection public may not read asks for one (decision 012), like a missing one.
     const hidden = await server.request('GET', `/api/v1/collections/${team}`, {})
-    expect(hidden.status).toBe(404)
-    expect(hidden.body.error).toBe('collection_not_found')
+    expect(hidden.status).toBe(401)
+    expect(hidden.body.error).toBe('unauthorized')
   })
 
   runScenarios(() => server, [
     { name: 'unknown collection', method: 'GET', path: '/api/v1/collections/no_such_collection', as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
-    { name: 'unknown collection, anonymous', method: 'GET', path: '/api/v1/collections/no_such_collection', status: 404, contains: { error: 'collection_not_found' } },
+    { name: 'unknown collection, anonymous', method: 'GET', path: '/api/v1/collections/no_such_collection', status: 401, contains: { error: 'unauthorized' } },
     { name: 'a bad token is 401, not a list', method: 'GET', path: '/api/v1/collections', as: 'not-a-token', status: 401, contains: { error: 'unauthorized' } },
   ])
 

@@ -125,8 +125,9 @@ describe('field options errors', () => {
   runScenarios(() => server, [
     { name: 'no such collection', as: () => viewer.token, method: 'GET', path: fieldPath('status', '', 'nope'), status: 404, contains: { error: 'COLLECTION_NOT_FOUND' } },
     { name: 'a collection the caller may not read is as missing', as: () => narrow.token, method: 'GET', path: fieldPath('status', '', secret), status: 404, contains: { error: 'COLLECTION_NOT_FOUND' } },
-    { name: 'anonymous, a team collection', method: 'GET', path: fieldPath('status'), status: 404, contains: { error: 'COLLECTION_NOT_FOUND' } },
-    { name: 'anonymous, several fields', method: 'GET', path: `/api/v1/collections/${places}/options`, status: 404, contains: { error: 'COLLECTION_NOT_FOUND' } },
+    // Without a credential, a collection public may not read asks for one (decision 012).
+    { name: 'anonymous, a team collection', method: 'GET', path: fieldPath('status'), status: 401, contains: { error: 'unauthorized' } },
+    { name: 'anonymous, several fields', method: 'GET', path: `/api/v1/collections/${places}/options`, status: 401, contains: { error: 'unauthorized' } },
     { name: 'anonymous, a public collection', method: 'GET', path: fieldPath('status', '', openPlaces), status: 200, contains: { data: { field: 'status' } } },
     { name: 'no such field', as: () => viewer.token, method: 'GET', path: fieldPath('nope'), status: 404, contains: { error: 'NOT_FOUND' } },
     { name: 'no such field among several', as: () => viewer.token, method: 'GET', path: `/api/v1/collections/${places}/options?fields=status,nope`, status: 404, contains: { error: 'NOT_FOUND' } },

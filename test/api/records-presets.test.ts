@@ -296,7 +296,7 @@ describe('public: anonymous callers read', () => {
     expect((reply.body.data as any[]).map((c) => c.name)).toEqual([NAME])
     expect((await call('GET', `/api/v1/collections/${NAME}`)).status).toBe(200)
     const team = await call('GET', '/api/v1/collections/internal')
-    expect(team.status).toBe(404)
+    expect(team.status).toBe(401)
     // The owner sees them all.
     const all = await call('GET', '/api/v1/collections', owner.token)
     expect((all.body.data as any[]).map((c) => c.name)).toEqual(expect.arrayContaining([NAME, 'internal', 'secrets']))
@@ -335,10 +335,10 @@ describe('public: anonymous callers read', () => {
     const collections = await call('GET', '/api/v1/collections', undefined, undefined, there)
     expect((collections.body.data as any[]).map((c) => c.name)).toEqual(['far_notices'])
     expect((await call('GET', records('far_internal'), undefined, undefined, there)).status).toBe(401)
-    // The home project's public collection is not there.
+    // The home project's public collection is not there: nothing there opens it to public (decision 012).
     const home = await call('GET', records(NAME), undefined, undefined, there)
-    expect(home.status).toBe(404)
-    expect(home.body.error).toBe('collection_not_found')
+    expect(home.status).toBe(401)
+    expect(home.body.error).toBe('unauthorized')
   })
 
   // A refusal without credentials is 401 unauthorized (core-api § Errors: "Auth failure is 401"), here too.

@@ -411,6 +411,109 @@ describe('API keys', () => {
   })
 })
 
+// Decision 012: creating, changing or removing a share needs update on the record, the acting key's
+// capabilities included, and a share never opens more than its giver reaches.
+describe('a share never exceeds what its giver may do', () => {
+  const makeKey = async (token: string, capabilities: string[]): Promise<string> => {
+    const reply = await call('POST', '/api/auth/api-keys', token, { label: `sharer ${capabilities.join(' ')}`, capabilities })
+    expect(reply.status, reply.text).toBe(201)
+    return reply.body.raw as string
+  }
+
+  it("a read-only key of the record's owner cannot share it at edit (403); the grantee cannot overwrite it", async () => {
+    const id = await newDoc('private note')
+    const grantee = await personWith([])
+    const readOnly = await makeKey(alice.token, ['collections/docs:read'])
+    const reply = await call('POST', sharesOf(id), readOnly, { userId: grantee.id, access: 'edit' })
+    expect(reply.status, reply.text).toBe(403)
+    expect(reply.body).toMatchObject({ error: 'forbidden', details: { resource: 'collections/docs', action: 'update' } })
+    expect(await listShares(id)).toEqual([])
+    const overwrite = await call('PATCH', `${DOCS}/${id}`, grantee.token, { title: 'overwritten' })
+    expect(overwrite.status).toBe(403)
+    expect((await stored(id))?.title).toBe('private note')
+    // Nor at view or comment: any change of a record's shares needs update on it.
+    for (const access of ['view', 'comment']) expect((await call('POST', sharesOf(id), readOnly, { userId: grantee.id, access })).status).toBe(403)
+    expect(await listShares(id)).toEqual([])
+  })
+
+  it('a read-only key can neither change the level of a share nor remove it', async () => {
+    const id = await newDoc('kept shares')
+    const made = await share(id, { userId: bob.id, access: 'view' })
+    const readOnly = await makeKey(alice.token, ['collections/docs:read'])
+    expect((await call('POST', sharesOf(id), readOnly, { userId: bob.id, access: 'edit' })).status).toBe(403)
+    expect((await call('DELETE', `${sharesOf(id)}/${made.id}`, readOnly)).status).toBe(403)
+    expect((await listShares(id)).map((s) => [s.userId, s.access])).toEqual([[bob.id, 'view']])
+    // It still lists them: reading the shares needs read, as before.
+    expect((await call('GET', sharesOf(id), readOnly)).status).toBe(200)
+  })
+
+  it("a key with update on the collection shares its owner's record", async () => {
+    const id = await newDoc('shared by key')
+    const writer = await makeKey(alice.token, ['collections/docs:read', 'collections/docs:update'])
+    const reply = await call('POST', sharesOf(id), writer, { userId: carol.id, access: 'edit' })
+    expect(reply.status, reply.text).toBe(201)
+    expect((await call('PATCH', `${DOCS}/${id}`, carol.token, { title: 'edited by carol' })).status).toBe(200)
+  })
+
+  it('an owner whose role holds no update on the collection cannot share (403) at any level', async () => {
+    const reader = await personWith([
+      { resource: 'collections/docs', action: 'read' },
+      { resource: 'collections/docs', action: 'create' },
+    ])
+    const id = await newDoc('read-only owner', reader.token)
+    for (const access of ['view', 'comment', 'edit']) {
+      const reply = await call('POST', sharesOf(id), reader.token, { userId: carol.id, access })
+      expect(reply.status, reply.text).toBe(403)
+      expect(reply.body.details).toMatchObject({ resource: 'collections/docs', action: 'update' })
+    }
+    expect(await listShares(id)).toEqual([])
+  })
+
+  it('an owner whose update grant does not reach the record cannot share it (403)', async () => {
+    const drafter = await personWith([
+      { resource: 'collections/docs', action: 'read' },
+      { resource: 'collections/docs', action: 'create' },
+      { resource: 'collections/docs', action: 'update', item_filter: { title: { _eq: 'draft' } } },
+    ])
+    const id = await newDoc('final', drafter.token)
+    const reply = await call('POST', sharesOf(id), drafter.token, { userId: carol.id, access: 'view' })
+    expect(reply.status, reply.text).toBe(403)
+    expect(reply.body.details).toMatchObject({ resource: 'collections/docs', action: 'update' })
+    const draft = await newDoc('draft', drafter.token)
+    expect((await call('POST', sharesOf(draft), drafter.token, { userId: carol.id, access: 'edit' })).status).toBe(201)
+  })
+
+  it('an owner who may update only some fields shares at view or comment, not at edit', async () => {
+    const titler = await personWith([
+      { resource: 'collections/docs', action: 'read' },
+      { resource: 'collections/docs', action: 'create' },
+      { resource: 'collections/docs', action: 'update', fields: ['title'] },
+    ])
+    const id = await newDoc('column limited', titler.token)
+    const edit = await call('POST', sharesOf(id), titler.token, { userId: carol.id, access: 'edit' })
+    expect(edit.status, edit.text).toBe(403)
+    expect(edit.body.details).toMatchObject({ resource: 'collections/docs', action: 'update' })
+    expect((await call('POST', sharesOf(id), titler.token, { userId: carol.id, access: 'comment' })).status).toBe(201)
+    expect((await call('POST', sharesOf(id), titler.token, { userId: carol.id, access: 'view' })).status).toBe(201)
+    expect((await listShares(id)).map((s) => [s.userId, s.access])).toEqual([[carol.id, 'view']])
+  })
+
+  it('an owner who may read only some fields shares at no level', async () => {
+    const narrow = await personWith([
+      { resource: 'collections/docs', action: 'read', fields: ['title'] },
+      { resource: 'collections/docs', action: 'create' },
+      { resource: 'collections/docs', action: 'update' },
+    ])
+    const id = await newDoc('read limited', narrow.token)
+    for (const access of ['view', 'comment', 'edit']) {
+      const reply = await call('POST', sharesOf(id), narrow.token, { userId: carol.id, access })
+      expect(reply.status, reply.text).toBe(403)
+      expect(reply.body.details).toMatchObject({ resource: 'collections/docs', action: 'read' })
+    }
+    expect(await listShares(id)).toEqual([])
+  })
+})
+
 describe('sharing off', () => {
   it('is 400 on every shares endpoint of the collection, and the person gains nothing', async () => {
     const id = await newDoc('sealed doc', alice.token, 'sealed')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, roleId, setGrants, signUpOwner, type Account } from '../support/identity.js'
+import { routePermissions } from '../support/route-table.js'
 import { runScenarios } from '../support/scenarios.js'
 
 let server: TestServer
@@ -333,6 +334,28 @@ describe('PUT /api/v1/roles/:id/grants', () => {
     })
   })
 
+  // Decision 012: a grant on `books` could never match a request, just as a key capability could not.
+  it.each(['books', 'system/books', 'schema/articles', 'collections/a/b', 'instance/tenants'])('a grant on %s, a resource Plinth does not know, is 400 naming it', async (resource) => {
+    const role = await createRole()
+    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants: [{ resource: 'collections/*', action: 'read' }, { resource, action: 'read' }] })
+    expect(reply.status, reply.text).toBe(400)
+    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { index: 1, resource } })
+    expect(reply.body.message).toContain(`"${resource}"`)
+    expect(await grantsOf(role.id)).toEqual([])
+  })
+
+  it('every permission a route checks may be granted', async () => {
+    const permissions = await routePermissions(server, (param) => (param === 'name' ? 'articles' : param))
+    const grants = [...permissions, '*:read', 'system/*:read', 'instance/*:read'].map((p) => {
+      const at = p.lastIndexOf(':')
+      return { resource: p.slice(0, at), action: p.slice(at + 1), item_filter: null, fields: null }
+    })
+    const role = await createRole()
+    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants })
+    expect(reply.status, reply.text).toBe(200)
+    expect(await grantsOf(role.id)).toEqual(grants)
+  })
+
   it('the grants of super_admin and admin cannot be edited (400)', async () => {
     for (const id of [superAdminId, adminId]) {
       const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, { grants: [{ resource: 'collections/*', action: 'read' }] })
@@ -508,5 +531,97 @@ describe('grant changes apply on the very next request', () => {
     expect(open.body.data).toMatchObject({ 'auth.requireEmail': true })
     await setGrants(server, owner.token, 'public', [])
     expect((await server.request('GET', '/api/v1/settings')).status).toBe(401)
+  })
+})
+
+// Decision 012: a role manager without admin access changes, renames or deletes only roles whose grants it
+// could hand out itself, and only an administrator changes what anonymous callers (public) may do.
+describe('no ladder through role editing', () => {
+  let keeper: Account
+  let editor: Account
+  let senior: { id: string; name: string }
+  let published: string
+  beforeAll(async () => {
+    const role = await createRole(freshName('keeper'))
+    await setGrants(server, owner.token, role.name, [
+      { resource: 'system/roles', action: 'read' },
+      { resource: 'system/roles', action: 'update' },
+      { resource: 'system/roles', action: 'delete' },
+      { resource: 'system/users', action: 'read' },
+      { resource: 'system/users', action: 'update' },
+      { resource: 'collections/*', action: 'read' },
+    ])
+    keeper = await createAccount(server, owner.token, { role: role.name })
+    editor = await createAccount(server, owner.token, { role: 'editor' })
+    senior = await createRole(freshName('senior'))
+    await setGrants(server, owner.token, senior.name, [{ resource: 'collections/*', action: 'manage' }])
+    published = freshName('published')
+    const made = await post('/api/v1/collections', owner.token, { name: published, fields: [{ name: 'title', type: 'text', required: false }] })
+    expect(made.status, made.text).toBe(201)
+    expect((await post(`/api/v1/collections/${published}/records`, owner.token, { title: 'internal memo' })).status).toBe(201)
+  })
+
+  it("cannot empty the editor's grants (403), so a reset link for an editor stays refused", async () => {
+    const before = await grantsOf(editorId)
+    expect((await post(`/api/v1/users/${editor.id}/reset-link`, keeper.token, {})).status).toBe(403)
+
+    const emptied = await put(`/api/v1/roles/${editorId}/grants`, keeper.token, { grants: [] })
+    expect(emptied.status, emptied.text).toBe(403)
+    expect(emptied.body).toMatchObject({ error: 'forbidden', details: { role: 'editor' } })
+    expect(await grantsOf(editorId)).toEqual(before)
+
+    const link = await post(`/api/v1/users/${editor.id}/reset-link`, keeper.token, {})
+    expect(link.status, link.text).toBe(403)
+    expect(link.text).not.toContain('token=')
+  })
+
+  it('cannot narrow a role above it to what it holds either (403)', async () => {
+    const reply = await put(`/api/v1/roles/${senior.id}/grants`, keeper.token, { grants: [{ resource: 'collections/*', action: 'read' }] })
+    expect(reply.status, reply.text).toBe(403)
+    expect(await grantsOf(senior.id)).toEqual([{ resource: 'collections/*', action: 'manage', item_filter: null, fields: null }])
+  })
+
+  it('cannot rename, redescribe or delete a role above it (403); the role stays as it was', async () => {
+    for (const reply of [
+      await patch(`/api/v1/roles/${senior.id}`, keeper.token, { name: freshName('junior') }),
+      await patch(`/api/v1/roles/${senior.id}`, keeper.token, { description: 'demoted' }),
+      await patch(`/api/v1/roles/${editorId}`, keeper.token, { description: 'demoted' }),
+      await del(`/api/v1/roles/${senior.id}`, keeper.token),
+    ]) {
+      expect(reply.status, reply.text).toBe(403)
+      expect(reply.body.error).toBe('forbidden')
+    }
+    const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
+    expect(list.find((r) => r.id === senior.id)).toMatchObject({ name: senior.name, description: '' })
+    expect(list.find((r) => r.id === editorId).description).not.toBe('demoted')
+  })
+
+  it('still edits, renames and deletes roles within its reach', async () => {
+    const target = await createRole()
+    const grants = [{ resource: 'collections/*', action: 'read', item_filter: null, fields: null }]
+    expect((await put(`/api/v1/roles/${target.id}/grants`, keeper.token, { grants })).status).toBe(200)
+    expect((await put(`/api/v1/roles/${target.id}/grants`, keeper.token, { grants: [] })).status).toBe(200)
+    expect((await patch(`/api/v1/roles/${target.id}`, keeper.token, { description: 'tidied' })).status).toBe(200)
+    expect((await del(`/api/v1/roles/${target.id}`, keeper.token)).status).toBe(200)
+  })
+
+  it('cannot give public a grant, even one it holds (403); anonymous callers still read nothing', async () => {
+    const grants = [{ resource: `collections/${published}`, action: 'read' }]
+    const reply = await put(`/api/v1/roles/${publicId}/grants`, keeper.token, { grants })
+    expect(reply.status, reply.text).toBe(403)
+    expect(reply.body).toMatchObject({ error: 'forbidden', details: { role: 'public' } })
+    expect(await grantsOf(publicId)).toEqual([])
+    const anonymous = await server.request('GET', `/api/v1/collections/${published}/records`)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.text).not.toContain('internal memo')
+  })
+
+  it('an administrator may still publish a collection to public, and take it back', async () => {
+    expect((await put(`/api/v1/roles/${publicId}/grants`, admin.token, { grants: [{ resource: `collections/${published}`, action: 'read' }] })).status).toBe(200)
+    const anonymous = await server.request('GET', `/api/v1/collections/${published}/records`)
+    expect(anonymous.status, anonymous.text).toBe(200)
+    expect(anonymous.body.data.map((r: any) => r.title)).toEqual(['internal memo'])
+    expect((await put(`/api/v1/roles/${publicId}/grants`, admin.token, { grants: [] })).status).toBe(200)
+    expect((await server.request('GET', `/api/v1/collections/${published}/records`)).status).toBe(401)
   })
 })

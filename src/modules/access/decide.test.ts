@@ -4,7 +4,7 @@ import { orNode, parseFilter, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
 import { builtInRoles } from './built-in-roles.js'
 import { AppError } from '../../lib/errors.js'
-import { decide, fitGrants, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
+import { decide, fitGrants, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { parsePermission } from './permission.js'
 
 // Principals and roles built by hand: `decide` is pure, so nothing here touches a database.
@@ -516,5 +516,29 @@ describe('fitGrants: grant filters fitted to the resource decided on, then decid
       throw new AppError('internal', 'broken resolver')
     }
     expect(() => fitGrants(role([grant('collections/*:read', { filter: published })]), parsePermission('collections/a:read'), internal)).toThrow('broken resolver')
+  })
+})
+
+describe('reachesAny', () => {
+  const rows: { name: string; principal: Principal; role: RoleRules | null; requested: string; reaches: boolean }[] = [
+    { name: 'anonymous, public holds nothing', principal: anonymous, role: emptyRole, requested: 'collections/*:read', reaches: false },
+    { name: 'anonymous, public reads one collection', principal: anonymous, role: role([grant('collections/posts:read')]), requested: 'collections/*:read', reaches: true },
+    { name: 'anonymous, public reads every collection', principal: anonymous, role: role([grant('collections/*:read')]), requested: 'collections/*:read', reaches: true },
+    { name: 'a row filter does not matter', principal: anonymous, role: role([grant('collections/posts:read', { filter: { status: 'published' } })]), requested: 'collections/*:read', reaches: true },
+    { name: 'manage implies read', principal: anonymous, role: role([grant('collections/posts:manage')]), requested: 'collections/*:read', reaches: true },
+    { name: 'another action does not', principal: anonymous, role: role([grant('collections/posts:create')]), requested: 'collections/*:read', reaches: false },
+    { name: 'another resource does not', principal: anonymous, role: role([grant('system/users:create')]), requested: 'collections/*:read', reaches: false },
+    { name: 'a single resource asked: as decide', principal: user(), role: role([grant('collections/posts:read')]), requested: 'collections/notes:read', reaches: false },
+    { name: 'everything (*) reaches', principal: user(), role: role([grant('*:read')]), requested: 'collections/*:read', reaches: true },
+    { name: 'admin access', principal: user(), role: adminRole, requested: 'collections/*:read', reaches: true },
+    { name: 'admin access never reaches instance resources', principal: user(), role: adminRole, requested: 'instance/*:read', reaches: false },
+    { name: 'super_admin', principal: superAdmin, role: superAdminRole, requested: 'instance/*:read', reaches: true },
+    { name: 'no role', principal: user(), role: null, requested: 'collections/*:read', reaches: false },
+    { name: 'a key needs a capability below the wildcard', principal: apiKey(['system/files:read']), role: builtIn('editor'), requested: 'collections/*:read', reaches: false },
+    { name: 'a key with one collection and a role that reads all', principal: apiKey(['collections/posts:read']), role: builtIn('viewer'), requested: 'collections/*:read', reaches: true },
+    { name: 'a service key with a capability below', principal: serviceKey(['collections/posts:read']), role: null, requested: 'collections/*:read', reaches: true },
+  ]
+  it.each(rows)('$name', ({ principal, role: r, requested, reaches }) => {
+    expect(reachesAny(principal, r, parsePermission(requested))).toBe(reaches)
   })
 })

@@ -1,7 +1,7 @@
 import { isAppError } from '../../lib/errors.js'
 import { matchNone, orNode, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
-import { parsePermission, permissionCovers, type Permission } from './permission.js'
+import { actionImplies, parsePermission, permissionCovers, resourceCovers, type Permission } from './permission.js'
 
 export interface CompiledGrant {
   /** The stored grant's id (a new one whenever a role's grants are replaced); absent before it is saved. */
@@ -61,6 +61,25 @@ export function decide(principal: Principal, role: RoleRules | null, requested: 
   const allowlists = matching.map((g) => g.fields)
   const fields = allowlists.some((f) => f === null) ? null : [...new Set(allowlists.flatMap((f) => f ?? []))]
   return Object.freeze({ allowed: true, itemFilter, fields })
+}
+
+/**
+ * Whether `decide` allows the action on at least one resource the requested wildcard covers
+ * (`collections/*`: some collection): as `decide`, except that a grant (or capability) below the wildcard
+ * counts too (`collections/posts:read` reaches `collections/*`). Row filters play no part. Tells "this
+ * caller may read some collections" from "none at all", e.g. to ask an anonymous caller to sign in.
+ */
+export function reachesAny(principal: Principal, role: RoleRules | null, requested: Permission): boolean {
+  const reaches = (p: Permission) => permissionCovers(p, requested) || (resourceCovers(requested.resource, p.resource) && actionImplies(p.action, requested.action))
+  if (principal.kind === 'api_key') {
+    if (!(principal.capabilities ?? []).map(parsePermission).some(reaches)) return false
+    if (principal.userId === null) return true
+  }
+  if (principal.superAdmin) return true
+  if (!role) return false
+  if (requested.resource.startsWith('instance/')) return false
+  if (role.adminAccess) return true
+  return role.grants.some(reaches)
 }
 
 /** A grant whose row filter does not fit the resource decided on, and why (for the log, never the caller). */

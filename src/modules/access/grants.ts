@@ -4,6 +4,7 @@ import { newId } from '../../lib/ids.js'
 import type { GrantSpec } from './built-in-roles.js'
 import type { CompiledGrant } from './decide.js'
 import { actions, isResource } from './permission.js'
+import { isKnownResource, knownResourceForms } from './resources.js'
 import type { GrantRow, RoleRow } from './store.js'
 
 /** Roles and grants on the wire, and their checked, compiled forms. */
@@ -42,6 +43,12 @@ export interface CompiledInput extends CompiledGrant {
 export function compileInput(grant: GrantInput | GrantSpec, index: number): CompiledInput {
   if (typeof grant.resource !== 'string' || !isResource(grant.resource)) {
     throw new AppError('invalid_request', `grants[${index}].resource is not a resource pattern`, { index })
+  }
+  if (!isKnownResource(grant.resource)) {
+    throw new AppError('invalid_request', `grants[${index}].resource "${grant.resource}" names no resource Plinth knows (${knownResourceForms})`, {
+      index,
+      resource: grant.resource,
+    })
   }
   if (!(actions as readonly string[]).includes(grant.action)) {
     throw new AppError('invalid_request', `grants[${index}].action must be one of ${actions.join(', ')}`, { index })

@@ -8,7 +8,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AuditService } from '../audit/index.js'
 import { builtInRoles, fixedRoles, PUBLIC } from './built-in-roles.js'
-import { decide, fitGrants, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
+import { decide, fitGrants, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { handOutRefusal } from './hand-out.js'
 import { compileInput, compileStored, stripRules, toGrantRow, toRole, toWireGrant, type Grant, type GrantInput, type Role } from './grants.js'
 import { parsePermission, type Permission } from './permission.js'
@@ -113,11 +113,15 @@ export async function createAccessService(deps: AccessDeps) {
     return null
   }
 
+  /** The role whose grants apply to the caller where it acts: a role of another project never applies (only a super_admin acts outside its home project). */
+  async function applyingRole(principal: Principal): Promise<LoadedRole | null> {
+    const role = await roleOf(principal)
+    return principal.projectId === principal.homeProjectId ? role : null
+  }
+
   /** The decision with the row filter's variables still in place (as the role's grants say it). */
   async function decideUnresolved(principal: Principal, resource: string, action: string, options: DecideOptions = {}): Promise<Decision> {
-    const role = await roleOf(principal)
-    // A role of another project never applies: only a super_admin acts outside its home project.
-    const applies = principal.projectId === principal.homeProjectId ? role : null
+    const applies = await applyingRole(principal)
     const requested = { resource, action }
     const fit = options.fitRowFilter
     return decide(principal, applies && fit ? fitted(principal, applies, requested, fit) : applies, requested)
@@ -198,12 +202,38 @@ export async function createAccessService(deps: AccessDeps) {
     }
   }
 
+  /**
+   * Throws forbidden unless a caller without admin access could hand out everything the role holds (decision
+   * 008): a role with admin access, or one holding a grant the caller does not hold as widely, is above the
+   * caller, who may then neither assign it, act on its holders, nor change or delete it. `verb` says which.
+   */
+  async function assertWithinReach(actor: Principal, role: LoadedRole, verb: string): Promise<void> {
+    if (await hasAdminAccess(actor)) return
+    if (role.adminAccess) throw new AppError('forbidden', `Only an administrator may ${verb} the role ${role.name}`, { role: role.name })
+    try {
+      await assertMayHandOut(actor, role.grants)
+    } catch (err) {
+      if (isAppError(err) && err.code === 'forbidden') {
+        throw new AppError('forbidden', `You may not ${verb} the role ${role.name}, which holds more than you do: ${err.message}`, { role: role.name, ...err.details })
+      }
+      throw err
+    }
+  }
+
   return {
     /**
      * The decision for `resource:action`. With `fitRowFilter`, each covering grant's row filter is fitted to
      * the resource first, and a grant whose filter cannot apply there reaches nothing (logged once).
      */
     decide: decideFor,
+
+    /**
+     * Whether the caller may do the action on at least one resource a wildcard covers (`collections/*`: some
+     * collection, through a grant on it or on all); row filters play no part.
+     */
+    async reachesAny(principal: Principal, resource: string, action: string): Promise<boolean> {
+      return reachesAny(principal, await applyingRole(principal), { resource, action })
+    },
 
     /** Binds the check grant row filters get when saved (collections are built after access). */
     useGrantFilterCheck(check: GrantFilterCheck): void {
@@ -292,7 +322,10 @@ export async function createAccessService(deps: AccessDeps) {
       return toRole(row)
     },
 
-    /** Renames or redescribes a role, or toggles admin access (not on built-in roles). */
+    /**
+     * Renames or redescribes a role, or toggles admin access (not on built-in roles). Throws not_found,
+     * invalid_request, already_exists, forbidden (admin access, or a role holding more than the caller).
+     */
     async updateRole(actor: Principal, projectId: string, id: string, patch: { name?: string; description?: string; adminAccess?: boolean }): Promise<Role> {
       const role = await requireRole(projectId, id)
       if (role.builtIn && patch.name !== undefined && patch.name !== role.name) throw new AppError('invalid_request', 'Built-in roles cannot be renamed')
@@ -302,6 +335,8 @@ export async function createAccessService(deps: AccessDeps) {
       if (patch.adminAccess !== undefined && !(await hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may change admin access')
       }
+      // A role above the caller is not the caller's to rename or redescribe (decision 012).
+      await assertWithinReach(actor, role, 'change')
       const set = {
         updated_at: deps.clock.seconds(),
         ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -319,10 +354,11 @@ export async function createAccessService(deps: AccessDeps) {
       return stripRules({ ...role, name: set.name ?? role.name, description: set.description ?? role.description, adminAccess: set.admin_access ?? role.adminAccess, updatedAt: set.updated_at })
     },
 
-    /** Deletes a custom role. Throws not_found, invalid_request (built-in), conflict (assigned to users). */
+    /** Deletes a custom role. Throws not_found, invalid_request (built-in), forbidden (a role holding more than the caller), conflict (assigned to users). */
     async deleteRole(actor: Principal, projectId: string, id: string): Promise<void> {
       const role = await requireRole(projectId, id)
       if (role.builtIn) throw new AppError('invalid_request', 'Built-in roles cannot be deleted')
+      await assertWithinReach(actor, role, 'delete')
       try {
         await store.deleteRole(id)
       } catch (err) {
@@ -339,13 +375,20 @@ export async function createAccessService(deps: AccessDeps) {
     },
 
     /**
-     * Replaces a role's grants. A bad grant is refused whole (400 for its shape, 422 for a bad
-     * item_filter, including one naming a field the collection it names lacks) before anything is written;
-     * a caller without admin access may only hand out permissions it holds itself (403).
+     * Replaces a role's grants. A bad grant is refused whole (400 for its shape or a resource Plinth does
+     * not know, 422 for a bad item_filter, including one naming a field the collection it names lacks)
+     * before anything is written. A caller without admin access may change only a role whose current grants
+     * it could hand out, only to grants it holds itself, and never the grants of `public` (403).
      */
     async replaceGrants(actor: Principal, projectId: string, id: string, input: GrantInput[]): Promise<Grant[]> {
       const role = await requireRole(projectId, id)
       if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
+      // public's grants apply to every anonymous caller: publishing rows or opening sign-up is an administrator's call.
+      if (role.name === PUBLIC && !(await hasAdminAccess(actor))) {
+        throw new AppError('forbidden', 'Only an administrator may change the grants of public, which apply to every anonymous caller', { role: role.name })
+      }
+      // Emptying a role above the caller would lift the protection of its holders (assertMayAssign): decision 012.
+      await assertWithinReach(actor, role, 'change the grants of')
       if (input.length > 200) throw new AppError('invalid_request', 'At most 200 grants per role')
       const compiled = input.map((g, i) => compileInput(g, i))
       await checkGrantFilters(projectId, compiled)
@@ -363,16 +406,7 @@ export async function createAccessService(deps: AccessDeps) {
      */
     async assertMayAssign(actor: Principal, projectId: string, roleId: string): Promise<void> {
       if (await hasAdminAccess(actor)) return
-      const role = await requireRole(projectId, roleId)
-      if (role.adminAccess) throw new AppError('forbidden', `Only an administrator may act on the role ${role.name}`, { role: role.name })
-      try {
-        await assertMayHandOut(actor, role.grants)
-      } catch (err) {
-        if (isAppError(err) && err.code === 'forbidden') {
-          throw new AppError('forbidden', `The role ${role.name} holds more than you do: ${err.message}`, { role: role.name, ...err.details })
-        }
-        throw err
-      }
+      await assertWithinReach(actor, await requireRole(projectId, roleId), 'act on')
     },
 
     /**

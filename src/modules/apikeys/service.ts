@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AccessService } from '../access/index.js'
-import { parsePermission } from '../access/index.js'
+import { parseCapability } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import { createApiKeysStore, type ApiKeyRow } from './store.js'
 
@@ -110,7 +110,8 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
       assertSession(actor)
       if (input.service && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may create a service key')
       const capabilities = [...new Set(input.capabilities)]
-      capabilities.forEach(parsePermission)
+      // Well formed and naming a resource Plinth knows (400 naming the capability otherwise).
+      capabilities.forEach(parseCapability)
       const now = deps.clock.seconds()
       if (input.expires_at != null && input.expires_at <= now) throw new AppError('invalid_request', 'expires_at must be in the future')
       const missing = await deps.access.missingPermissions(actor, capabilities)

@@ -51,6 +51,8 @@ export interface FieldChangeHooks {
   after(collection: Collection, next: readonly FieldDef[]): Promise<void>
 }
 
+const signIn = () => new AppError('unauthorized', 'Sign in to do this')
+
 /**
  * Collections: the registry (system database) and each collection's table in its project's database or
  * a registered binding. The registry is cached per project and dropped everywhere on change.
@@ -62,8 +64,13 @@ export async function createCollectionsService(deps: {
   pubsub: PubSub
   audit: AuditService
   log: Logger
-  /** Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read). */
-  canRead: (principal: Principal, collection: Collection) => Promise<boolean>
+  /**
+   * Whether a caller may see a collection's schema (a read grant on it, its public preset, or schema read);
+   * for a name no collection has (`accessControl: null`), whether its grants would let it.
+   */
+  canRead: (principal: Principal, collection: Pick<Collection, 'name' | 'accessControl'>) => Promise<boolean>
+  /** Whether a caller's grants let it see some collection's schema at all (read on any collection, or schema read). */
+  canReadSome: (principal: Principal) => Promise<boolean>
   fieldChanges?: FieldChangeHooks
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
@@ -128,18 +135,27 @@ export async function createCollectionsService(deps: {
     /** One collection. Throws collection_not_found. */
     get: require,
 
-    /** The collections a caller may see. */
+    /**
+     * The collections a caller may see. Throws unauthorized for an anonymous caller that no grant of
+     * `public` and no public collection opens anything to (decision 012): a credential is missing, not data.
+     */
     async visibleTo(principal: Principal, projectId: string): Promise<Collection[]> {
       const all = [...(await load(projectId)).values()]
       const seen = await Promise.all(all.map((c) => deps.canRead(principal, c)))
-      return all.filter((_, i) => seen[i])
+      const visible = all.filter((_, i) => seen[i])
+      if (visible.length === 0 && principal.kind === 'anonymous' && !(await deps.canReadSome(principal))) throw signIn()
+      return visible
     },
 
-    /** One collection the caller may see; one it may not is as missing. Throws collection_not_found. */
+    /**
+     * One collection the caller may see; one it may not is as missing (collection_not_found), except to an
+     * anonymous caller, who is asked to sign in (unauthorized) unless its grants would let it see that name.
+     */
     async visible(principal: Principal, projectId: string, name: string): Promise<Collection> {
-      const collection = await require(projectId, name)
-      if (!(await deps.canRead(principal, collection))) throw new AppError('collection_not_found', `Collection "${name.slice(0, 60)}" not found`)
-      return collection
+      const collection = (await load(projectId)).get(name)
+      if (collection && (await deps.canRead(principal, collection))) return collection
+      if (principal.kind === 'anonymous' && (collection || !(await deps.canRead(principal, { name, accessControl: null })))) throw signIn()
+      throw new AppError('collection_not_found', `Collection "${String(name).slice(0, 60)}" not found`)
     },
 
     /** One collection, or null. */

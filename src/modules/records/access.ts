@@ -64,6 +64,17 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
     }
   }
 
+  /**
+   * Whether an anonymous caller reaches anything of a collection for an action: a grant of `public`
+   * covering it, or, to read, the collection's `public` preset (`collection` null: no such collection).
+   * Anyone else: true, their scope decides. Without it, an anonymous request is 401 (decision 012).
+   */
+  async function anonymousMay(principal: Principal, collection: Collection | null, name: string, action: string): Promise<boolean> {
+    if (principal.kind !== 'anonymous') return true
+    if (action === 'read' && collection?.accessControl?.preset === 'public') return true
+    return (await deps.access.decide(principal, `collections/${name}`, action)).allowed
+  }
+
   return {
     async scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
       // A grant filter that cannot apply to this collection (a wildcard grant naming a field it lacks) matches
@@ -96,14 +107,37 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
       }
     },
 
-    /** Throws unauthorized (anonymous) or forbidden (naming the permission) for a refused scope. */
-    refuse(principal: Principal, collection: Collection, action: string): never {
+    /**
+     * The check of routes whose service decides who may do what (collections, records, shares, field
+     * options): anyone with a credential passes to the service; an anonymous caller only where something
+     * could be open to it (`anonymousMay`, or schema read, which shows a collection's definition), so that it
+     * is 401 before its input is even validated. The services refuse the same callers on their own.
+     */
+    anonymousGate(collections: Pick<CollectionsService, 'find'>): (principal: Principal, permission: string) => Promise<void> {
+      return async (principal, permission) => {
+        if (principal.kind !== 'anonymous') return
+        const at = permission.lastIndexOf(':')
+        const resource = permission.slice(0, at)
+        const action = permission.slice(at + 1)
+        const name = resource.startsWith('collections/') ? resource.slice('collections/'.length) : '*'
+        // A wildcard (the list of collections) is left to the service: what is visible decides.
+        if (name === '*') return
+        if (await anonymousMay(principal, await collections.find(principal.projectId, name), name, action)) return
+        if (action === 'read' && (await deps.access.decide(principal, 'schema/*', 'read')).allowed) return
+        throw new AppError('unauthorized', 'Sign in to do this')
+      }
+    },
+
+    /** Throws unauthorized (anonymous) or forbidden (naming the permission) for a refused scope on the named collection. */
+    refuse(principal: Principal, name: string, action: string): never {
       if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
-      throw new AppError('forbidden', `Missing permission collections/${collection.name}:${action}`, {
-        resource: `collections/${collection.name}`,
+      throw new AppError('forbidden', `Missing permission collections/${name}:${action}`, {
+        resource: `collections/${name}`,
         action,
       })
     },
+
+    anonymousMay,
   }
 }
 

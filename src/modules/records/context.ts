@@ -106,10 +106,18 @@ export function createOpener(deps: RecordsDeps) {
     },
   }
 
+  /** The collection; one that does not exist is as refused to an anonymous caller its grants would not let in (401, decision 012). */
+  async function collectionFor(principal: Principal, name: string, action: string): Promise<Collection> {
+    const collection = await deps.collections.find(principal.projectId, name)
+    if (collection) return collection
+    if (!(await deps.recordAccess.anonymousMay(principal, null, name, action))) deps.recordAccess.refuse(principal, name, action)
+    return deps.collections.get(principal.projectId, name) // throws collection_not_found
+  }
+
   return async function open(principal: Principal, name: string, action: string, locale?: string): Promise<Opened> {
-    const collection = await deps.collections.get(principal.projectId, name)
+    const collection = await collectionFor(principal, name, action)
     const scope = await deps.recordAccess.scope(principal, collection, action)
-    if (!scope.allowed) deps.recordAccess.refuse(principal, collection, action)
+    if (!scope.allowed) deps.recordAccess.refuse(principal, collection.name, action)
     const handle = await deps.collections.handleOf(collection)
     const chosen = locale ?? (await deps.settings.get(principal.projectId, 'i18n.defaultLocale'))
     if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')

@@ -15,8 +15,8 @@ const listShares = defineRoute({
   responses: { 200: jsonContent(z.object({ data: z.array(ShareSchema) }), 'Shares'), ...errorResponses(...errors) },
 })
 const createShare = defineRoute({
-  method: 'post', path: '/api/v1/collections/{name}/records/{id}/shares', operationId: 'records.share', summary: 'Share a record with a person', tags,
-  permission: 'collections/{name}:read',
+  method: 'post', path: '/api/v1/collections/{name}/records/{id}/shares', operationId: 'records.share', summary: 'Share a record with a person (owner or administrator, with update on it)', tags,
+  permission: 'collections/{name}:update',
   request: {
     params: Params,
     ...jsonBody(z.object({ userId: z.string().max(64).optional(), userEmail: z.string().max(254).optional(), access: z.enum(['view', 'comment', 'edit']) })),
@@ -24,13 +24,13 @@ const createShare = defineRoute({
   responses: { 201: jsonContent(z.object({ data: ShareSchema }), 'Shared'), ...errorResponses(...errors, 'not_found') },
 })
 const deleteShare = defineRoute({
-  method: 'delete', path: '/api/v1/collections/{name}/records/{id}/shares/{shareId}', operationId: 'records.unshare', summary: 'Remove a share', tags,
-  permission: 'collections/{name}:read',
+  method: 'delete', path: '/api/v1/collections/{name}/records/{id}/shares/{shareId}', operationId: 'records.unshare', summary: 'Remove a share (owner or administrator, with update on it)', tags,
+  permission: 'collections/{name}:update',
   request: { params: Params.extend({ shareId: z.string().min(1).max(64) }) },
   responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Removed'), ...errorResponses(...errors, 'not_found') },
 })
 
-/** Record shares; the service checks ownership (the guard only resolves the caller). */
+/** Record shares; the service checks ownership and update on the record (the guard only resolves the caller). */
 export function shareRoutes(shares: SharesService, readSecurity: Security) {
   const router = createRouter(readSecurity)
   router.openapi(listShares, async (c) => {

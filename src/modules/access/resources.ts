@@ -1,0 +1,79 @@
+import { AppError } from '../../lib/errors.js'
+import { parsePermission, type Permission } from './permission.js'
+
+/**
+ * The resources Plinth checks, in one place: a grant or an API key capability naming anything else could
+ * never match a request (`books:read` would be a key that is 403 on everything), so it is refused when it
+ * is saved. Requests themselves are checked against whatever is stored (`decide`): a grant stored before
+ * this list existed keeps matching exactly what it matched before.
+ */
+
+/** `system/<name>`: what the routes and services of the project's own machinery check. */
+export const systemResources = [
+  'api-keys',
+  'audit-log',
+  // Reserved for the automation module (flows); the editor role holds it by default.
+  'automate',
+  'databases',
+  'files',
+  'roles',
+  'settings',
+  'storage-connections',
+  'users',
+] as const
+
+/** `instance/<name>`: resources spanning every project, reachable by a super_admin alone. */
+export const instanceResources = ['projects'] as const
+
+// One collection, as named in a path (the collections module's stricter name rule applies when it is created).
+const collectionName = /^[a-z0-9_-]{1,100}$/
+
+/**
+ * Whether a resource names something Plinth checks: `*`; `collections/*` or `collections/<name>`;
+ * `schema/*`; `system/*` or one of `systemResources`; `instance/*` or one of `instanceResources`.
+ */
+export function isKnownResource(resource: string): boolean {
+  if (resource === '*') return true
+  const slash = resource.indexOf('/')
+  if (slash < 0) return false
+  const prefix = resource.slice(0, slash)
+  const rest = resource.slice(slash + 1)
+  switch (prefix) {
+    case 'collections':
+      return rest === '*' || collectionName.test(rest)
+    case 'schema':
+      return rest === '*'
+    case 'system':
+      return rest === '*' || (systemResources as readonly string[]).includes(rest)
+    case 'instance':
+      return rest === '*' || (instanceResources as readonly string[]).includes(rest)
+    default:
+      return false
+  }
+}
+
+/** The resource forms, as docs and error messages name them. */
+export const knownResourceForms = [
+  '*',
+  'collections/*',
+  'collections/<name>',
+  'schema/*',
+  'system/*',
+  ...systemResources.map((r) => `system/${r}`),
+  'instance/*',
+  ...instanceResources.map((r) => `instance/${r}`),
+].join(', ')
+
+/**
+ * Parses a permission about to be stored (an API key capability): `resource:action`, well formed and
+ * naming a resource Plinth knows. Throws invalid_request naming it.
+ */
+export function parseCapability(value: string): Permission {
+  const permission = parsePermission(value)
+  if (!isKnownResource(permission.resource)) {
+    throw new AppError('invalid_request', `"${value.slice(0, 100)}" names no resource Plinth knows (${knownResourceForms})`, {
+      capability: value.slice(0, 100),
+    })
+  }
+  return permission
+}
