@@ -228,6 +228,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       dataDir: config.dataDir,
       collections,
       access,
+      log,
+      allowPrivateNetwork: config.allowPrivateNetwork,
     })
     const storageConnections = createStorageConnectionsService({
       systemDb,

@@ -33,7 +33,7 @@ export const settings = {
   CF_ACCOUNT_ID: { default: '', doc: 'Cloudflare account for the Workers AI provider.' },
   CF_API_TOKEN: { default: '', doc: 'Cloudflare API token for Workers AI. Never logged.' },
   CF_AI_BASE_URL: { default: '', doc: 'Override of the Workers AI base URL (gateways, tests).' },
-  ALLOW_PRIVATE_NETWORK: { default: 'false', doc: 'When true, outbound requests from flows may reach loopback and private addresses.' },
+  ALLOW_PRIVATE_NETWORK: { default: 'false', doc: 'When true, storage connections, database bindings (whoever registers them) and flows may reach loopback, private and link-local addresses.' },
   SESSION_TTL_SECONDS: { default: '604800', doc: 'Lifetime of a session token (7 days).' },
   PASSWORD_HASH_ITERATIONS: { default: '600000', doc: 'PBKDF2-SHA256 iterations for new password hashes (OWASP level). Stored hashes with fewer are upgraded at the next sign-in.' },
   AUTH_RATE_LIMIT: { default: '5', doc: 'Attempts per minute per client IP shared by sign-up, sign-in and is-username-available (and, separately, by reset and magic-link requests).' },

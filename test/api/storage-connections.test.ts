@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isBlockedAddress } from '../../src/modules/storage-connections/outbound.js'
+import { isBlockedAddress } from '../../src/lib/outbound/index.js'
 import { freePort, startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { runScenarios } from '../support/scenarios.js'
@@ -493,7 +493,13 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
   })
   const post = (endpoint: string) => strict.request('POST', BASE, { token: strictOwner.token, body: validBody({ endpoint }) })
 
-  for (const endpoint of ['http://127.0.0.1:9000', 'http://localhost:9000', 'http://api.localhost', 'http://[::1]:9000', 'http://169.254.169.254', 'http://10.0.0.5', 'https://192.168.1.10', 'http://2130706433', 'http://[::ffff:127.0.0.1]', 'http://0.0.0.0']) {
+  const refused = [
+    ...['http://127.0.0.1:9000', 'http://localhost:9000', 'http://api.localhost', 'http://[::1]:9000', 'http://169.254.169.254', 'http://10.0.0.5', 'https://192.168.1.10', 'http://2130706433', 'http://0.0.0.0'],
+    // IPv6 forms that carry a refused IPv4 address (or, for Teredo and NAT64 local-use, any)
+    ...['http://[::ffff:127.0.0.1]', 'http://[::ffff:0:127.0.0.1]:9000', 'http://[::ffff:0:a9fe:a9fe]', 'http://[::127.0.0.1]:9000', 'http://[64:ff9b::127.0.0.1]:9000'],
+    ...['http://[64:ff9b:1::a00:5]', 'http://[2002:7f00:1::1]:9000', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]', 'http://[2606:4700::5efe:10.0.0.5]'],
+  ]
+  for (const endpoint of refused) {
     it(`${endpoint} is refused: 400 invalid_request naming endpoint; nothing saved`, async () => {
       const reply = await post(endpoint)
       expect(reply.status, reply.text).toBe(400)
@@ -506,11 +512,20 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
   it('a public address is saved (nothing is contacted on save); moving it onto a private one is refused', async () => {
     const reply = await post('https://203.0.114.9:9000')
     expect(reply.status, reply.text).toBe(201)
-    const moved = await strict.request('PUT', `${BASE}/${reply.body.data.id}`, { token: strictOwner.token, body: { endpoint: 'http://127.0.0.1:9000' } })
-    expect(moved.status, moved.text).toBe(400)
-    expect(moved.body).toMatchObject({ error: 'invalid_request', details: { fields: ['endpoint'] } })
+    for (const endpoint of ['http://127.0.0.1:9000', 'http://[::ffff:0:127.0.0.1]:9000']) {
+      const moved = await strict.request('PUT', `${BASE}/${reply.body.data.id}`, { token: strictOwner.token, body: { endpoint } })
+      expect(moved.status, moved.text).toBe(400)
+      expect(moved.body).toMatchObject({ error: 'invalid_request', details: { fields: ['endpoint'] } })
+    }
     const stored = await strict.request('GET', `${BASE}/${reply.body.data.id}`, { token: strictOwner.token })
     expect(stored.body.data.endpoint).toBe('https://203.0.114.9:9000')
+  })
+
+  it('public addresses in IPv6 forms that carry an IPv4 address are saved', async () => {
+    for (const endpoint of ['http://[::ffff:8.8.8.8]', 'http://[64:ff9b::808:808]', 'http://[2002:808:808::1]', 'https://[2606:4700:4700::1111]']) {
+      const reply = await post(endpoint)
+      expect(reply.status, `${endpoint}: ${reply.text}`).toBe(201)
+    }
   })
 
   // The machine's own name resolves to loopback on most hosts: it passes the save check (names are not

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { AppError } from '../errors.js'
+import { guardedSocket } from '../outbound/index.js'
 import { translatingDialect } from './translating-dialect.js'
 
 const INT8_OID = 20
@@ -11,9 +12,22 @@ const types = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 }
 
+export interface PgPoolOptions {
+  readonly max?: number
+  /** Every connection goes through the outbound-address guard (a binding that may not reach private addresses). */
+  readonly guarded?: boolean
+}
+
 /** One pool per PostgreSQL server; every schema on it shares the pool. */
-export function createPgPool(url: string, onIdleError: (err: Error) => void, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types, connectionTimeoutMillis: 10_000 })
+export function createPgPool(url: string, onIdleError: (err: Error) => void, options: PgPoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    // The socket resolves the host itself and checks what it connects to; TLS still verifies the host name.
+    ...(options.guarded ? { stream: guardedSocket } : {}),
+  })
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', onIdleError)
   return pool

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -93,7 +94,7 @@ describe.runIf(testDatabaseUrl())('a registered postgres binding', () => {
     const registry = await createDatabaseRegistry({
       kind: 'sqlite',
       dataDir,
-      resolveBinding: async () => ({ id: 'warehouse', kind: 'postgres', url: external.url, schema: 'warehouse' }),
+      resolveBinding: async () => ({ id: 'warehouse', kind: 'postgres', url: external.url, schema: 'warehouse', privateNetwork: true }),
     })
     try {
       const handle = await registry.get(projectA, 'warehouse')
@@ -104,6 +105,36 @@ describe.runIf(testDatabaseUrl())('a registered postgres binding', () => {
     } finally {
       await registry.close()
       await external.drop()
+    }
+  })
+})
+
+describe('a postgres binding that may not reach private addresses', () => {
+  it('is refused on its socket before connecting (service_unavailable); one that may connects', async () => {
+    let accepted = 0
+    const listener = createServer((socket) => {
+      accepted += 1
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    const url = `postgres://someone@localhost:${(listener.address() as AddressInfo).port}/db`
+    const dataDir = mkdtempSync(join(tmpdir(), 'plinth-registry-'))
+    const registry = await createDatabaseRegistry({
+      kind: 'sqlite',
+      dataDir,
+      resolveBinding: async (_projectId, id) => ({ id, kind: 'postgres', url, privateNetwork: id === 'vouched' }),
+    })
+    try {
+      const refused = await registry.get(projectA, 'guarded').catch((err: unknown) => err)
+      expect(refused).toMatchObject({ code: 'service_unavailable' })
+      expect(accepted).toBe(0)
+      // The same URL without the guard is its own pool, and does reach the server.
+      await expect(registry.get(projectA, 'vouched')).rejects.toBeTruthy()
+      expect(accepted).toBeGreaterThan(0)
+    } finally {
+      await registry.close()
+      await new Promise((resolve) => listener.close(resolve))
+      rmSync(dataDir, { recursive: true, force: true })
     }
   })
 })

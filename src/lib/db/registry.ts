@@ -12,7 +12,14 @@ export const MAIN_BINDING = 'main'
 /** Where another registered database lives. Persisted by the databases module, resolved here. */
 export type BindingDescriptor =
   | { readonly id: string; readonly kind: 'sqlite' }
-  | { readonly id: string; readonly kind: 'postgres'; readonly url: string; readonly schema?: string }
+  | {
+      readonly id: string
+      readonly kind: 'postgres'
+      readonly url: string
+      readonly schema?: string
+      /** May connect to loopback, private and link-local addresses; when false every connection is guarded (lib/outbound). */
+      readonly privateNetwork: boolean
+    }
 
 export interface DatabaseRegistryOptions {
   readonly kind: DbKind
@@ -59,11 +66,13 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     system = { kind: 'sqlite', db: root, schema: null }
   }
 
-  function poolFor(url: string): pg.Pool {
-    let pool = pools.get(url)
+  function poolFor(url: string, guarded = false): pg.Pool {
+    // A guarded pool is never shared with an unguarded one for the same URL.
+    const key = `${guarded ? 'guarded' : 'open'} ${url}`
+    let pool = pools.get(key)
     if (!pool) {
-      pool = createPgPool(url, onPoolError)
-      pools.set(url, pool)
+      pool = createPgPool(url, onPoolError, { guarded })
+      pools.set(key, pool)
     }
     return pool
   }
@@ -86,7 +95,7 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
       return { handle: { kind: 'sqlite', db: root, schema: null }, root }
     }
     // Its own pool: a binding's server is not the system server. The pool closes with the registry.
-    const root = openPostgres(poolFor(descriptor.url))
+    const root = openPostgres(poolFor(descriptor.url, !descriptor.privateNetwork))
     const schema = descriptor.schema ?? 'public'
     await ensureSchema(root, schema)
     return { handle: { kind: 'postgres', db: root.withSchema(schema), schema }, root: null }

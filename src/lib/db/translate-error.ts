@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js'
+import { isBlockedAddressError } from '../outbound/index.js'
 
 /**
  * The one place where SQLite and PostgreSQL driver errors become our codes.
@@ -12,6 +13,8 @@ export function translateDbError(err: unknown): AppError {
   if (code.startsWith('SQLITE_')) return fromSqlite(code, message, err)
   if (/^[0-9A-Z]{5}$/.test(code) && e.severity !== undefined) return fromPostgres(code, err)
   if (connectionCodes.has(code)) return unavailable(err)
+  // A guarded binding whose host now resolves to a private address (lib/outbound): not transient.
+  if (isBlockedAddressError(err)) return new AppError('service_unavailable', 'The database is on an address this server may not reach', {}, { cause: err })
   return new AppError('internal', 'Database error', {}, { cause: err })
 }
 

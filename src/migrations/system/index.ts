@@ -8,6 +8,18 @@ import { m0006StructureJobs } from './0006-structure-jobs.js'
 import { m0007Files } from './0007-files.js'
 import { m0008StorageConnections } from './0008-storage-connections.js'
 import { m0013AuthTokensByUser } from './0013-auth-tokens-by-user.js'
+import { m0015DatabaseBindingsPrivateNetwork } from './0015-database-bindings-private-network.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
-export const systemMigrations: readonly Migration[] = [m0001Projects, m0002Identity, m0003UsersEmailTrusted, m0004Collections, m0005ImportJobs, m0006StructureJobs, m0007Files, m0008StorageConnections, m0013AuthTokensByUser]
+export const systemMigrations: readonly Migration[] = [
+  m0001Projects,
+  m0002Identity,
+  m0003UsersEmailTrusted,
+  m0004Collections,
+  m0005ImportJobs,
+  m0006StructureJobs,
+  m0007Files,
+  m0008StorageConnections,
+  m0013AuthTokensByUser,
+  m0015DatabaseBindingsPrivateNetwork,
+]

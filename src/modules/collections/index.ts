@@ -1,6 +1,7 @@
 export { searchCondition, searchableFields } from './search-index.js'
 export { systemColumns } from './definition/index.js'
 export { fieldTypeOf, FieldValueError, type FieldDef, type FieldTypeName } from './field-types/index.js'
+export { jsonDepthLimit, jsonProblem } from './field-types/json-value.js'
 export { createCollectionsService, type Collection, type CollectionsService, type ColumnStatus, type FieldChangeHooks, type StorageType } from './service.js'
 export * as structures from './field-types/structure.js'
 export { collectionsRoutes } from './routes.js'

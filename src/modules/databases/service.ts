@@ -6,6 +6,8 @@ import type { SecretBox } from '../../lib/crypto/index.js'
 import { MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
+import type { Logger } from '../../lib/log.js'
+import { isBlockedAddressError } from '../../lib/outbound/index.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
@@ -43,7 +45,14 @@ export interface DatabasesDeps {
   dataDir: string
   collections: Pick<CollectionsService, 'list' | 'forget'>
   access: Pick<AccessService, 'dropGrantsOn'>
+  log: Logger
+  /** ALLOW_PRIVATE_NETWORK: every binding may reach loopback, private and link-local addresses. */
+  allowPrivateNetwork: boolean
 }
+
+/** The one answer to any failure to open a new binding: it must not tell a closed port from an open one. */
+const unopenable = () =>
+  new AppError('invalid_request', 'The database could not be opened; check the URL, the credentials and that the server is reachable from this server')
 
 export function createDatabasesService(deps: DatabasesDeps) {
   const store = createDatabasesStore(deps.systemDb)
@@ -72,8 +81,13 @@ export function createDatabasesService(deps: DatabasesDeps) {
     },
 
     /**
-     * Registers a database and proves it can be opened before answering. Throws invalid_request (shape,
-     * unreachable server), already_exists (name).
+     * Registers a database and proves it can be opened before answering. A PostgreSQL server that is, or
+     * resolves to, a loopback, private or link-local address needs a super_admin or ALLOW_PRIVATE_NETWORK
+     * (forbidden, and nothing is contacted); the binding remembers that a super_admin vouched for it, and
+     * every later connection of one that may not reach such addresses is checked on its socket. Any other
+     * failure to open answers the same invalid_request whatever the reason (closed port, not PostgreSQL,
+     * credentials, unknown database, DNS, timeout); the reason goes to the log without the password.
+     * Throws invalid_request (shape, could not be opened), forbidden (private address), already_exists (name).
      */
     async create(actor: Principal, projectId: string, input: { name: string; kind: 'sqlite' | 'postgres'; url?: string }): Promise<DatabaseBinding> {
       if (input.kind === 'postgres' && !input.url) throw new AppError('invalid_request', 'A postgres database needs a url (postgres://…)')
@@ -84,6 +98,7 @@ export function createDatabasesService(deps: DatabasesDeps) {
         name: input.name,
         kind: input.kind,
         url_sealed: input.url ? deps.box.seal(input.url) : null,
+        private_network: actor.superAdmin,
         created_at: deps.clock.seconds(),
       }
       try {
@@ -97,9 +112,13 @@ export function createDatabasesService(deps: DatabasesDeps) {
       } catch (err) {
         await store.delete(row.id)
         await deps.registry().release(projectId, row.id)
-        throw new AppError('invalid_request', 'The database could not be opened; check the URL and that the server is reachable', {
-          reason: isAppError(err) ? err.code : 'unreachable',
-        })
+        if (isBlockedAddressError(err)) {
+          throw new AppError('forbidden', 'The database server is on a loopback, private or link-local address; only a super_admin may register it (or the server runs with ALLOW_PRIVATE_NETWORK)', {
+            fields: ['url'],
+          })
+        }
+        deps.log.warn({ databaseName: row.name, location: withoutCredentials(input.url ?? ''), cause: failureOf(err, input.url ?? '') }, 'database binding could not be opened')
+        throw unopenable()
       }
       await deps.audit.record({ projectId, action: 'database.created', actor, target: { type: 'database', id: row.id }, details: { name: row.name, kind: row.kind } })
       return toBinding(row)
@@ -163,7 +182,7 @@ export function createDatabasesService(deps: DatabasesDeps) {
       const row = await store.byId(id)
       if (!row || row.project_id !== projectId) return null
       if (row.kind === 'sqlite') return { id: row.id, kind: 'sqlite' }
-      return { id: row.id, kind: 'postgres', url: deps.box.open(row.url_sealed ?? '') }
+      return { id: row.id, kind: 'postgres', url: deps.box.open(row.url_sealed ?? ''), privateNetwork: Boolean(row.private_network) || deps.allowPrivateNetwork }
     },
   }
 }
@@ -176,5 +195,29 @@ function withoutCredentials(url: string): string {
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
   } catch {
     return 'postgres://'
+  }
+}
+
+/** The driver's code and message behind a failure to open, for the log; the URL's password is cut out. */
+function failureOf(err: unknown, url: string): { code: string | null; message: string } {
+  let e = err
+  while (isAppError(e) && e.cause !== undefined) e = e.cause
+  const { code, message } = (typeof e === 'object' && e !== null ? e : {}) as { code?: unknown; message?: unknown }
+  let text = typeof message === 'string' ? message : String(e)
+  let password = ''
+  try {
+    password = new URL(url).password
+  } catch {
+    // Not a URL: the route only lets postgres:// URLs through, so there is no password to find.
+  }
+  for (const secret of new Set([password, safeDecode(password)])) if (secret) text = text.split(secret).join('***')
+  return { code: typeof code === 'string' ? code : null, message: text.slice(0, 500) }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
   }
 }

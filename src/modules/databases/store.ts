@@ -6,6 +6,8 @@ export interface BindingRow {
   name: string
   kind: string
   url_sealed: string | null
+  /** May connect to loopback, private and link-local addresses (a super_admin registered it). */
+  private_network: boolean | number
   created_at: number
 }
 

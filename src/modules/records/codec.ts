@@ -64,6 +64,13 @@ export function isJsonField(def: FieldDef): boolean {
   return fieldTypeOf(def.type).valueKind(def) === 'json'
 }
 
+/**
+ * The most a JSON-valued field (json, geo, multi_enum, translatable text) stores, serialised as UTF-8.
+ * A body is bounded by MAX_BODY_BYTES, but `$push` grows a field request by request; without a bound it
+ * would grow until a database limit fails the write, and every read and write of the record carries it.
+ */
+export const jsonValueBytesLimit = 8 * 1024 * 1024
+
 /** Validates one incoming value of a field and returns what the column stores; FieldValueError becomes AppError. */
 export function writeValue(def: FieldDef, value: unknown): unknown {
   if (value === null) {
@@ -74,7 +81,12 @@ export function writeValue(def: FieldDef, value: unknown): unknown {
     const stored = fieldTypeOf(def.type).write(value, def)
     // PostgreSQL text and jsonb cannot hold U+0000 (a database error there); refused on both dialects alike.
     if (holdsNul(stored)) throw new AppError('invalid_field', `Field "${def.name}" must not contain the character U+0000`, { field: def.name })
-    return isJsonField(def) ? JSON.stringify(stored) : stored
+    if (!isJsonField(def)) return stored
+    const text = JSON.stringify(stored)
+    if (text.length > jsonValueBytesLimit / 3 && Buffer.byteLength(text) > jsonValueBytesLimit) {
+      throw new AppError('invalid_field', `Field "${def.name}" would hold more than ${jsonValueBytesLimit / 1_048_576} MiB of JSON (${jsonValueBytesLimit} bytes)`, { field: def.name, limit: jsonValueBytesLimit })
+    }
+    return text
   } catch (err) {
     // The type's details (the rule broken, a structure path) stay; the field is named as the API knows it.
     if (err instanceof FieldValueError) throw new AppError(err.code, err.message, { ...err.details, field: def.name })

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import { AppError } from '../../lib/errors.js'
+import { jsonProblem } from '../collections/index.js'
 
 export const jsonOperators = ['$set', '$push', '$pull', '$unset'] as const
 export type JsonOperator = (typeof jsonOperators)[number]
@@ -14,6 +15,17 @@ export function operatorPath(path: string): [string, ...string[]] {
     throw new AppError('invalid_request', `"${path.slice(0, 100)}" is not a field path (field.key.key…)`)
   }
   return parts as [string, ...string[]]
+}
+
+/**
+ * Refuses an operand that is not plain JSON (nested deeper than the field may hold, …) before anything
+ * copies or compares it: structuredClone and isDeepStrictEqual recurse, and a value nested thousands of
+ * levels deep overflows the stack (a 500 before this check). `$unset` takes no value. Throws invalid_field.
+ */
+export function checkOperand(op: JsonOperator, path: readonly string[], value: unknown): void {
+  if (op === '$unset') return
+  const problem = jsonProblem(value)
+  if (problem) throw new AppError('invalid_field', `${op}: the value for "${path.join('.')}" must be plain JSON (${problem})`, { field: path[0] })
 }
 
 function clone<T>(value: T): T {

@@ -5,7 +5,7 @@ import { fieldTypeOf } from '../collections/index.js'
 import { alwaysReadable, readValue, writeValue } from './codec.js'
 import type { Opened, Opener, RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
-import { applyOperator, jsonOperators, operatorPath, type JsonOperator } from './json-ops.js'
+import { applyOperator, checkOperand, jsonOperators, operatorPath, type JsonOperator } from './json-ops.js'
 import { both } from './list.js'
 import { assertAllowed, assertInScope, inLocale, newRow, writableField } from './new-row.js'
 import { fullRecord } from './present.js'
@@ -69,6 +69,7 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
             const parsed = operatorPath(path)
             const def = writableField(opened, parsed[0])
             if (fieldTypeOf(def.type).valueKind(def) !== 'json') throw new AppError('invalid_request', `${key}: "${def.name}" is not a JSON field`, { field: def.name })
+            checkOperand(key as JsonOperator, parsed, operand)
             operations.push({ op: key as JsonOperator, path: parsed, value: operand })
           }
         } else if (!alwaysReadable.has(key)) {

@@ -42,7 +42,7 @@ describe('describeFailure', () => {
 
 describe('createS3Probe without ALLOW_PRIVATE_NETWORK', () => {
   const probe = createS3Probe({ allowPrivateNetwork: false })
-  for (const endpoint of ['http://127.0.0.1:1', 'http://[::1]:1', 'http://169.254.169.254', 'http://localhost:1']) {
+  for (const endpoint of ['http://127.0.0.1:1', 'http://[::1]:1', 'http://169.254.169.254', 'http://localhost:1', 'http://[::ffff:0:127.0.0.1]:1', 'http://[2002:7f00:1::]:1']) {
     it(`refuses ${endpoint} before connecting`, async () => {
       expect(await probe(target(endpoint))).toMatchObject({ success: false, reason: 'blocked_address' })
     })

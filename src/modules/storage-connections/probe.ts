@@ -1,7 +1,6 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-import { isIP } from 'node:net'
-import { guardedLookup, isBlockedAddress, isBlockedAddressError, isLoopbackName } from './outbound.js'
+import { guardedLookup, isBlockedAddressError, isBlockedHost } from '../../lib/outbound/index.js'
 
 /** Where and as whom a connection reaches its bucket. Holds the plaintext secret: never sent out or logged. */
 export interface S3Target {
@@ -69,9 +68,8 @@ export function createS3Probe(options: ProbeOptions): Probe {
   const timeoutMs = options.timeoutMs ?? 10_000
   return async (target) => {
     const url = new URL(target.endpoint)
-    const host = url.hostname.replace(/^\[|\]$/g, '')
     // A literal address never goes through DNS, so the socket's lookup guard would not see it.
-    if (!options.allowPrivateNetwork && ((isIP(host) !== 0 && isBlockedAddress(host)) || isLoopbackName(host))) return failure('blocked_address')
+    if (!options.allowPrivateNetwork && isBlockedHost(url.hostname)) return failure('blocked_address')
     const agentOptions = { keepAlive: false, ...(options.allowPrivateNetwork ? {} : { lookup: guardedLookup }) }
     const httpAgent = new HttpAgent(agentOptions)
     const httpsAgent = new HttpsAgent(agentOptions)
@@ -128,7 +126,7 @@ function failure(reason: ProbeFailure, remoteStatus: number | null = null, remot
 /** Maps whatever the SDK or the socket threw onto a reason; only vetted fields leave. */
 export function describeFailure(err: unknown): ProbeResult {
   const e = (typeof err === 'object' && err !== null ? err : {}) as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: unknown }; cause?: unknown }
-  if (isBlockedAddressError(err) || isBlockedAddressError(e.cause)) return failure('blocked_address')
+  if (isBlockedAddressError(err)) return failure('blocked_address')
   const status = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : null
   const name = typeof e.name === 'string' ? e.name : ''
   const code = typeof e.code === 'string' ? e.code : typeof (e.cause as { code?: unknown } | undefined)?.code === 'string' ? (e.cause as { code: string }).code : ''

@@ -1,13 +1,12 @@
-import { isIP } from 'node:net'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { SecretBox } from '../../lib/crypto/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
+import { isBlockedHost } from '../../lib/outbound/index.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AuditService } from '../audit/index.js'
-import { isBlockedAddress, isLoopbackName } from './outbound.js'
 import type { Probe, ProbeResult, S3Target } from './probe.js'
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas.js'
 import { createStorageConnectionsStore, type StorageConnectionChanges, type StorageConnectionRow } from './store.js'
@@ -60,8 +59,7 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
   /** The endpoint as stored (no trailing slash), refused when it names an address this server may not reach. */
   function checkedEndpoint(value: string): string {
     const url = new URL(value)
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    if (!deps.allowPrivateNetwork && ((isIP(host) !== 0 && isBlockedAddress(host)) || isLoopbackName(host))) {
+    if (!deps.allowPrivateNetwork && isBlockedHost(url.hostname)) {
       throw new AppError('invalid_request', 'endpoint: loopback, private and link-local addresses are refused (set ALLOW_PRIVATE_NETWORK=true to allow them)', {
         fields: ['endpoint'],
       })
