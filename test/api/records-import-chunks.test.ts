@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ImportPacePoint } from '../../src/modules/records/index.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
+import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 import { startSibling } from '../support/sibling.js'
 import { createCollection, expectError, freshName } from './records-fixtures.js'
 
@@ -197,6 +198,42 @@ describe('a crash between a chunk’s commit and its answer (item 18)', () => {
     expect(await storedNs(name)).toEqual(range(1, 5))
     expect(await job(name, jobId)).toMatchObject({ status: 'complete', imported: 5, chunks: 1 })
   })
+})
+
+describe('a remote collection: the job’s ledger is in the binding’s database, beside the rows', () => {
+  let pgTarget: { url: string; drop: () => Promise<void> } | null = null
+  beforeAll(async () => {
+    if (testDatabaseUrl()) pgTarget = await createTestDatabase(testDatabaseUrl()!)
+  })
+  afterAll(async () => {
+    await pgTarget?.drop()
+  })
+  const kinds = [
+    { kind: 'sqlite', enabled: () => true, body: () => ({ kind: 'sqlite' }) },
+    { kind: 'postgres', enabled: () => testDatabaseUrl() !== null, body: () => ({ kind: 'postgres', url: pgTarget!.url }) },
+  ]
+  for (const { kind, enabled, body } of kinds) {
+    it.runIf(enabled())(`on a ${kind} binding: a crash after the commit loses no count, the resent chunk is recognised`, async () => {
+      const binding = await server.request('POST', '/api/v1/databases', { token: owner.token, body: { name: freshName(`ledger_${kind}`), ...body() } })
+      expect(binding.status, binding.text).toBe(201)
+      const databaseId = binding.body.data.id
+      const name = await createCollection(server, owner.token, freshName('remote'), fields, { storageType: 'remote', databaseId })
+      const jobId = await startJob(name)
+      const chunk = ndjsonOf(1, 20)
+      trap.fail('committed')
+      expectError(await sendChunk(server, name, jobId, chunk), 500, 'internal')
+      expect(await job(name, jobId)).toMatchObject({ imported: 20, chunks: 1 })
+      expect((await sendChunk(server, name, jobId, chunk)).headers.get('idempotent-replayed')).toBe('true')
+      expect(await storedNs(name)).toEqual(range(1, 20))
+      expect((await finalize(name, jobId)).body).toMatchObject({ status: 'complete', imported: 20, chunks: 1 })
+
+      const there = await server.app.registry.get(server.app.defaultProject.id, databaseId)
+      const held = await there.db.selectFrom('_plinth_import_chunks').select(['seq']).where('job_id', '=', jobId).execute()
+      expect(held).toEqual([{ seq: 1 }])
+      const entry = await there.db.selectFrom('_plinth_import_jobs').select(['status', 'imported']).where('job_id', '=', jobId).executeTakeFirst()
+      expect(entry).toMatchObject({ status: 'complete', imported: 20 })
+    })
+  }
 })
 
 describe('a chunk racing finalize (item 19)', () => {
