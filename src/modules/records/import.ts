@@ -294,12 +294,12 @@ export function createRecordImporter(deps: ImportDeps) {
         chunk = outcome([])
       }
       await deps.pace?.('committed')
-      if (target) await deps.jobs.touched(target.job)
       const at = deps.clock.seconds()
       const actor = { kind: principal.kind, userId: principal.userId }
       for (const row of stored) {
         deps.events.emit('record.create', { projectId: opened.collection.projectId, collection: opened.collection.name, before: null, after: fullRecord(opened.shape, row), actor, at })
       }
+      if (target) await deps.jobs.touched(target.job)
       const { imported, failed, total } = chunk
       return {
         imported,
