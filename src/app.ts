@@ -34,7 +34,7 @@ import { createDatabasesService, databasesRoutes, type DatabasesService } from '
 import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
 import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService } from './modules/records/index.js'
 import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes } from './modules/records/index.js'
-import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes } from './modules/records/index.js'
+import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes, type ImportPacePoint } from './modules/records/index.js'
 import { createFileReferences, type ReadableFiles } from './modules/records/index.js'
 import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
 import { capabilityTokensRoutes, createCapabilityTokensService } from './modules/capability-tokens/index.js'
@@ -52,6 +52,8 @@ export interface AppOptions {
   clock?: Clock
   /** Awaited before every batch of a background structure scan or repair job; tests hold jobs mid-run with it. */
   structureJobPace?: () => Promise<void>
+  /** Awaited at fixed points of every NDJSON import write; tests hold or fail a chunk there (crash, race). */
+  importPace?: (point: ImportPacePoint) => Promise<void>
   /** Realtime stream tuning (heartbeat interval, slow-client buffer cap); tests shorten them. */
   realtime?: RealtimeOptions
   /** Wraps the object storage the files module uses; tests inject storage faults with it. */
@@ -258,7 +260,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     closers.unshift(() => importJobs.close())
     const exchange = {
       exporter: createRecordExporter({ open: records.open, log }),
-      importer: createRecordImporter({ open: records.open, hooks: records.hooks, events, jobs: importJobs, clock }),
+      importer: createRecordImporter({ open: records.open, hooks: records.hooks, events, jobs: importJobs, clock, pace: options.importPace }),
       jobs: importJobs,
     }
 

@@ -468,8 +468,9 @@ describe('import jobs', () => {
   it('keeps the first 100 errors of a job', async () => {
     const name = await createCollection(server, owner.token, freshName('joberrors'), itemFields)
     const job = await startJob(name, owner.token)
-    const bad = Array.from({ length: 70 }, () => JSON.stringify({ count: 1 })).join('\n')
-    for (let i = 0; i < 2; i++) expect((await sendNdjson(name, bad, owner.token, { jobId: job.jobId })).body.failed).toBe(70)
+    // Two different chunks (the same body twice would be one chunk sent again).
+    const bad = (chunk: number) => Array.from({ length: 70 }, () => JSON.stringify({ count: chunk })).join('\n')
+    for (let i = 0; i < 2; i++) expect((await sendNdjson(name, bad(i), owner.token, { jobId: job.jobId })).body.failed).toBe(70)
     const reply = await server.request('GET', jobs(name, `/${job.jobId}`), { token: owner.token })
     expect(reply.body).toMatchObject({ failed: 140, chunks: 2 })
     expect(reply.body.errors).toHaveLength(100)

@@ -31,6 +31,11 @@ export interface TestServer {
   readonly logs: string[]
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>
   stop(): Promise<void>
+  /**
+   * Stops this instance without cleaning up and starts a new one on the same DATA_DIR, database and
+   * settings (a new port): what a restart after a crash sees. Use the returned server from then on.
+   */
+  restart(): Promise<TestServer>
 }
 
 /**
@@ -52,10 +57,15 @@ export type TestAppOptions = Omit<AppOptions, 'logDestination'>
 
 /**
  * Boots one instance with these settings on top of the test defaults; `cleanup` runs after it stops (or
- * fails to start). Every instance gets its own DATA_DIR, port and captured log.
+ * fails to start). Every instance gets its own port and captured log, and its own DATA_DIR unless `dataDir`
+ * names one (a restart).
  */
-export async function boot(env: Record<string, string>, cleanup: () => Promise<void> = async () => {}, options: TestAppOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-'))
+export async function boot(
+  env: Record<string, string>,
+  cleanup: () => Promise<void> = async () => {},
+  options: TestAppOptions = {},
+  dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-')),
+): Promise<TestServer> {
   const logs: string[] = []
   let app: Plinth | undefined
   let running: RunningServer | undefined
@@ -97,6 +107,13 @@ export async function boot(env: Record<string, string>, cleanup: () => Promise<v
       await started.app.close()
       await cleanup()
       rmSync(dataDir, { recursive: true, force: true })
+    },
+    async restart() {
+      if (stopped) throw new Error('This server has stopped; restart the one that replaced it')
+      stopped = true
+      await started.running.stop(1000)
+      await started.app.close()
+      return boot(env, cleanup, options, dataDir)
     },
   }
 }

@@ -64,13 +64,23 @@ const importNdjson = defineRoute({
     params: Params,
     query: z.object({
       dryRun: queryFlag.optional().openapi({ description: 'Validate every line, write nothing' }),
-      jobId: z.string().min(1).max(64).optional().openapi({ description: 'Add this chunk to an import job of yours' }),
+      jobId: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .openapi({ description: 'Add this chunk to an import job of yours. The job holds each chunk once: the same body sent again is answered as the first time' }),
       locale: z.string().max(40).optional(),
     }),
     body: { required: true, content: { 'application/x-ndjson': { schema: z.string().openapi({ description: 'One JSON object per line' }) } } },
   },
   responses: {
-    200: jsonContent(ImportResultSchema, 'What was stored, and each refused line'),
+    200: {
+      ...jsonContent(ImportResultSchema, 'What was stored, and each refused line'),
+      headers: z.object({
+        'Idempotent-Replayed': z.literal('true').optional().openapi({ description: 'The job held this chunk already (the same body sent again): its first outcome, nothing written now' }),
+      }),
+    },
     ...errorResponses(...baseErrors, 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type'),
   },
 })
@@ -119,7 +129,9 @@ export function recordExchangeRoutes(deps: { exporter: RecordExporter; importer:
       throw new AppError('unsupported_media_type', 'Send Content-Type: application/x-ndjson, one JSON object per line')
     }
     const { dryRun, jobId, locale } = c.req.valid('query')
-    const result = await deps.importer.run(principalOf(c), c.req.valid('param').name, await c.req.text(), { dryRun: dryRun ?? false, jobId, locale })
+    const { replayed, ...result } = await deps.importer.run(principalOf(c), c.req.valid('param').name, await c.req.text(), { dryRun: dryRun ?? false, jobId, locale })
+    // A chunk the job held already: its first outcome, as payment APIs mark a replayed idempotent request.
+    if (replayed) c.header('Idempotent-Replayed', 'true')
     return c.json(result, 200)
   })
   router.openapi(createJob, async (c) => {

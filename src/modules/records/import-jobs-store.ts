@@ -1,12 +1,18 @@
 import type { Kysely } from 'kysely'
 
+/**
+ * Who a job belongs to, which collection it fills, and when it expires. Its status and tallies live in the
+ * import ledger, beside the rows (import-ledger-store.ts); the columns below hold them as they stood when
+ * the job was made, and seed its ledger entry (a job started before the ledger existed carries on).
+ */
 export interface ImportJobRow {
   id: string
   project_id: string
   collection: string
   owner: string
-  status: string
   total: number
+  /** Seeds only (see above): never updated once the job has a ledger entry. */
+  status: string
   imported: number
   failed: number
   chunks: number
@@ -18,14 +24,6 @@ export interface ImportJobRow {
 }
 
 type Tables = { record_import_jobs: ImportJobRow }
-
-/** What one chunk adds to a job's tallies. */
-export interface ChunkTally {
-  imported: number
-  failed: number
-  updatedAt: number
-  expiresAt: number
-}
 
 /** SQL for `record_import_jobs` (system database); the records module is its only owner. */
 export function createImportJobsStore(systemDb: Kysely<any>) {
@@ -47,35 +45,9 @@ export function createImportJobsStore(systemDb: Kysely<any>) {
         .executeTakeFirst()
     },
 
-    /** Adds a chunk to a pending job (counts in the UPDATE itself); returns the job after, or undefined. */
-    async addChunk(id: string, tally: ChunkTally): Promise<ImportJobRow | undefined> {
-      return db
-        .updateTable('record_import_jobs')
-        .set((eb) => ({
-          imported: eb('imported', '+', tally.imported),
-          failed: eb('failed', '+', tally.failed),
-          chunks: eb('chunks', '+', 1),
-          updated_at: tally.updatedAt,
-          expires_at: tally.expiresAt,
-        }))
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .returningAll()
-        .executeTakeFirst()
-    },
-
-    async setErrors(id: string, errors: string): Promise<void> {
-      await db.updateTable('record_import_jobs').set({ errors }).where('id', '=', id).execute()
-    },
-
-    /** Marks a job complete; returns it after, or undefined when it is no longer there. */
-    async complete(id: string, updatedAt: number, expiresAt: number): Promise<ImportJobRow | undefined> {
-      return db
-        .updateTable('record_import_jobs')
-        .set({ status: 'complete', updated_at: updatedAt, expires_at: expiresAt })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst()
+    /** Records a change of the job (a chunk, finalize): its expiry moves on. */
+    async touch(id: string, updatedAt: number, expiresAt: number): Promise<void> {
+      await db.updateTable('record_import_jobs').set({ updated_at: updatedAt, expires_at: expiresAt }).where('id', '=', id).execute()
     },
 
     /** Deletes every expired job (of every project); returns how many. */

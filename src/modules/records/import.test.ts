@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { ndjsonLines } from './import.js'
+import { chunkKey, ndjsonLines } from './import.js'
 
-// Splitting an NDJSON body: non-empty lines, numbered as they stand in the body, at most `limit`.
+// Splitting an NDJSON body: non-empty lines, numbered as they stand in the body, at most `limit`. A chunk's
+// identity within its job: the same request again is the same chunk, any other body or locale is another.
 
 describe('ndjsonLines', () => {
   const rows: [string, string, number, { line: number; text: string }[], boolean][] = [
@@ -19,4 +20,16 @@ describe('ndjsonLines', () => {
   for (const [name, body, limit, lines, truncated] of rows) {
     it(name, () => expect(ndjsonLines(body, limit)).toEqual({ lines, truncated }))
   }
+})
+
+describe('chunkKey', () => {
+  const key = chunkKey('{"a":1}\n{"b":2}', undefined)
+  it('is the same for the same body and locale', () => expect(chunkKey('{"a":1}\n{"b":2}', undefined)).toBe(key))
+  it('is a SHA-256 in hex', () => expect(key).toMatch(/^[0-9a-f]{64}$/))
+  const others: [string, string, string | undefined][] = [
+    ['another line order', '{"b":2}\n{"a":1}', undefined],
+    ['a trailing newline', '{"a":1}\n{"b":2}\n', undefined],
+    ['a locale', '{"a":1}\n{"b":2}', 'fr'],
+  ]
+  for (const [name, body, locale] of others) it(`differs with ${name}`, () => expect(chunkKey(body, locale)).not.toBe(key))
 })

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
@@ -8,7 +10,7 @@ import { isJsonField } from './codec.js'
 import type { Opened, Opener } from './context.js'
 import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
 import { enrich } from './expand.js'
-import type { ImportJobs, ImportLineError } from './import-jobs.js'
+import type { ImportJobs, ImportLineError, LandedChunk } from './import-jobs.js'
 import { fullRecord, present } from './present.js'
 import { newRow } from './new-row.js'
 import { missingReferences, missingReferencesError } from './references.js'
@@ -30,6 +32,11 @@ export interface ImportResult {
   staleSearchIndexes: string[]
 }
 
+/** What `run` answers: the result, and whether it is a held chunk's first outcome (nothing was written now). */
+export interface ImportAnswer extends ImportResult {
+  replayed: boolean
+}
+
 export interface ImportOptions {
   dryRun: boolean
   /** Attributes the chunk to an import job of the caller. */
@@ -43,7 +50,12 @@ export interface ImportDeps {
   events: EventBus<RecordEvents>
   jobs: ImportJobs
   clock: Clock
+  /** Test hook awaited at three points of a write (AppOptions.importPace); none in production. */
+  pace?: (point: ImportPacePoint) => Promise<void>
 }
+
+/** Where a write may be held: lines checked (nothing written), rows written (not committed), committed. */
+export type ImportPacePoint = 'validated' | 'written' | 'committed'
 
 interface Line {
   line: number
@@ -76,6 +88,14 @@ export function ndjsonLines(body: string, limit: number): { lines: Line[]; trunc
     lines.push({ line: number, text })
   }
   return { lines, truncated: false }
+}
+
+/**
+ * What identifies a chunk within its job: the SHA-256 of its body and locale, so the same request sent
+ * again (a retry after a timeout or a crash) is recognised without the client doing anything.
+ */
+export function chunkKey(body: string, locale: string | undefined): string {
+  return createHash('sha256').update(`${locale ?? ''}\n`).update(body).digest('hex')
 }
 
 /** One line as a JSON object. Throws invalid_request. */
@@ -165,19 +185,28 @@ export function createRecordImporter(deps: ImportDeps) {
     return kept
   }
 
-  /** Stores the rows in one transaction; when the database refuses one (a race), again one by one. */
-  async function store(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Row[]> {
+  /**
+   * Stores the rows inside the caller's transaction. When the database refuses one (a race), the batch is
+   * undone to its savepoint and written again one row at a time, so only the refused rows fail.
+   */
+  async function writeRows(trx: Kysely<any>, opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Row[]> {
+    if (candidates.length === 0) return []
     const inserter = inserterFor(opened)
     const columns = Object.keys(candidates[0]!.row)
     const rows = candidates.map((c) => c.row)
+    await sql`savepoint plinth_import_batch`.execute(trx)
     try {
-      return await opened.handle.db.transaction().execute((trx) => inserter.insert(trx, columns, rows))
+      const stored = await inserter.insert(trx, columns, rows)
+      await sql`release savepoint plinth_import_batch`.execute(trx)
+      return stored
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err
+      await sql`rollback to savepoint plinth_import_batch`.execute(trx)
+      await sql`release savepoint plinth_import_batch`.execute(trx)
     }
     // Something the checks could not see (another writer took a unique value meanwhile, a JSON unique
     // field): each row in its own savepoint, so one refusal leaves the others in.
-    const outcomes = await opened.handle.db.transaction().execute((trx) => inserter.insertEach(trx, columns, rows))
+    const outcomes = await inserter.insertEach(trx, columns, rows)
     const stored: Row[] = []
     outcomes.forEach((outcome, i) => {
       if (outcome instanceof AppError) errors.push(lineError(candidates[i]!.line, outcome))
@@ -201,15 +230,27 @@ export function createRecordImporter(deps: ImportDeps) {
     return records
   }
 
+  /** The answer to a chunk its job holds already: its first outcome, the records as they are now. */
+  async function heldResult(principal: Principal, opened: Opened, chunk: LandedChunk): Promise<ImportAnswer> {
+    const rows = new Map((await opened.store.byIds(chunk.ids, null)).map((row) => [String(row.id), row]))
+    const stored = chunk.ids.map((id) => rows.get(id)).filter((row): row is Row => row !== undefined)
+    const { imported, failed, total, truncated, errors } = chunk
+    return { imported, failed, total, truncated, records: await presentStored(principal, opened, stored), errors, staleSearchIndexes: [], replayed: true }
+  }
+
   return {
     /**
-     * Imports up to 1000 records from an NDJSON body. Refused lines are reported, not thrown. Throws
+     * Imports up to 1000 records from an NDJSON body. Refused lines are reported, not thrown. With a job,
+     * the chunk lands in it atomically with its rows; a chunk the job holds already (the same request
+     * again, e.g. after a timeout) is answered as it was the first time and writes nothing. Throws
      * invalid_request (no record in the body), collection_not_found, forbidden, unauthorized, and for a
-     * job not_found or conflict.
+     * job not_found or conflict (complete: nothing written).
      */
-    async run(principal: Principal, name: string, body: string, options: ImportOptions): Promise<ImportResult> {
+    async run(principal: Principal, name: string, body: string, options: ImportOptions): Promise<ImportAnswer> {
       const opened = await deps.open(principal, name, 'create', options.locale)
-      const job = options.jobId === undefined ? null : await deps.jobs.pendingFor(principal, name, options.jobId)
+      const key = options.jobId === undefined || options.dryRun ? null : chunkKey(body, options.locale)
+      const target = options.jobId === undefined ? null : await deps.jobs.target(principal, name, options.jobId, key)
+      if (target?.held) return heldResult(principal, opened, target.held)
       const { lines, truncated } = ndjsonLines(body, importLimits.records)
       if (lines.length === 0) throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
 
@@ -225,30 +266,52 @@ export function createRecordImporter(deps: ImportDeps) {
       }
       candidates = await refuseMissingReferences(opened, candidates, errors)
       candidates = await refuseTaken(opened, candidates, errors)
+      await deps.pace?.('validated')
 
-      let stored: Row[] = []
-      if (!options.dryRun && candidates.length > 0) {
-        stored = await store(opened, candidates, errors)
-        const at = deps.clock.seconds()
-        const actor = { kind: principal.kind, userId: principal.userId }
-        for (const row of stored) {
-          deps.events.emit('record.create', { projectId: opened.collection.projectId, collection: opened.collection.name, before: null, after: fullRecord(opened.shape, row), actor, at })
-        }
+      const outcome = (stored: Row[]): LandedChunk => {
+        errors.sort((a, b) => a.line - b.line)
+        return { imported: stored.length, failed: errors.length, total: lines.length, truncated, errors, ids: stored.map((row) => String(row.id)) }
       }
-      errors.sort((a, b) => a.line - b.line)
-      const imported = options.dryRun ? candidates.length : stored.length
-      const result: ImportResult = {
+      if (options.dryRun) {
+        const { failed, total, errors: refused } = outcome([])
+        return { imported: candidates.length, failed, total, truncated, records: [], errors: refused, staleSearchIndexes: [], replayed: false }
+      }
+      let stored: Row[] = []
+      const write = async (trx: Kysely<any>): Promise<LandedChunk> => {
+        stored = await writeRows(trx, opened, candidates, errors)
+        await deps.pace?.('written')
+        return outcome(stored)
+      }
+      let chunk: LandedChunk
+      if (target && key !== null) {
+        const landed = await deps.jobs.land(opened, target.job, key, write)
+        // The same chunk, sent twice at once, landed first from the other request.
+        if (landed.held) return heldResult(principal, opened, landed.chunk)
+        chunk = landed.chunk
+      } else if (candidates.length > 0) {
+        chunk = await opened.handle.db.transaction().execute(write)
+      } else {
+        chunk = outcome([])
+      }
+      await deps.pace?.('committed')
+      const at = deps.clock.seconds()
+      const actor = { kind: principal.kind, userId: principal.userId }
+      for (const row of stored) {
+        deps.events.emit('record.create', { projectId: opened.collection.projectId, collection: opened.collection.name, before: null, after: fullRecord(opened.shape, row), actor, at })
+      }
+      if (target) await deps.jobs.touched(target.job)
+      const { imported, failed, total } = chunk
+      return {
         imported,
-        failed: errors.length,
-        total: lines.length,
+        failed,
+        total,
         truncated,
-        records: options.dryRun ? [] : await presentStored(principal, opened, stored),
-        errors,
+        records: await presentStored(principal, opened, stored),
+        errors: chunk.errors,
         // Plinth compiles no cross-collection search indexes yet: none can go stale.
         staleSearchIndexes: [],
+        replayed: false,
       }
-      if (job && !options.dryRun) await deps.jobs.addChunk(job, result)
-      return result
     },
   }
 }
