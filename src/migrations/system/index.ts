@@ -7,6 +7,7 @@ import { m0005ImportJobs } from './0005-import-jobs.js'
 import { m0006StructureJobs } from './0006-structure-jobs.js'
 import { m0007Files } from './0007-files.js'
 import { m0008StorageConnections } from './0008-storage-connections.js'
+import { m0010FilesUploadKey } from './0010-files-upload-key.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
-export const systemMigrations: readonly Migration[] = [m0001Projects, m0002Identity, m0003UsersEmailTrusted, m0004Collections, m0005ImportJobs, m0006StructureJobs, m0007Files, m0008StorageConnections]
+export const systemMigrations: readonly Migration[] = [m0001Projects, m0002Identity, m0003UsersEmailTrusted, m0004Collections, m0005ImportJobs, m0006StructureJobs, m0007Files, m0008StorageConnections, m0010FilesUploadKey]

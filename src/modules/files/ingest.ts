@@ -133,6 +133,7 @@ export function createIngest(ctx: FilesContext) {
           created_at: now,
           updated_at: now,
           variants: emptyVariants(background ? 'pending' : 'none'),
+          upload_key: null,
         }
         await ctx.reserve(projectId, file.sizeBytes, (inTransaction) => inTransaction.insert(row))
         const wire = toWire(row)

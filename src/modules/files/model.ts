@@ -18,6 +18,11 @@ export interface FileRow {
   updated_at: number
   /** JSON of {@link VariantState}. */
   variants: string
+  /**
+   * The key the upload URL writes to (token uploads), kept after confirm until the URL is certainly dead;
+   * never served. Null for proxy uploads, once swept, and on rows reserved before uploads had a key of their own.
+   */
+  upload_key: string | null
 }
 
 export type Visibility = 'public' | 'private'
@@ -132,6 +137,14 @@ export function safeFilename(filename: string): string {
     safe = safe.slice(0, 120 - ext.length) + ext
   }
   return safe === '' ? 'file' : safe
+}
+
+/**
+ * Where an upload URL writes: a key of its own, outside `files/`, so bytes PUT through the URL again can
+ * never reach the key the confirmed file is served from (confirm-upload copies them there).
+ */
+export function uploadKey(projectId: string, id: string, filename: string): string {
+  return `projects/${projectId}/uploads/${id}/${safeFilename(filename)}`
 }
 
 export function originalKey(projectId: string, id: string, filename: string, revision?: string): string {
