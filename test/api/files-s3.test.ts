@@ -70,10 +70,10 @@ describe('files on an S3-compatible store', () => {
     expect((await server.request('POST', `${FILES}/confirm-upload/${id}`, { token: alice.token })).status).toBe(200)
 
     expect(await put('EVIL!')).toBe(200)
+    expect((await downloadVia(server, alice.token, id)).bytes.toString()).toBe('hello')
     const file = await metadata(server, alice.token, id)
     expect(file).toMatchObject({ status: 'complete', sha256: sha256(Buffer.from('hello')) })
     expect(file.r2Key).not.toBe(uploadKey)
-    expect((await downloadVia(server, alice.token, id)).bytes.toString()).toBe('hello')
     // The bytes sent again sit at the URL's own key only, which the sweep removes once the URL is dead.
     expect((await readAll(await server.app.storage.get(uploadKey))).toString()).toBe('EVIL!')
     await server.app.files.sweep()
