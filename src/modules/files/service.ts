@@ -114,7 +114,7 @@ export function createFilesService(deps: FilesDeps) {
       const served = copied ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)) : row.r2_key
       if (copied && !(await deps.storage.copy(row.upload_key!, served))) throw noBytes()
       let updated: FileRow | undefined
-      let background = false
+      let background: boolean
       try {
         const stored = await measure(ctx, served)
         if (!stored) throw noBytes()
