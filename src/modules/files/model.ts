@@ -64,6 +64,18 @@ export interface FileWire {
   variants: Record<string, { r2Key: string; width: number | null; height: number | null; sizeBytes: number; mimeType: string; source: 'server' | 'client' }>
 }
 
+/**
+ * The File object's properties only the server sets, on every route (docs/files.md § Server-owned fields).
+ * A body that describes a file (upload-token, and the form fields of upload, replace and variant) may carry
+ * them, in the File object's camelCase or the request bodies' snake_case, as when a client sends back a File
+ * it read: they are accepted whatever their value, ignored, and the stored values are what the API shows.
+ * Any other unknown property is still refused (400 invalid_request).
+ */
+export const serverOwnedFields = ['id', 'projectId', 'r2Key', 'sha256', 'uploadedBy', 'status', 'createdAt', 'updatedAt', 'variantStatus', 'variants'] as const
+
+/** Every spelling of the server-owned fields a client may send: `uploadedBy` and `uploaded_by`. */
+export const serverOwnedNames: readonly string[] = [...new Set(serverOwnedFields.flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]))]
+
 /** The collection name of files attached to no collection. */
 export const SYSTEM_COLLECTION = '__system'
 /** core-api § Limits. */
