@@ -66,7 +66,8 @@ export function createCleanup(ctx: FilesContext) {
     for (let page = 100; page === 100; ) {
       const held = await store.uploadKeysAcrossProjects(deps.clock.seconds() - uploadKeyKeptSeconds, 100)
       for (const row of held) {
-        await deps.storage.delete(row.upload_key!)
+        // Never the served object (a confirmed file's r2_key is its copy; kept as a guard).
+        if (row.upload_key !== row.r2_key) await deps.storage.delete(row.upload_key!)
         await store.dropUploadKey(row.project_id, row.id, row.upload_key!)
       }
       page = held.length
