@@ -78,6 +78,8 @@ export interface Plinth {
   readonly realtime: Realtime
   /** Object storage for files: the local disk, or an S3-compatible store (S3_*). */
   readonly storage: ObjectStorage
+  /** The files API in process (uploads, downloads, the cleanup sweep). */
+  readonly files: FilesService
   readonly http: OpenAPIHono<AppEnv>
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
   readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
@@ -336,6 +338,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       events,
       realtime,
       storage,
+      files,
       http,
       fetch: (request, env) => http.fetch(request, env),
       close: () => closeAll(closers, log),

@@ -46,11 +46,12 @@ describe('the token upload flow', () => {
     expect(Object.keys(token.body).sort()).toEqual(['id', 'r2Key', 'uploadUrl'])
     const { id, uploadUrl, r2Key } = token.body
     expect(id).toMatch(/^[0-9a-f]{32}$/)
-    expect(r2Key).toBe(`projects/${server.app.defaultProject.id}/files/${id}/Report_final_.pdf`)
+    // While pending, the bytes are where the upload URL writes; confirm copies them to the file's own key.
+    expect(r2Key).toBe(`projects/${server.app.defaultProject.id}/uploads/${id}/Report_final_.pdf`)
 
     // Before the bytes arrive: pending, not listed, no download, confirm refused.
     const pending = await metadata(server, alice.token, id)
-    expect(pending).toMatchObject({ id, status: 'pending', sha256: null })
+    expect(pending).toMatchObject({ id, r2Key, status: 'pending', sha256: null })
     expect((await server.request('GET', FILES, { token: alice.token })).body.data.map((f: { id: string }) => f.id)).not.toContain(id)
     expect((await server.request('GET', `${FILES}/download-token/${id}`, { token: alice.token })).status).toBe(404)
     const early = await server.request('POST', `${FILES}/confirm-upload/${id}`, { token: alice.token })
@@ -68,7 +69,7 @@ describe('the token upload flow', () => {
       id,
       projectId: server.app.defaultProject.id,
       collectionName: '__system',
-      r2Key,
+      r2Key: expect.stringMatching(new RegExp(`^projects/${server.app.defaultProject.id}/files/${id}/[0-9a-f]{12}/Report_final_\\.pdf$`)),
       filename: 'Report (final).pdf',
       mimeType: 'application/pdf',
       sizeBytes: bytes.length,

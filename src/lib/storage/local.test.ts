@@ -199,6 +199,33 @@ describe('local storage served by Plinth', () => {
       expect(await reply.json()).toMatchObject({ error: 'not_found' })
     })
 
+    it('409 conflict for a second PUT through one upload URL: the first bytes stay (single use)', async () => {
+      const key = freshKey()
+      const url = await storage.presignPut(key, { contentType: 'text/plain', sizeBytes: 5, expiresIn: 120 })
+      const put = (body: string) => fetch(url, { method: 'PUT', body, headers: { 'content-type': 'text/plain' } })
+      // A refused upload stores nothing, so it does not use the URL up.
+      expect((await put('hey')).status).toBe(400)
+      expect((await put('hello')).status).toBe(200)
+      const again = await put('EVIL!')
+      expect(again.status).toBe(409)
+      expect(await again.json()).toMatchObject({ error: 'conflict', message: expect.stringContaining('already used') })
+      expect((await readAll(await storage.get(key))).toString()).toBe('hello')
+      expect(leftovers()).toEqual([])
+    })
+
+    it('of two uploads racing through one URL, exactly one is kept and the other is 409', async () => {
+      const key = freshKey()
+      const first = randomBytes(2_000_000)
+      const second = randomBytes(2_000_000)
+      const url = await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: first.length, expiresIn: 120 })
+      const put = (body: Buffer) => fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      const replies = await Promise.all([put(first), put(second)])
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409])
+      const kept = sha256(await readAll(await storage.get(key)))
+      expect(kept).toBe(sha256(replies[0]!.status === 200 ? first : second))
+      expect(leftovers()).toEqual([])
+    })
+
     it('409 conflict when a key would also be a folder of keys', async () => {
       const key = freshKey()
       await storage.put(`${key}/child`, Buffer.from('x'), { contentType: 'text/plain' })

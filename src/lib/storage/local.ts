@@ -38,8 +38,9 @@ export interface LocalStorage extends ObjectStorage {
   authorize(method: 'GET' | 'PUT', query: SignedQuery): SignedGrant
   /**
    * Stores the body of a signed upload: exactly the signed size, of the signed type, written to a temp file
-   * and renamed into place, so a refused or broken upload leaves nothing. Throws payload_too_large
-   * (longer than signed), invalid_request (shorter, other or missing Content-Type), conflict (key collides).
+   * and renamed into place, so a refused or broken upload leaves nothing; only where no object is stored yet
+   * (an upload URL stores once). Throws payload_too_large (longer than signed), invalid_request (shorter,
+   * other or missing Content-Type), conflict (bytes already stored at the key, or the key collides).
    */
   receive(grant: PutGrant, body: Readable, request: { contentType: string | undefined; contentLength: number | undefined }): Promise<StoredObject>
   /** Opens an object to serve it, or null when absent. Throws invalid_request (bad key). */
@@ -67,9 +68,14 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   // The meta tree has the data tree's shape (same relative paths), so it collides exactly when the data would.
   const metaPathOf = (key: string) => resolve(metaRoot, checkKey(key))
 
-  /** Writes `body` to a temp file, then its meta, then renames it into place; nothing stays behind on failure. */
-  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined, keepBodyOpen = false): Promise<StoredObject> {
+  /**
+   * Writes `body` to a temp file, then its meta, then renames it into place; nothing stays behind on failure.
+   * `create` (a signed upload) stores only where nothing is: the key is claimed exclusively at the end, so of
+   * two uploads racing through one URL exactly one is kept and the other is refused (conflict).
+   */
+  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined, mode: 'replace' | 'create' = 'replace'): Promise<StoredObject> {
     const target = pathOf(key)
+    const keepBodyOpen = mode === 'create'
     await mkdir(tmpRoot, { recursive: true })
     const tmp = join(tmpRoot, randomUUID())
     let handle: FileHandle | undefined = await open(tmp, 'wx')
@@ -93,12 +99,15 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       await handle.datasync()
       await handle.close()
       handle = undefined
-      await writeMeta(key, { contentType })
+      if (mode === 'create') await claim(target, key)
       try {
+        await writeMeta(key, { contentType })
         await moveIntoPlace(tmp, target, key)
       } catch (err) {
-        // A collision means no object lives at this key: the type just written describes nothing.
-        if (err instanceof AppError && err.code === 'conflict') await rm(metaPathOf(key), { force: true })
+        // A collision means no object lives at this key: the type just written describes nothing, and a
+        // claimed key is given back.
+        if (mode === 'create' || (err instanceof AppError && err.code === 'conflict')) await rm(metaPathOf(key), { force: true })
+        if (mode === 'create') await rm(target, { force: true })
         throw err
       }
       committed = true
@@ -140,9 +149,28 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
         if (code === 'ENOENT' && attempt === 0) continue
-        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENOTEMPTY') {
-          throw new AppError('conflict', 'The object key collides with another object (a key cannot also be a folder of keys)', { key })
-        }
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENOTEMPTY') throw collision(key)
+        throw err
+      }
+    }
+  }
+
+  /**
+   * Creates an empty placeholder at `path`, failing when anything is there (open with O_EXCL): the one
+   * exclusive step of a create, which the rename then fills. Throws conflict (stored already, or a folder).
+   */
+  async function claim(path: string, key: string): Promise<void> {
+    // A delete pruning empty folders may remove the parent between mkdir and open: try once more.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(dirname(path), { recursive: true })
+        await (await open(path, 'wx')).close()
+        return
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' && attempt === 0) continue
+        if (code === 'EEXIST' && (await isFile(path))) throw alreadyUploaded(key)
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') throw collision(key)
         throw err
       }
     }
@@ -196,6 +224,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
   return {
     kind: 'local',
+    exclusiveUploads: true,
     root,
 
     async presignPut(key, { contentType, sizeBytes, expiresIn }) {
@@ -254,6 +283,19 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       await prune(metaPathOf(key), metaRoot)
     },
 
+    async copy(from, to) {
+      if (checkKey(from) === checkKey(to)) throw new AppError('invalid_request', 'An object cannot be copied onto itself')
+      const source = await openObject(from)
+      if (!source) return false
+      const stream = source.stream()
+      try {
+        await store(to, stream, source.contentType ?? 'application/octet-stream', { bytes: source.sizeBytes, tooLarge: wrongLength })
+      } finally {
+        stream.destroy()
+      }
+      return true
+    },
+
     async list(prefix, limit) {
       checkPrefix(prefix)
       checkListLimit(limit)
@@ -280,7 +322,10 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       }
       const exact = { bytes: grant.sizeBytes, tooLarge }
       if (request.contentLength !== undefined) checkLength(request.contentLength, exact)
-      return store(grant.key, body, grant.contentType, exact, true)
+      // Single use: refused at once when bytes are already stored (the exclusive claim in store() is what
+      // holds under a race; this only spares the client sending a body that would be refused anyway).
+      if (await isFile(pathOf(grant.key))) throw alreadyUploaded(grant.key)
+      return store(grant.key, body, grant.contentType, exact, 'create')
     },
 
     open: openObject,
@@ -329,6 +374,22 @@ function wrongLength(limit: number): AppError {
 
 function tooLarge(limit: number): AppError {
   return new AppError('payload_too_large', `The body is larger than the ${limit} bytes this upload allows`, { limit })
+}
+
+function alreadyUploaded(key: string): AppError {
+  return new AppError('conflict', 'This upload URL was already used: bytes are stored at its key, and an upload URL stores once. Ask for a new one', { key })
+}
+
+function collision(key: string): AppError {
+  return new AppError('conflict', 'The object key collides with another object (a key cannot also be a folder of keys)', { key })
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile()
+  } catch {
+    return false
+  }
 }
 
 

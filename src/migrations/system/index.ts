@@ -7,8 +7,9 @@ import { m0005ImportJobs } from './0005-import-jobs.js'
 import { m0006StructureJobs } from './0006-structure-jobs.js'
 import { m0007Files } from './0007-files.js'
 import { m0008StorageConnections } from './0008-storage-connections.js'
-import { m0013AuthTokensByUser } from './0013-auth-tokens-by-user.js'
-import { m0015DatabaseBindingsPrivateNetwork } from './0015-database-bindings-private-network.js'
+import { m0009AuthTokensByUser } from './0009-auth-tokens-by-user.js'
+import { m0010FilesUploadKey } from './0010-files-upload-key.js'
+import { m0011DatabaseBindingsPrivateNetwork } from './0011-database-bindings-private-network.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const systemMigrations: readonly Migration[] = [
   m0006StructureJobs,
   m0007Files,
   m0008StorageConnections,
-  m0013AuthTokensByUser,
-  m0015DatabaseBindingsPrivateNetwork,
+  m0009AuthTokensByUser,
+  m0010FilesUploadKey,
+  m0011DatabaseBindingsPrivateNetwork,
 ]

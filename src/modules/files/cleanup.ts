@@ -2,10 +2,15 @@ import { idPattern } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { RecordEvent } from '../records/index.js'
 import type { FilesContext } from './context.js'
-import type { FileRow } from './model.js'
+import { limits, type FileRow } from './model.js'
 
 /** Pending uploads older than this are abandoned: their rows and any bytes that arrived are removed. */
 const abandonedAfterSeconds = 3600
+/**
+ * A confirmed file's upload key goes once its URL is certainly dead: 15 minutes after it expired, the
+ * clock skew S3-compatible stores tolerate (they check a presigned URL's expiry by their own clock).
+ */
+const uploadKeyKeptSeconds = limits.uploadUrlSeconds + 15 * 60
 const sweepEveryMs = 10 * 60_000
 const collectionPage = 200
 
@@ -89,6 +94,17 @@ export function createCleanup(ctx: FilesContext) {
     for (const row of rows) {
       await ctx.removeObjects(row)
       await store.remove(row.project_id, row.id)
+    }
+    // The keys dead upload URLs wrote to: never served, and what a PUT after confirm left there goes too.
+    // Every token upload leaves one, so each sweep clears them all, a page at a time.
+    for (let page = 100; page === 100; ) {
+      const held = await store.uploadKeysAcrossProjects(deps.clock.seconds() - uploadKeyKeptSeconds, 100)
+      for (const row of held) {
+        // Never the served object (a confirmed file's r2_key is its copy; kept as a guard).
+        if (row.upload_key !== row.r2_key) await deps.storage.delete(row.upload_key!)
+        await store.dropUploadKey(row.project_id, row.id, row.upload_key!)
+      }
+      page = held.length
     }
   }
 

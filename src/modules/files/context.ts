@@ -99,6 +99,7 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
 
     async removeObjects(row) {
       const keys = [...Object.values(parseVariants(row.variants).items).map((v) => v.key), row.r2_key]
+      if (row.upload_key !== null && row.upload_key !== row.r2_key) keys.push(row.upload_key)
       for (const key of keys) {
         try {
           await deps.storage.delete(key)

@@ -3,7 +3,7 @@ import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { FilesContext } from './context.js'
-import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, toWire, type FileRow, type FileWire } from './model.js'
+import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, serverOwnedNames, toWire, type FileRow, type FileWire } from './model.js'
 import { readMultipart, type MultipartResult } from './multipart.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import { loadSharp } from './variants.js'
@@ -16,6 +16,8 @@ export interface UploadBody {
 }
 
 const variantName = /^[a-z][a-z0-9_-]{0,31}$/
+// Room for a File sent back whole as form fields (its server-owned fields are ignored) beside the real ones.
+const maxFormFields = 32
 // Room for the multipart framing around the file (boundaries, part headers, small fields).
 const framingAllowance = 64 * 1024
 
@@ -25,8 +27,9 @@ function refuseLargeBody(body: UploadBody, max: number): void {
   }
 }
 
+/** Refuses a form field other than `allowed` ones; server-owned fields (uploadedBy, status, …) are ignored, whatever their value. */
 function refuseFields(result: MultipartResult, allowed: readonly string[]): void {
-  const unknown = Object.keys(result.fields).filter((f) => !allowed.includes(f))
+  const unknown = Object.keys(result.fields).filter((f) => !allowed.includes(f) && !serverOwnedNames.includes(f))
   if (unknown.length > 0) {
     const known = allowed.length > 0 ? `; known: file, ${allowed.join(', ')}` : '; send only "file"'
     throw new AppError('invalid_request', `Unknown form field "${unknown[0]!.slice(0, 60)}"${known}`, { field: unknown[0]!.slice(0, 60) })
@@ -62,6 +65,7 @@ export function createIngest(ctx: FilesContext) {
       const result = await readMultipart(body.source, body.contentType, {
         fileField: 'file',
         maxFileBytes: maxBytes,
+        maxFields: maxFormFields,
         onFile: async (file) => {
           checkFilename(file.filename, 'file')
           mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
@@ -133,6 +137,7 @@ export function createIngest(ctx: FilesContext) {
           created_at: now,
           updated_at: now,
           variants: emptyVariants(background ? 'pending' : 'none'),
+          upload_key: null,
         }
         await ctx.reserve(projectId, file.sizeBytes, (inTransaction) => inTransaction.insert(row))
         const wire = toWire(row)
@@ -206,6 +211,7 @@ export function createIngest(ctx: FilesContext) {
       const result = await readMultipart(body.source, body.contentType, {
         fileField: 'file',
         maxFileBytes: limits.maxClientVariantBytes,
+        maxFields: maxFormFields,
         onFile: async (file) => {
           mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
           if (!mimeType.startsWith('image/')) throw new AppError('invalid_request', 'A variant must be an image (image/*)', { field: 'file' })

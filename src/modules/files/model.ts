@@ -18,6 +18,11 @@ export interface FileRow {
   updated_at: number
   /** JSON of {@link VariantState}. */
   variants: string
+  /**
+   * The key the upload URL writes to (token uploads), kept after confirm until the URL is certainly dead;
+   * never served. Null for proxy uploads, once swept, and on rows reserved before uploads had a key of their own.
+   */
+  upload_key: string | null
 }
 
 export type Visibility = 'public' | 'private'
@@ -58,6 +63,18 @@ export interface FileWire {
   variantStatus: VariantStatus
   variants: Record<string, { r2Key: string; width: number | null; height: number | null; sizeBytes: number; mimeType: string; source: 'server' | 'client' }>
 }
+
+/**
+ * The File object's properties only the server sets, on every route (docs/files.md § Server-owned fields).
+ * A body that describes a file (upload-token, and the form fields of upload, replace and variant) may carry
+ * them, in the File object's camelCase or the request bodies' snake_case, as when a client sends back a File
+ * it read: they are accepted whatever their value, ignored, and the stored values are what the API shows.
+ * Any other unknown property is still refused (400 invalid_request).
+ */
+export const serverOwnedFields = ['id', 'projectId', 'r2Key', 'sha256', 'uploadedBy', 'status', 'createdAt', 'updatedAt', 'variantStatus', 'variants'] as const
+
+/** Every spelling of the server-owned fields a client may send: `uploadedBy` and `uploaded_by`. */
+export const serverOwnedNames: readonly string[] = [...new Set(serverOwnedFields.flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]))]
 
 /** The collection name of files attached to no collection. */
 export const SYSTEM_COLLECTION = '__system'
@@ -132,6 +149,14 @@ export function safeFilename(filename: string): string {
     safe = safe.slice(0, 120 - ext.length) + ext
   }
   return safe === '' ? 'file' : safe
+}
+
+/**
+ * Where an upload URL writes: a key of its own, outside `files/`, so bytes PUT through the URL again can
+ * never reach the key the confirmed file is served from (confirm-upload copies them there).
+ */
+export function uploadKey(projectId: string, id: string, filename: string): string {
+  return `projects/${projectId}/uploads/${id}/${safeFilename(filename)}`
 }
 
 export function originalKey(projectId: string, id: string, filename: string, revision?: string): string {

@@ -123,7 +123,11 @@ async function closingIfUnread<T>(c: Context<AppEnv>, work: Promise<T>): Promise
 /** /api/v1/files: presigned uploads and downloads, metadata, deletes, regeneration (JSON bodies, under the body limit). */
 export function filesRoutes(files: FilesService, security: Security) {
   const router = createRouter(security)
-  router.openapi(uploadToken, async (c) => c.json(await files.uploadToken(principalOf(c), c.req.valid('json')), 200))
+  router.openapi(uploadToken, async (c) => {
+    // Server-owned fields a client sent (uploadedBy, status, …) are ignored: not passed on.
+    const { filename, mime_type, size_bytes, collection_name, visibility } = c.req.valid('json')
+    return c.json(await files.uploadToken(principalOf(c), { filename, mime_type, size_bytes, collection_name, visibility }), 200)
+  })
   router.openapi(confirmUpload, async (c) => c.json(await files.confirm(principalOf(c), c.req.valid('param').id), 200))
   router.openapi(downloadToken, async (c) => c.json(await files.downloadToken(principalOf(c), c.req.valid('param').id, c.req.valid('query').size), 200))
   router.openapi(listFiles, async (c) => c.json(await files.list(principalOf(c), c.req.valid('query')), 200))

@@ -1,4 +1,5 @@
 import { queryInteger, z } from '../../lib/http/index.js'
+import { serverOwnedNames } from './model.js'
 
 /** The wire shapes of the files module (they also feed the OpenAPI document). */
 
@@ -33,6 +34,11 @@ export const FileSchema = z
 
 export const FileIdParams = z.object({ id: z.string().min(1).max(64) })
 
+/** The server-owned fields, each accepted with any value and ignored (model.ts, serverOwnedFields). */
+const ignoredServerOwned = Object.fromEntries(
+  serverOwnedNames.map((name) => [name, z.unknown().optional().openapi({ description: 'Server-owned: accepted whatever its value and ignored; the stored value is shown' })]),
+)
+
 export const UploadTokenBody = z
   .object({
     filename: z.string().max(1000),
@@ -40,6 +46,7 @@ export const UploadTokenBody = z
     size_bytes: z.number().int().min(1),
     collection_name: z.string().min(1).max(100).optional(),
     visibility: z.enum(['public', 'private']).optional(),
+    ...ignoredServerOwned,
   })
   .strict()
 

@@ -5,7 +5,7 @@ import type { Principal } from '../../lib/principal.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import { createFilesContext, type FilesContext, type FilesDeps } from './context.js'
 import { createIngest } from './ingest.js'
-import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, type FileRow, type FileWire, type Visibility } from './model.js'
+import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, uploadKey, type FileRow, type FileWire, type Visibility } from './model.js'
 import { createRegenerate } from './regenerate.js'
 import { createCleanup } from './cleanup.js'
 
@@ -25,12 +25,21 @@ export interface FileList {
   hasMore: boolean
 }
 
-async function sha256Of(ctx: FilesContext, key: string): Promise<string | null> {
+/** The size and SHA-256 of the object at `key`, read back from storage; null when absent. */
+async function measure(ctx: FilesContext, key: string): Promise<{ sizeBytes: number; sha256: string } | null> {
   const stream = await ctx.deps.storage.get(key)
   if (!stream) return null
   const hash = createHash('sha256')
-  for await (const chunk of stream as AsyncIterable<Buffer>) hash.update(chunk)
-  return hash.digest('hex')
+  let sizeBytes = 0
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk)
+    sizeBytes += chunk.length
+  }
+  return { sizeBytes, sha256: hash.digest('hex') }
+}
+
+function noBytes(): AppError {
+  return new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
 }
 
 /** Files (core-api § File endpoints): metadata rows in the system database, bytes in object storage. */
@@ -58,11 +67,13 @@ export function createFilesService(deps: FilesDeps) {
       const projectId = principal.projectId
       const id = newId()
       const now = deps.clock.seconds()
+      // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
+      const writeKey = uploadKey(projectId, id, filename)
       const row: FileRow = {
         id,
         project_id: projectId,
         collection_name: collection,
-        r2_key: originalKey(projectId, id, filename),
+        r2_key: writeKey,
         filename,
         mime_type: mimeType,
         size_bytes: input.size_bytes,
@@ -74,10 +85,11 @@ export function createFilesService(deps: FilesDeps) {
         created_at: now,
         updated_at: now,
         variants: emptyVariants(),
+        upload_key: writeKey,
       }
       await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
       try {
-        const uploadUrl = await deps.storage.presignPut(row.r2_key, { contentType: mimeType, sizeBytes: input.size_bytes, expiresIn: limits.uploadUrlSeconds })
+        const uploadUrl = await deps.storage.presignPut(writeKey, { contentType: mimeType, sizeBytes: input.size_bytes, expiresIn: limits.uploadUrlSeconds })
         return { id, uploadUrl, r2Key: row.r2_key }
       } catch (err) {
         await store.remove(projectId, id)
@@ -86,26 +98,37 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /**
-     * Marks an upload complete once its bytes are in storage with the announced size; records their
-     * SHA-256, emits file.upload and (store_on_upload) starts the variants. Idempotent. Throws not_found,
-     * forbidden (not the uploader, administrators included), invalid_request (no bytes, wrong size).
+     * Marks an upload complete once its bytes are in storage with the announced size: copies them from the
+     * upload URL's key to a key of this confirm's own, which no URL can write to, and records the SHA-256
+     * of that copy, so what is served is always what was measured (single-use upload URLs, docs/files.md).
+     * Emits file.upload and (store_on_upload) starts the variants. Idempotent. Throws not_found, forbidden
+     * (not the uploader, administrators included), invalid_request (no bytes, wrong size).
      */
     async confirm(principal: Principal, id: string): Promise<{ success: true; message: string }> {
       const row = await access.visible(principal, id)
       access.assertOwner(principal, row, 'confirm this upload')
       if (row.status === 'complete') return { success: true, message: 'Upload already confirmed' }
-      const stored = await deps.storage.head(row.r2_key)
-      if (!stored) throw new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
-      if (stored.sizeBytes !== row.size_bytes) {
-        throw new AppError('invalid_request', `The stored object is ${stored.sizeBytes} bytes, not the ${row.size_bytes} announced`, {
-          expected: row.size_bytes,
-          received: stored.sizeBytes,
-        })
+      // Rows reserved before upload URLs had a key of their own are measured where they are.
+      const copied = row.upload_key !== null
+      // A fresh key per attempt: of two confirms racing a PUT, the loser's copy never replaces what the winner measured.
+      const served = copied ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)) : row.r2_key
+      if (copied && !(await deps.storage.copy(row.upload_key!, served))) throw noBytes()
+      let updated: FileRow | undefined
+      let background: boolean
+      try {
+        const stored = await measure(ctx, served)
+        if (!stored) throw noBytes()
+        if (stored.sizeBytes !== row.size_bytes) {
+          throw new AppError('invalid_request', `The stored object is ${stored.sizeBytes} bytes, not the ${row.size_bytes} announced`, {
+            expected: row.size_bytes,
+            received: stored.sizeBytes,
+          })
+        }
+        background = await ctx.variantsOnUpload(row)
+        updated = await store.complete(row.project_id, id, { r2_key: served, sha256: stored.sha256, updated_at: deps.clock.seconds(), variants: emptyVariants(background ? 'pending' : 'none') })
+      } finally {
+        if (copied && !updated) await deps.storage.delete(served).catch((err: unknown) => deps.log.warn({ err, fileId: id }, 'could not remove the copy of an unconfirmed upload'))
       }
-      const sha256 = await sha256Of(ctx, row.r2_key)
-      if (sha256 === null) throw new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
-      const background = await ctx.variantsOnUpload(row)
-      const updated = await store.complete(row.project_id, id, { sha256, updated_at: deps.clock.seconds(), variants: emptyVariants(background ? 'pending' : 'none') })
       if (!updated) return { success: true, message: 'Upload already confirmed' }
       deps.events.emit('file.upload', { projectId: updated.project_id, file: toWire(updated), via: 'token', actor: { kind: principal.kind, userId: principal.userId }, at: deps.clock.seconds() })
       if (background) variants.schedule(updated.project_id, updated.id)
@@ -170,6 +193,9 @@ export function createFilesService(deps: FilesDeps) {
 
     /** Settles the files of collections that are gone, as the acting principal (the collections module calls it). */
     removeOfCollections: cleanup.removeOfCollections,
+
+    /** Runs the cleanup sweep now (a timer runs it every 10 minutes): abandoned uploads, and the keys of dead upload URLs. */
+    sweep: cleanup.sweep,
 
     async close(): Promise<void> {
       await cleanup.close()

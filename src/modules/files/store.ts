@@ -64,8 +64,8 @@ export function createFilesStore(systemDb: Kysely<any>) {
       return Number(row.bytes)
     },
 
-    /** Marks a pending file complete; the row after, or undefined when it was not pending. */
-    async complete(projectId: string, id: string, set: { sha256: string; updated_at: number; variants: string }): Promise<FileRow | undefined> {
+    /** Marks a pending file complete, served from `r2_key`; the row after, or undefined when it was not pending. */
+    async complete(projectId: string, id: string, set: { r2_key: string; sha256: string; updated_at: number; variants: string }): Promise<FileRow | undefined> {
       return numeric(
         await db.updateTable('files').set({ ...set, status: 'complete' }).where('project_id', '=', projectId).where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst(),
       )
@@ -137,6 +137,25 @@ export function createFilesStore(systemDb: Kysely<any>) {
         .limit(limit)
         .execute()
       return rows.map((r) => numeric(r)!)
+    },
+
+    /** Complete files created before `before` that still hold an upload key, in every project, oldest first, at most `limit`. */
+    async uploadKeysAcrossProjects(before: number, limit: number): Promise<FileRow[]> {
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('upload_key', 'is not', null)
+        .where('created_at', '<', before)
+        .where('status', '=', 'complete')
+        .orderBy('created_at')
+        .limit(limit)
+        .execute()
+      return rows.map((r) => numeric(r)!)
+    },
+
+    /** Forgets a file's upload key once its object is removed (only while it is still `key`). */
+    async dropUploadKey(projectId: string, id: string, key: string): Promise<void> {
+      await db.updateTable('files').set({ upload_key: null }).where('project_id', '=', projectId).where('id', '=', id).where('upload_key', '=', key).execute()
     },
 
     /** Pending files created before `before`, in every project (abandoned uploads), at most `limit`. */
