@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FileHandle } from 'node:fs/promises'
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
+import { link, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { systemClock, type Clock } from '../clock.js'
@@ -176,6 +176,25 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     }
   }
 
+  /**
+   * A hard link to the file at `path`, made in the temp folder: its path, 'missing' when there is no file,
+   * or 'unsupported' where the file system has no hard links (the caller copies the bytes instead).
+   */
+  async function linkAside(path: string): Promise<string | 'missing' | 'unsupported'> {
+    if (!(await isFile(path))) return 'missing'
+    await mkdir(tmpRoot, { recursive: true })
+    const tmp = join(tmpRoot, randomUUID())
+    try {
+      await link(path, tmp)
+      return tmp
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (isMissing(err)) return 'missing'
+      if (code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP' || code === 'EMLINK' || code === 'ENOSYS') return 'unsupported'
+      throw err
+    }
+  }
+
   /** Removes now-empty folders from `path`'s parent up to (not including) `top`; stops at the first non-empty one. */
   async function prune(path: string, top: string): Promise<void> {
     for (let dir = dirname(path); dir.startsWith(top + sep); dir = dirname(dir)) {
@@ -285,6 +304,21 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
     async copy(from, to) {
       if (checkKey(from) === checkKey(to)) throw new AppError('invalid_request', 'An object cannot be copied onto itself')
+      // A hard link shares the bytes instead of writing them again (confirm copies every upload). It is a
+      // true copy here: a stored object is never rewritten in place (every write renames a new file over
+      // its key), so the link keeps the bytes it was made from whatever is stored at `from` later.
+      const linked = await linkAside(pathOf(from))
+      if (linked === 'missing') return false
+      if (linked !== 'unsupported') {
+        try {
+          await writeMeta(to, { contentType: (await readMeta(from))?.contentType ?? 'application/octet-stream' })
+          await moveIntoPlace(linked, pathOf(to), to)
+        } catch (err) {
+          await rm(linked, { force: true })
+          throw err
+        }
+        return true
+      }
       const source = await openObject(from)
       if (!source) return false
       const stream = source.stream()
