@@ -48,6 +48,14 @@ const acceptableRequestId = /^[\w.:-]{1,128}$/
  */
 export const maxHeaderBytes = 64 * 1024
 
+/**
+ * How long an idle keep-alive connection stays open. Node's 5 s is shorter than what clients and proxies
+ * keep a pooled connection for (load balancers commonly 60 s, undici the server's hint less 2 s): when the
+ * server closes first, the client's next request on that socket meets a reset (ECONNRESET, or a 502 from a
+ * proxy). Longer than the usual 60 s of load balancers, as their vendors advise.
+ */
+export const keepAliveTimeoutMs = 65_000
+
 /** How long a connection whose request the parser refused stays open for the client to read the answer. */
 const clientErrorGraceMs = 2000
 
@@ -61,7 +69,7 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
   const withSignal: Fetch = (request, env) => fetch(request, Object.assign(env, { stopping: stopping.signal }))
   const upgraded = new Set<Duplex>()
   return new Promise((resolve, reject) => {
-    const server = createServer({ maxHeaderSize: maxHeaderBytes }, nodeListener(withSignal, access))
+    const server = createServer({ maxHeaderSize: maxHeaderBytes, keepAliveTimeout: keepAliveTimeoutMs }, nodeListener(withSignal, access))
     server.on('clientError', clientErrorListener(access))
     server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
     server.once('error', reject)

@@ -141,3 +141,21 @@ describe('malformed requests', () => {
     expect(['ECONNRESET', 'EPIPE']).toContain(outcome)
   })
 })
+
+describe('keep-alive', () => {
+  // A server that drops idle connections before its clients do makes their next request on the socket a
+  // reset (ECONNRESET, or a 502 behind a load balancer that keeps connections 60 s).
+  it('idle connections are kept 65 s, longer than load balancers keep theirs, and the hint says so', async () => {
+    const kept = await new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(server.url)
+      const socket = connect(Number(port), hostname, () => socket.write('GET /health HTTP/1.1\r\nHost: plinth\r\n\r\n'))
+      socket.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString('utf8'))
+        socket.destroy()
+      })
+      socket.on('error', reject)
+    })
+    expect(kept).toMatch(/^HTTP\/1\.1 200/)
+    expect(kept.toLowerCase()).toContain('keep-alive: timeout=65')
+  })
+})
