@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../lib/errors.js'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
+import { securityHeaders } from './security-headers.js'
 import { nodeListener, type Fetch } from './transport.js'
 
 export interface RunningServer {
@@ -181,6 +182,8 @@ function writeResponse(socket: Duplex, status: number, requestId: string, header
   if (socket.destroyed) return
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`]
   const all: Record<string, string> = { ...headers, 'X-API-Version': 'v1', 'X-Request-ID': requestId, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  const own = new Set(Object.keys(all).map((name) => name.toLowerCase()))
+  for (const [name, value] of securityHeaders) if (!own.has(name.toLowerCase())) all[name] = value
   for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`)
   socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
 }
