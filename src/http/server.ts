@@ -41,6 +41,22 @@ export interface ServerBindings extends AppBindings {
 
 const acceptableRequestId = /^[\w.:-]{1,128}$/
 
+/** The socket could not be opened for a reason the operator fixes with a setting; the message says which. */
+export class ListenError extends Error {
+  override name = 'ListenError'
+}
+
+/** Known reasons a listen fails, as one line naming the address; anything else is passed on as it is. */
+function listenError(err: Error & { code?: string }, host: string, port: number): Error {
+  const messages: Record<string, string> = {
+    EADDRINUSE: `port ${port} on ${host} is already in use (stop the process that holds it, or set PORT)`,
+    EACCES: `not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges; set PORT)`,
+    EADDRNOTAVAIL: `cannot listen on ${host} port ${port}: not an address of this machine (set HOST)`,
+  }
+  const message = err.code ? messages[err.code] : undefined
+  return message ? new ListenError(message, { cause: err }) : err
+}
+
 /**
  * The most a request line and its headers may take together. Node's default, 16 KiB, is less than the
  * 16 KiB JSON filter docs/query-language.md allows once percent-encoded (`%XX` for every byte: 48 KiB);
@@ -52,7 +68,10 @@ export const maxHeaderBytes = 64 * 1024
 /** How long a connection whose request the parser refused stays open for the client to read the answer. */
 const clientErrorGraceMs = 2000
 
-/** Serves `fetch` over HTTP and resolves once the socket accepts connections. */
+/**
+ * Serves `fetch` over HTTP and resolves once the socket accepts connections. Rejects with ListenError
+ * when the port is taken, not allowed, or the host is not local.
+ */
 export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningServer> {
   const { log } = options
   const access = options.access ?? log
@@ -65,9 +84,10 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
     const server = createServer({ maxHeaderSize: maxHeaderBytes }, nodeListener(withSignal, access))
     server.on('clientError', clientErrorListener(access))
     server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
-    server.once('error', reject)
+    const failed = (err: Error) => reject(listenError(err, options.host, options.port))
+    server.once('error', failed)
     server.listen(options.port, options.host, () => {
-      server.off('error', reject)
+      server.off('error', failed)
       const address = server.address() as AddressInfo
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
       resolve({
