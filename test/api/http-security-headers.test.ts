@@ -52,6 +52,21 @@ describe('security headers on every response', () => {
     expect(init.text).toContain('persistAuthorization: false')
   })
 
+  it('a stored file served by the local driver: active types sandboxed, displayed types with no policy, the rest as everywhere', async () => {
+    const storage = server.app.storage
+    expect(storage.kind).toBe('local')
+    await storage.put('tests/page.html', Buffer.from('<script>alert(1)</script>'), { contentType: 'text/html' })
+    await storage.put('tests/pixel.png', Buffer.from('png'), { contentType: 'image/png' })
+    const html = await fetch(await storage.presignGet('tests/page.html', { expiresIn: 60 }))
+    expect(html.status).toBe(200)
+    expect(Object.fromEntries(html.headers)).toMatchObject({ ...common, 'content-security-policy': "default-src 'none'; sandbox" })
+    const png = await fetch(await storage.presignGet('tests/pixel.png', { expiresIn: 60 }))
+    expect(png.status).toBe(200)
+    expect(Object.fromEntries(png.headers)).toMatchObject(common)
+    // Chrome's own page for an image is styled inline; a policy would block that (docs/http.md).
+    expect(png.headers.get('content-security-policy')).toBeNull()
+  })
+
   /** Writes raw bytes on a fresh connection and returns the head of what the server sends back. */
   function rawExchange(request: string): Promise<string> {
     const { hostname, port } = new URL(server.url)
