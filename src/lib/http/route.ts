@@ -26,7 +26,7 @@ export function defineRoute<R extends RouteDeclaration>(route: R): R {
  * and a route that reads a credential declares the `bearer` security requirement, so a client (the docs
  * page's Authorize button included) knows to send `Authorization`. Public routes declare none.
  */
-export function documentedRoute<R extends RouteConfig & { permission?: RoutePermission }>({ permission = null, ...route }: R): RouteConfig {
+function documentedRoute<R extends RouteConfig & { permission?: RoutePermission }>({ permission = null, ...route }: R): RouteConfig {
   return { ...route, 'x-permission': permission ?? 'public', ...(permission === null ? {} : { security: [{ bearer: [] }] }) }
 }
 
