@@ -13,6 +13,7 @@ import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
 import { createStorage, type ObjectStorage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
+import { startupWarnings } from './startup-warnings.js'
 import { accessRoutes, createAccessService } from './modules/access/index.js'
 import { apiKeysRoutes, createApiKeysService } from './modules/apikeys/index.js'
 import { auditRoutes, createAuditService } from './modules/audit/index.js'
@@ -90,6 +91,7 @@ export interface Plinth {
 /** Wires config, lib and modules together, once. Runs pending migrations and ensures the default project. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Plinth> {
   const { log, access: accessLog } = createLoggers(config.logLevel, options.logDestination)
+  for (const warning of startupWarnings(config)) log.warn(warning)
   const clock = options.clock ?? systemClock
   const closers: (() => Promise<void>)[] = []
   // Registered bindings are looked up through the databases module, which needs the registry itself.

@@ -314,7 +314,8 @@ function readOrCreateSecretKey(dataDir: string): string {
   }
 }
 
-function readVersion(): string {
+/** Plinth's version, from package.json (beside src/ in the sources and in the CLI's build). */
+export function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
   return pkg.version
 }

@@ -1,6 +1,6 @@
 import { createApp, migrateSystem } from './app.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
-import { listen } from './http/server.js'
+import { ConfigError, loadConfig, readVersion, type Config } from './config.js'
+import { listen, ListenError, type RunningServer } from './http/server.js'
 import { createDatabaseRegistry } from './lib/db/index.js'
 import { createLogger } from './lib/log.js'
 
@@ -10,11 +10,23 @@ Commands:
   serve     start the API server (runs pending migrations first)
   migrate   apply pending database migrations and exit
 
+Options:
+  -v, --version   print the version
+  -h, --help      print this help
+
 Settings come from the environment; see docs/configuration.md.`
 
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config)
-  const running = await listen(app.fetch, { host: config.host, port: config.port, log: app.log, access: app.access })
+  let running: RunningServer
+  try {
+    running = await listen(app.fetch, { host: config.host, port: config.port, log: app.log, access: app.access })
+  } catch (err) {
+    await app.close()
+    // What start-up logged (migrations, warnings) is still in the log's buffer; main exits next.
+    await new Promise<void>((resolve) => app.log.flush(() => resolve()))
+    throw err
+  }
   app.log.info(
     { url: running.url, database: config.database.kind, storage: config.storage.kind, dataDir: config.dataDir },
     `Plinth ${config.version} listening on ${running.url}`,
@@ -55,6 +67,10 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${usage}\n`)
     return
   }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`${readVersion()}\n`)
+    return
+  }
   if (command !== 'serve' && command !== 'migrate') {
     process.stderr.write(`Unknown command: ${command}\n\n${usage}\n`)
     process.exitCode = 2
@@ -75,6 +91,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`plinth: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  // An operator's mistake (the port is taken) is one line; anything unexpected keeps its stack.
+  const text = err instanceof ListenError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
+  process.stderr.write(`plinth: ${text}\n`)
   process.exit(1)
 })

@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const bin = new URL('../bin/plinth.js', import.meta.url).pathname
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 const freshDir = () => mkdtempSync(join(tmpdir(), 'plinth-cli-'))
 // The CLI under test gets a clean environment: only what each case sets.
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
@@ -34,6 +36,34 @@ describe('plinth CLI', () => {
     const result = run(['explode'], { DATA_DIR: freshDir() })
     expect(result.status).toBe(2)
     expect(result.stderr).toContain('Usage: plinth')
+  })
+
+  it('--version and -v print the version of package.json', () => {
+    for (const flag of ['--version', '-v']) {
+      const result = run([flag], {})
+      expect(result.status, result.stderr).toBe(0)
+      expect(result.stdout).toBe(`${version}\n`)
+      expect(result.stderr).toBe('')
+    }
+  })
+
+  it('a port in use: one line on stderr naming the port and host, no stack trace, exit 1', async () => {
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const { port } = holder.address() as AddressInfo
+    try {
+      // Asynchronous: the port is held by this process, whose event loop must keep running.
+      const child = spawn(process.execPath, [bin, 'serve'], { env: { ...baseEnv, DATA_DIR: freshDir(), HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+      child.stdout.resume()
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+      expect(code, stderr).toBe(1)
+      expect(stderr).toBe(`plinth: port ${port} on 127.0.0.1 is already in use (stop the process that holds it, or set PORT)\n`)
+      expect(stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
   })
 
   it('serve answers /health and exits 0 on SIGTERM after closing', async () => {

@@ -15,12 +15,15 @@ const assetTypes = {
 type AssetName = keyof typeof assetTypes
 export const docsAssetNames = Object.keys(assetTypes) as [AssetName, ...AssetName[]]
 
+// A separate file, not an inline script, so the page's policy allows scripts from this origin only.
+// Tokens entered under Authorize stay in the page's memory: persistAuthorization would keep them in
+// localStorage, where any script on this origin, and anyone at the browser later, could read them.
 const initScript = `window.ui = SwaggerUIBundle({
   url: '/api/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
   validatorUrl: null,
-  persistAuthorization: true,
+  persistAuthorization: false,
   displayOperationId: true,
 });
 `
@@ -36,6 +39,26 @@ export function docsAsset(name: AssetName): { body: Uint8Array<ArrayBuffer> | st
     cache.set(name, asset)
   }
   return asset
+}
+
+/**
+ * The policy the reference page works under: its scripts, styles and fonts from this origin only (no
+ * inline script), images from here or `data:` (Swagger UI's icons), and requests ("Try it out") to this
+ * origin or the public URL the document names as its server. Never framed.
+ */
+export function docsContentSecurityPolicy(publicUrl: string): string {
+  const server = new URL(publicUrl).origin
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${server}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ')
 }
 
 /** The reference page; its scripts are local (no CDN) and it loads the document from this server. */

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRouter, defineRoute, z, type AppEnv } from '../lib/http/index.js'
-import { docsAsset, docsAssetNames, docsPage } from './docs-ui.js'
+import { docsAsset, docsAssetNames, docsContentSecurityPolicy, docsPage } from './docs-ui.js'
 import { renderLlmContext } from './llm-context.js'
 
 type Document = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>
@@ -96,7 +96,8 @@ export function openapiRoutes(app: OpenAPIHono<AppEnv>, info: { version: string;
     markdown ??= renderLlmContext(getDocument())
     return c.body(markdown, 200, { 'Content-Type': 'text/markdown; charset=utf-8' })
   })
-  router.openapi(docsRoute, (c) => c.html(docsPage(), 200))
+  const docsPolicy = docsContentSecurityPolicy(info.publicUrl)
+  router.openapi(docsRoute, (c) => c.html(docsPage(), 200, { 'Content-Security-Policy': docsPolicy }))
   router.openapi(docsAssetRoute, (c) => {
     const asset = docsAsset(c.req.valid('param').file)
     return c.body(asset.body, 200, { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' })

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../lib/errors.js'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
+import { securityHeaders } from './security-headers.js'
 import { nodeListener, type Fetch } from './transport.js'
 
 export interface RunningServer {
@@ -40,6 +41,22 @@ export interface ServerBindings extends AppBindings {
 
 const acceptableRequestId = /^[\w.:-]{1,128}$/
 
+/** The socket could not be opened for a reason the operator fixes with a setting; the message says which. */
+export class ListenError extends Error {
+  override name = 'ListenError'
+}
+
+/** Known reasons a listen fails, as one line naming the address; anything else is passed on as it is. */
+function listenError(err: Error & { code?: string }, host: string, port: number): Error {
+  const messages: Record<string, string> = {
+    EADDRINUSE: `port ${port} on ${host} is already in use (stop the process that holds it, or set PORT)`,
+    EACCES: `not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges; set PORT)`,
+    EADDRNOTAVAIL: `cannot listen on ${host} port ${port}: not an address of this machine (set HOST)`,
+  }
+  const message = err.code ? messages[err.code] : undefined
+  return message ? new ListenError(message, { cause: err }) : err
+}
+
 /**
  * The most a request line and its headers may take together. Node's default, 16 KiB, is less than the
  * 16 KiB JSON filter docs/query-language.md allows once percent-encoded (`%XX` for every byte: 48 KiB);
@@ -59,7 +76,10 @@ export const keepAliveTimeoutMs = 65_000
 /** How long a connection whose request the parser refused stays open for the client to read the answer. */
 const clientErrorGraceMs = 2000
 
-/** Serves `fetch` over HTTP and resolves once the socket accepts connections. */
+/**
+ * Serves `fetch` over HTTP and resolves once the socket accepts connections. Rejects with ListenError
+ * when the port is taken, not allowed, or the host is not local.
+ */
 export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningServer> {
   const { log } = options
   const access = options.access ?? log
@@ -72,9 +92,10 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
     const server = createServer({ maxHeaderSize: maxHeaderBytes, keepAliveTimeout: keepAliveTimeoutMs }, nodeListener(withSignal, access))
     server.on('clientError', clientErrorListener(access))
     server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
-    server.once('error', reject)
+    const failed = (err: Error) => reject(listenError(err, options.host, options.port))
+    server.once('error', failed)
     server.listen(options.port, options.host, () => {
-      server.off('error', reject)
+      server.off('error', failed)
       const address = server.address() as AddressInfo
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
       resolve({
@@ -189,6 +210,8 @@ function writeResponse(socket: Duplex, status: number, requestId: string, header
   if (socket.destroyed) return
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`]
   const all: Record<string, string> = { ...headers, 'X-API-Version': 'v1', 'X-Request-ID': requestId, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  const own = new Set(Object.keys(all).map((name) => name.toLowerCase()))
+  for (const [name, value] of securityHeaders) if (!own.has(name.toLowerCase())) all[name] = value
   for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`)
   socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
 }

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
 import { isDeprecatedAlias } from './paths.js'
+import { securityHeaders } from './security-headers.js'
 
 export type Fetch = (request: Request, env: AppBindings) => Response | Promise<Response>
 
@@ -14,6 +15,7 @@ const acceptableRequestId = /^[\w.:-]{1,128}$/
  * the request, so routes keep Hono's single-handler fast path (no global middleware on GET):
  * - `X-Request-ID` (the client's, when it is a sane token, else a new UUID) and `X-API-Version: v1`,
  *   on every response, errors and 404s included;
+ * - the security headers (security-headers.ts), which a route may override with its own values;
  * - `Deprecation` and `Link` on the unversioned `/api/…` aliases (removed again by the 404 handler);
  * - one access-log line per request: id, method, path (never the query string), status, duration.
  */
@@ -26,6 +28,7 @@ export function nodeListener(fetch: Fetch, access: Logger): RequestListener {
     tagRequestId(incoming, requestId)
     outgoing.setHeader('X-API-Version', 'v1')
     outgoing.setHeader('X-Request-ID', requestId)
+    for (const [name, value] of securityHeaders) outgoing.setHeader(name, value)
 
     const url = incoming.url ?? '/'
     const query = url.indexOf('?')

@@ -17,7 +17,17 @@ export type RouteDeclaration = RouteConfig & {
 }
 
 export function defineRoute<R extends RouteDeclaration>(route: R): R {
-  return createRoute({ ...route, 'x-permission': route.permission ?? 'public' }) as R
+  return createRoute(route) as R
+}
+
+/**
+ * What the API description says of a declared route: everything but `permission`, which is not an OpenAPI
+ * key (a strict 3.1 validator refuses it). The permission is shown as `x-permission` (`public` when null),
+ * and a route that reads a credential declares the `bearer` security requirement, so a client (the docs
+ * page's Authorize button included) knows to send `Authorization`. Public routes declare none.
+ */
+function documentedRoute<R extends RouteConfig & { permission?: RoutePermission }>({ permission = null, ...route }: R): RouteConfig {
+  return { ...route, 'x-permission': permission ?? 'public', ...(permission === null ? {} : { security: [{ bearer: [] }] }) }
 }
 
 /**
@@ -36,11 +46,11 @@ export function createRouter(security?: Security): OpenAPIHono<AppEnv> {
     if (!validate) {
       const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]
       const first: MiddlewareHandler<AppEnv>[] = check ? [async (c, next) => { await check(c); await next() }] : []
-      return register({ ...route, middleware: [...first, ...middleware] } as never, handler as never, hook)
+      return register({ ...documentedRoute(route), middleware: [...first, ...middleware] } as never, handler as never, hook)
     }
     // One handler per route: Hono's fast path, no middleware chain. Same order as before: the guard, so an
     // unauthorised caller learns nothing from a 400, then validation, then the handler.
-    if (!route.hide) router.openAPIRegistry.registerPath(route)
+    if (!route.hide) router.openAPIRegistry.registerPath(documentedRoute(route))
     router.on(route.method.toUpperCase(), route.path.replaceAll(/\/{(.+?)}/g, '/:$1'), async (c, next) => {
       if (check) await check(c)
       await validate(c)

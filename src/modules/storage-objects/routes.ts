@@ -81,8 +81,11 @@ export function storageObjectRoutes(storage: LocalStorage) {
       'X-Content-Type-Options': 'nosniff',
     }
     if (grant.filename !== null) headers['Content-Disposition'] = contentDisposition(grant.filename)
-    // Served from Plinth's own origin: a stored HTML or SVG file must not run as a page of the API.
+    // Served from Plinth's own origin: a stored HTML or SVG file must not run as a page of the API. A type a
+    // browser only displays gets no policy, not even the transport's strict default (security-headers.ts),
+    // which would block the inline styling of Chrome's own image and media pages.
     if (sandboxed(contentType)) headers['Content-Security-Policy'] = "default-src 'none'; sandbox"
+    else c.env?.outgoing?.removeHeader('Content-Security-Policy')
     const range = byteRange(c.req.header('range'), opened.sizeBytes)
     if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${opened.sizeBytes}`
     headers['Content-Length'] = String(range ? range.end - range.start + 1 : opened.sizeBytes)
