@@ -11,9 +11,15 @@ import { createCollection, createRecord, freshName } from './records-fixtures.js
  * The API reference page in a real browser (Debian's `chromium`, driven by playwright-core), with the
  * server's Content-Security-Policy on: authorize with a session token, "Try it out" on records.list, see
  * the 200 and the record in the page; no policy violation, nothing kept in the browser's storage.
- * Chromium is required, never skipped: a machine without it fails here with the reason.
+ * Chromium is required in CI (CI=true), where a machine without it fails here with the reason (and
+ * `.ci/run` checks for it first). Elsewhere `npm test` must pass with nothing but Node installed (addendum
+ * §1), so a machine without the browser skips this one test and says so on stderr.
  */
 const executablePath = '/usr/bin/chromium'
+const missingBrowser = !existsSync(executablePath) && process.env.CI !== 'true'
+if (missingBrowser) {
+  process.stderr.write(`\nSKIPPED: the API reference page's browser test needs ${executablePath} (Debian: apt-get install chromium); CI requires it.\n\n`)
+}
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 let server: TestServer
@@ -62,7 +68,7 @@ async function openDocs(): Promise<{ page: Page; console: string[]; violations: 
   return { page, console: messages, violations: () => page.evaluate<string[]>('window.cspViolations') }
 }
 
-describe('API reference page in Chromium', () => {
+describe.skipIf(missingBrowser)('API reference page in Chromium', () => {
   it('authorizes with a session token, runs records.list and shows the 200, under the CSP, storing nothing', async () => {
     const collection = await createCollection(server, owner.token, freshName('docs'), [{ name: 'title', type: 'text', required: false }])
     await createRecord(server, owner.token, collection, { title: 'seen through the docs page' })
