@@ -13,11 +13,12 @@ export interface ProjectCacheOptions<T> {
  * invalidated on any instance. Entries do not expire: every change goes through `invalidate`.
  */
 export interface ProjectCache<T> {
-  /** The project's value: the one cached or being loaded, else a new load. */
+  /** The project's value: the one cached or being loaded, else a new load. Rejects as `load` does. */
   get(projectId: string): Promise<T>
   /**
    * Drops the project's value here and on every instance sharing the channel, and resolves once each has
-   * (the publish awaits delivery, decision 010). Call it after the change is written.
+   * (the publish awaits delivery, decision 010). Call it after the change is written. Throws Error (no
+   * AppError code) when the pub/sub is closed.
    */
   invalidate(projectId: string): Promise<void>
   /** Stops hearing invalidations and empties the cache; a `get` afterwards loads and keeps nothing. Idempotent. */
@@ -25,7 +26,7 @@ export interface ProjectCache<T> {
 }
 
 /**
- * Creates the cache and subscribes it to its channel. It has no race with a load in flight (decision 013):
+ * Creates the cache and subscribes it to its channel (rejects as the pub/sub's subscribe does). It has no race with a load in flight (decision 013):
  * the load's promise is put in the map in the same turn it is started, before any message can be handled,
  * so an invalidation that lands while the load reads removes it; the caller already waiting gets what was
  * read, and the next caller starts a read after the change was written.
