@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { createProjectCache } from '../../lib/cache/project-cache.js'
 import type { Clock } from '../../lib/clock.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { resolveVariables, type FilterNode, type ResolvedFilterNode } from '../../lib/filter/index.js'
@@ -65,25 +66,17 @@ const maxWarned = 10_000
  */
 export async function createAccessService(deps: AccessDeps) {
   const store = createAccessStore(deps.systemDb)
-  const cache = new Map<string, Promise<ProjectRoles>>()
+  const cache = await createProjectCache({ pubsub: deps.pubsub, channel: invalidationChannel, load: loadFromDb })
   const warned = new Set<string>()
   // Bound once collections exist (they are built after access); until then grant filters are only parsed.
   let grantFilterCheck: GrantFilterCheck | null = null
 
-  const unsubscribe = await deps.pubsub.subscribe(invalidationChannel, (projectId) => void cache.delete(projectId))
-  async function invalidate(projectId: string): Promise<void> {
-    cache.delete(projectId)
-    await deps.pubsub.publish(invalidationChannel, projectId, { awaitDelivery: true })
+  function load(projectId: string): Promise<ProjectRoles> {
+    return cache.get(projectId)
   }
 
-  function load(projectId: string): Promise<ProjectRoles> {
-    let entry = cache.get(projectId)
-    if (!entry) {
-      entry = loadFromDb(projectId)
-      cache.set(projectId, entry)
-      entry.catch(() => cache.delete(projectId))
-    }
-    return entry
+  function invalidate(projectId: string): Promise<void> {
+    return cache.invalidate(projectId)
   }
 
   async function loadFromDb(projectId: string): Promise<ProjectRoles> {
@@ -432,7 +425,7 @@ export async function createAccessService(deps: AccessDeps) {
     },
 
     async close(): Promise<void> {
-      await unsubscribe()
+      await cache.close()
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { createProjectCache } from '../../lib/cache/project-cache.js'
 import type { Clock } from '../../lib/clock.js'
 import { describeTable, MAIN_BINDING, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
@@ -76,12 +77,14 @@ export async function createCollectionsService(deps: {
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
 }) {
   const store = createCollectionsStore(deps.systemDb)
-  const cache = new Map<string, Promise<Map<string, Collection>>>()
-  const unsubscribe = await deps.pubsub.subscribe(channel, (projectId) => void cache.delete(projectId))
+  const cache = await createProjectCache({
+    pubsub: deps.pubsub,
+    channel,
+    load: async (projectId) => new Map((await store.list(projectId)).map((r) => [r.name, toCollection(r)])),
+  })
 
-  async function changed(projectId: string): Promise<void> {
-    cache.delete(projectId)
-    await deps.pubsub.publish(channel, projectId, { awaitDelivery: true })
+  function changed(projectId: string): Promise<void> {
+    return cache.invalidate(projectId)
   }
 
   /** What hangs off removed collections elsewhere (their files) goes after them; the removal stands regardless. */
@@ -91,13 +94,7 @@ export async function createCollectionsService(deps: {
   }
 
   function load(projectId: string): Promise<Map<string, Collection>> {
-    let entry = cache.get(projectId)
-    if (!entry) {
-      entry = store.list(projectId).then((rows) => new Map(rows.map((r) => [r.name, toCollection(r)])))
-      cache.set(projectId, entry)
-      entry.catch(() => cache.delete(projectId))
-    }
-    return entry
+    return cache.get(projectId)
   }
 
   async function require(projectId: string, name: string): Promise<Collection> {
@@ -348,7 +345,7 @@ export async function createCollectionsService(deps: {
     },
 
     async close(): Promise<void> {
-      await unsubscribe()
+      await cache.close()
     },
   }
 }

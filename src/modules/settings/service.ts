@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { createProjectCache } from '../../lib/cache/project-cache.js'
 import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
@@ -12,8 +13,7 @@ const channel = 'settings.changed'
 /** Project settings: defaults overlaid with what was saved; cached, and dropped everywhere on change. */
 export async function createSettingsService(deps: { systemDb: Kysely<any>; clock: Clock; pubsub: PubSub; audit: AuditService }) {
   const store = createSettingsStore(deps.systemDb)
-  const cache = new Map<string, Promise<Settings>>()
-  const unsubscribe = await deps.pubsub.subscribe(channel, (projectId) => void cache.delete(projectId))
+  const cache = await createProjectCache({ pubsub: deps.pubsub, channel, load })
 
   async function load(projectId: string): Promise<Settings> {
     const settings = defaultSettings() as Record<string, unknown>
@@ -24,13 +24,7 @@ export async function createSettingsService(deps: { systemDb: Kysely<any>; clock
   }
 
   function all(projectId: string): Promise<Settings> {
-    let entry = cache.get(projectId)
-    if (!entry) {
-      entry = load(projectId)
-      cache.set(projectId, entry)
-      entry.catch(() => cache.delete(projectId))
-    }
-    return entry
+    return cache.get(projectId)
   }
 
   return {
@@ -55,14 +49,13 @@ export async function createSettingsService(deps: { systemDb: Kysely<any>; clock
       })
       if (rows.length === 0) throw new AppError('invalid_request', 'Send at least one setting')
       await store.upsert(rows)
-      cache.delete(projectId)
-      await deps.pubsub.publish(channel, projectId, { awaitDelivery: true })
+      await cache.invalidate(projectId)
       await deps.audit.record({ projectId, action: 'settings.updated', actor, target: { type: 'settings', id: null }, details: { keys: rows.map((r) => r.key) } })
       return all(projectId)
     },
 
     async close(): Promise<void> {
-      await unsubscribe()
+      await cache.close()
     },
   }
 }
