@@ -30,7 +30,7 @@ afterEach(() => {
 const guarded: OutboundOptions = { allowPrivateNetwork: false }
 
 describe('address literals (checked before connecting)', () => {
-  const hosts = ['127.0.0.1', '2130706433', '0x7f.1', 'localhost', 'api.localhost', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]', '[::1]']
+  const hosts = ['127.0.0.1', '127.0.0.1.', '2130706433', '017700000001', '0x7f.1', '0.0.0.0', '0', 'localhost', 'LOCALHOST.', 'api.localhost', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]', '[::1]']
   for (const host of hosts) {
     it(`refuses http://${host}:<port>/ and never reaches the server`, async () => {
       const err = await failure(`http://${host}:${target.port}/`, guarded)

@@ -38,7 +38,7 @@ export function openHop(hop: Hop, ctx: HopContext): Promise<OpenHop> {
     const req = https ? httpsRequest(options) : httpRequest(options)
     const connectTimer = setTimeout(() => req.destroy(new OutboundError('timeout', `Could not connect to ${hop.url.hostname} within ${ctx.connectTimeoutMs} ms`)), ctx.connectTimeoutMs)
     req.once('socket', (socket) => socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)))
-    req.once('error', (err) => {
+    req.on('error', (err) => {
       clearTimeout(connectTimer)
       reject(err)
     })
