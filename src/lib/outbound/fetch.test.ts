@@ -49,7 +49,7 @@ beforeAll(async () => {
         return never()
       case '/declared-large':
         res.writeHead(200, { 'content-length': String(1024 * 1024) })
-        return res.write('x'.repeat(1024))
+        return res.write('x'.repeat(10)) // and no more: only the declared length can refuse it
       case '/endless': {
         // Chunked and never ending: only a limit counted while reading can stop it.
         res.writeHead(200, { 'content-type': 'application/octet-stream' })
@@ -64,6 +64,8 @@ beforeAll(async () => {
         return res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync('hello, compressed'))
       case '/bomb':
         return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(8 * 1024 * 1024)))
+      case '/corrupt-gzip':
+        return res.writeHead(200, { 'content-encoding': 'gzip' }).end('not gzip at all')
       case '/exact':
         return res.end('x'.repeat(100))
       default:
@@ -110,6 +112,11 @@ describe('a plain request', () => {
 
   it('decodes a gzip body', async () => {
     expect((await outboundFetch(`${server.origin}/gzip`, {}, open)).text()).toBe('hello, compressed')
+  })
+
+  it('reports a body that does not decode as network', async () => {
+    const err = await failure(`${server.origin}/corrupt-gzip`)
+    expect([err.code, err.networkCode]).toEqual(['network', 'Z_DATA_ERROR'])
   })
 
   it('works through a client bound to its options', async () => {
@@ -284,7 +291,7 @@ describe('timeouts', () => {
 
 describe('response size', () => {
   it('refuses a body declared larger than the limit (Content-Length)', async () => {
-    const err = await failure(`${server.origin}/declared-large`, { maxResponseBytes: 1000 })
+    const err = await failure(`${server.origin}/declared-large`, { maxResponseBytes: 1000, timeoutMs: 5_000 })
     expect(err.code).toBe('too_large')
   })
 
