@@ -1,7 +1,7 @@
 /**
  * Why an outbound request failed, as a stable word flows map onto their step errors:
  * - `bad_url`: not an absolute http(s) URL, or one carrying a user name or password (also a redirect's Location);
- * - `bad_request`: a method or header the client will not send;
+ * - `bad_request`: a method or header the client will not send, or a limit that is not a positive number;
  * - `blocked_address`: the host is, or resolves to, an address the outbound policy refuses (any hop);
  * - `timeout`: no connection within the connect timeout, or no complete response within the total timeout;
  * - `aborted`: the caller's signal aborted (a `TimeoutError` reason counts as `timeout`);

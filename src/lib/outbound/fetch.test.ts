@@ -157,6 +157,12 @@ describe('bad input', () => {
     })
   }
 
+  for (const init of [{ timeoutMs: 0 }, { timeoutMs: Number.NaN }, { connectTimeoutMs: -1 }, { maxResponseBytes: 0 }, { maxRedirects: -1 }, { maxRedirects: 1.5 }]) {
+    it(`refuses the limits ${JSON.stringify(init)}`, async () => {
+      expect((await failure(`${server.origin}/echo`, init)).code).toBe('bad_request')
+    })
+  }
+
   it('reports a closed port as network, without the path or query', async () => {
     const closed = await startTestServer(() => {})
     await closed.close()

@@ -84,6 +84,10 @@ export async function outboundFetch(input: string | URL, init: OutboundInit = {}
   const timeoutMs = init.timeoutMs ?? outboundDefaults.timeoutMs
   const connectTimeoutMs = Math.min(init.connectTimeoutMs ?? outboundDefaults.connectTimeoutMs, timeoutMs)
   const maxRedirects = init.maxRedirects ?? outboundDefaults.maxRedirects
+  const maxResponseBytes = init.maxResponseBytes ?? outboundDefaults.maxResponseBytes
+  if (![timeoutMs, connectTimeoutMs, maxResponseBytes].every((n) => Number.isFinite(n) && n > 0) || !(Number.isInteger(maxRedirects) && maxRedirects >= 0)) {
+    throw new OutboundError('bad_request', 'Timeouts and the size limit must be positive numbers, maxRedirects a whole number from 0')
+  }
   let hop = firstHop(input, init)
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(new OutboundError('timeout', `No complete response within ${timeoutMs} ms`)), timeoutMs)
@@ -112,7 +116,7 @@ export async function outboundFetch(input: string | URL, init: OutboundInit = {}
         hop = next
         continue
       }
-      const body = await readBody(open, init.maxResponseBytes ?? outboundDefaults.maxResponseBytes)
+      const body = await readBody(open, maxResponseBytes)
       return response(hop.url, status, res.statusMessage ?? '', res.rawHeaders, redirects > 0, body)
     }
   } catch (err) {
