@@ -1,3 +1,14 @@
 export { isBlockedAddress, isBlockedHost, isLoopbackName, judgeAddress, type AddressVerdict } from './address.js'
-export { blockedAddressError, guardedLookup, isBlockedAddressError, type BlockedAddressError } from './lookup.js'
+export { isOutboundError, OutboundError, type OutboundErrorCode } from './errors.js'
+export { createOutboundClient, outboundDefaults, outboundFetch, type OutboundClient, type OutboundInit, type OutboundOptions, type OutboundResponse } from './fetch.js'
+export {
+  blockedAddressError,
+  createGuardedLookup,
+  guardedLookup,
+  isBlockedAddressError,
+  type BlockedAddressError,
+  type GuardedLookupOptions,
+  type Resolver,
+  type SocketLookup,
+} from './lookup.js'
 export { guardedSocket } from './socket.js'
