@@ -41,6 +41,12 @@ describe('parseSchedule: fire times (croner)', () => {
     expect(fires(pattern, timezone, from, expected.length)).toEqual(expected)
   })
 
+  it('finds the fire time strictly before a time', () => {
+    const hourlyBerlin = parseSchedule('0 * * * *', 'Europe/Berlin')
+    expect(hourlyBerlin.previous(Date.parse('2025-01-01T05:00:00.000Z'))).toBe(Date.parse('2025-01-01T04:00:00.000Z'))
+    expect(hourlyBerlin.previous(Date.parse('2025-01-01T05:00:00.001Z'))).toBe(Date.parse('2025-01-01T05:00:00.000Z'))
+  })
+
   it('keeps the pattern and the time zone it was given', () => {
     expect(parseSchedule('0 9 * * *', 'Europe/Berlin')).toMatchObject({ pattern: '0 9 * * *', timezone: 'Europe/Berlin' })
     expect(parseSchedule('0 9 * * *')).toMatchObject({ timezone: 'UTC' })

@@ -7,6 +7,8 @@ export interface CronSchedule {
   readonly timezone: string
   /** The first fire time strictly after `after` (ms since the epoch), or null when it never fires again. */
   next(after: number): number | null
+  /** The last fire time strictly before `before`, or null when there is none. */
+  previous(before: number): number | null
 }
 
 export const defaultTimezone = 'UTC'
@@ -40,6 +42,7 @@ export function parseSchedule(pattern: string, timezone: string = defaultTimezon
     pattern,
     timezone,
     next: (after) => cron.nextRun(new Date(after))?.getTime() ?? null,
+    previous: (before) => cron.previousRuns(1, new Date(before))[0]?.getTime() ?? null,
   }
   // Without a year field a pattern that matches no date from 1970 on never matches any.
   if (schedule.next(0) === null) throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: it never fires`)

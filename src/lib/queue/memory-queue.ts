@@ -158,6 +158,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
       },
 
       async unschedule(id) {
+        assertOpen(closed)
         const entry = schedules.get(id)
         if (!entry) return false
         entry.cancel()
@@ -166,6 +167,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
       },
 
       async schedules(): Promise<ScheduleInfo[]> {
+        assertOpen(closed)
         return [...schedules].map(([id, entry]) => ({ id, pattern: entry.cron.pattern, timezone: entry.cron.timezone, job: entry.job, next: entry.next }))
       },
     }

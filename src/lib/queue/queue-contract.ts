@@ -408,6 +408,8 @@ export function runQueueContract(name: string, fixture: QueueFixture): void {
       await q.close() // idempotent
       await expect(jobs.add('slow', {})).rejects.toThrow(/closed/)
       await expect(jobs.schedule('s', { pattern: '0 * * * *', job: 'slow', data: {} })).rejects.toThrow(/closed/)
+      await expect(jobs.unschedule('s')).rejects.toThrow(/closed/)
+      await expect(jobs.schedules()).rejects.toThrow(/closed/)
       await expect(q.define(queueName(), { handlers: { x: async () => {} } })).rejects.toThrow(/closed/)
     })
 

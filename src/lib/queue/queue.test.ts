@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { createManualTime } from './manual-time.js'
 import { createMemoryQueue } from './memory-queue.js'
 import { runQueueContract } from './queue-contract.js'
 import { createRedisQueue } from './redis-queue.js'
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 // Memory runs on a manual clock: delays, backoff, ticks and the close bound move only when a test says so.
 const time = createManualTime(Date.UTC(2025, 0, 1, 0, 0, 0, 250))
@@ -49,6 +57,46 @@ if (redisUrl) {
       } finally {
         await queue.close()
       }
+    })
+  })
+
+  describe('Redis JobQueue: schedules across instances', () => {
+    it('an instance whose clock is behind declares a schedule while the tick it computes is running elsewhere', async () => {
+      const ahead = await createRedisQueue(redisUrl, prefix)
+      const behind = await createRedisQueue(redisUrl, prefix)
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      const ticks: Array<number | null> = []
+      try {
+        const jobs = await ahead.define<{ tick: object }>('skewed', {
+          handlers: {
+            tick: async (job) => {
+              ticks.push(job.tick)
+              await held
+            },
+          },
+        })
+        await jobs.schedule('every-second', { pattern: '* * * * * *', job: 'tick', data: {} })
+        await until(() => ticks.length === 1, 'the first tick')
+        // The first tick is running on `ahead`. `behind`'s clock reads 900 ms before it, so the next tick
+        // it computes is the running one; replacing the schedule from there would add that tick again.
+        const running = ticks[0]!
+        const spy = vi.spyOn(Date, 'now').mockImplementation(() => running - 900)
+        try {
+          const late = await behind.define<{ tick: object }>('skewed', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
+          await late.schedule('every-second', { pattern: '* * * * * *', job: 'tick', data: {} })
+        } finally {
+          spy.mockRestore()
+        }
+        release()
+        await until(() => new Set(ticks).size >= 3, 'three ticks')
+      } finally {
+        release()
+        await Promise.all([ahead.close(), behind.close()])
+      }
+      const perTick = new Map<number | null, number>()
+      for (const tick of ticks) perTick.set(tick, (perTick.get(tick) ?? 0) + 1)
+      expect([...perTick].filter(([, count]) => count !== 1)).toEqual([])
     })
   })
 

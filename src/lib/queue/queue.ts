@@ -87,9 +87,9 @@ export interface NamedQueue<J> {
    * for a bad pattern or time zone (see `parseSchedule`), Error once closed.
    */
   schedule<K extends JobName<J>>(id: string, options: ScheduleOptions<J, K>): Promise<void>
-  /** Removes the schedule `id`; false when there was none. Jobs it already added still run. */
+  /** Removes the schedule `id`; false when there was none. Jobs it already added still run. Throws Error once closed. */
   unschedule(id: string): Promise<boolean>
-  /** Every schedule of this queue, including those other instances made (Redis). */
+  /** Every schedule of this queue, including those other instances made (Redis). Throws Error once closed. */
   schedules(): Promise<ScheduleInfo[]>
 }
 

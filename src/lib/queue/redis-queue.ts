@@ -122,8 +122,13 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
         checkScheduleId(id)
         checkJobName(name, handlers, scheduleOptions.job)
         const cron = parseSchedule(scheduleOptions.pattern, scheduleOptions.timezone)
-        const template = { name: scheduleOptions.job, data: toJson(scheduleOptions.data), opts: jobOptions(checkRetry(scheduleOptions)) }
-        await queue.upsertJobScheduler(id, { pattern: cron.pattern, tz: cron.timezone }, template)
+        const opts: JobsOptions = jobOptions(checkRetry(scheduleOptions))
+        // BullMQ computes the first tick from the later of its clock and `prevMillis`. Replacing a schedule,
+        // start after the last tick it already produced: that tick may be running on an instance whose
+        // clock is ahead of ours, and BullMQ would add it a second time.
+        const produced = await producedTick(queue, id)
+        if (produced !== null) opts.prevMillis = produced
+        await queue.upsertJobScheduler(id, { pattern: cron.pattern, tz: cron.timezone }, { name: scheduleOptions.job, data: toJson(scheduleOptions.data), opts })
       },
 
       async unschedule(id) {
@@ -175,6 +180,17 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
       })()
       return closing
     },
+  }
+}
+
+/** The tick before the pending one of schedule `id`: the last one it added (run, running or waiting); null without one. */
+async function producedTick(queue: Queue, id: string): Promise<number | null> {
+  const existing = await queue.getJobScheduler(id)
+  if (!existing?.pattern || typeof existing.next !== 'number') return null
+  try {
+    return parseSchedule(existing.pattern, existing.tz ?? undefined).previous(existing.next)
+  } catch {
+    return null // a pattern stored by something else: BullMQ replaces it from the current time
   }
 }
 
