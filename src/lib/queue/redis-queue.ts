@@ -23,6 +23,7 @@ import {
 } from './queue.js'
 import { systemTimer } from './timer.js'
 
+/** `clock` is not used here: BullMQ reads `Date.now()` itself, in its scripts' arguments and its timers. */
 export interface RedisQueueOptions extends JobQueueOptions {
   /** Told about Redis connection errors; defaults to ignoring them. */
   readonly onError?: (err: unknown) => void
