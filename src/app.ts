@@ -10,6 +10,7 @@ import type { AppBindings, AppEnv, Security } from './lib/http/index.js'
 import { createLoggers, type Logger } from './lib/log.js'
 import { createMailer, type Mailer } from './lib/mail/index.js'
 import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
+import { createMemoryQueue, createRedisQueue, type JobQueue } from './lib/queue/index.js'
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
 import { createStorage, type ObjectStorage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
@@ -81,6 +82,8 @@ export interface Plinth {
   readonly storage: ObjectStorage
   /** The files API in process (uploads, downloads, the cleanup sweep). */
   readonly files: FilesService
+  /** Background jobs and cron schedules: in process, or shared by every instance through Redis (REDIS_URL). */
+  readonly queue: JobQueue
   readonly http: OpenAPIHono<AppEnv>
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
   readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
@@ -109,6 +112,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const systemDb = registry.system.db
     const { pubsub, limiter } = await createSharedState(config, clock, log)
     closers.unshift(() => pubsub.close(), () => limiter.close())
+    const queue = await createJobQueue(config, clock, log)
+    closers.unshift(() => queue.close())
     const mailer: Mailer = createMailer(config.email, { log })
     closers.unshift(() => mailer.close())
     const events = createEventBus<AuthEvents & RecordEvents & FileEvents>(log)
@@ -341,9 +346,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       realtime,
       storage,
       files,
+      queue,
       http,
       fetch: (request, env) => http.fetch(request, env),
-      close: () => closeAll(closers, log),
+      // A running job may use any module, so the queue stops (waiting for its jobs) before anything else closes.
+      close: () => closeAll([() => queue.close(), ...closers], log),
     }
   } catch (err) {
     await closeAll(closers, log)
@@ -362,6 +369,13 @@ async function createSharedState(config: Config, clock: Clock, log: Logger): Pro
     await pubsub.close()
     throw err
   }
+}
+
+/** Background jobs: in process, or through Redis under the deployment's prefix; close() waits as long as a shutdown does. */
+async function createJobQueue(config: Config, clock: Clock, log: Logger): Promise<JobQueue> {
+  const options = { clock, log, closeTimeoutMs: config.shutdownTimeoutMs }
+  if (!config.redisUrl) return createMemoryQueue(options)
+  return createRedisQueue(config.redisUrl, config.redisPrefix, { ...options, onError: (err) => log.warn({ err }, 'redis error') })
 }
 
 async function closeAll(closers: (() => Promise<void>)[], log: Logger): Promise<void> {
