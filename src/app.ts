@@ -192,11 +192,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const auth = createAuthService(authContext)
     const recovery = createRecovery(authContext)
     const social = createSocial(authContext)
-    const sweep = setInterval(() => {
-      authStore.deleteExpiredSessions(clock.seconds()).catch((err: unknown) => log.warn({ err }, 'expired session sweep failed'))
-    }, 10 * 60_000)
-    sweep.unref()
-    closers.unshift(async () => clearInterval(sweep))
+    const sessionSweep = clock.every(10 * 60_000, () => authStore.deleteExpiredSessions(clock.seconds()), {
+      onError: (err) => log.warn({ err }, 'expired session sweep failed'),
+    })
+    closers.unshift(() => sessionSweep.stop())
 
     const shares = createSharesStore(systemDb)
     const recordAccess = createRecordAccess({ access, shares })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { systemClock } from '../../src/lib/clock.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { createLoadGate, type HeldLoad } from '../support/load-gate.js'
@@ -98,7 +99,7 @@ describe('API keys: a change racing the first use of a key', () => {
 
 describe('sessions: expiry, cached or not (SESSION_TTL_SECONDS=60, a clock the test moves)', () => {
   let offsetMs = 0
-  const clock = { now: () => Date.now() + offsetMs, seconds: () => Math.floor((Date.now() + offsetMs) / 1000) }
+  const clock = { ...systemClock, now: () => Date.now() + offsetMs, seconds: () => Math.floor((Date.now() + offsetMs) / 1000) }
   let timed: TestServer
   let timedOwner: Account
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { createManualClock } from '../../src/lib/clock-manual.js'
 import type { RealtimeOptions } from '../../src/modules/realtime/index.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
@@ -564,5 +565,50 @@ describe.runIf(scaleOut)('scale-out: two instances on one PostgreSQL and Redis (
       expect(await s.until(isRecord('record.create', after.id))).toEqual([...expected, event('record.create', after, 'notes')])
       s.close()
     }
+  })
+})
+
+describe('heartbeats and token expiry follow the app’s clock', () => {
+  // A clock that moves only when told, and an hour-long heartbeat that real time never reaches in a test.
+  const clock = createManualClock()
+  const heartbeatMs = 3_600_000
+  let timed: TestServer
+  let boss: Account
+  beforeAll(async () => {
+    timed = await startServer({}, { clock, realtime: { heartbeatMs } })
+    boss = await signUpOwner(timed)
+    const reply = await timed.request('POST', '/api/v1/collections', { token: boss.token, body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] } })
+    expect(reply.status, reply.text).toBe(201)
+  })
+  afterAll(async () => {
+    await timed?.stop()
+  })
+
+  it('SSE heartbeats and WebSocket pings go out when the clock reaches the interval, not before', async () => {
+    const viaSse = await sse(timed.url, '/api/v1/collections/logs/stream', boss.token)
+    const viaWs = await ws(timed.url, '/api/v1/collections/logs/stream', boss.token)
+    await clock.advance(heartbeatMs - 1)
+    // A write after the advance: once it arrived, whatever the advance sent arrived before it.
+    const line = await write('POST', 'logs', null, { line: 'one' }, timed, boss.token)
+    for (const s of [viaSse, viaWs]) await s.until(isRecord('record.create', line.id))
+    expect([viaSse.signals, viaWs.signals]).toEqual([['connected'], []])
+    await clock.advance(1)
+    await viaSse.untilSignal('heartbeat')
+    await viaWs.untilSignal('ping')
+    viaSse.close()
+    viaWs.close()
+  })
+
+  it('a capability-token stream ends with unauthorized when the clock reaches the token’s expiry', async () => {
+    const line = await write('POST', 'logs', null, { line: 'watched' }, timed, boss.token)
+    const minted = await timed.request('POST', '/api/v1/capability-tokens', { token: boss.token, body: { collection: 'logs', documentId: line.id, expiresIn: 60 } })
+    expect(minted.status, minted.text).toBe(201)
+    const stream = await sse(timed.url, `/api/v1/collections/logs/stream?token=${encodeURIComponent(minted.body.data.token)}`)
+    await clock.advance(minted.body.data.expiresAt * 1000 - clock.now() - 1)
+    const changed = await write('PATCH', 'logs', line.id, { line: 'still watched' }, timed, boss.token)
+    await stream.until(isRecord('record.update', line.id))
+    await clock.advance(1)
+    expect(await stream.ended).toEqual({ clean: true })
+    expect(stream.messages).toEqual([event('record.update', changed, 'logs'), { type: 'stream.closed', error: 'unauthorized', message: 'The capability token has expired' }])
   })
 })

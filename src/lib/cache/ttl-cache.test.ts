@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Clock } from '../clock.js'
+import type { TimeSource } from '../clock.js'
 import { createTtlCache, type TtlCache } from './ttl-cache.js'
 
 type Step =
@@ -86,7 +86,7 @@ const scenarios: Scenario[] = [
 describe('ttl cache', () => {
   it.each(scenarios)('$name', ({ maxEntries = 100, ttlMs = 60_000, steps }) => {
     let now = 1_700_000_000_000
-    const clock: Clock = { now: () => now, seconds: () => Math.floor(now / 1000) }
+    const clock: TimeSource = { now: () => now, seconds: () => Math.floor(now / 1000) }
     const cache = createTtlCache<number>({ maxEntries, ttlMs, clock })
     steps.forEach((step, i) => {
       const at = `step ${i} (${JSON.stringify(step)})`
@@ -111,7 +111,7 @@ describe('ttl cache', () => {
   })
 
   it('passes keys and values to the deleteWhere predicate', () => {
-    const clock: Clock = { now: () => 0, seconds: () => 0 }
+    const clock: TimeSource = { now: () => 0, seconds: () => 0 }
     const cache = createTtlCache<{ userId: string }>({ maxEntries: 10, ttlMs: 1000, clock })
     cache.set('token-1', { userId: 'u1' })
     cache.set('token-2', { userId: 'u2' })
@@ -127,13 +127,13 @@ describe('ttl cache', () => {
     { maxEntries: 10, ttlMs: 0 },
     { maxEntries: 10, ttlMs: Number.NaN },
   ])('refuses maxEntries $maxEntries with ttlMs $ttlMs', (options) => {
-    const clock: Clock = { now: () => 0, seconds: () => 0 }
+    const clock: TimeSource = { now: () => 0, seconds: () => 0 }
     expect(() => createTtlCache({ ...options, clock })).toThrow(RangeError)
   })
 })
 
 describe('ttl cache getOrLoad', () => {
-  const clock: Clock = { now: () => 0, seconds: () => 0 }
+  const clock: TimeSource = { now: () => 0, seconds: () => 0 }
   const make = () => createTtlCache<string>({ maxEntries: 10, ttlMs: 60_000, clock })
 
   /** A load held after its reads, until the test lets it return: where an invalidation can land. */

@@ -1,11 +1,11 @@
-import type { Clock } from '../clock.js'
+import type { TimeSource } from '../clock.js'
 
 export interface TtlCacheOptions {
   /** The most entries held; past it the least recently used one goes. */
   readonly maxEntries: number
   /** How long an entry lives after it was set. Reading it does not extend its life. */
   readonly ttlMs: number
-  readonly clock: Clock
+  readonly clock: TimeSource
 }
 
 /**

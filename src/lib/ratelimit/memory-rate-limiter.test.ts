@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { Clock } from '../clock.js'
+import type { TimeSource } from '../clock.js'
 import { createMemoryRateLimiter } from './memory-rate-limiter.js'
 
 function fakeClock(start = 1_700_000_000_000) {
   let now = start
-  const clock: Clock = { now: () => now, seconds: () => Math.floor(now / 1000) }
+  const clock: TimeSource = { now: () => now, seconds: () => Math.floor(now / 1000) }
   return { clock, advance: (ms: number) => void (now += ms) }
 }
 

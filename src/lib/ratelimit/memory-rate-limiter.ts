@@ -1,8 +1,8 @@
-import type { Clock } from '../clock.js'
+import type { TimeSource } from '../clock.js'
 import { assertHitArguments, toResult, type RateLimiter } from './rate-limiter.js'
 
 export interface MemoryRateLimiterOptions {
-  readonly clock: Clock
+  readonly clock: TimeSource
   /**
    * The most keys held at once (default 100,000). Past it the oldest window is forgotten, which lets
    * that key start afresh: a flood of distinct keys costs accuracy, never unbounded memory.

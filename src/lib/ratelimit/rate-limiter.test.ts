@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../clock.js'
+import type { TimeSource } from '../clock.js'
 import { closeRedis, connectRedis } from '../redis/connect-redis.js'
 import { createMemoryRateLimiter } from './memory-rate-limiter.js'
 import { runRateLimiterContract } from './rate-limiter-contract.js'
 import { createRedisRateLimiter } from './redis-rate-limiter.js'
 
 let now = 1_700_000_000_000
-const clock: Clock = { now: () => now, seconds: () => Math.floor(now / 1000) }
+const clock: TimeSource = { now: () => now, seconds: () => Math.floor(now / 1000) }
 
 runRateLimiterContract('memory', {
   shared: false,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../clock.js'
+import { systemClock, type Clock } from '../clock.js'
 import type { ObjectStorage } from './types.js'
 
 /** One driver under test, set up against a real peer (a Plinth server for local, an S3 store for s3). */
@@ -386,10 +386,11 @@ function* chunks(bytes: Buffer, size: number): Generator<Buffer> {
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size)
 }
 
-/** A clock at real time plus an offset the test moves (StorageFixture.shiftClock). */
+/** A clock at real time plus an offset the test moves (StorageFixture.shiftClock); sleeps and ticks run on real time. */
 export function shiftableClock(): { clock: Clock; shift(offsetMs: number): void } {
   let offset = 0
   const clock: Clock = {
+    ...systemClock,
     now: () => Date.now() + offset,
     seconds: () => Math.floor((Date.now() + offset) / 1000),
   }

@@ -109,17 +109,14 @@ export function createCleanup(ctx: FilesContext) {
   }
 
   const unsubscribe = deps.events.on('record.delete', enqueue)
-  const timer = setInterval(() => {
-    sweep().catch((err: unknown) => deps.log.warn({ err }, 'abandoned upload sweep failed'))
-  }, sweepEveryMs)
-  timer.unref()
+  const ticker = deps.clock.every(sweepEveryMs, sweep, { onError: (err) => deps.log.warn({ err }, 'abandoned upload sweep failed') })
 
   return {
     sweep,
     removeOfCollections,
-    /** Stops listening and sweeping; resolves once the record deletes already received are settled. */
+    /** Stops listening and sweeping; resolves once a sweep under way and the record deletes already received are settled. */
     async close(): Promise<void> {
-      clearInterval(timer)
+      await ticker.stop()
       unsubscribe()
       await queue
     },

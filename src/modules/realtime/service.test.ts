@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { createManualClock } from '../../lib/clock-manual.js'
 import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
 import { createEventBus } from '../../lib/events/index.js'
@@ -55,7 +56,8 @@ const settle = async (done: () => boolean) => {
 }
 
 let seconds = 1000
-const clock: Clock = { now: () => seconds * 1000, seconds: () => seconds }
+// Time is read from `seconds`; timers wait on a manual clock never advanced, so an expiry timer fires only when due at once.
+const clock: Clock = { ...createManualClock(), now: () => seconds * 1000, seconds: () => seconds }
 const events = createEventBus<RecordEvents>(createLogger('silent'))
 let realtime: Realtime | undefined
 

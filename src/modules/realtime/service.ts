@@ -76,7 +76,7 @@ export function parseIds(raw: string | undefined): ReadonlySet<string> | null {
  * rights applies from the next event. A stream whose caller lost the right to read is closed.
  */
 export async function createRealtime(deps: RealtimeDeps) {
-  const options: SinkOptions = { heartbeatMs: deps.heartbeatMs ?? 25_000, maxBufferedBytes: deps.maxBufferedBytes ?? 1024 * 1024 }
+  const options: SinkOptions = { clock: deps.clock, heartbeatMs: deps.heartbeatMs ?? 25_000, maxBufferedBytes: deps.maxBufferedBytes ?? 1024 * 1024 }
   const maxPending = deps.maxPendingEvents ?? 1000
   const hub = await createHub(deps)
   const sinks = new Set<Sink>()
@@ -171,16 +171,18 @@ export async function createRealtime(deps: RealtimeDeps) {
       const onStop = () => sink.close(null)
       stopping?.addEventListener('abort', onStop, { once: true })
       const { expiresAt } = subscription.caller
-      const expiry =
-        expiresAt === null
-          ? null
-          : setTimeout(() => sink.close({ error: 'unauthorized', message: 'The capability token has expired' }), Math.max(0, expiresAt * 1000 - deps.clock.now()))
-      expiry?.unref()
+      const expiry = new AbortController()
+      if (expiresAt !== null) {
+        deps.clock.sleep(expiresAt * 1000 - deps.clock.now(), expiry.signal).then(
+          () => sink.close({ error: 'unauthorized', message: 'The capability token has expired' }),
+          () => {}, // the stream ended first
+        )
+      }
       sink.onClose(() => {
         sinks.delete(sink)
         stopListening()
         stopping?.removeEventListener('abort', onStop)
-        if (expiry) clearTimeout(expiry)
+        expiry.abort()
       })
       if (stopping?.aborted) sink.close(null)
     },

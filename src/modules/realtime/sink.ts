@@ -1,3 +1,4 @@
+import type { Clock } from '../../lib/clock.js'
 import type { ErrorCode } from '../../lib/errors.js'
 import type { StreamMessage } from './delivery.js'
 
@@ -24,6 +25,8 @@ export interface Sink {
 }
 
 export interface SinkOptions {
+  /** What the heartbeat runs on, so tests can drive it. */
+  readonly clock: Clock
   readonly heartbeatMs: number
   /** Bytes waiting for the client (in Node and in the socket) beyond which the connection is dropped. */
   readonly maxBufferedBytes: number

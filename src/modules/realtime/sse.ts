@@ -20,9 +20,9 @@ export function openEventStream(res: ServerResponse, headers: Record<string, str
     // Proxies such as nginx buffer responses unless told not to.
     'X-Accel-Buffering': 'no',
   })
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs)
-  heartbeat.unref()
-  signal.onClose(() => clearInterval(heartbeat))
+  // A heartbeat that cannot be written means the connection is broken: drop it.
+  const heartbeat = options.clock.every(options.heartbeatMs, () => write(': heartbeat\n\n'), { onError: () => drop() })
+  signal.onClose(() => void heartbeat.stop())
   res.once('close', () => signal.fire())
 
   function write(text: string): void {

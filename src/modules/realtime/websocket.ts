@@ -65,14 +65,17 @@ function webSocketSink(ws: WebSocket, options: SinkOptions & { greeting: unknown
   ws.on('message', () => {})
   ws.on('error', () => signal.fire())
   ws.on('close', () => signal.fire())
-  const heartbeat = setInterval(() => {
-    if (ws.readyState !== WebSocket.OPEN) return
-    if (!alive || ws.bufferedAmount > options.maxBufferedBytes) return drop()
-    alive = false
-    ws.ping()
-  }, options.heartbeatMs)
-  heartbeat.unref()
-  signal.onClose(() => clearInterval(heartbeat))
+  const heartbeat = options.clock.every(
+    options.heartbeatMs,
+    () => {
+      if (ws.readyState !== WebSocket.OPEN) return
+      if (!alive || ws.bufferedAmount > options.maxBufferedBytes) return drop()
+      alive = false
+      ws.ping()
+    },
+    { onError: () => drop() },
+  )
+  signal.onClose(() => void heartbeat.stop())
 
   function write(value: unknown): void {
     if (signal.closed || ws.readyState !== WebSocket.OPEN) return

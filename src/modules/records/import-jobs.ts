@@ -132,8 +132,7 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
     const removed = await store.deleteExpiredAcrossProjects(clock.now())
     if (removed > 0) deps.log.info({ removed }, 'expired import jobs removed')
   }
-  const timer = setInterval(() => void sweep().catch((err: unknown) => deps.log.warn({ err }, 'import job sweep failed')), importJobLimits.sweepEveryMs)
-  timer.unref()
+  const ticker = clock.every(importJobLimits.sweepEveryMs, sweep, { onError: (err) => deps.log.warn({ err }, 'import job sweep failed') })
 
   return {
     /**
@@ -239,8 +238,9 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
     /** Removes expired jobs now (also done every ten minutes). */
     sweep,
 
+    /** Stops the sweep; resolves once a sweep under way has ended. */
     async close(): Promise<void> {
-      clearInterval(timer)
+      await ticker.stop()
     },
   }
 }
