@@ -55,6 +55,17 @@ export function runClockContract(name: string, make: () => ClockFixture): void {
       await expect(clock.sleep(0, controller.signal)).rejects.toBe(reason)
     })
 
+    it('after fires once when its time has passed, unless cancelled first', async () => {
+      const fixture = make()
+      const fired: string[] = []
+      fixture.clock.after(15, () => void fired.push('kept'))
+      const cancel = fixture.clock.after(10, () => void fired.push('cancelled'))
+      cancel()
+      fixture.clock.after(-1, () => void fired.push('at once'))
+      await until(fixture, () => fired.length === 2)
+      expect(fired.sort()).toEqual(['at once', 'kept'])
+    })
+
     it('sleep refuses NaN', async () => {
       await expect(make().clock.sleep(Number.NaN)).rejects.toThrow(RangeError)
     })

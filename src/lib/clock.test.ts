@@ -41,10 +41,12 @@ describe('system clock', () => {
     await ticker.stop()
   })
 
-  it('an every timer holds no process open; a sleep does, until it ends', async () => {
+  it('an every or after timer holds no process open; a sleep does, until it ends', async () => {
     const before = timeouts()
     const ticker = systemClock.every(60_000, () => {})
+    const cancel = systemClock.after(60_000, () => {})
     expect(timeouts()).toBe(before)
+    cancel()
     const controller = new AbortController()
     const sleeping = systemClock.sleep(60_000, controller.signal).catch(() => {})
     expect(timeouts()).toBe(before + 1)
@@ -56,6 +58,19 @@ describe('system clock', () => {
 })
 
 describe('manual clock', () => {
+  it('jump moves time at once, as a suspended machine: what fell due fires late, each timer once', async () => {
+    const clock = createManualClock(0)
+    const fired: string[] = []
+    clock.after(10, () => void fired.push(`after at ${clock.now()}`))
+    const ticker = clock.every(20, () => void fired.push(`tick at ${clock.now()}`))
+    await clock.jump(100)
+    expect(fired).toEqual(['after at 100', 'tick at 100'])
+    expect(clock.now()).toBe(100)
+    await clock.advance(20)
+    expect(fired).toEqual(['after at 100', 'tick at 100', 'tick at 120'])
+    await ticker.stop()
+  })
+
   it('stands still until advanced; advance fires due timers in time order and moves time to the end', async () => {
     const clock = createManualClock(1000)
     const order: string[] = []

@@ -20,6 +20,12 @@ export interface Clock {
    * process alive. Throws RangeError unless `ms` is a finite number of at least 1.
    */
   every(ms: number, run: () => unknown, options?: EveryOptions): Ticker
+  /**
+   * Calls `fire` once, `ms` from now (at once for 0 or less), unless the returned function cancels it
+   * first. The timer never keeps the process alive: for work that waits in the background (a delayed job,
+   * a cron tick), where `sleep` is for a caller awaiting it.
+   */
+  after(ms: number, fire: () => void): () => void
 }
 
 export interface EveryOptions {
@@ -71,6 +77,10 @@ export function clockOn(host: TimerHost): Clock {
         )
         signal?.addEventListener('abort', onAbort, { once: true })
       })
+    },
+
+    after(ms, fire) {
+      return host.schedule(Math.max(0, ms), fire, false)
     },
 
     every(ms, run, options = {}) {

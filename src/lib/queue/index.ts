@@ -17,4 +17,3 @@ export type {
 export { checkTimezone, defaultTimezone, parseSchedule, type CronSchedule } from './cron.js'
 export { createMemoryQueue } from './memory-queue.js'
 export { createRedisQueue, type RedisQueueOptions } from './redis-queue.js'
-export { systemTimer, type Timer } from './timer.js'

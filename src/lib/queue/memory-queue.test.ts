@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { createManualTime } from './manual-time.js'
+import { createManualClock } from '../clock-manual.js'
 import { createMemoryQueue } from './memory-queue.js'
 
 describe('memory JobQueue: schedules on a manual clock', () => {
   it('fires a tick missed while the process was suspended once, and does not make up the others', async () => {
     const hour = 3_600_000
     const start = Date.UTC(2025, 0, 1, 0, 10)
-    const time = createManualTime(start)
-    const queue = createMemoryQueue({ clock: time.clock, timer: time.timer })
+    const time = createManualClock(start)
+    const queue = createMemoryQueue({ clock: time })
     const ticks: Array<number | null> = []
     try {
       const jobs = await queue.define<{ tick: object }>('hourly', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
@@ -24,8 +24,8 @@ describe('memory JobQueue: schedules on a manual clock', () => {
   })
 
   it('reads the pattern in its time zone, across a daylight-saving change', async () => {
-    const time = createManualTime(Date.UTC(2025, 2, 29, 0))
-    const queue = createMemoryQueue({ clock: time.clock, timer: time.timer })
+    const time = createManualClock(Date.UTC(2025, 2, 29, 0))
+    const queue = createMemoryQueue({ clock: time })
     const ticks: Array<number | null> = []
     try {
       const jobs = await queue.define<{ tick: object }>('berlin', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
@@ -39,8 +39,8 @@ describe('memory JobQueue: schedules on a manual clock', () => {
   })
 
   it('drops delayed jobs and schedules on close: nothing fires afterwards', async () => {
-    const time = createManualTime(Date.UTC(2025, 0, 1))
-    const queue = createMemoryQueue({ clock: time.clock, timer: time.timer })
+    const time = createManualClock(Date.UTC(2025, 0, 1))
+    const queue = createMemoryQueue({ clock: time })
     const ran: string[] = []
     const jobs = await queue.define<{ x: object }>('dropped', { handlers: { x: async () => void ran.push('x') } })
     await jobs.add('x', {}, { delayMs: 1000 })

@@ -21,7 +21,6 @@ import {
   type QueueDefinition,
   type ScheduleInfo,
 } from './queue.js'
-import { systemTimer } from './timer.js'
 
 interface Pending {
   readonly id: string
@@ -45,12 +44,11 @@ interface Scheduled {
 /**
  * A JobQueue for the embedded mode: one process, jobs in memory. Nothing survives a restart (delayed
  * jobs, retries in waiting, schedules): work that must is kept in its owner's table and re-enqueued, and
- * schedules are declared again at start (docs/decisions/018-queue.md). Time comes from the Clock, waiting
- * from the injected Timer.
+ * schedules are declared again at start (docs/decisions/018-queue.md). Time and waiting come from the
+ * Clock (`now`, `after`), so a test's manual clock moves every delay and tick.
  */
 export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
   const clock = options.clock ?? systemClock
-  const timer = options.timer ?? systemTimer
   const log = options.log ?? silentLog
   const closeTimeoutMs = options.closeTimeoutMs ?? defaultCloseTimeoutMs
   const cancels = new Set<() => void>()
@@ -61,7 +59,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
 
   /** A timer the queue forgets once it fired and cancels on close. */
   function after(ms: number, fn: () => void): () => void {
-    const cancel = timer(ms, () => {
+    const cancel = clock.after(ms, () => {
       cancels.delete(cancel)
       if (!closed) fn()
     })
@@ -192,7 +190,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         if (running.size === 0) return
         let cancelBound = () => {}
         const bound = new Promise<'timeout'>((resolve) => {
-          cancelBound = timer(closeTimeoutMs, () => resolve('timeout'))
+          cancelBound = clock.after(closeTimeoutMs, () => resolve('timeout'))
         })
         const outcome = await Promise.race([Promise.all(running.keys()), bound])
         cancelBound()

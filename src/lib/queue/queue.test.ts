@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { createManualTime } from './manual-time.js'
+import { createManualClock } from '../clock-manual.js'
 import { createMemoryQueue } from './memory-queue.js'
 import { runQueueContract } from './queue-contract.js'
 import { createRedisQueue } from './redis-queue.js'
@@ -15,12 +15,12 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 // Memory runs on a manual clock: delays, backoff, ticks and the close bound move only when a test says so.
-const time = createManualTime(Date.UTC(2025, 0, 1, 0, 0, 0, 250))
+const time = createManualClock(Date.UTC(2025, 0, 1, 0, 0, 0, 250))
 runQueueContract('memory', {
   shared: false,
   manualTime: true,
-  open: async (options) => createMemoryQueue({ ...options, clock: time.clock, timer: time.timer }),
-  now: () => time.clock.now(),
+  open: async (options) => createMemoryQueue({ ...options, clock: time }),
+  now: () => time.now(),
   advance: (ms) => time.advance(ms),
 })
 

@@ -1,6 +1,5 @@
 import { AppError } from '../errors.js'
 import type { Clock } from '../clock.js'
-import type { Timer } from './timer.js'
 
 /**
  * One run of a job, as its handler sees it. `data` went through JSON (as it does on Redis): a Date
@@ -115,8 +114,8 @@ export interface JobQueue {
 export interface JobQueueOptions {
   /** Where retries (warn) and failures (error) are logged; nothing is logged by default. */
   readonly log?: QueueLog
+  /** Time and waiting (delays, backoff, ticks, the close bound): `now` and `after`. */
   readonly clock?: Clock
-  readonly timer?: Timer
   /** How long close() waits for running jobs; 10 s by default. */
   readonly closeTimeoutMs?: number
 }

@@ -1,5 +1,6 @@
 import { Queue, UnrecoverableError, Worker, type Job as BullJob, type JobsOptions, type RepeatStrategy } from 'bullmq'
 import { Redis } from 'ioredis'
+import { systemClock } from '../clock.js'
 import { closeRedis, connectRedis } from '../redis/connect-redis.js'
 import { parseSchedule, type CronSchedule } from './cron.js'
 import {
@@ -21,7 +22,6 @@ import {
   type NamedQueue,
   type QueueDefinition,
 } from './queue.js'
-import { systemTimer } from './timer.js'
 
 /** `clock` is not used here: BullMQ reads `Date.now()` itself, in its scripts' arguments and its timers. */
 export interface RedisQueueOptions extends JobQueueOptions {
@@ -43,7 +43,7 @@ const removeOnFail = { age: 7 * 24 * 3600, count: 10_000 }
 export async function createRedisQueue(url: string, prefix: string, options: RedisQueueOptions = {}): Promise<JobQueue> {
   const onError = options.onError ?? (() => {})
   const log = options.log ?? silentLog
-  const timer = options.timer ?? systemTimer
+  const clock = options.clock ?? systemClock
   const closeTimeoutMs = options.closeTimeoutMs ?? defaultCloseTimeoutMs
   const keyPrefix = `${prefix}queue`
   const producer = await connectRedis(url, 'queue', onError)
@@ -151,7 +151,7 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
     const stopped = Promise.all(workers.map((w) => w.close()))
     let cancelBound = () => {}
     const bound = new Promise<'timeout'>((resolve) => {
-      cancelBound = timer(closeTimeoutMs, () => resolve('timeout'))
+      cancelBound = clock.after(closeTimeoutMs, () => resolve('timeout'))
     })
     const outcome = await Promise.race([stopped, bound])
     cancelBound()
