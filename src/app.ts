@@ -120,13 +120,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
     closers.unshift(() => storage.close())
 
-    const audit = createAuditService({ systemDb, clock, log })
+    // Access records its changes in the audit log, and reading the log is checked by access: built first, it asks access when read.
+    const audit = createAuditService({ systemDb, clock, log, authorize: (principal, permission) => access.authorize(principal, permission) })
     const access = await createAccessService({ systemDb, clock, pubsub, audit, log })
-    const settings = await createSettingsService({ systemDb, clock, pubsub, audit })
+    const settings = await createSettingsService({ systemDb, clock, pubsub, audit, access })
     closers.unshift(() => access.close(), () => settings.close())
-    const projects = createProjectsService({ registry, clock, audit, onCreated: (id) => access.seedBuiltInRoles(id) })
+    const projects = createProjectsService({ registry, clock, audit, access, onCreated: (id) => access.seedBuiltInRoles(id) })
     const defaultProject = await projects.ensureDefault()
-    for (const project of await projects.list()) await projects.prepare(project.id)
+    for (const project of await projects.listAcrossProjects()) await projects.prepare(project.id)
 
     // Users tell sessions and keys about changes; those are built next, so the hook binds late.
     let onUserChange: (userId: string, change: UserChange) => Promise<void> = async () => {}
@@ -246,6 +247,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clock,
       box: createSecretBox(config.secretKey, 'storage-connections'),
       audit,
+      access,
       log,
       probe: createS3Probe({ allowPrivateNetwork: config.allowPrivateNetwork }),
       allowPrivateNetwork: config.allowPrivateNetwork,
