@@ -211,6 +211,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       pubsub,
       audit,
       log,
+      access,
       canRead: async (principal, collection) => {
         if (collection.accessControl?.preset === 'public') return true
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true

@@ -536,3 +536,16 @@ describe('reachesAny', () => {
     expect(reachesAny(principal, r, parsePermission(requested))).toBe(reaches)
   })
 })
+
+describe('decide: system work (maintenance Plinth starts itself)', () => {
+  check([
+    { name: 'anything in its project, with no role', principal: system, role: null, requested: 'collections/articles:hard_delete', decision: allow },
+    { name: 'system resources', principal: system, role: null, requested: 'system/users:update', decision: allow },
+    { name: 'not the instance', principal: system, role: null, requested: 'instance/projects:create', decision: deny },
+    { name: 'not another project', principal: { ...system, projectId: 'p2' }, role: null, requested: 'collections/articles:read', decision: deny },
+  ])
+  it('reaches every collection of its project, and nothing of the instance', () => {
+    expect(reachesAny(system, null, parsePermission('collections/*:read'))).toBe(true)
+    expect(reachesAny(system, null, parsePermission('instance/projects:read'))).toBe(false)
+  })
+})

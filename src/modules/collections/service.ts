@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import { alterCollectionTable, createCollectionTable, dropCollectionTable } from './ddl.js'
 import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, systemColumns, type AccessControl } from './definition/index.js'
@@ -72,6 +73,8 @@ export async function createCollectionsService(deps: {
   canRead: (principal: Principal, collection: Pick<Collection, 'name' | 'accessControl'>) => Promise<boolean>
   /** Whether a caller's grants let it see some collection's schema at all (read on any collection, or schema read). */
   canReadSome: (principal: Principal) => Promise<boolean>
+  /** The access module's check, which creating, changing and deleting collections go through (`schema/*:…`). */
+  access: Pick<AccessService, 'authorize'>
   fieldChanges?: FieldChangeHooks
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
@@ -181,9 +184,10 @@ export async function createCollectionsService(deps: {
      */
     async create(
       actor: Principal,
-      projectId: string,
       input: { name: unknown; storageType?: string; databaseId?: string | null; fields: unknown; accessControl?: unknown },
     ): Promise<Collection> {
+      await deps.access.authorize(actor, 'schema/*:create')
+      const projectId = actor.projectId
       const name = checkCollectionName(input.name)
       const storageType = (input.storageType ?? 'd1') as StorageType
       if (!(storageTypes as readonly string[]).includes(storageType)) {
@@ -244,10 +248,11 @@ export async function createCollectionsService(deps: {
      */
     async update(
       actor: Principal,
-      projectId: string,
       name: string,
       input: { fields: unknown; accessControl?: unknown; name?: string; storageType?: string; databaseId?: string },
     ): Promise<Collection> {
+      await deps.access.authorize(actor, 'schema/*:update')
+      const projectId = actor.projectId
       const collection = await require(projectId, name)
       for (const key of ['name', 'storageType', 'databaseId'] as const) {
         const sent = input[key]
@@ -291,7 +296,9 @@ export async function createCollectionsService(deps: {
     },
 
     /** Drops the table and all its data, then the registry entry. Throws collection_not_found, conflict (referenced), ddl_error. */
-    async delete(actor: Principal, projectId: string, name: string): Promise<void> {
+    async delete(actor: Principal, name: string): Promise<void> {
+      await deps.access.authorize(actor, 'schema/*:delete')
+      const projectId = actor.projectId
       const collection = await require(projectId, name)
       // A relation pointing here would be left dangling and its collection could not be patched again.
       const referencing = [...(await load(projectId)).values()].flatMap((c) =>
