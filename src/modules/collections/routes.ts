@@ -61,11 +61,11 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   const reads = createRouter(readSecurity)
   reads.openapi(listCollections, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: (await collections.visibleTo(p, p.projectId)).map(wire) }, 200)
+    return c.json({ data: (await collections.visibleTo(p)).map(wire) }, 200)
   })
   reads.openapi(getCollection, async (c) => {
     const p = principalOf(c)
-    const collection = await collections.visible(p, p.projectId, c.req.valid('param').name)
+    const collection = await collections.visible(p, c.req.valid('param').name)
     const columnStatuses = await collections.columnStatuses(collection)
     return c.json({ data: { ...wire(collection), columnStatuses, policyKey: `collections/${collection.name}` } }, 200)
   })

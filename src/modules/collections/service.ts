@@ -136,11 +136,12 @@ export async function createCollectionsService(deps: {
     get: require,
 
     /**
-     * The collections a caller may see. Throws unauthorized for an anonymous caller that no grant of
+     * The collections of its project a caller may see (collections/<name>:read, the public preset, or
+     * schema read): the others are left out, never refused. Throws unauthorized for an anonymous caller that no grant of
      * `public` and no public collection opens anything to (decision 012): a credential is missing, not data.
      */
-    async visibleTo(principal: Principal, projectId: string): Promise<Collection[]> {
-      const all = [...(await load(projectId)).values()]
+    async visibleTo(principal: Principal): Promise<Collection[]> {
+      const all = [...(await load(principal.projectId)).values()]
       const seen = await Promise.all(all.map((c) => deps.canRead(principal, c)))
       const visible = all.filter((_, i) => seen[i])
       if (visible.length === 0 && principal.kind === 'anonymous' && !(await deps.canReadSome(principal))) throw signIn()
@@ -151,8 +152,8 @@ export async function createCollectionsService(deps: {
      * One collection the caller may see; one it may not is as missing (collection_not_found), except to an
      * anonymous caller, who is asked to sign in (unauthorized) unless its grants would let it see that name.
      */
-    async visible(principal: Principal, projectId: string, name: string): Promise<Collection> {
-      const collection = (await load(projectId)).get(name)
+    async visible(principal: Principal, name: string): Promise<Collection> {
+      const collection = (await load(principal.projectId)).get(name)
       if (collection && (await deps.canRead(principal, collection))) return collection
       if (principal.kind === 'anonymous' && (collection || !(await deps.canRead(principal, { name, accessControl: null })))) throw signIn()
       throw new AppError('collection_not_found', `Collection "${String(name).slice(0, 60)}" not found`)

@@ -65,7 +65,7 @@ export function createStructureService(deps: StructureDeps) {
 
   async function visibleCollection(principal: Principal, name: string): Promise<Collection> {
     try {
-      return await deps.collections.visible(principal, principal.projectId, name)
+      return await deps.collections.visible(principal, name)
     } catch (err) {
       if (isAppError(err) && err.code === 'collection_not_found') throw new AppError('COLLECTION_NOT_FOUND', err.message)
       throw err
