@@ -15,9 +15,9 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { createStorage, type ObjectStorage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
 import { startupWarnings } from './startup-warnings.js'
-import { accessRoutes, createAccessService } from './modules/access/index.js'
-import { apiKeysRoutes, createApiKeysService } from './modules/apikeys/index.js'
-import { auditRoutes, createAuditService } from './modules/audit/index.js'
+import { accessRoutes, createAccessService, type AccessService } from './modules/access/index.js'
+import { apiKeysRoutes, createApiKeysService, type ApiKeysService } from './modules/apikeys/index.js'
+import { auditRoutes, createAuditService, type AuditService } from './modules/audit/index.js'
 import {
   authRoutes,
   createAuthContext,
@@ -30,23 +30,24 @@ import {
   createUserChanges,
   recoveryRoutes,
   type AuthEvents,
+  type Recovery,
 } from './modules/auth/index.js'
-import { collectionsRoutes, createCollectionsService } from './modules/collections/index.js'
+import { collectionsRoutes, createCollectionsService, type CollectionsService } from './modules/collections/index.js'
 import { createDatabasesService, databasesRoutes, type DatabasesService } from './modules/databases/index.js'
 import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
-import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService } from './modules/records/index.js'
-import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes } from './modules/records/index.js'
-import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes, type ImportPacePoint } from './modules/records/index.js'
+import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService, type SharesService } from './modules/records/index.js'
+import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes, type BulkDelete, type Transfer, type Truncate } from './modules/records/index.js'
+import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes, type ImportJobs, type ImportPacePoint, type RecordExporter, type RecordImporter } from './modules/records/index.js'
 import { createFileReferences, type ReadableFiles } from './modules/records/index.js'
-import { createSettingsService, settingsRoutes } from './modules/settings/index.js'
-import { capabilityTokensRoutes, createCapabilityTokensService } from './modules/capability-tokens/index.js'
+import { createSettingsService, settingsRoutes, type SettingsService } from './modules/settings/index.js'
+import { capabilityTokensRoutes, createCapabilityTokensService, type CapabilityTokensService } from './modules/capability-tokens/index.js'
 import { createRealtime, createStreamAuth, realtimeRoutes, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
 import { createStructureService, structureRoutes, type StructureService } from './modules/structure/index.js'
-import { createS3Probe, createStorageConnectionsService, storageConnectionsRoutes } from './modules/storage-connections/index.js'
+import { createS3Probe, createStorageConnectionsService, storageConnectionsRoutes, type StorageConnectionsService } from './modules/storage-connections/index.js'
 import { storageObjectRoutes } from './modules/storage-objects/index.js'
 import { createSystemService, systemRoutes } from './modules/system/index.js'
 import { createFilesService, filesRoutes, filesStreamingRoutes, type FileEvents, type FilesService } from './modules/files/index.js'
-import { createUsersService, usersRoutes, type UserChange } from './modules/users/index.js'
+import { createUsersService, usersRoutes, type UserChange, type UsersService } from './modules/users/index.js'
 
 export interface AppOptions {
   /** Where log lines go (stdout by default); tests capture them. */
@@ -62,6 +63,28 @@ export interface AppOptions {
   filesStorage?: (storage: ObjectStorage) => ObjectStorage
   /** Awaited after a session's or API key's database reads, before the result is cached; tests hold a load there to race an invalidation against it. */
   credentialLoadPace?: (kind: 'session' | 'api_key') => Promise<void>
+}
+
+/** Every module's service, as in-process callers (flows, tools, tests) reach them. */
+export interface PlinthServices {
+  readonly access: AccessService
+  readonly users: UsersService
+  readonly settings: SettingsService
+  readonly audit: AuditService
+  readonly projects: ProjectsService
+  readonly databases: DatabasesService
+  readonly storageConnections: StorageConnectionsService
+  readonly collections: CollectionsService
+  readonly structure: StructureService
+  readonly records: RecordsService
+  readonly shares: SharesService
+  readonly dataTools: { readonly bulk: BulkDelete; readonly transfer: Transfer; readonly truncate: Truncate }
+  readonly exchange: { readonly exporter: RecordExporter; readonly importer: RecordImporter; readonly jobs: ImportJobs }
+  readonly files: FilesService
+  readonly capabilityTokens: CapabilityTokensService
+  readonly apiKeys: ApiKeysService
+  readonly recovery: Recovery
+  readonly realtime: Realtime
 }
 
 export interface Plinth {
@@ -85,6 +108,8 @@ export interface Plinth {
   /** Background jobs and cron schedules: in process, or shared by every instance through Redis (REDIS_URL). */
   readonly queue: JobQueue
   readonly http: OpenAPIHono<AppEnv>
+  /** The services in process (flows, tools, tests); each checks the acting principal's permission itself. */
+  readonly services: PlinthServices
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
   readonly fetch: (request: Request, env?: AppBindings) => Response | Promise<Response>
   /** Closes every database and connection; the HTTP server is stopped first by its owner. */
@@ -120,13 +145,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
     closers.unshift(() => storage.close())
 
-    const audit = createAuditService({ systemDb, clock, log })
+    // Access records its changes in the audit log, and reading the log is checked by access: built first, it asks access when read.
+    const audit = createAuditService({ systemDb, clock, log, authorize: (principal, permission) => access.authorize(principal, permission) })
     const access = await createAccessService({ systemDb, clock, pubsub, audit, log })
-    const settings = await createSettingsService({ systemDb, clock, pubsub, audit })
+    const settings = await createSettingsService({ systemDb, clock, pubsub, audit, access })
     closers.unshift(() => access.close(), () => settings.close())
-    const projects = createProjectsService({ registry, clock, audit, onCreated: (id) => access.seedBuiltInRoles(id) })
+    const projects = createProjectsService({ registry, clock, audit, access, onCreated: (id) => access.seedBuiltInRoles(id) })
     const defaultProject = await projects.ensureDefault()
-    for (const project of await projects.list()) await projects.prepare(project.id)
+    for (const project of await projects.listAcrossProjects()) await projects.prepare(project.id)
 
     // Users tell sessions and keys about changes; those are built next, so the hook binds late.
     let onUserChange: (userId: string, change: UserChange) => Promise<void> = async () => {}
@@ -210,6 +236,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       pubsub,
       audit,
       log,
+      access,
       canRead: async (principal, collection) => {
         if (collection.accessControl?.preset === 'public') return true
         if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
@@ -246,6 +273,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clock,
       box: createSecretBox(config.secretKey, 'storage-connections'),
       audit,
+      access,
       log,
       probe: createS3Probe({ allowPrivateNetwork: config.allowPrivateNetwork }),
       allowPrivateNetwork: config.allowPrivateNetwork,
@@ -298,6 +326,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       cache: config.redisUrl ? 'redis' : 'memory',
       emailChannel: config.email.channel,
     })
+    const sharesService = createSharesService({ open: records.open, store: shares, users, collections, clock })
+    const services: PlinthServices = Object.freeze({ access, users, settings, audit, projects, databases, storageConnections, collections, structure: structureService, records, shares: sharesService, dataTools, exchange, files, capabilityTokens, apiKeys, recovery, realtime })
     const trust = { trustProxy: config.trustProxy, publicUrl: config.publicUrl, trustedOrigins: config.corsOrigins }
     const http = createHttpApp({
       log,
@@ -327,7 +357,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         recordExchangeRoutes(exchange, readSecurity),
         ...recordDataRoutes(dataTools, security, readSecurity),
         recordsRoutes(records, readSecurity),
-        shareRoutes(createSharesService({ open: records.open, store: shares, users, collections, clock }), readSecurity),
+        shareRoutes(sharesService, readSecurity),
         capabilityTokensRoutes(capabilityTokens, security),
         filesRoutes(files, security),
         realtimeRoutes(realtime, streamAuth),
@@ -347,6 +377,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       files,
       queue,
       http,
+      services,
       fetch: (request, env) => http.fetch(request, env),
       // A running job may use any module, so the queue stops (waiting for its jobs) before anything else closes.
       close: () => closeAll([() => queue.close(), ...closers], log),

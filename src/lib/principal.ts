@@ -1,29 +1,114 @@
+import { AppError } from './errors.js'
+
 /**
- * Who is calling, resolved once per request from its credential. Decisions about what the caller may do
- * are made by the access module from this value; nothing here grants anything by itself.
+ * Who is acting, resolved once per request from its credential, or named by the code that acts (a sweep,
+ * a repair, seeding). Decisions about what the caller may do are made by the access module from this
+ * value; nothing here grants anything by itself. Build one only through `principals` below.
+ *
+ * Kinds: `user` (a session, or a capability token acting for its subject), `api_key` (an `sk-` key bound
+ * to its creator, or a service key bound to nobody), `anonymous` (no credential: the project's `public`
+ * role) and `system` (maintenance work started by Plinth itself; no credential maps to it, and it never
+ * counts as a person).
  */
 export interface Principal {
-  readonly kind: 'user' | 'api_key' | 'anonymous'
-  /** The project the request acts in: the caller's own, or another one a super_admin chose with X-Project-Id. */
+  readonly kind: 'user' | 'api_key' | 'anonymous' | 'system'
+  /** The project the caller acts in: the caller's own, or another one a super_admin chose with X-Project-Id. */
   readonly projectId: string
-  /** The project the user, key or anonymous caller belongs to. */
+  /** The project the user, key, anonymous caller or maintenance job belongs to. */
   readonly homeProjectId: string
-  /** The signed-in user, or the user who created the API key; null for anonymous callers and service keys. */
+  /** The signed-in user, or the user who created the API key; null for anonymous callers, service keys and system work. */
   readonly userId: string | null
-  /** The role whose grants apply: the user's, the key creator's, or the project's `public` role. */
+  /** The role whose grants apply: the user's, the key creator's; null for anonymous (`public` applies), service keys and system work. */
   readonly roleId: string | null
-  /** `$CURRENT_ROLE`: the user's role name, `api` for keys, `public` for anonymous callers. */
+  /** `$CURRENT_ROLE`: the user's role name, `api` for keys, `public` for anonymous callers, `system` for maintenance. */
   readonly roleName: string
   readonly superAdmin: boolean
   readonly sessionId: string | null
-  /** When the session ends (Unix seconds); null for keys and anonymous callers. */
+  /** When the session ends (Unix seconds); null for every other caller. */
   readonly sessionExpiresAt: number | null
   readonly apiKeyId: string | null
   /** An API key's permission strings (`resource:action`); null for every other caller. */
   readonly capabilities: readonly string[] | null
+  /** Why a system principal acts (`files.cleanup`, `structure.repair`); null for every other caller. */
+  readonly reason: string | null
 }
 
-/** True for a caller that is a person (a session, or a key bound to a user). */
-export function isPerson(principal: Principal): boolean {
-  return principal.userId !== null
+/** The person a principal acts for, and the role that person holds. */
+export interface PersonRole {
+  /** The project the person belongs to. */
+  readonly homeProjectId: string
+  /** The project acted in (another one only for a super_admin); defaults to the home project. */
+  readonly projectId?: string
+  readonly userId: string
+  readonly roleId: string
+  readonly roleName: string
+  readonly superAdmin: boolean
+}
+
+const none = { sessionId: null, sessionExpiresAt: null, apiKeyId: null, capabilities: null, reason: null } as const
+
+/** The one place a Principal is built: every kind of caller, frozen. */
+export const principals = {
+  /** A signed-in person, from a session. */
+  user(person: PersonRole, session: { id: string; expiresAt: number }): Principal {
+    return Object.freeze({ ...none, kind: 'user', ...personOf(person), sessionId: session.id, sessionExpiresAt: session.expiresAt })
+  },
+
+  /** The subject of a capability token: the person as they are now, without a session. */
+  capability(person: PersonRole): Principal {
+    return Object.freeze({ ...none, kind: 'user', ...personOf(person) })
+  },
+
+  /** An `sk-` key bound to its creator: the creator's role, bounded by the key's capabilities. */
+  apiKey(key: { id: string; capabilities: readonly string[] }, creator: PersonRole): Principal {
+    return Object.freeze({ ...none, kind: 'api_key', ...personOf(creator), roleName: 'api', apiKeyId: key.id, capabilities: Object.freeze([...key.capabilities]) })
+  },
+
+  /** A service key: bound to no user, it holds exactly its capabilities in its project. */
+  serviceKey(key: { id: string; projectId: string; capabilities: readonly string[] }): Principal {
+    return Object.freeze({
+      ...none, kind: 'api_key', projectId: key.projectId, homeProjectId: key.projectId, userId: null, roleId: null, roleName: 'api', superAdmin: false,
+      apiKeyId: key.id, capabilities: Object.freeze([...key.capabilities]),
+    })
+  },
+
+  /** A caller without a credential: the `public` role of the project it reads. */
+  anonymous(projectId: string): Principal {
+    return Object.freeze({ ...none, kind: 'anonymous', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false })
+  },
+
+  /**
+   * Maintenance work Plinth starts itself (sweeps, repairs, seeding) in one project: allowed everything
+   * there but `instance/…` resources (see the access decision), never a person. No credential maps to it.
+   */
+  system(projectId: string, reason = 'maintenance'): Principal {
+    return Object.freeze({ ...none, kind: 'system', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'system', superAdmin: false, reason })
+  },
+}
+
+function personOf(person: PersonRole) {
+  return {
+    projectId: person.projectId ?? person.homeProjectId,
+    homeProjectId: person.homeProjectId,
+    userId: person.userId,
+    roleId: person.roleId,
+    roleName: person.roleName,
+    superAdmin: person.superAdmin,
+  }
+}
+
+/** True for a caller that is a person (a session, a capability token, or a key bound to a user); never system work. */
+export function isPerson(principal: Principal): principal is Principal & { readonly userId: string } {
+  return principal.kind !== 'system' && principal.kind !== 'anonymous' && principal.userId !== null
+}
+
+/**
+ * The person acting, for what only a person can do (their own profile, second factor or password, their
+ * API keys and capability tokens, "mine" and "by me"). Throws unauthorized for an anonymous caller and
+ * forbidden for a service key or system work, which act for nobody.
+ */
+export function requirePerson(principal: Principal, what = 'This'): string {
+  if (isPerson(principal)) return principal.userId
+  if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+  throw new AppError('forbidden', `${what} needs a signed-in person; ${principal.kind === 'system' ? 'system work' : 'a service key'} acts for nobody`, { kind: principal.kind })
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Principal } from '../../src/lib/principal.js'
+import { principals } from '../../src/lib/principal.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { setGrants, signUpOwner, type Account } from '../support/identity.js'
 import { operations, type Operation } from '../support/route-table.js'
@@ -102,19 +102,7 @@ describe('the route table as an anonymous caller', () => {
 
   it('the services refuse an anonymous caller on their own, outside HTTP', async () => {
     const projectId = server.app.defaultProject.id
-    const anonymous: Principal = {
-      kind: 'anonymous',
-      projectId,
-      homeProjectId: projectId,
-      userId: null,
-      roleId: null,
-      roleName: 'public',
-      superAdmin: false,
-      sessionId: null,
-      sessionExpiresAt: null,
-      apiKeyId: null,
-      capabilities: null,
-    }
+    const anonymous = principals.anonymous(projectId)
     for (const name of ['memos', 'no_such_collection']) {
       await expect(server.app.records.list(anonymous, name, { page: 1, limit: 10 })).rejects.toMatchObject({ code: 'unauthorized' })
       await expect(server.app.records.get(anonymous, name, memoId, {})).rejects.toMatchObject({ code: 'unauthorized' })

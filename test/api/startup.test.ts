@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
+import { principals } from '../../src/lib/principal.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 
 const silent = { write: () => {} }
@@ -45,7 +46,7 @@ describe('first start', () => {
 
     const second = await createApp(config, { logDestination: silent })
     expect(second.defaultProject.id).toBe(project.id)
-    expect(await second.projects.list()).toHaveLength(1)
+    expect(await second.projects.listAcrossProjects()).toHaveLength(1)
     await second.close()
   })
 
@@ -56,21 +57,27 @@ describe('first start', () => {
     const [a, b] = await Promise.all([createApp(config, { logDestination: silent }), createApp(config, { logDestination: silent })])
     cleanup.push(() => a.close(), () => b.close())
     expect(a.defaultProject.id).toBe(b.defaultProject.id)
-    expect(await a.projects.list()).toHaveLength(1)
+    expect(await a.projects.listAcrossProjects()).toHaveLength(1)
   })
 
   it('creates further projects, each with its own database', async () => {
     const config = await freshConfig()
     const app = await createApp(config, { logDestination: silent })
     cleanup.push(() => app.close())
-    const extra = await app.projects.create('  Second  ')
+    // Creating a project is a super_admin's (instance/projects:create); the service checks it itself.
+    const operator = principals.user(
+      { homeProjectId: app.defaultProject.id, userId: 'operator', roleId: 'none', roleName: 'super_admin', superAdmin: true },
+      { id: 'session', expiresAt: 2_000_000_000 },
+    )
+    await expect(app.projects.create(principals.system(app.defaultProject.id), 'By a sweep')).rejects.toMatchObject({ code: 'forbidden' })
+    const extra = await app.projects.create(operator, '  Second  ')
     expect(extra).toMatchObject({ name: 'Second', isDefault: false })
-    expect((await app.projects.list()).map((p) => p.id)).toEqual([app.defaultProject.id, extra.id])
+    expect((await app.projects.listAcrossProjects()).map((p) => p.id)).toEqual([app.defaultProject.id, extra.id])
     const a = await app.registry.get(app.defaultProject.id)
     const b = await app.registry.get(extra.id)
     await a.db.schema.createTable('only_a').addColumn('id', 'text').execute()
     await expect(b.db.selectFrom('only_a').selectAll().execute()).rejects.toMatchObject({ code: 'internal' })
-    await expect(app.projects.create('   ')).rejects.toMatchObject({ code: 'invalid_request' })
+    await expect(app.projects.create(operator, '   ')).rejects.toMatchObject({ code: 'invalid_request' })
     await expect(app.projects.get('f'.repeat(32))).rejects.toMatchObject({ code: 'not_found' })
   })
 })

@@ -20,7 +20,9 @@ export interface Security {
 
 /**
  * What a declared route runs before validation: resolve the caller, check the permission. Null for a
- * public route (no credential is read at all).
+ * public route (no credential is read at all). It is not the only check: the service the handler calls
+ * checks the same permission again for callers that are not routes (docs/permissions.md, decision 022);
+ * this one runs first so that a refused caller learns nothing from a 400.
  */
 export function guard(security: Security, permission: RoutePermission): ((c: Context<AppEnv>) => Promise<void>) | null {
   if (permission === null) return null

@@ -1,7 +1,7 @@
-import { testPrincipal } from '../../../test/support/principals.js'
+import { testApiKey, testPrincipal, testServiceKey } from '../../../test/support/principals.js'
 import { describe, expect, it } from 'vitest'
 import { orNode, parseFilter, type FilterNode } from '../../lib/filter/index.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, type PersonRole, type Principal } from '../../lib/principal.js'
 import { builtInRoles } from './built-in-roles.js'
 import { AppError } from '../../lib/errors.js'
 import { decide, fitGrants, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
@@ -13,19 +13,13 @@ const user = testPrincipal
 
 const superAdmin = user({ roleName: 'super_admin', superAdmin: true })
 
-const apiKey = (capabilities: string[], over: Partial<Principal> = {}): Principal =>
-  user({ kind: 'api_key', roleName: 'api', sessionId: null, sessionExpiresAt: null, apiKeyId: 'k1', capabilities, ...over })
+const apiKey = (capabilities: string[], over: Partial<PersonRole> = {}): Principal => testApiKey(capabilities, over)
 
-const serviceKey = (capabilities: string[]): Principal => apiKey(capabilities, { userId: null, roleId: null })
+const serviceKey = (capabilities: string[]): Principal => testServiceKey(capabilities)
 
-const anonymous: Principal = user({
-  kind: 'anonymous',
-  userId: null,
-  roleId: null,
-  roleName: 'public',
-  sessionId: null,
-  sessionExpiresAt: null,
-})
+const anonymous: Principal = principals.anonymous('p1')
+
+const system: Principal = principals.system('p1', 'test')
 
 interface GrantOptions {
   filter?: unknown
@@ -396,7 +390,7 @@ describe('decide: API keys are bounded by their capabilities', () => {
     },
     {
       name: 'capabilities null on a key: denied',
-      principal: apiKey([], { capabilities: null }),
+      principal: { ...apiKey([]), capabilities: null },
       role: adminRole,
       requested: 'collections/articles:read',
       decision: deny,
@@ -540,5 +534,18 @@ describe('reachesAny', () => {
   ]
   it.each(rows)('$name', ({ principal, role: r, requested, reaches }) => {
     expect(reachesAny(principal, r, parsePermission(requested))).toBe(reaches)
+  })
+})
+
+describe('decide: system work (maintenance Plinth starts itself)', () => {
+  check([
+    { name: 'anything in its project, with no role', principal: system, role: null, requested: 'collections/articles:hard_delete', decision: allow },
+    { name: 'system resources', principal: system, role: null, requested: 'system/users:update', decision: allow },
+    { name: 'not the instance', principal: system, role: null, requested: 'instance/projects:create', decision: deny },
+    { name: 'not another project', principal: { ...system, projectId: 'p2' }, role: null, requested: 'collections/articles:read', decision: deny },
+  ])
+  it('reaches every collection of its project, and nothing of the instance', () => {
+    expect(reachesAny(system, null, parsePermission('collections/*:read'))).toBe(true)
+    expect(reachesAny(system, null, parsePermission('instance/projects:read'))).toBe(false)
   })
 })

@@ -34,7 +34,9 @@ const allowAll: Decision = Object.freeze({ allowed: true, itemFilter: null, fiel
 
 /**
  * The one access decision (addendum §3), pure so that a table can test it:
- * - an API key is first bounded by its own capabilities; a service key (no user) has exactly those;
+ * - an API key is first bounded by its own capabilities (`withinCapabilities`, the key's ceiling); a
+ *   service key (no user) has exactly those;
+ * - system work (maintenance Plinth starts itself) may do anything in its own project but `instance/…`;
  * - a super_admin may do anything anywhere; a role with admin access anything in its project (but
  *   not `instance/…` resources, which only a super_admin reaches);
  * - otherwise the role's grants that cover the request decide, and their row filters and field
@@ -43,9 +45,9 @@ const allowAll: Decision = Object.freeze({ allowed: true, itemFilter: null, fiel
  * `role` is the role whose grants apply (the user's, the key creator's, or `public`).
  */
 export function decide(principal: Principal, role: RoleRules | null, requested: Permission): Decision {
+  if (principal.kind === 'system') return systemMay(principal, requested) ? allowAll : deny
   if (principal.kind === 'api_key') {
-    const capabilities = (principal.capabilities ?? []).map(parsePermission)
-    if (!capabilities.some((c) => permissionCovers(c, requested))) return deny
+    if (!withinCapabilities(principal, requested)) return deny
     if (principal.userId === null) return allowAll
   }
   if (principal.superAdmin) return allowAll
@@ -64,22 +66,42 @@ export function decide(principal: Principal, role: RoleRules | null, requested: 
 }
 
 /**
+ * The ceiling of an API key, the one place its capabilities are read: whether one of them covers the
+ * request (`covers` says how; `permissionCovers` by default). True for every caller that is not a key.
+ * A key never reaches beyond its capabilities, whatever its creator's role, shares included.
+ */
+export function withinCapabilities(
+  principal: Principal,
+  requested: Permission,
+  covers: (capability: Permission, requested: Permission) => boolean = permissionCovers,
+): boolean {
+  if (principal.kind !== 'api_key') return true
+  return (principal.capabilities ?? []).some((c) => covers(parsePermission(c), requested))
+}
+
+/** System work acts like an administrator of its own project, and never on `instance/…` (other projects). */
+function systemMay(principal: Principal, requested: Permission): boolean {
+  return principal.projectId === principal.homeProjectId && !requested.resource.startsWith('instance/')
+}
+
+/**
  * Whether `decide` allows the action on at least one resource the requested wildcard covers
  * (`collections/*`: some collection): as `decide`, except that a grant (or capability) below the wildcard
  * counts too (`collections/posts:read` reaches `collections/*`). Row filters play no part. Tells "this
  * caller may read some collections" from "none at all", e.g. to ask an anonymous caller to sign in.
  */
 export function reachesAny(principal: Principal, role: RoleRules | null, requested: Permission): boolean {
-  const reaches = (p: Permission) => permissionCovers(p, requested) || (resourceCovers(requested.resource, p.resource) && actionImplies(p.action, requested.action))
+  const reaches = (p: Permission, r: Permission = requested) => permissionCovers(p, r) || (resourceCovers(r.resource, p.resource) && actionImplies(p.action, r.action))
+  if (principal.kind === 'system') return systemMay(principal, requested)
   if (principal.kind === 'api_key') {
-    if (!(principal.capabilities ?? []).map(parsePermission).some(reaches)) return false
+    if (!withinCapabilities(principal, requested, reaches)) return false
     if (principal.userId === null) return true
   }
   if (principal.superAdmin) return true
   if (!role) return false
   if (requested.resource.startsWith('instance/')) return false
   if (role.adminAccess) return true
-  return role.grants.some(reaches)
+  return role.grants.some((g) => reaches(g))
 }
 
 /** A grant whose row filter does not fit the resource decided on, and why (for the log, never the caller). */

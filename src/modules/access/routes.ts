@@ -48,28 +48,28 @@ export function accessRoutes(access: AccessService, security: Security) {
   const router = createRouter(security)
   router.openapi(listRoles, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await access.listRoles(p.projectId) }, 200)
+    return c.json({ data: await access.listRoles(p) }, 200)
   })
   router.openapi(createRole, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await access.createRole(p, p.projectId, c.req.valid('json')) }, 201)
+    return c.json({ data: await access.createRole(p, c.req.valid('json')) }, 201)
   })
   router.openapi(updateRole, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await access.updateRole(p, p.projectId, c.req.valid('param').id, c.req.valid('json')) }, 200)
+    return c.json({ data: await access.updateRole(p, c.req.valid('param').id, c.req.valid('json')) }, 200)
   })
   router.openapi(deleteRole, async (c) => {
     const p = principalOf(c)
-    await access.deleteRole(p, p.projectId, c.req.valid('param').id)
+    await access.deleteRole(p, c.req.valid('param').id)
     return c.json({ success: true as const }, 200)
   })
   router.openapi(listGrants, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await access.grantsOf(p.projectId, c.req.valid('param').id) }, 200)
+    return c.json({ data: await access.grantsOf(p, c.req.valid('param').id) }, 200)
   })
   router.openapi(replaceGrants, async (c) => {
     const p = principalOf(c)
-    const grants = await access.replaceGrants(p, p.projectId, c.req.valid('param').id, c.req.valid('json').grants)
+    const grants = await access.replaceGrants(p, c.req.valid('param').id, c.req.valid('json').grants)
     return c.json({ data: grants }, 200)
   })
   return router

@@ -175,6 +175,8 @@ export async function createAccessService(deps: AccessDeps) {
 
   async function hasAdminAccess(principal: Principal): Promise<boolean> {
     if (principal.superAdmin) return true
+    // System work administers its own project (decide.ts), never another one.
+    if (principal.kind === 'system') return principal.projectId === principal.homeProjectId
     if (principal.kind === 'api_key' || principal.projectId !== principal.homeProjectId) return false
     return (await roleOf(principal))?.adminAccess ?? false
   }
@@ -213,6 +215,18 @@ export async function createAccessService(deps: AccessDeps) {
     }
   }
 
+  async function authorize(principal: Principal, permission: string): Promise<void> {
+    if (permission === 'authenticated') {
+      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+      return
+    }
+    const { resource, action } = parsePermission(permission)
+    const decision = await decideFor(principal, resource, action)
+    if (decision.allowed) return
+    if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
+    throw new AppError('forbidden', `Missing permission ${resource}:${action}`, { resource, action })
+  }
+
   return {
     /**
      * The decision for `resource:action`. With `fitRowFilter`, each covering grant's row filter is fitted to
@@ -233,18 +247,13 @@ export async function createAccessService(deps: AccessDeps) {
       grantFilterCheck = check
     },
 
-    /** Throws unauthorized (anonymous) or forbidden (signed in, naming the permission) unless allowed. */
-    async authorize(principal: Principal, permission: string): Promise<void> {
-      if (permission === 'authenticated') {
-        if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
-        return
-      }
-      const { resource, action } = parsePermission(permission)
-      const decision = await decideFor(principal, resource, action)
-      if (decision.allowed) return
-      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
-      throw new AppError('forbidden', `Missing permission ${resource}:${action}`, { resource, action })
-    },
+    /**
+     * The check at the service boundary (docs/permissions.md): every service method another module, a flow
+     * step, a tool or a blueprint can reach calls it first with the acting principal and the permission its
+     * route declares; the route's guard calls the same. Throws unauthorized (anonymous) or forbidden
+     * (naming the permission) unless allowed.
+     */
+    authorize,
 
     /** Whether the caller is a super_admin or holds a role with admin access in the project it acts in. */
     hasAdminAccess,
@@ -283,13 +292,16 @@ export async function createAccessService(deps: AccessDeps) {
       await invalidate(projectId)
     },
 
-    /** The project's roles. */
-    async listRoles(projectId: string): Promise<Role[]> {
-      return [...(await load(projectId)).byId.values()].map(stripRules)
+    /** The roles of the project the caller acts in. Throws unauthorized, forbidden (system/roles:read). */
+    async listRoles(actor: Principal): Promise<Role[]> {
+      await authorize(actor, 'system/roles:read')
+      return [...(await load(actor.projectId)).byId.values()].map(stripRules)
     },
 
     /** Creates a custom role. Throws invalid_request, already_exists, forbidden. */
-    async createRole(actor: Principal, projectId: string, input: { name: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+    async createRole(actor: Principal, input: { name: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+      await authorize(actor, 'system/roles:create')
+      const projectId = actor.projectId
       if (input.adminAccess && !(await hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may create a role with admin access')
       }
@@ -319,7 +331,9 @@ export async function createAccessService(deps: AccessDeps) {
      * Renames or redescribes a role, or toggles admin access (not on built-in roles). Throws not_found,
      * invalid_request, already_exists, forbidden (admin access, or a role holding more than the caller).
      */
-    async updateRole(actor: Principal, projectId: string, id: string, patch: { name?: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+    async updateRole(actor: Principal, id: string, patch: { name?: string; description?: string; adminAccess?: boolean }): Promise<Role> {
+      await authorize(actor, 'system/roles:update')
+      const projectId = actor.projectId
       const role = await requireRole(projectId, id)
       if (role.builtIn && patch.name !== undefined && patch.name !== role.name) throw new AppError('invalid_request', 'Built-in roles cannot be renamed')
       if (role.builtIn && patch.adminAccess !== undefined && patch.adminAccess !== role.adminAccess) {
@@ -348,7 +362,9 @@ export async function createAccessService(deps: AccessDeps) {
     },
 
     /** Deletes a custom role. Throws not_found, invalid_request (built-in), forbidden (a role holding more than the caller), conflict (assigned to users). */
-    async deleteRole(actor: Principal, projectId: string, id: string): Promise<void> {
+    async deleteRole(actor: Principal, id: string): Promise<void> {
+      await authorize(actor, 'system/roles:delete')
+      const projectId = actor.projectId
       const role = await requireRole(projectId, id)
       if (role.builtIn) throw new AppError('invalid_request', 'Built-in roles cannot be deleted')
       await assertWithinReach(actor, role, 'delete')
@@ -362,9 +378,10 @@ export async function createAccessService(deps: AccessDeps) {
       await deps.audit.record({ projectId, action: 'role.deleted', actor, target: { type: 'role', id }, details: { name: role.name } })
     },
 
-    /** A role's grants, in their stored order. Throws not_found. */
-    async grantsOf(projectId: string, id: string): Promise<Grant[]> {
-      return [...(await requireRole(projectId, id)).wireGrants]
+    /** A role's grants, in their stored order. Throws unauthorized, forbidden (system/roles:read), not_found. */
+    async grantsOf(actor: Principal, id: string): Promise<Grant[]> {
+      await authorize(actor, 'system/roles:read')
+      return [...(await requireRole(actor.projectId, id)).wireGrants]
     },
 
     /**
@@ -373,7 +390,9 @@ export async function createAccessService(deps: AccessDeps) {
      * before anything is written. A caller without admin access may change only a role whose current grants
      * it could hand out, only to grants it holds itself, and never the grants of `public` (403).
      */
-    async replaceGrants(actor: Principal, projectId: string, id: string, input: GrantInput[]): Promise<Grant[]> {
+    async replaceGrants(actor: Principal, id: string, input: GrantInput[]): Promise<Grant[]> {
+      await authorize(actor, 'system/roles:update')
+      const projectId = actor.projectId
       const role = await requireRole(projectId, id)
       if (fixedRoles.has(role.name)) throw new AppError('invalid_request', `${role.name} holds every permission; its grants cannot be edited`)
       // public's grants apply to every anonymous caller: publishing rows or opening sign-up is an administrator's call.

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js'
 import { randomToken, sha256Hex } from '../../lib/crypto/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { Principal } from '../../lib/principal.js'
+import { requirePerson, type Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AccessService } from '../access/index.js'
 import { parseCapability } from '../access/index.js'
@@ -187,7 +187,8 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
 
 export type ApiKeysService = Awaited<ReturnType<typeof createApiKeysService>>
 
-/** Keys are managed by people: a key may neither mint, list nor revoke keys. Throws forbidden. */
+/** Keys are managed by people: a key may neither mint, list nor revoke keys, nor may system work. Throws unauthorized, forbidden. */
 function assertSession(actor: Principal): void {
-  if (actor.kind !== 'user') throw new AppError('forbidden', 'API keys are managed from a signed-in session, not with a key')
+  if (actor.kind === 'api_key') throw new AppError('forbidden', 'API keys are managed from a signed-in session, not with a key')
+  requirePerson(actor, 'Managing API keys')
 }

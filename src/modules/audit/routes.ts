@@ -45,7 +45,7 @@ export function auditRoutes(audit: AuditService, security: Security) {
   const router = createRouter(security)
   router.openapi(listAudit, async (c) => {
     const { page, limit, action } = c.req.valid('query')
-    const { data, total } = await audit.list(principalOf(c).projectId, { page, limit, action })
+    const { data, total } = await audit.list(principalOf(c), { page, limit, action })
     return c.json({ data, total, page, limit, hasMore: page * limit < total }, 200)
   })
   return router

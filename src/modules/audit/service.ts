@@ -57,8 +57,19 @@ export interface AuditRecord {
   details: Record<string, unknown>
 }
 
+export interface AuditDeps {
+  systemDb: Kysely<any>
+  clock: Clock
+  log: Logger
+  /**
+   * The access module's check (`access.authorize`), which reading the log goes through. The access module
+   * records its own changes here, so it is built after this service and this is a function, not the service.
+   */
+  authorize: (principal: Principal, permission: string) => Promise<void>
+}
+
 /** The audit log of security events, per project. */
-export function createAuditService(deps: { systemDb: Kysely<any>; clock: Clock; log: Logger }) {
+export function createAuditService(deps: AuditDeps) {
   const store = createAuditStore(deps.systemDb)
   let counter = 0
   return {
@@ -86,9 +97,10 @@ export function createAuditService(deps: { systemDb: Kysely<any>; clock: Clock; 
       }
     },
 
-    /** One page of the project's entries, newest first, optionally of one action. */
-    async list(projectId: string, options: { page: number; limit: number; action?: string }): Promise<{ data: AuditRecord[]; total: number }> {
-      const { rows, total } = await store.page(projectId, options.action ?? null, (options.page - 1) * options.limit, options.limit)
+    /** One page of the entries of the project the caller acts in, newest first, optionally of one action. Throws unauthorized, forbidden. */
+    async list(actor: Principal, options: { page: number; limit: number; action?: string }): Promise<{ data: AuditRecord[]; total: number }> {
+      await deps.authorize(actor, 'system/audit-log:read')
+      const { rows, total } = await store.page(actor.projectId, options.action ?? null, (options.page - 1) * options.limit, options.limit)
       return {
         total,
         data: rows.map((r) => ({

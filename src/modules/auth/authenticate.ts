@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
 import type { AppEnv } from '../../lib/http/index.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { ApiKeysService } from '../apikeys/index.js'
 import type { ProjectsService } from '../projects/index.js'
@@ -55,42 +55,19 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
 
   return async function authenticate(c: Context<AppEnv>): Promise<Principal> {
     const token = bearerToken(c)
-    if (token === null) {
-      const projectId = await targetProject(c, deps.defaultProjectId, false, true)
-      return {
-        kind: 'anonymous',
-        projectId,
-        homeProjectId: projectId,
-        userId: null,
-        roleId: null,
-        roleName: 'public',
-        superAdmin: false,
-        sessionId: null,
-        sessionExpiresAt: null,
-        apiKeyId: null,
-        capabilities: null,
-      }
-    }
+    if (token === null) return principals.anonymous(await targetProject(c, deps.defaultProjectId, false, true))
 
     if (token.startsWith('sk-')) {
       const key = await deps.apiKeys.resolve(token)
       if (!key) throw new AppError('unauthorized', 'Invalid, revoked or expired API key')
-      const roleId = key.creatorRoleId
-      const superAdmin = roleId !== null && (await deps.access.roleById(key.projectId, roleId))?.name === 'super_admin'
-      const projectId = await targetProject(c, key.projectId, superAdmin, false)
-      return {
-        kind: 'api_key',
-        projectId,
-        homeProjectId: key.projectId,
-        userId: key.userId,
-        roleId,
-        roleName: 'api',
-        superAdmin,
-        sessionId: null,
-        sessionExpiresAt: null,
-        apiKeyId: key.id,
-        capabilities: key.capabilities,
+      if (key.userId === null || key.creatorRoleId === null) {
+        // A service key acts in its own project only (X-Project-Id is a super_admin's).
+        await targetProject(c, key.projectId, false, false)
+        return principals.serviceKey({ id: key.id, projectId: key.projectId, capabilities: key.capabilities })
       }
+      const superAdmin = (await deps.access.roleById(key.projectId, key.creatorRoleId))?.name === 'super_admin'
+      const projectId = await targetProject(c, key.projectId, superAdmin, false)
+      return principals.apiKey(key, { homeProjectId: key.projectId, projectId, userId: key.userId, roleId: key.creatorRoleId, roleName: 'api', superAdmin })
     }
 
     const session = await deps.sessions.resolve(token)
@@ -98,19 +75,10 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
     const role = await deps.access.roleById(session.projectId, session.roleId)
     const superAdmin = role?.name === 'super_admin'
     const projectId = await targetProject(c, session.projectId, superAdmin, false)
-    const principal: Principal = {
-      kind: 'user',
-      projectId,
-      homeProjectId: session.projectId,
-      userId: session.userId,
-      roleId: session.roleId,
-      roleName: role?.name ?? 'unknown',
-      superAdmin,
-      sessionId: session.id,
-      sessionExpiresAt: session.expiresAt,
-      apiKeyId: null,
-      capabilities: null,
-    }
+    const principal = principals.user(
+      { homeProjectId: session.projectId, projectId, userId: session.userId, roleId: session.roleId, roleName: role?.name ?? 'unknown', superAdmin },
+      { id: session.id, expiresAt: session.expiresAt },
+    )
     sessionOfPrincipal.set(principal, session)
     return principal
   }

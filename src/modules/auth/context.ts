@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Logger } from '../../lib/log.js'
 import type { Mailer } from '../../lib/mail/index.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, type Principal } from '../../lib/principal.js'
 import type { RateLimiter } from '../../lib/ratelimit/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
@@ -82,10 +82,7 @@ export function createAuthContext(deps: AuthDeps) {
 
     /** The anonymous caller of the default project, as sign-up is checked (addendum §2). */
     publicPrincipal(projectId: string = deps.defaultProjectId): Principal {
-      return {
-        kind: 'anonymous', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'public',
-        superAdmin: false, sessionId: null, sessionExpiresAt: null, apiKeyId: null, capabilities: null,
-      }
+      return principals.anonymous(projectId)
     },
 
     /** Whether self-service sign-up is open: the public role holds system/users:create. */

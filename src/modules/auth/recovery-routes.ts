@@ -80,7 +80,7 @@ export function recoveryRoutes(recovery: Recovery, social: Social, security: Sec
   router.openapi(resetLink, async (c) => {
     const p = principalOf(c)
     c.header('Cache-Control', 'no-store')
-    return c.json(await recovery.issueResetLink(p, p.projectId, c.req.valid('param').id, ctx(c)), 200)
+    return c.json(await recovery.issueResetLink(p, c.req.valid('param').id, ctx(c)), 200)
   })
   router.openapi(magicLink, async (c) => {
     await recovery.requestMagicLink(c.req.valid('json'), ctx(c))

@@ -65,7 +65,9 @@ export function createRecovery(auth: AuthContext) {
     },
 
     /** An administrator's one-time reset link for a user (audit-logged). Throws not_found, forbidden. */
-    async issueResetLink(actor: Principal, projectId: string, userId: string, ctx: RequestContext): Promise<{ url: string; expiresAt: number }> {
+    async issueResetLink(actor: Principal, userId: string, ctx: RequestContext): Promise<{ url: string; expiresAt: number }> {
+      await deps.access.authorize(actor, 'system/users:update')
+      const projectId = actor.projectId
       const target = await users.findRow(userId)
       if (!target || target.project_id !== projectId) throw new AppError('not_found', 'User not found')
       const targetRole = await deps.access.roleById(target.project_id, target.role_id)

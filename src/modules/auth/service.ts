@@ -1,6 +1,6 @@
 import { burnPasswordCheck, verifyPassword, hashPassword } from '../../lib/crypto/index.js'
 import { AppError } from '../../lib/errors.js'
-import type { Principal } from '../../lib/principal.js'
+import { requirePerson, type Principal } from '../../lib/principal.js'
 import { username as usernameSchema, type UserRow } from '../users/index.js'
 import type { AuthContext, RequestContext, SignedIn } from './context.js'
 import type { ActiveSession } from './sessions.js'
@@ -119,7 +119,7 @@ export function createAuthService(auth: AuthContext) {
 
     /** Starts TOTP enrolment: a new secret (shown once), not active until confirmed. Throws conflict when active. */
     async enrollTotp(principal: Principal): Promise<{ secret: string; uri: string }> {
-      const user = await requirePerson(principal)
+      const user = await requireAccount(principal)
       if (user.totp_enabled) throw new AppError('conflict', 'Two-factor authentication is already on; disable it first')
       const secret = newTotpSecret()
       await users.setTotp(user.id, deps.totpBox.seal(secret), false)
@@ -128,7 +128,7 @@ export function createAuthService(auth: AuthContext) {
 
     /** Activates TOTP with a code from the app. Throws invalid_request (no enrolment, wrong code). */
     async confirmTotp(principal: Principal, code: string): Promise<void> {
-      const user = await requirePerson(principal)
+      const user = await requireAccount(principal)
       if (user.totp_enabled || !user.totp_secret) throw new AppError('invalid_request', 'Start enrolment first')
       if (checkTotp(deps.totpBox.open(user.totp_secret), code, clock.now(), null) === null) throw new AppError('invalid_request', 'Invalid code')
       await users.setTotp(user.id, user.totp_secret, true)
@@ -137,7 +137,7 @@ export function createAuthService(auth: AuthContext) {
 
     /** Turns TOTP off with a current code. Throws invalid_request (not on), unauthorized (wrong code), rate_limited. */
     async disableTotp(principal: Principal, code: string): Promise<void> {
-      const user = await requirePerson(principal)
+      const user = await requireAccount(principal)
       if (!user.totp_enabled) throw new AppError('invalid_request', 'Two-factor authentication is not on')
       await auth.checkSecondFactor(user, code)
       await users.setTotp(user.id, null, false)
@@ -145,9 +145,11 @@ export function createAuthService(auth: AuthContext) {
     },
   }
 
-  async function requirePerson(principal: Principal) {
-    if (principal.kind !== 'user' || !principal.userId) throw new AppError('forbidden', 'Only a signed-in person can do this')
-    const row = await users.findRow(principal.userId)
+  /** The caller's own account: a signed-in person (never a key or system work). Throws unauthorized, forbidden. */
+  async function requireAccount(principal: Principal) {
+    const userId = requirePerson(principal, 'Two-factor authentication')
+    if (principal.kind !== 'user') throw new AppError('forbidden', 'Only a signed-in person can do this')
+    const row = await users.findRow(userId)
     if (!row) throw new AppError('unauthorized', 'Invalid or expired session')
     return row
   }

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, requirePerson, type Principal } from '../../lib/principal.js'
 import type { Opener } from '../records/index.js'
 import { decodeToken, encodeToken, tokenPrefix, type Capability, type CapabilityClaims } from './token.js'
 
@@ -75,9 +75,7 @@ export function createCapabilityTokensService(deps: CapabilityTokensDeps) {
      * invalid_request (an unusable collection name or document id).
      */
     async mint(principal: Principal, input: MintInput): Promise<CapabilityToken> {
-      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to get a capability token')
-      const subject = principal.userId
-      if (subject === null) throw new AppError('forbidden', 'A capability token acts for a person; a service key has none')
+      const subject = requirePerson(principal, 'A capability token')
       if (!collectionName.test(input.collection)) {
         throw new AppError('invalid_request', 'collection must be a collection name (a-z, 0-9, _; up to 50 characters)', { field: 'collection' })
       }
@@ -127,19 +125,9 @@ export function createCapabilityTokensService(deps: CapabilityTokensDeps) {
       const superAdmin = role?.name === 'super_admin'
       // Only a super_admin acts outside its own project (as with X-Project-Id).
       if (claims.project !== user.project_id && !superAdmin) throw new AppError('unauthorized', 'The capability token no longer works')
-      const principal: Principal = {
-        kind: 'user',
-        projectId: claims.project,
-        homeProjectId: user.project_id,
-        userId: claims.subject,
-        roleId: user.role_id,
-        roleName: role?.name ?? 'unknown',
-        superAdmin,
-        sessionId: null,
-        sessionExpiresAt: null,
-        apiKeyId: null,
-        capabilities: null,
-      }
+      const principal = principals.capability({
+        homeProjectId: user.project_id, projectId: claims.project, userId: claims.subject, roleId: user.role_id, roleName: role?.name ?? 'unknown', superAdmin,
+      })
       await assertReaches(principal, claims.collection, claims.id, claims.capability)
       return { principal, claims }
     },

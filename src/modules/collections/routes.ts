@@ -61,11 +61,11 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   const reads = createRouter(readSecurity)
   reads.openapi(listCollections, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: (await collections.visibleTo(p, p.projectId)).map(wire) }, 200)
+    return c.json({ data: (await collections.visibleTo(p)).map(wire) }, 200)
   })
   reads.openapi(getCollection, async (c) => {
     const p = principalOf(c)
-    const collection = await collections.visible(p, p.projectId, c.req.valid('param').name)
+    const collection = await collections.visible(p, c.req.valid('param').name)
     const columnStatuses = await collections.columnStatuses(collection)
     return c.json({ data: { ...wire(collection), columnStatuses, policyKey: `collections/${collection.name}` } }, 200)
   })
@@ -73,18 +73,18 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   const writes = createRouter(security)
   writes.openapi(createCollection, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: wire(await collections.create(p, p.projectId, c.req.valid('json'))) }, 201)
+    return c.json({ data: wire(await collections.create(p, c.req.valid('json'))) }, 201)
   })
   writes.openapi(updateCollection, async (c) => {
     const p = principalOf(c)
     // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
     const { fields, accessControl, name, storageType, databaseId } = c.req.valid('json')
-    const updated = await collections.update(p, p.projectId, c.req.valid('param').name, { fields, accessControl, name, storageType, databaseId })
+    const updated = await collections.update(p, c.req.valid('param').name, { fields, accessControl, name, storageType, databaseId })
     return c.json({ data: wire(updated) }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {
     const p = principalOf(c)
-    await collections.delete(p, p.projectId, c.req.valid('param').name)
+    await collections.delete(p, c.req.valid('param').name)
     return c.json({ success: true as const }, 200)
   })
   return [reads, writes]

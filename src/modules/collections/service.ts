@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import { alterCollectionTable, createCollectionTable, dropCollectionTable } from './ddl.js'
 import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, systemColumns, type AccessControl } from './definition/index.js'
@@ -72,6 +73,8 @@ export async function createCollectionsService(deps: {
   canRead: (principal: Principal, collection: Pick<Collection, 'name' | 'accessControl'>) => Promise<boolean>
   /** Whether a caller's grants let it see some collection's schema at all (read on any collection, or schema read). */
   canReadSome: (principal: Principal) => Promise<boolean>
+  /** The access module's check, which creating, changing and deleting collections go through (`schema/*:…`). */
+  access: Pick<AccessService, 'authorize'>
   fieldChanges?: FieldChangeHooks
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
@@ -133,11 +136,12 @@ export async function createCollectionsService(deps: {
     get: require,
 
     /**
-     * The collections a caller may see. Throws unauthorized for an anonymous caller that no grant of
+     * The collections of its project a caller may see (collections/<name>:read, the public preset, or
+     * schema read): the others are left out, never refused. Throws unauthorized for an anonymous caller that no grant of
      * `public` and no public collection opens anything to (decision 012): a credential is missing, not data.
      */
-    async visibleTo(principal: Principal, projectId: string): Promise<Collection[]> {
-      const all = [...(await load(projectId)).values()]
+    async visibleTo(principal: Principal): Promise<Collection[]> {
+      const all = [...(await load(principal.projectId)).values()]
       const seen = await Promise.all(all.map((c) => deps.canRead(principal, c)))
       const visible = all.filter((_, i) => seen[i])
       if (visible.length === 0 && principal.kind === 'anonymous' && !(await deps.canReadSome(principal))) throw signIn()
@@ -148,8 +152,8 @@ export async function createCollectionsService(deps: {
      * One collection the caller may see; one it may not is as missing (collection_not_found), except to an
      * anonymous caller, who is asked to sign in (unauthorized) unless its grants would let it see that name.
      */
-    async visible(principal: Principal, projectId: string, name: string): Promise<Collection> {
-      const collection = (await load(projectId)).get(name)
+    async visible(principal: Principal, name: string): Promise<Collection> {
+      const collection = (await load(principal.projectId)).get(name)
       if (collection && (await deps.canRead(principal, collection))) return collection
       if (principal.kind === 'anonymous' && (collection || !(await deps.canRead(principal, { name, accessControl: null })))) throw signIn()
       throw new AppError('collection_not_found', `Collection "${String(name).slice(0, 60)}" not found`)
@@ -181,9 +185,10 @@ export async function createCollectionsService(deps: {
      */
     async create(
       actor: Principal,
-      projectId: string,
       input: { name: unknown; storageType?: string; databaseId?: string | null; fields: unknown; accessControl?: unknown },
     ): Promise<Collection> {
+      await deps.access.authorize(actor, 'schema/*:create')
+      const projectId = actor.projectId
       const name = checkCollectionName(input.name)
       const storageType = (input.storageType ?? 'd1') as StorageType
       if (!(storageTypes as readonly string[]).includes(storageType)) {
@@ -244,10 +249,11 @@ export async function createCollectionsService(deps: {
      */
     async update(
       actor: Principal,
-      projectId: string,
       name: string,
       input: { fields: unknown; accessControl?: unknown; name?: string; storageType?: string; databaseId?: string },
     ): Promise<Collection> {
+      await deps.access.authorize(actor, 'schema/*:update')
+      const projectId = actor.projectId
       const collection = await require(projectId, name)
       for (const key of ['name', 'storageType', 'databaseId'] as const) {
         const sent = input[key]
@@ -291,7 +297,9 @@ export async function createCollectionsService(deps: {
     },
 
     /** Drops the table and all its data, then the registry entry. Throws collection_not_found, conflict (referenced), ddl_error. */
-    async delete(actor: Principal, projectId: string, name: string): Promise<void> {
+    async delete(actor: Principal, name: string): Promise<void> {
+      await deps.access.authorize(actor, 'schema/*:delete')
+      const projectId = actor.projectId
       const collection = await require(projectId, name)
       // A relation pointing here would be left dangling and its collection could not be patched again.
       const referencing = [...(await load(projectId)).values()].flatMap((c) =>

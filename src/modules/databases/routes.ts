@@ -58,14 +58,14 @@ const deleteDatabase = defineRoute({
 /** GET, POST and DELETE /api/v1/databases. */
 export function databasesRoutes(databases: DatabasesService, security: Security) {
   const router = createRouter(security)
-  router.openapi(listDatabases, async (c) => c.json({ data: await databases.list(principalOf(c).projectId) }, 200))
+  router.openapi(listDatabases, async (c) => c.json({ data: await databases.list(principalOf(c)) }, 200))
   router.openapi(createDatabase, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await databases.create(p, p.projectId, c.req.valid('json')) }, 201)
+    return c.json({ data: await databases.create(p, c.req.valid('json')) }, 201)
   })
   router.openapi(deleteDatabase, async (c) => {
     const p = principalOf(c)
-    return c.json(await databases.delete(p, p.projectId, c.req.valid('param').id, c.req.valid('query').cascade ?? false), 200)
+    return c.json(await databases.delete(p, c.req.valid('param').id, c.req.valid('query').cascade ?? false), 200)
   })
   return router
 }

@@ -44,7 +44,7 @@ export interface DatabasesDeps {
   /** Where SQLite bindings live: DATA_DIR/databases/<id>.db (as the registry opens them). */
   dataDir: string
   collections: Pick<CollectionsService, 'list' | 'forget'>
-  access: Pick<AccessService, 'dropGrantsOn'>
+  access: Pick<AccessService, 'dropGrantsOn' | 'authorize'>
   log: Logger
   /** ALLOW_PRIVATE_NETWORK: every binding may reach loopback, private and link-local addresses. */
   allowPrivateNetwork: boolean
@@ -69,12 +69,16 @@ export function createDatabasesService(deps: DatabasesDeps) {
 
   return {
     /** The project's registered bindings (its own database, `main`, is implicit). */
-    async list(projectId: string): Promise<DatabaseBinding[]> {
+    async list(actor: Principal): Promise<DatabaseBinding[]> {
+      await deps.access.authorize(actor, 'system/databases:read')
+      const projectId = actor.projectId
       return (await store.list(projectId)).map(toBinding)
     },
 
     /** One binding of the project. Throws not_found. */
-    async get(projectId: string, id: string): Promise<DatabaseBinding> {
+    async get(actor: Principal, id: string): Promise<DatabaseBinding> {
+      await deps.access.authorize(actor, 'system/databases:read')
+      const projectId = actor.projectId
       const row = await store.byId(id)
       if (!row || row.project_id !== projectId) throw new AppError('not_found', 'Database not found')
       return toBinding(row)
@@ -89,7 +93,9 @@ export function createDatabasesService(deps: DatabasesDeps) {
      * credentials, unknown database, DNS, timeout); the reason goes to the log without the password.
      * Throws invalid_request (shape, could not be opened), forbidden (private address), already_exists (name).
      */
-    async create(actor: Principal, projectId: string, input: { name: string; kind: 'sqlite' | 'postgres'; url?: string }): Promise<DatabaseBinding> {
+    async create(actor: Principal, input: { name: string; kind: 'sqlite' | 'postgres'; url?: string }): Promise<DatabaseBinding> {
+      await deps.access.authorize(actor, 'system/databases:manage')
+      const projectId = actor.projectId
       if (input.kind === 'postgres' && !input.url) throw new AppError('invalid_request', 'A postgres database needs a url (postgres://…)')
       if (input.kind === 'sqlite' && input.url) throw new AppError('invalid_request', 'A sqlite database is a file Plinth keeps; send no url')
       const row: BindingRow = {
@@ -133,7 +139,9 @@ export function createDatabasesService(deps: DatabasesDeps) {
      * cleanup. Throws not_found, conflict (attached collections without cascade; a relation from a
      * collection elsewhere into one of them).
      */
-    async delete(actor: Principal, projectId: string, id: string, cascade: boolean): Promise<DatabaseDeletion> {
+    async delete(actor: Principal, id: string, cascade: boolean): Promise<DatabaseDeletion> {
+      await deps.access.authorize(actor, 'system/databases:manage')
+      const projectId = actor.projectId
       const row = await store.byId(id)
       if (!row || row.project_id !== projectId) throw new AppError('not_found', 'Database not found')
       const binding = toBinding(row)

@@ -90,7 +90,7 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
     async checkCollection(principal, name) {
       if (name === undefined || name === SYSTEM_COLLECTION) return SYSTEM_COLLECTION
       try {
-        return (await deps.collections.visible(principal, principal.projectId, name)).name
+        return (await deps.collections.visible(principal, name)).name
       } catch (err) {
         if (!isAppError(err) || err.code !== 'collection_not_found') throw err
         throw new AppError('invalid_request', `collection_name: no collection "${name.slice(0, 60)}"`, { field: 'collection_name' })

@@ -8,6 +8,7 @@ import { createIngest } from './ingest.js'
 import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, uploadKey, type FileRow, type FileWire, type Visibility } from './model.js'
 import { createRegenerate } from './regenerate.js'
 import { createCleanup } from './cleanup.js'
+import { FILES_RESOURCE } from './access.js'
 
 export interface UploadTokenInput {
   filename: string
@@ -49,6 +50,8 @@ export function createFilesService(deps: FilesDeps) {
   const ingest = createIngest(ctx)
   const regenerate = createRegenerate(ctx)
   const cleanup = createCleanup(ctx)
+  /** The service boundary: the permission each route declares, checked first (unauthorized, forbidden). */
+  const may = (principal: Principal, action: 'read' | 'create' | 'update' | 'delete') => deps.access.authorize(principal, `${FILES_RESOURCE}:${action}`)
 
   return {
     /**
@@ -56,6 +59,7 @@ export function createFilesService(deps: FilesDeps) {
      * invalid_request (bad field, unknown collection), limit_exceeded (over 100 MB or the project quota).
      */
     async uploadToken(principal: Principal, input: UploadTokenInput): Promise<{ id: string; uploadUrl: string; r2Key: string }> {
+      await may(principal, 'create')
       const owner = ownerOf(principal)
       if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
       const filename = checkFilename(input.filename)
@@ -105,6 +109,7 @@ export function createFilesService(deps: FilesDeps) {
      * (not the uploader, administrators included), invalid_request (no bytes, wrong size).
      */
     async confirm(principal: Principal, id: string): Promise<{ success: true; message: string }> {
+      await may(principal, 'create')
       const row = await access.visible(principal, id)
       access.assertOwner(principal, row, 'confirm this upload')
       if (row.status === 'complete') return { success: true, message: 'Upload already confirmed' }
@@ -137,11 +142,13 @@ export function createFilesService(deps: FilesDeps) {
 
     /** One file's metadata. Throws not_found. */
     async get(principal: Principal, id: string): Promise<FileWire> {
+      await may(principal, 'read')
       return toWire(await access.visible(principal, id))
     },
 
     /** Complete files the caller may see, newest first. */
     async list(principal: Principal, query: { page: number; limit: number; collection_name?: string }): Promise<FileList> {
+      await may(principal, 'read')
       const sight = await access.sightOf(principal)
       const offset = (query.page - 1) * query.limit
       const { rows, total } = await store.listComplete(principal.projectId, sight, { limit: query.limit, offset, collection: query.collection_name })
@@ -154,6 +161,7 @@ export function createFilesService(deps: FilesDeps) {
      * Throws not_found (missing, hidden, or not confirmed).
      */
     async downloadToken(principal: Principal, id: string, size?: string): Promise<{ id: string; downloadUrl: string; variant: string | null }> {
+      await may(principal, 'read')
       let row = await access.visible(principal, id)
       if (row.status !== 'complete') throw new AppError('not_found', 'File not found')
       const wanted = size === undefined || size === '' || size === 'original' ? null : size
@@ -178,6 +186,7 @@ export function createFilesService(deps: FilesDeps) {
      * item_filter), service_unavailable (storage refused; nothing is deleted from the API's view).
      */
     async delete(principal: Principal, id: string): Promise<{ success: true; message: string }> {
+      await may(principal, 'delete')
       const row = await access.visible(principal, id)
       await access.assertInScope(principal, row, 'delete')
       await ctx.removeObjects(row)
@@ -185,8 +194,35 @@ export function createFilesService(deps: FilesDeps) {
       return { success: true, message: 'File deleted' }
     },
 
-    ...ingest,
-    ...regenerate,
+    /** Uploads a file through the server (system/files:create); see ingest.ts. */
+    async upload(principal: Principal, body: Parameters<typeof ingest.upload>[1]): Promise<FileWire> {
+      await may(principal, 'create')
+      return ingest.upload(principal, body)
+    },
+
+    /** Replaces a file's bytes (system/files:update); see ingest.ts. */
+    async replace(principal: Principal, id: string, body: Parameters<typeof ingest.replace>[2]): Promise<FileWire> {
+      await may(principal, 'update')
+      return ingest.replace(principal, id, body)
+    },
+
+    /** Attaches a variant the client made (system/files:create); see ingest.ts. */
+    async attachVariant(principal: Principal, id: string, body: Parameters<typeof ingest.attachVariant>[2]): Promise<FileWire> {
+      await may(principal, 'create')
+      return ingest.attachVariant(principal, id, body)
+    },
+
+    /** Makes one file's variants again (system/files:update); see regenerate.ts. */
+    async regenerateOne(principal: Principal, id: string): ReturnType<typeof regenerate.regenerateOne> {
+      await may(principal, 'update')
+      return regenerate.regenerateOne(principal, id)
+    },
+
+    /** Makes variants again for a page of files (system/files:update); see regenerate.ts. */
+    async regenerate(principal: Principal, input: Parameters<typeof regenerate.regenerate>[1]): ReturnType<typeof regenerate.regenerate> {
+      await may(principal, 'update')
+      return regenerate.regenerate(principal, input)
+    },
 
     /** Which of these ids name files the caller may read, as GET /:id would show them (the records module's check of file fields). */
     readable: access.readable,

@@ -23,9 +23,9 @@ const createProject = defineRoute({
 /** GET and POST /api/v1/projects (addendum §2): super_admin only, through the `instance/` resources. */
 export function projectsRoutes(projects: ProjectsService, security: Security) {
   const router = createRouter(security)
-  router.openapi(listProjects, async (c) => c.json({ data: await projects.list() }, 200))
+  router.openapi(listProjects, async (c) => c.json({ data: await projects.list(principalOf(c)) }, 200))
   router.openapi(createProject, async (c) => {
-    const project = await projects.create(c.req.valid('json').name, principalOf(c))
+    const project = await projects.create(principalOf(c), c.req.valid('json').name)
     return c.json({ data: project }, 201)
   })
   return router

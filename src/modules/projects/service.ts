@@ -3,6 +3,7 @@ import type { DatabaseRegistry } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import { createProjectsStore, type Project } from './store.js'
 
@@ -12,10 +13,12 @@ export interface ProjectsDeps {
   /** Prepares a new project beyond its database (its built-in roles). */
   onCreated?: (projectId: string) => Promise<void>
   audit?: AuditService
+  /** The access module's check, which listing and creating projects go through (`instance/projects:…`). */
+  access: Pick<AccessService, 'authorize'>
 }
 
 /** Projects: the default one made on first start, more created by a super_admin. */
-export function createProjectsService({ registry, clock, onCreated, audit }: ProjectsDeps) {
+export function createProjectsService({ registry, clock, onCreated, audit, access }: ProjectsDeps) {
   const store = createProjectsStore(registry.system.db)
 
   async function create(name: string, isDefault: boolean): Promise<Project> {
@@ -47,12 +50,13 @@ export function createProjectsService({ registry, clock, onCreated, audit }: Pro
       }
     },
 
-    /** Creates a project and its database. Throws invalid_request for an empty name. */
-    async create(name: string, actor: Principal | null = null): Promise<Project> {
+    /** Creates a project and its database (a super_admin: instance/projects:create). Throws unauthorized, forbidden, invalid_request for an empty name. */
+    async create(actor: Principal, name: string): Promise<Project> {
+      await access.authorize(actor, 'instance/projects:create')
       const trimmed = name.trim()
       if (trimmed === '' || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1-200 characters')
       const project = await create(trimmed, false)
-      await audit?.record({ projectId: actor?.homeProjectId ?? project.id, action: 'project.created', actor, target: { type: 'project', id: project.id }, details: { name: trimmed } })
+      await audit?.record({ projectId: actor.homeProjectId, action: 'project.created', actor, target: { type: 'project', id: project.id }, details: { name: trimmed } })
       return project
     },
 
@@ -61,8 +65,14 @@ export function createProjectsService({ registry, clock, onCreated, audit }: Pro
       await onCreated?.(id)
     },
 
-    /** Every project: the default one first, then oldest first. */
-    list: () => store.list(),
+    /** Every project, the default one first, then oldest first (a super_admin: instance/projects:read). Throws unauthorized, forbidden. */
+    async list(actor: Principal): Promise<Project[]> {
+      await access.authorize(actor, 'instance/projects:read')
+      return store.list()
+    },
+
+    /** Every project, for start-up work across projects (preparing each one); not a caller's operation. */
+    listAcrossProjects: (): Promise<Project[]> => store.list(),
 
     /** One project. Throws not_found. */
     async get(id: string): Promise<Project> {

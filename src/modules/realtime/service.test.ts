@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.js'
 import { createEventBus } from '../../lib/events/index.js'
 import { createLogger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
+import { testPrincipal } from '../../../test/support/principals.js'
 import { createMemoryPubSub } from '../../lib/pubsub/index.js'
 import type { Opened, Opener, RecordEvents } from '../records/index.js'
 import type { StreamMessage } from './delivery.js'
@@ -14,7 +15,7 @@ import type { CloseReason, Sink } from './sink.js'
 // The stream rules that need a held clock or a stalled permission check; what a subscriber sees is tested
 // over HTTP in test/api/realtime.test.ts.
 
-const principal = { kind: 'user', projectId: 'p1', userId: 'u1', roleName: 'editor' } as Principal
+const principal: Principal = testPrincipal({ roleName: 'editor' })
 
 /** Just what delivery reads of an opened collection: no row filter, no allowlist, no stored fields. */
 const opened = {

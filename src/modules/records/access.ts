@@ -1,7 +1,7 @@
 import { AppError, isAppError } from '../../lib/errors.js'
 import { checkFilter, type FieldResolver, type FilterNode } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
-import { parsePermission, permissionCovers, type AccessService, type GrantFilterCheck } from '../access/index.js'
+import { withinCapabilities, type AccessService, type GrantFilterCheck } from '../access/index.js'
 import type { Collection, CollectionsService } from '../collections/index.js'
 import { fieldResolver, shapeOf } from './codec.js'
 import { withFieldValues } from './filter-values.js'
@@ -9,15 +9,6 @@ import { recordScope, shareCovers, type RecordScope, type ShareAccess } from './
 import type { SharesStore } from './shares-store.js'
 
 const shareLevels: readonly ShareAccess[] = ['view', 'comment', 'edit']
-
-/**
- * An API key reaches only what its capabilities name, shares included: a share opens a record to its
- * person, and a key of that person only when the key may do that action on that collection at all.
- */
-function keyCovers(principal: Principal, resource: string, action: string): boolean {
-  if (principal.kind !== 'api_key') return true
-  return (principal.capabilities ?? []).some((c) => permissionCovers(parsePermission(c), { resource, action }))
-}
 
 /** What checking one grant filter against one collection gave: the checked filter, or the refusal. */
 type Fitted = { readonly filter: FilterNode } | { readonly refusal: unknown }
@@ -84,8 +75,9 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
       const preset = collection.accessControl?.preset ?? 'team'
       const sharing = collection.accessControl?.sharing === true
       const levels = shareLevels.filter((level) => shareCovers(level, action))
+      // A share opens a record to its person; a key of that person only within the key's capabilities.
       const sharedIds =
-        sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && keyCovers(principal, `collections/${collection.name}`, action)
+        sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && withinCapabilities(principal, { resource: `collections/${collection.name}`, action })
           ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
           : []
       // A service key (no user) acts for the system: owner scoping has no owner to narrow to.

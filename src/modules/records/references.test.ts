@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { testPrincipal } from '../../../test/support/principals.js'
 import type { FieldDef } from '../collections/index.js'
 import type { Opened } from './context.js'
 import { missingReferences } from './references.js'
@@ -28,7 +29,7 @@ function opened(active: Record<string, string[]>, files: string[] = []) {
       } as unknown as RecordStore
     },
   }
-  const principal = { kind: 'user', userId: 'u1', projectId: 'p' }
+  const principal = testPrincipal()
   const readableFiles = async (caller: unknown, ids: readonly string[]) => {
     expect(caller).toBe(principal)
     lookups.push({ collection: 'files', ids })

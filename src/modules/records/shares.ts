@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { Principal } from '../../lib/principal.js'
+import { requirePerson, type Principal } from '../../lib/principal.js'
 import type { CollectionsService } from '../collections/index.js'
 import type { UsersService } from '../users/index.js'
 import type { Opened, Opener } from './context.js'
@@ -76,6 +76,8 @@ export function createSharesService(deps: { open: Opener; store: SharesStore; us
      * collection_not_found, record_not_found, not_found (an unknown person).
      */
     async share(principal: Principal, name: string, recordId: string, input: { userId?: string; userEmail?: string; access: ShareAccess }): Promise<Share> {
+      // A share is granted by a person (created_by): never by a key without one or by system work.
+      if (principal.kind !== 'anonymous') requirePerson(principal, 'Sharing a record')
       if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
       // An empty string is no person: refused here rather than taken for the other key (it was a 500).
       if (input.userId === '' || input.userEmail === '') throw new AppError('invalid_request', 'userId and userEmail may not be empty')

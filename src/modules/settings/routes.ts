@@ -21,10 +21,10 @@ const patchSettings = defineRoute({
 /** GET and PATCH /api/v1/settings. */
 export function settingsRoutes(settings: SettingsService, security: Security) {
   const router = createRouter(security)
-  router.openapi(getSettings, async (c) => c.json({ data: await settings.all(principalOf(c).projectId) }, 200))
+  router.openapi(getSettings, async (c) => c.json({ data: await settings.read(principalOf(c)) }, 200))
   router.openapi(patchSettings, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await settings.update(p, p.projectId, c.req.valid('json')) }, 200)
+    return c.json({ data: await settings.update(p, c.req.valid('json')) }, 200)
   })
   return router
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import { defaultSettings, settingDefinitions, settingKeys, type SettingKey, type Settings } from './definitions.js'
 import { createSettingsStore } from './store.js'
@@ -11,7 +12,7 @@ import { createSettingsStore } from './store.js'
 const channel = 'settings.changed'
 
 /** Project settings: defaults overlaid with what was saved; cached, and dropped everywhere on change. */
-export async function createSettingsService(deps: { systemDb: Kysely<any>; clock: Clock; pubsub: PubSub; audit: AuditService }) {
+export async function createSettingsService(deps: { systemDb: Kysely<any>; clock: Clock; pubsub: PubSub; audit: AuditService; access: Pick<AccessService, 'authorize'> }) {
   const store = createSettingsStore(deps.systemDb)
   const cache = await createProjectCache({ pubsub: deps.pubsub, channel, load })
 
@@ -28,16 +29,27 @@ export async function createSettingsService(deps: { systemDb: Kysely<any>; clock
   }
 
   return {
-    /** Every setting of the project, flat dotted keys. */
+    /** Every setting of the project the caller acts in, flat dotted keys. Throws unauthorized, forbidden (system/settings:read). */
+    async read(actor: Principal): Promise<Settings> {
+      await deps.access.authorize(actor, 'system/settings:read')
+      return all(actor.projectId)
+    },
+
+    /**
+     * Every setting of a project, for the modules whose behaviour they configure (sign-up, uploads); not a
+     * caller's operation, so no permission is checked. A caller reads them through `read`.
+     */
     all,
 
-    /** One setting's value. */
+    /** One setting's value, for the module it configures (as `all`). */
     async get<K extends SettingKey>(projectId: string, key: K): Promise<Settings[K]> {
       return (await all(projectId))[key]
     },
 
-    /** Changes only the keys sent. Throws invalid_request naming an unknown key or a bad value; writes nothing then. */
-    async update(actor: Principal, projectId: string, patch: Record<string, unknown>): Promise<Settings> {
+    /** Changes only the keys sent. Throws unauthorized, forbidden (system/settings:update), invalid_request naming an unknown key or a bad value; writes nothing then. */
+    async update(actor: Principal, patch: Record<string, unknown>): Promise<Settings> {
+      await deps.access.authorize(actor, 'system/settings:update')
+      const projectId = actor.projectId
       const now = deps.clock.seconds()
       const rows = Object.entries(patch).map(([key, value]) => {
         if (!(settingKeys as string[]).includes(key)) {

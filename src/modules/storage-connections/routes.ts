@@ -49,21 +49,21 @@ const testConnection = defineRoute({
 /** /api/v1/storage-connections (core-api "Storage connection endpoints"); the bare /api/ alias is mapped by the HTTP layer. */
 export function storageConnectionsRoutes(connections: StorageConnectionsService, security: Security) {
   const router = createRouter(security)
-  router.openapi(listConnections, async (c) => c.json({ data: await connections.list(principalOf(c).projectId) }, 200))
-  router.openapi(getConnection, async (c) => c.json({ data: await connections.get(principalOf(c).projectId, c.req.valid('param').id) }, 200))
+  router.openapi(listConnections, async (c) => c.json({ data: await connections.list(principalOf(c)) }, 200))
+  router.openapi(getConnection, async (c) => c.json({ data: await connections.get(principalOf(c), c.req.valid('param').id) }, 200))
   router.openapi(createConnection, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await connections.create(p, p.projectId, c.req.valid('json')) }, 201)
+    return c.json({ data: await connections.create(p, c.req.valid('json')) }, 201)
   })
   router.openapi(updateConnection, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await connections.update(p, p.projectId, c.req.valid('param').id, c.req.valid('json')) }, 200)
+    return c.json({ data: await connections.update(p, c.req.valid('param').id, c.req.valid('json')) }, 200)
   })
   router.openapi(deleteConnection, async (c) => {
     const p = principalOf(c)
-    await connections.delete(p, p.projectId, c.req.valid('param').id)
+    await connections.delete(p, c.req.valid('param').id)
     return c.body(null, 204)
   })
-  router.openapi(testConnection, async (c) => c.json(await connections.test(principalOf(c).projectId, c.req.valid('param').id), 200))
+  router.openapi(testConnection, async (c) => c.json(await connections.test(principalOf(c), c.req.valid('param').id), 200))
   return router
 }

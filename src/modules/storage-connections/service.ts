@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import { isBlockedHost } from '../../lib/outbound/index.js'
 import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { Probe, ProbeResult, S3Target } from './probe.js'
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas.js'
@@ -30,6 +31,8 @@ export interface StorageConnectionsDeps {
   /** Seals secret keys at rest (purpose `storage-connections`). */
   box: SecretBox
   audit: AuditService
+  /** Checks the caller's permission first in every method (the service boundary). */
+  access: Pick<AccessService, 'authorize'>
   log: Logger
   /** Lists one key of the bucket; the real one is createS3Probe. */
   probe: Probe
@@ -70,17 +73,23 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
 
   return {
     /** The project's connections, oldest first. */
-    async list(projectId: string): Promise<StorageConnection[]> {
+    async list(actor: Principal): Promise<StorageConnection[]> {
+      await deps.access.authorize(actor, 'system/storage-connections:read')
+      const projectId = actor.projectId
       return (await store.list(projectId)).map(toConnection)
     },
 
     /** One connection of the project. Throws not_found (also for another project's). */
-    async get(projectId: string, id: string): Promise<StorageConnection> {
+    async get(actor: Principal, id: string): Promise<StorageConnection> {
+      await deps.access.authorize(actor, 'system/storage-connections:read')
+      const projectId = actor.projectId
       return toConnection(await rowOf(projectId, id))
     },
 
     /** Saves a connection; nothing is contacted. Throws invalid_request (an endpoint on a refused address). */
-    async create(actor: Principal, projectId: string, input: CreateConnectionInput): Promise<StorageConnection> {
+    async create(actor: Principal, input: CreateConnectionInput): Promise<StorageConnection> {
+      await deps.access.authorize(actor, 'system/storage-connections:create')
+      const projectId = actor.projectId
       const now = deps.clock.seconds()
       const row: StorageConnectionRow = {
         id: newId(),
@@ -110,7 +119,9 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
      * Changes the fields sent; an omitted secretKey keeps the stored one. A body that changes nothing
      * answers the connection as it is. Throws not_found, invalid_request (a refused endpoint).
      */
-    async update(actor: Principal, projectId: string, id: string, input: UpdateConnectionInput): Promise<StorageConnection> {
+    async update(actor: Principal, id: string, input: UpdateConnectionInput): Promise<StorageConnection> {
+      await deps.access.authorize(actor, 'system/storage-connections:update')
+      const projectId = actor.projectId
       const row = await rowOf(projectId, id)
       const changes: StorageConnectionChanges = {}
       const changed: string[] = []
@@ -142,7 +153,9 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
     },
 
     /** Forgets the connection; the bucket and its objects are not touched. Throws not_found. */
-    async delete(actor: Principal, projectId: string, id: string): Promise<void> {
+    async delete(actor: Principal, id: string): Promise<void> {
+      await deps.access.authorize(actor, 'system/storage-connections:delete')
+      const projectId = actor.projectId
       const row = await rowOf(projectId, id)
       if (!(await store.delete(projectId, id))) throw notFound()
       await deps.audit.record({
@@ -155,7 +168,9 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
     },
 
     /** Lists one key of the bucket with the stored credentials; the outcome, never thrown. Throws not_found. */
-    async test(projectId: string, id: string): Promise<ProbeResult> {
+    async test(actor: Principal, id: string): Promise<ProbeResult> {
+      await deps.access.authorize(actor, 'system/storage-connections:update')
+      const projectId = actor.projectId
       const result = await deps.probe(targetOf(await rowOf(projectId, id), deps.box))
       if (!result.success) {
         deps.log.info({ connectionId: id, reason: result.reason, remoteStatus: result.remoteStatus, remoteCode: result.remoteCode }, 'storage connection test failed')
@@ -167,7 +182,9 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
      * The endpoint, bucket and credentials, secret included, for in-process use (flows' s3_action).
      * Never send the result to a client or a log. Throws not_found.
      */
-    async target(projectId: string, id: string): Promise<S3Target> {
+    async target(actor: Principal, id: string): Promise<S3Target> {
+      await deps.access.authorize(actor, 'system/storage-connections:read')
+      const projectId = actor.projectId
       return targetOf(await rowOf(projectId, id), deps.box)
     },
   }

@@ -4,10 +4,10 @@ import {
   CollectionOptionsQuery, CollectionOptionsSchema, CollectionParams, FieldOptionsQuery, FieldOptionsSchema, FieldParams, JobParams, JobSchema,
   RepairBody, ScanPageSchema, ScanQuery,
 } from './schemas.js'
-import type { StructureService } from './service.js'
+import { builderPermission, type StructureService } from './service.js'
 
 const tags = ['Structure']
-const builder = 'system/roles:read'
+const builder = builderPermission
 const optionErrors = ['invalid_request', 'unauthorized', 'COLLECTION_NOT_FOUND', 'NOT_FOUND'] as const
 const scanErrors = ['invalid_request', 'unauthorized', 'FORBIDDEN', 'COLLECTION_NOT_FOUND', 'NOT_FOUND', 'VALIDATION_ERROR'] as const
 const job = (description: string) => jsonContent(z.object({ data: JobSchema }), description)

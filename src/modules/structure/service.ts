@@ -56,13 +56,16 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
  * here a collection the caller may not read is COLLECTION_NOT_FOUND, and a field that does not exist or
  * that the caller may not read is NOT_FOUND, alike.
  */
+/** The grant scans and repairs need (core-api "Structure scan and repair endpoints": the builder role's). */
+export const builderPermission = 'system/roles:read'
+
 export function createStructureService(deps: StructureDeps) {
   const store = createJobStore(deps.systemDb)
   const runner = createJobRunner({ store, collections: deps.collections, records: deps.records, clock: deps.clock, log: deps.log, pace: deps.pace ?? nextTurn })
 
   async function visibleCollection(principal: Principal, name: string): Promise<Collection> {
     try {
-      return await deps.collections.visible(principal, principal.projectId, name)
+      return await deps.collections.visible(principal, name)
     } catch (err) {
       if (isAppError(err) && err.code === 'collection_not_found') throw new AppError('COLLECTION_NOT_FOUND', err.message)
       throw err
@@ -75,8 +78,19 @@ export function createStructureService(deps: StructureDeps) {
     return def
   }
 
-  /** The collection, opened for reading its rows as the caller, and the field's structure. */
+  /** Throws unauthorized, or FORBIDDEN (the spec's spelling) without the builder grant scans and repairs need. */
+  async function assertBuilder(principal: Principal): Promise<void> {
+    try {
+      await deps.access.authorize(principal, builderPermission)
+    } catch (err) {
+      if (isAppError(err) && err.code === 'forbidden') throw new AppError('FORBIDDEN', err.message, err.details)
+      throw err
+    }
+  }
+
+  /** The collection, opened for reading its rows as the caller, and the field's structure (the builder grant first). */
   async function target(principal: Principal, name: string, field: string): Promise<{ collection: Collection; opened: Opened; fs: FieldStructure }> {
+    await assertBuilder(principal)
     const collection = await visibleCollection(principal, name)
     let opened: Opened
     try {
@@ -107,6 +121,7 @@ export function createStructureService(deps: StructureDeps) {
   }
 
   async function requireJob(principal: Principal, name: string, kind: JobKind, jobId: string): Promise<JobRow> {
+    await assertBuilder(principal)
     const collection = await visibleCollection(principal, name)
     const now = deps.clock.now()
     await store.failStale(principal.projectId, collection.id, now - staleAfter, now)

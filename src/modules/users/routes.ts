@@ -44,22 +44,22 @@ export function usersRoutes(users: UsersService, security: Security) {
   const router = createRouter(security)
   router.openapi(listUsers, async (c) => {
     const { page, limit } = c.req.valid('query')
-    const { data, total } = await users.list(principalOf(c).projectId, page, limit)
+    const { data, total } = await users.list(principalOf(c), page, limit)
     return c.json({ data, total, page, limit, hasMore: page * limit < total }, 200)
   })
   router.openapi(createUser, async (c) => {
     const p = principalOf(c)
-    return c.json({ data: await users.create(p, p.projectId, c.req.valid('json')) }, 201)
+    return c.json({ data: await users.create(p, c.req.valid('json')) }, 201)
   })
-  router.openapi(getUser, async (c) => c.json({ data: await users.get(principalOf(c).projectId, c.req.valid('param').id) }, 200))
+  router.openapi(getUser, async (c) => c.json({ data: await users.get(principalOf(c), c.req.valid('param').id) }, 200))
   router.openapi(updateUser, async (c) => {
     const p = principalOf(c)
-    const { user } = await users.update(p, p.projectId, c.req.valid('param').id, c.req.valid('json'))
+    const { user } = await users.update(p, c.req.valid('param').id, c.req.valid('json'))
     return c.json({ data: user }, 200)
   })
   router.openapi(deleteUser, async (c) => {
     const p = principalOf(c)
-    await users.delete(p, p.projectId, c.req.valid('param').id)
+    await users.delete(p, c.req.valid('param').id)
     return c.json({ success: true as const }, 200)
   })
   return router

@@ -155,7 +155,9 @@ export function createUsersService(deps: UsersDeps) {
     },
 
     /** Creates an account in the project (POST /users). Throws invalid_request, already_exists, forbidden. */
-    async create(actor: Principal, projectId: string, input: NewUser): Promise<User> {
+    async create(actor: Principal, input: NewUser): Promise<User> {
+      await access.authorize(actor, 'system/users:create')
+      const projectId = actor.projectId
       if (!input.email && !input.username) throw new AppError('invalid_request', 'An email or a username is required')
       if (!input.email && (await deps.requireEmail(projectId))) {
         throw new AppError('invalid_request', 'An email is required (the project setting auth.requireEmail is on)', { fields: ['email'] })
@@ -169,24 +171,27 @@ export function createUsersService(deps: UsersDeps) {
       return toUser(row)
     },
 
-    /** One page of the project's users, oldest first. */
-    async list(projectId: string, page: number, limit: number): Promise<{ data: User[]; total: number }> {
-      const { rows, total } = await store.page(projectId, (page - 1) * limit, limit)
+    /** One page of the users of the project the caller acts in, oldest first. Throws unauthorized, forbidden. */
+    async list(actor: Principal, page: number, limit: number): Promise<{ data: User[]; total: number }> {
+      await access.authorize(actor, 'system/users:read')
+      const { rows, total } = await store.page(actor.projectId, (page - 1) * limit, limit)
       return { data: await Promise.all(rows.map(toUser)), total }
     },
 
-    /** One user of the project. Throws not_found. */
-    async get(projectId: string, id: string): Promise<User> {
-      return toUser(await requireUser(projectId, id))
+    /** One user of the project the caller acts in. Throws unauthorized, forbidden, not_found. */
+    async get(actor: Principal, id: string): Promise<User> {
+      await access.authorize(actor, 'system/users:read')
+      return toUser(await requireUser(actor.projectId, id))
     },
 
     /** Changes name, role, ban or password; role, ban and password apply on the next request. */
     async update(
       actor: Principal,
-      projectId: string,
       id: string,
       patch: { name?: string; role?: string; banned?: boolean; password?: string },
     ): Promise<{ user: User; changes: UserChange[] }> {
+      await access.authorize(actor, 'system/users:update')
+      const projectId = actor.projectId
       const row = await requireUser(projectId, id)
       await assertMayManage(actor, row, patch.role ?? null, projectId)
       if (patch.banned === true && actor.userId === id) throw new AppError('invalid_request', 'You cannot ban yourself')
@@ -224,7 +229,9 @@ export function createUsersService(deps: UsersDeps) {
     },
 
     /** Deletes the account (its sessions and keys go with it). Throws not_found, forbidden, invalid_request. */
-    async delete(actor: Principal, projectId: string, id: string): Promise<void> {
+    async delete(actor: Principal, id: string): Promise<void> {
+      await access.authorize(actor, 'system/users:delete')
+      const projectId = actor.projectId
       const row = await requireUser(projectId, id)
       await assertMayManage(actor, row, null, projectId)
       if (actor.userId === id) throw new AppError('invalid_request', 'You cannot delete your own account')
