@@ -173,14 +173,14 @@ describe('route order', () => {
 
   it.each(orders)('a static segment wins over a parameter whatever the routers are listed in (%s)', async (_, order) => {
     const app = createHttpApp({ log: createLogger('silent'), version: '1', publicUrl: 'http://localhost', corsOrigins: [], maxBodyBytes: 1024, routers: order.map((make) => make()) })
-    const answer = async (path: string) => (await (await app.request(path)).json()).answer
+    const answer = async (path: string) => ((await (await app.request(path)).json()) as { answer: string }).answer
     expect(await answer('/api/v1/things/t/records/export')).toBe('export')
     expect(await answer('/api/v1/things/t/records/r1')).toBe('record')
     expect(await answer('/api/v1/things/t/records/import-jobs/j1')).toBe('import-job')
     expect(await answer('/api/v1/things/t/fields/options')).toBe('field-options')
     expect(await answer('/api/v1/things/t/labels/options')).toBe('part-options')
     // Every route is still described, whatever its place.
-    const described = Object.keys((await (await app.request('/api/openapi.json')).json()).paths)
+    const described = Object.keys(((await (await app.request('/api/openapi.json')).json()) as { paths: object }).paths)
     expect(described).toEqual(expect.arrayContaining(['/api/v1/things/{name}/records/export', '/api/v1/things/{name}/records/{id}', '/api/v1/things/{name}/fields/options']))
   })
 })
