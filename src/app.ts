@@ -78,9 +78,9 @@ export interface Plinth {
 /**
  * Wires config, lib and modules together, once: the platform (registry and system migrations, shared
  * state, queue, mail, events, storage), then each module's factory in dependency order. A module gets
- * what is built before it; one that must hear from a later module offers a registration the later one
- * makes at its own construction (users.onChange, collections.onRemoved and fieldChanges,
- * access.grantFilterChecks, records' write hooks), so nothing is bound late.
+ * what was built before it; where an earlier module must hear from a later one, the later one registers
+ * at its own construction (users.onChange, collections.onRemoved and fieldChanges,
+ * access.grantFilterChecks, records' write hooks), so nothing is bound late (decision 023).
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Plinth> {
   const { log, access: accessLog } = createLoggers(config.logLevel, options.logDestination)
@@ -88,41 +88,50 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const clock = options.clock ?? systemClock
   const platform = await createPlatform(config, clock, log)
   const { registry, pubsub, limiter, queue, mailer, events, storage } = platform
+  const { secretKey, publicUrl, allowPrivateNetwork, auth: authConfig } = config
   const systemDb = registry.system.db
-  const { secretKey, publicUrl, allowPrivateNetwork } = config
+  const base = { systemDb, clock, log }
+  const pace = options.credentialLoadPace
   // Modules in the order they were built; they close in reverse, after the queue and before the platform.
   const modules: AppModule[] = []
   const built = <M extends AppModule>(module: M): M => (modules.push(module), module)
   const closeModules = () => closeAll(modules.toReversed().flatMap((m) => (m.close ? [m.close] : [])), log)
   try {
-    const audit = built(createAuditModule({ systemDb, clock, log })).service
-    const access = built(await createAccessModule({ systemDb, clock, pubsub, audit, log }))
+    const audit = built(createAuditModule(base)).service
+    const access = built(await createAccessModule({ ...base, pubsub, audit }))
     const settings = built(await createSettingsModule({ systemDb, clock, pubsub, audit })).service
     const projects = built(await createProjectsModule({ registry, clock, audit, access: access.service }))
-    const users = built(createUsersModule({ systemDb, dbKind: registry.kind, access: access.service, audit, clock, passwordIterations: config.auth.passwordIterations, requireEmail: (projectId) => settings.get(projectId, 'auth.requireEmail') }))
-    const pace = options.credentialLoadPace
-    const apiKeys = built(await createApiKeysModule({ systemDb, clock, access: access.service, audit, pubsub, users: users.service, loadPace: pace && (() => pace('api_key')) })).service
+    const requireEmail = (projectId: string) => settings.get(projectId, 'auth.requireEmail')
+    const { passwordIterations } = authConfig
+    const users = built(createUsersModule({ systemDb, clock, dbKind: registry.kind, access: access.service, audit, passwordIterations, requireEmail }))
+    const keyLoadPace = pace && (() => pace('api_key'))
+    const apiKeys = built(await createApiKeysModule({ systemDb, clock, access: access.service, audit, pubsub, users: users.service, loadPace: keyLoadPace })).service
     const auth = built(await createAuthModule({
-      systemDb, userChanges: users.onChange, users: users.service, apiKeys, access: access.service, projects: projects.service, settings, audit, mailer, limiter, events, pubsub, clock, log, secretKey, publicUrl,
-      defaultProjectId: projects.defaultProject.id, trustedOrigins: config.corsOrigins, trustProxy: config.trustProxy, sessionTtlSeconds: config.auth.sessionTtlSeconds,
-      rateLimitPerMinute: config.auth.rateLimitPerMinute, passwordIterations: config.auth.passwordIterations, oauth: config.oauth, sessionLoadPace: pace && (() => pace('session')),
+      ...base, pubsub, mailer, limiter, events, secretKey, publicUrl, passwordIterations,
+      users: users.service, userChanges: users.onChange, apiKeys, access: access.service, projects: projects.service, settings, audit,
+      defaultProjectId: projects.defaultProject.id, trustedOrigins: config.corsOrigins, trustProxy: config.trustProxy, oauth: config.oauth,
+      sessionTtlSeconds: authConfig.sessionTtlSeconds, rateLimitPerMinute: authConfig.rateLimitPerMinute, sessionLoadPace: pace && (() => pace('session')),
     }))
-    const collections = built(await createCollectionsModule({ systemDb, registry, access: access.service, clock, pubsub, audit, log }))
-    built(createDatabasesModule({ systemDb, clock, secretKey, audit, registry: () => registry, dataDir: config.dataDir, collections: collections.service, access: access.service, log }))
-    built(createStorageConnectionsModule({ systemDb, clock, secretKey, audit, log, allowPrivateNetwork }))
+    const collections = built(await createCollectionsModule({ ...base, registry, access: access.service, pubsub, audit }))
+    built(createDatabasesModule({ ...base, secretKey, audit, registry: () => registry, dataDir: config.dataDir, collections: collections.service, access: access.service }))
+    built(createStorageConnectionsModule({ ...base, secretKey, audit, allowPrivateNetwork }))
     const files = built(createFilesModule({
-      systemDb, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access: access.service, collections: collections.service, settings, events,
-      referencedFiles: createFileReferences(collections.service), removedCollections: collections.onRemoved, clock, log,
+      ...base, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access: access.service, settings, events,
+      collections: collections.service, removedCollections: collections.onRemoved, referencedFiles: createFileReferences(collections.service),
     })).service
     const records = built(createRecordsModule({
-      systemDb, collections: collections.service, access: access.service, grantFilterChecks: access.grantFilterChecks, settings, users: users.service, audit,
-      readableFiles: (principal, ids) => files.readable(principal, ids), events, clock, log, importPace: options.importPace,
+      ...base, collections: collections.service, access: access.service, grantFilterChecks: access.grantFilterChecks, settings, users: users.service, audit,
+      events, readableFiles: (principal, ids) => files.readable(principal, ids), importPace: options.importPace,
     }))
     const open = records.service.open
-    built(createStructureModule({ systemDb, collections: collections.service, fieldChanges: collections.fieldChanges, records: records.service, access: access.service, settings, clock, log, pace: options.structureJobPace }))
+    built(createStructureModule({
+      ...base, collections: collections.service, fieldChanges: collections.fieldChanges, records: records.service, access: access.service, settings,
+      pace: options.structureJobPace,
+    }))
     const capabilities = built(createCapabilityTokensModule({ secretKey, clock, open, users: users.service, access: access.service })).service
     const realtime = built(await createRealtimeModule({ ...options.realtime, events, pubsub, open, clock, log, authenticate: auth.security.authenticate, capabilities })).service
-    built(createSystemModule({ version: config.version, database: config.database.kind, storage: config.storage.kind, cache: config.redisUrl ? 'redis' : 'memory', emailChannel: config.email.channel }))
+    const cache = config.redisUrl ? 'redis' : 'memory'
+    built(createSystemModule({ version: config.version, database: config.database.kind, storage: config.storage.kind, cache, emailChannel: config.email.channel }))
     built(createStorageObjectsModule(storage))
 
     const guards: RouteGuards = { security: auth.security, readSecurity: { authenticate: auth.security.authenticate, authorize: records.anonymousGate } }
@@ -132,7 +141,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       streamingRouters: modules.flatMap((m) => m.streamingRouters?.(guards) ?? []),
     })
     return {
-      config, log, access: accessLog, registry, defaultProject: projects.defaultProject, projects: projects.service, records: records.service, events, realtime, storage, files, queue, http,
+      config, log, access: accessLog, registry, defaultProject: projects.defaultProject, projects: projects.service, records: records.service,
+      events, realtime, storage, files, queue, http,
       fetch: (request, env) => http.fetch(request, env),
       // A running job may use any module, so the queue stops (waiting for its jobs) before anything else closes.
       close: () => closeAll([() => queue.close(), closeModules, () => platform.close()], log),
