@@ -3,51 +3,35 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import { createHttpApp } from './http/create-http-app.js'
 import { systemClock, type Clock } from './lib/clock.js'
-import { createSecretBox } from './lib/crypto/index.js'
-import { createDatabaseRegistry, runMigrations, type DatabaseRegistry } from './lib/db/index.js'
-import { createEventBus, type EventBus } from './lib/events/index.js'
-import type { AppBindings, AppEnv, Security } from './lib/http/index.js'
+import type { DatabaseRegistry } from './lib/db/index.js'
+import type { EventBus } from './lib/events/index.js'
+import type { AppBindings, AppEnv } from './lib/http/index.js'
 import { createLoggers, type Logger } from './lib/log.js'
-import { createMailer, type Mailer } from './lib/mail/index.js'
-import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
-import { createMemoryQueue, createRedisQueue, type JobQueue } from './lib/queue/index.js'
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
-import { createStorage, type ObjectStorage } from './lib/storage/index.js'
-import { systemMigrations } from './migrations/system/index.js'
+import type { AppModule, RouteGuards } from './lib/module.js'
+import type { JobQueue } from './lib/queue/index.js'
+import type { ObjectStorage } from './lib/storage/index.js'
+import { closeAll, createPlatform, type PlinthEvents } from './platform.js'
 import { startupWarnings } from './startup-warnings.js'
-import { accessRoutes, createAccessService, type AccessService } from './modules/access/index.js'
-import { apiKeysRoutes, createApiKeysService, type ApiKeysService } from './modules/apikeys/index.js'
-import { auditRoutes, createAuditService, type AuditService } from './modules/audit/index.js'
-import {
-  authRoutes,
-  createAuthContext,
-  createAuthenticate,
-  createAuthService,
-  createAuthStore,
-  createRecovery,
-  createSessions,
-  createSocial,
-  createUserChanges,
-  recoveryRoutes,
-  type AuthEvents,
-  type Recovery,
-} from './modules/auth/index.js'
-import { collectionsRoutes, createCollectionsService, type CollectionsService } from './modules/collections/index.js'
-import { createDatabasesService, databasesRoutes, type DatabasesService } from './modules/databases/index.js'
-import { createProjectsService, projectsRoutes, type Project, type ProjectsService } from './modules/projects/index.js'
-import { createRecordAccess, createRecordsService, createSharesService, createSharesStore, createWriteHooks, recordsRoutes, shareRoutes, type RecordEvents, type RecordsService, type SharesService } from './modules/records/index.js'
-import { createBulkDelete, createTransfer, createTruncate, recordDataRoutes, type BulkDelete, type Transfer, type Truncate } from './modules/records/index.js'
-import { createImportJobs, createRecordExporter, createRecordImporter, recordExchangeRoutes, type ImportJobs, type ImportPacePoint, type RecordExporter, type RecordImporter } from './modules/records/index.js'
-import { createFileReferences, type ReadableFiles } from './modules/records/index.js'
-import { createSettingsService, settingsRoutes, type SettingsService } from './modules/settings/index.js'
-import { capabilityTokensRoutes, createCapabilityTokensService, type CapabilityTokensService } from './modules/capability-tokens/index.js'
-import { createRealtime, createStreamAuth, realtimeRoutes, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
-import { createStructureService, structureRoutes, type StructureService } from './modules/structure/index.js'
-import { createS3Probe, createStorageConnectionsService, storageConnectionsRoutes, type StorageConnectionsService } from './modules/storage-connections/index.js'
-import { storageObjectRoutes } from './modules/storage-objects/index.js'
-import { createSystemService, systemRoutes } from './modules/system/index.js'
-import { createFilesService, filesRoutes, filesStreamingRoutes, type FileEvents, type FilesService } from './modules/files/index.js'
-import { createUsersService, usersRoutes, type UserChange, type UsersService } from './modules/users/index.js'
+import { createAccessModule, type AccessService } from './modules/access/index.js'
+import { createApiKeysModule, type ApiKeysService } from './modules/apikeys/index.js'
+import { createAuditLog, createAuditModule, type AuditService } from './modules/audit/index.js'
+import { createAuthModule, type Recovery } from './modules/auth/index.js'
+import { createCapabilityTokensModule, type CapabilityTokensService } from './modules/capability-tokens/index.js'
+import { createCollectionsModule, type CollectionsService } from './modules/collections/index.js'
+import { createDatabasesModule, type DatabasesService } from './modules/databases/index.js'
+import { createFilesModule, type FilesService } from './modules/files/index.js'
+import { createProjectsModule, type Project, type ProjectsService } from './modules/projects/index.js'
+import { createRealtimeModule, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
+import { createFileReferences, createRecordsModule, type ImportPacePoint, type RecordsService, type SharesService } from './modules/records/index.js'
+import type { BulkDelete, ImportJobs, RecordExporter, RecordImporter, Transfer, Truncate } from './modules/records/index.js'
+import { createSettingsModule, type SettingsService } from './modules/settings/index.js'
+import { createStorageConnectionsModule, type StorageConnectionsService } from './modules/storage-connections/index.js'
+import { createStorageObjectsModule } from './modules/storage-objects/index.js'
+import { createStructureModule, type StructureService } from './modules/structure/index.js'
+import { createSystemModule } from './modules/system/index.js'
+import { createUsersModule, type UsersService } from './modules/users/index.js'
+
+export { migrateSystem } from './platform.js'
 
 export interface AppOptions {
   /** Where log lines go (stdout by default); tests capture them. */
@@ -65,7 +49,7 @@ export interface AppOptions {
   credentialLoadPace?: (kind: 'session' | 'api_key') => Promise<void>
 }
 
-/** Every module's service, as in-process callers (flows, tools, tests) reach them. */
+/** Every module's service, as in-process callers (flows, tools, tests) reach them; each checks the acting principal itself. */
 export interface PlinthServices {
   readonly access: AccessService
   readonly users: UsersService
@@ -98,7 +82,7 @@ export interface Plinth {
   /** The records API in process: hooks for blocking write checks, and what flows will build on. */
   readonly records: RecordsService
   /** In-process events (user.login, record.create|update|delete, file.upload). */
-  readonly events: EventBus<AuthEvents & RecordEvents & FileEvents>
+  readonly events: EventBus<PlinthEvents>
   /** Realtime record streams (SSE and WebSocket) served by this instance. */
   readonly realtime: Realtime
   /** Object storage for files: the local disk, or an S3-compatible store (S3_*). */
@@ -116,311 +100,86 @@ export interface Plinth {
   close(): Promise<void>
 }
 
-/** Wires config, lib and modules together, once. Runs pending migrations and ensures the default project. */
+/**
+ * Wires config, lib and modules together, once: the platform (registry and system migrations, shared
+ * state, queue, mail, events, storage), then each module's factory in dependency order. A module gets
+ * what was built before it; where an earlier module must hear from a later one, the later one registers
+ * at its own construction (users.onChange, collections.onRemoved and fieldChanges,
+ * access.grantFilterChecks, records' write hooks), so nothing is bound late (decision 023).
+ */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<Plinth> {
   const { log, access: accessLog } = createLoggers(config.logLevel, options.logDestination)
   for (const warning of startupWarnings(config)) log.warn(warning)
   const clock = options.clock ?? systemClock
-  const closers: (() => Promise<void>)[] = []
-  // Registered bindings are looked up through the databases module, which needs the registry itself.
-  let databases: DatabasesService | undefined
-  const registry = await createDatabaseRegistry({
-    kind: config.database.kind,
-    dataDir: config.dataDir,
-    postgresUrl: config.database.kind === 'postgres' ? config.database.url : undefined,
-    onPoolError: (err) => log.warn({ err }, 'idle database connection lost'),
-    resolveBinding: async (projectId, bindingId) => (databases ? databases.resolve(projectId, bindingId) : null),
-  })
-  closers.push(() => registry.close())
+  const platform = await createPlatform(config, clock, log)
+  const { registry, pubsub, limiter, queue, mailer, events, storage } = platform
+  const { secretKey, publicUrl, allowPrivateNetwork, auth: authConfig } = config
+  const systemDb = registry.system.db
+  const base = { systemDb, clock, log }
+  const pace = options.credentialLoadPace
+  // Modules in the order they were built; they close in reverse, after the queue and before the platform.
+  const modules: AppModule[] = []
+  const built = <M extends AppModule>(module: M): M => (modules.push(module), module)
+  const closeModules = () => closeAll(modules.toReversed().flatMap((m) => (m.close ? [m.close] : [])), log)
   try {
-    await migrateSystem(registry, log)
-    const systemDb = registry.system.db
-    const { pubsub, limiter } = await createSharedState(config, clock, log)
-    closers.unshift(() => pubsub.close(), () => limiter.close())
-    const queue = await createJobQueue(config, clock, log)
-    closers.unshift(() => queue.close())
-    const mailer: Mailer = createMailer(config.email, { log })
-    closers.unshift(() => mailer.close())
-    const events = createEventBus<AuthEvents & RecordEvents & FileEvents>(log)
-    const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
-    closers.unshift(() => storage.close())
+    const auditLog = createAuditLog(base)
+    const access = built(await createAccessModule({ ...base, pubsub, audit: auditLog }))
+    const audit = built(createAuditModule({ auditLog, access: access.service })).service
+    const settings = built(await createSettingsModule({ systemDb, clock, pubsub, audit, access: access.service })).service
+    const projects = built(await createProjectsModule({ registry, clock, audit, access: access.service }))
+    const requireEmail = (projectId: string) => settings.get(projectId, 'auth.requireEmail')
+    const { passwordIterations } = authConfig
+    const users = built(createUsersModule({ systemDb, clock, dbKind: registry.kind, access: access.service, audit, passwordIterations, requireEmail }))
+    const keyLoadPace = pace && (() => pace('api_key'))
+    const apiKeys = built(await createApiKeysModule({ systemDb, clock, access: access.service, audit, pubsub, users: users.service, loadPace: keyLoadPace })).service
+    const auth = built(await createAuthModule({
+      ...base, pubsub, mailer, limiter, events, secretKey, publicUrl, passwordIterations,
+      users: users.service, userChanges: users.onChange, apiKeys, access: access.service, projects: projects.service, settings, audit,
+      defaultProjectId: projects.defaultProject.id, trustedOrigins: config.corsOrigins, trustProxy: config.trustProxy, oauth: config.oauth,
+      sessionTtlSeconds: authConfig.sessionTtlSeconds, rateLimitPerMinute: authConfig.rateLimitPerMinute, sessionLoadPace: pace && (() => pace('session')),
+    }))
+    const collections = built(await createCollectionsModule({ ...base, registry, access: access.service, pubsub, audit }))
+    const databases = built(createDatabasesModule({ ...base, secretKey, audit, registry: () => registry, dataDir: config.dataDir, collections: collections.service, access: access.service })).service
+    const storageConnections = built(createStorageConnectionsModule({ ...base, secretKey, audit, access: access.service, allowPrivateNetwork })).service
+    const files = built(createFilesModule({
+      ...base, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access: access.service, settings, events,
+      collections: collections.service, removedCollections: collections.onRemoved, referencedFiles: createFileReferences(collections.service),
+    })).service
+    const records = built(createRecordsModule({
+      ...base, collections: collections.service, access: access.service, grantFilterChecks: access.grantFilterChecks, settings, users: users.service, audit,
+      events, readableFiles: (principal, ids) => files.readable(principal, ids), importPace: options.importPace,
+    }))
+    const open = records.service.open
+    const structure = built(createStructureModule({
+      ...base, collections: collections.service, fieldChanges: collections.fieldChanges, records: records.service, access: access.service, settings,
+      pace: options.structureJobPace,
+    })).service
+    const capabilities = built(createCapabilityTokensModule({ secretKey, clock, open, users: users.service, access: access.service })).service
+    const realtime = built(await createRealtimeModule({ ...options.realtime, events, pubsub, open, clock, log, authenticate: auth.security.authenticate, capabilities })).service
+    const cache = config.redisUrl ? 'redis' : 'memory'
+    built(createSystemModule({ version: config.version, database: config.database.kind, storage: config.storage.kind, cache, emailChannel: config.email.channel }))
+    built(createStorageObjectsModule(storage))
 
-    // Access records its changes in the audit log, and reading the log is checked by access: built first, it asks access when read.
-    const audit = createAuditService({ systemDb, clock, log, authorize: (principal, permission) => access.authorize(principal, permission) })
-    const access = await createAccessService({ systemDb, clock, pubsub, audit, log })
-    const settings = await createSettingsService({ systemDb, clock, pubsub, audit, access })
-    closers.unshift(() => access.close(), () => settings.close())
-    const projects = createProjectsService({ registry, clock, audit, access, onCreated: (id) => access.seedBuiltInRoles(id) })
-    const defaultProject = await projects.ensureDefault()
-    for (const project of await projects.listAcrossProjects()) await projects.prepare(project.id)
-
-    // Users tell sessions and keys about changes; those are built next, so the hook binds late.
-    let onUserChange: (userId: string, change: UserChange) => Promise<void> = async () => {}
-    const users = createUsersService({
-      systemDb,
-      dbKind: registry.kind,
-      access,
-      audit,
-      clock,
-      passwordIterations: config.auth.passwordIterations,
-      requireEmail: (projectId) => settings.get(projectId, 'auth.requireEmail'),
-      onChange: (userId, change) => onUserChange(userId, change),
+    const services: PlinthServices = Object.freeze({
+      access: access.service, users: users.service, settings, audit, projects: projects.service, databases, storageConnections,
+      collections: collections.service, structure, records: records.service, shares: records.shares, dataTools: records.dataTools,
+      exchange: records.exchange, files, capabilityTokens: capabilities, apiKeys, recovery: auth.recovery, realtime,
     })
-    const authStore = createAuthStore(systemDb)
-    const pace = options.credentialLoadPace
-    const sessions = await createSessions({
-      store: authStore,
-      users,
-      clock,
-      pubsub,
-      ttlSeconds: config.auth.sessionTtlSeconds,
-      loadPace: pace && (() => pace('session')),
-    })
-    const apiKeys = await createApiKeysService({
-      systemDb,
-      clock,
-      access,
-      audit,
-      pubsub,
-      creatorRole: async (userId) => {
-        const user = await users.findRow(userId)
-        return user && !user.banned ? user.role_id : null
-      },
-      loadPace: pace && (() => pace('api_key')),
-    })
-    closers.unshift(() => sessions.close(), () => apiKeys.close())
-    onUserChange = createUserChanges({ store: authStore, sessions, apiKeys })
-
-    const security: Security = {
-      authenticate: createAuthenticate({ sessions, apiKeys, access, projects, defaultProjectId: defaultProject.id }),
-      authorize: (principal, permission) => access.authorize(principal, permission),
-    }
-    const authContext = createAuthContext({
-      store: authStore,
-      sessions,
-      users,
-      access,
-      settings,
-      audit,
-      mailer,
-      limiter,
-      events,
-      clock,
-      log,
-      totpBox: createSecretBox(config.secretKey, 'totp'),
-      defaultProjectId: defaultProject.id,
-      publicUrl: config.publicUrl,
-      trustedOrigins: config.corsOrigins,
-      rateLimitPerMinute: config.auth.rateLimitPerMinute,
-      passwordIterations: config.auth.passwordIterations,
-      oauth: config.oauth,
-    })
-    const auth = createAuthService(authContext)
-    const recovery = createRecovery(authContext)
-    const social = createSocial(authContext)
-    const sessionSweep = clock.every(10 * 60_000, () => authStore.deleteExpiredSessions(clock.seconds()), {
-      onError: (err) => log.warn({ err }, 'expired session sweep failed'),
-    })
-    closers.unshift(() => sessionSweep.stop())
-
-    const shares = createSharesStore(systemDb)
-    const recordAccess = createRecordAccess({ access, shares })
-    // Files read collections, and removed collections take their files: built later, bound late.
-    let files: FilesService | undefined = undefined
-    // Structure jobs and enforcement need records, which need collections: the hooks bind late.
-    let structureHooks: StructureService['fieldChanges'] | null = null
-    const collections = await createCollectionsService({
-      systemDb,
-      registry,
-      clock,
-      pubsub,
-      audit,
-      log,
-      access,
-      canRead: async (principal, collection) => {
-        if (collection.accessControl?.preset === 'public') return true
-        if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
-        return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
-      },
-      canReadSome: async (principal) =>
-        (await access.decide(principal, 'schema/*', 'read')).allowed || (await access.reachesAny(principal, 'collections/*', 'read')),
-      onRemoved: async (actor, projectId, names) => files?.removeOfCollections(actor, projectId, names),
-      fieldChanges: {
-        before: async (collection, next) => structureHooks?.before(collection, next),
-        after: async (collection, next) => structureHooks?.after(collection, next),
-      },
-    })
-    closers.unshift(() => collections.close())
-    // Routes whose service decides who may do what: the caller is resolved, and an anonymous caller nothing
-    // could be open to is 401 at once, before its input is validated (decision 012).
-    const readSecurity: Security = { authenticate: security.authenticate, authorize: recordAccess.anonymousGate(collections) }
-    // A grant naming a collection has its item_filter checked against that collection's fields when saved.
-    access.useGrantFilterCheck(recordAccess.grantFilterCheck(collections))
-    databases = createDatabasesService({
-      systemDb,
-      clock,
-      box: createSecretBox(config.secretKey, 'database-bindings'),
-      audit,
-      registry: () => registry,
-      dataDir: config.dataDir,
-      collections,
-      access,
-      log,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-    })
-    const storageConnections = createStorageConnectionsService({
-      systemDb,
-      clock,
-      box: createSecretBox(config.secretKey, 'storage-connections'),
-      audit,
-      access,
-      log,
-      probe: createS3Probe({ allowPrivateNetwork: config.allowPrivateNetwork }),
-      allowPrivateNetwork: config.allowPrivateNetwork,
-    })
-    // A file field stores only files the writer may read; the files module answers (bound late: none before it exists).
-    const readableFiles: ReadableFiles = async (principal, ids) => (files ? files.readable(principal, ids) : new Set())
-    const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), clock, log }
-    const records = createRecordsService(recordDeps)
-    const structureService = createStructureService({ systemDb, collections, records, access, settings, clock, log, pace: options.structureJobPace })
-    structureHooks = structureService.fieldChanges
-    records.hooks.add(structureService.warnOnWrite)
-    closers.unshift(() => structureService.close())
-    const dataTools = {
-      bulk: createBulkDelete(recordDeps, records.open),
-      transfer: createTransfer({ open: records.open, users, shares, collections, events, audit, clock }),
-      truncate: createTruncate({ open: records.open, collections, shares, audit }),
-    }
-
-    const importJobs = createImportJobs({ systemDb, open: records.open, clock, log })
-    closers.unshift(() => importJobs.close())
-    const exchange = {
-      exporter: createRecordExporter({ open: records.open, log }),
-      importer: createRecordImporter({ open: records.open, hooks: records.hooks, events, jobs: importJobs, clock, pace: options.importPace }),
-      jobs: importJobs,
-    }
-
-    files = createFilesService({
-      systemDb,
-      systemKind: registry.system.kind,
-      storage: options.filesStorage?.(storage) ?? storage,
-      access,
-      collections,
-      settings,
-      events,
-      referencedFiles: createFileReferences(collections),
-      clock,
-      log,
-    })
-    closers.unshift(() => files.close())
-
-    const capabilityTokens = createCapabilityTokensService({ secretKey: config.secretKey, clock, open: records.open, users, access })
-    const realtime = await createRealtime({ ...options.realtime, events, pubsub, open: records.open, clock, log })
-    closers.unshift(() => realtime.close())
-    const streamAuth = createStreamAuth(security.authenticate, capabilityTokens)
-
-    const system = createSystemService({
-      version: config.version,
-      database: config.database.kind,
-      storage: config.storage.kind,
-      cache: config.redisUrl ? 'redis' : 'memory',
-      emailChannel: config.email.channel,
-    })
-    const sharesService = createSharesService({ open: records.open, store: shares, users, collections, clock })
-    const services: PlinthServices = Object.freeze({ access, users, settings, audit, projects, databases, storageConnections, collections, structure: structureService, records, shares: sharesService, dataTools, exchange, files, capabilityTokens, apiKeys, recovery, realtime })
-    const trust = { trustProxy: config.trustProxy, publicUrl: config.publicUrl, trustedOrigins: config.corsOrigins }
+    const guards: RouteGuards = { security: auth.security, readSecurity: { authenticate: auth.security.authenticate, authorize: records.anonymousGate } }
     const http = createHttpApp({
-      log,
-      version: config.version,
-      publicUrl: config.publicUrl,
-      corsOrigins: config.corsOrigins,
-      maxBodyBytes: config.maxBodyBytes,
-      // The local driver's signed URLs (an S3 store serves its own), and the files module's multipart routes.
-      streamingRouters: [...(storage.kind === 'local' ? [storageObjectRoutes(storage)] : []), filesStreamingRoutes(files, security)],
-      routers: [
-        systemRoutes(system),
-        authRoutes(auth, security, config.trustProxy),
-        recoveryRoutes(recovery, social, security, trust),
-        apiKeysRoutes(apiKeys, security),
-        usersRoutes(users, security),
-        accessRoutes(access, security),
-        settingsRoutes(settings, security),
-        projectsRoutes(projects, security),
-        auditRoutes(audit, security),
-        databasesRoutes(databases, security),
-        storageConnectionsRoutes(storageConnections, security),
-        ...collectionsRoutes(collections, security, readSecurity),
-        // Before recordsRoutes: field options, scans and repairs live under /collections/:name/.
-        ...structureRoutes(structureService, security, readSecurity),
-        // Before recordsRoutes: /records/export, /records/import-jobs and /records/bulk are not record ids
-        // (the first handler registered for a path answers).
-        recordExchangeRoutes(exchange, readSecurity),
-        ...recordDataRoutes(dataTools, security, readSecurity),
-        recordsRoutes(records, readSecurity),
-        shareRoutes(sharesService, readSecurity),
-        capabilityTokensRoutes(capabilityTokens, security),
-        filesRoutes(files, security),
-        realtimeRoutes(realtime, streamAuth),
-      ],
+      log, version: config.version, publicUrl, corsOrigins: config.corsOrigins, maxBodyBytes: config.maxBodyBytes,
+      routers: modules.flatMap((m) => m.routers?.(guards) ?? []),
+      streamingRouters: modules.flatMap((m) => m.streamingRouters?.(guards) ?? []),
     })
     return {
-      config,
-      log,
-      access: accessLog,
-      registry,
-      defaultProject,
-      projects,
-      records,
-      events,
-      realtime,
-      storage,
-      files,
-      queue,
-      http,
-      services,
+      config, log, access: accessLog, registry, defaultProject: projects.defaultProject, projects: projects.service, records: records.service,
+      events, realtime, storage, files, queue, http, services,
       fetch: (request, env) => http.fetch(request, env),
       // A running job may use any module, so the queue stops (waiting for its jobs) before anything else closes.
-      close: () => closeAll([() => queue.close(), ...closers], log),
+      close: () => closeAll([() => queue.close(), closeModules, () => platform.close()], log),
     }
   } catch (err) {
-    await closeAll(closers, log)
+    await closeAll([closeModules, () => platform.close()], log)
     throw err
   }
-}
-
-/** Caches, rate limits and invalidation messages: in process, or shared through Redis (REDIS_URL). */
-async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<{ pubsub: PubSub; limiter: RateLimiter }> {
-  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }) }
-  const onError = (err: unknown) => log.warn({ err }, 'redis error')
-  const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
-  try {
-    return { pubsub, limiter: await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError }) }
-  } catch (err) {
-    await pubsub.close()
-    throw err
-  }
-}
-
-/** Background jobs: in process, or through Redis under the deployment's prefix; close() waits as long as a shutdown does. */
-async function createJobQueue(config: Config, clock: Clock, log: Logger): Promise<JobQueue> {
-  const options = { clock, log, closeTimeoutMs: config.shutdownTimeoutMs }
-  if (!config.redisUrl) return createMemoryQueue(options)
-  return createRedisQueue(config.redisUrl, config.redisPrefix, { ...options, onError: (err) => log.warn({ err }, 'redis error') })
-}
-
-async function closeAll(closers: (() => Promise<void>)[], log: Logger): Promise<void> {
-  for (const close of closers) {
-    try {
-      await close()
-    } catch (err) {
-      log.warn({ err }, 'error while closing')
-    }
-  }
-}
-
-/** Applies pending system migrations; `plinth migrate` runs the same. */
-export async function migrateSystem(registry: DatabaseRegistry, log: Logger): Promise<string[]> {
-  const applied = await runMigrations(registry.system.db, registry.kind, systemMigrations)
-  if (applied.length > 0) log.info({ applied }, 'migrations applied')
-  return applied
 }

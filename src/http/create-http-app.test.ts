@@ -150,3 +150,37 @@ describe('CORS', () => {
     expect(r.headers.get('access-control-allow-origin')).toBeNull()
   })
 })
+
+describe('route order', () => {
+  // Three modules whose paths overlap: a record id, a static word under records, a field's options.
+  function routerAnswering(paths: Record<string, string>) {
+    const router = createRouter()
+    for (const [path, answer] of Object.entries(paths)) {
+      const route = defineRoute({ method: 'get', path, operationId: `probe.${answer}`, summary: answer, permission: null, responses: { 200: { description: 'ok' } } })
+      router.openapi(route, (c) => c.json({ answer }, 200))
+    }
+    return router
+  }
+  const byId = () => routerAnswering({ '/api/v1/things/{name}/records/{id}': 'record', '/api/v1/things/{name}/{part}/options': 'part-options' })
+  const exchange = () => routerAnswering({ '/api/v1/things/{name}/records/export': 'export', '/api/v1/things/{name}/records/import-jobs/{jobId}': 'import-job' })
+  const fields = () => routerAnswering({ '/api/v1/things/{name}/fields/options': 'field-options' })
+
+  const orders = [
+    ['declared', [exchange, fields, byId]],
+    ['reversed', [byId, fields, exchange]],
+    ['shuffled', [fields, byId, exchange]],
+  ] as const
+
+  it.each(orders)('a static segment wins over a parameter whatever the routers are listed in (%s)', async (_, order) => {
+    const app = createHttpApp({ log: createLogger('silent'), version: '1', publicUrl: 'http://localhost', corsOrigins: [], maxBodyBytes: 1024, routers: order.map((make) => make()) })
+    const answer = async (path: string) => ((await (await app.request(path)).json()) as { answer: string }).answer
+    expect(await answer('/api/v1/things/t/records/export')).toBe('export')
+    expect(await answer('/api/v1/things/t/records/r1')).toBe('record')
+    expect(await answer('/api/v1/things/t/records/import-jobs/j1')).toBe('import-job')
+    expect(await answer('/api/v1/things/t/fields/options')).toBe('field-options')
+    expect(await answer('/api/v1/things/t/labels/options')).toBe('part-options')
+    // Every route is still described, whatever its place.
+    const described = Object.keys(((await (await app.request('/api/openapi.json')).json()) as { paths: object }).paths)
+    expect(described).toEqual(expect.arrayContaining(['/api/v1/things/{name}/records/export', '/api/v1/things/{name}/records/{id}', '/api/v1/things/{name}/fields/options']))
+  })
+})

@@ -7,6 +7,7 @@ import { limitBody } from './body.js'
 import { renderError, renderNotFound } from './errors.js'
 import { openapiRoutes } from './openapi.js'
 import { routedPath } from './paths.js'
+import { inSpecificOrder } from './route-order.js'
 
 export interface HttpOptions {
   log: Logger
@@ -14,7 +15,7 @@ export interface HttpOptions {
   publicUrl: string
   corsOrigins: readonly string[]
   maxBodyBytes: number
-  /** Module routers, mounted at the root: each declares its full paths. */
+  /** Module routers, mounted at the root: each declares its full paths; their order does not matter (route-order.ts). */
   routers: OpenAPIHono<AppEnv>[]
   /** Routers that bound their own request bodies (signed uploads), mounted before the body limit. */
   streamingRouters?: OpenAPIHono<AppEnv>[]
@@ -30,10 +31,10 @@ export function createHttpApp(options: HttpOptions): OpenAPIHono<AppEnv> {
 
   if (options.corsOrigins.length > 0) app.use(corsFor(options.corsOrigins))
   // Handlers run in the order they were added: these answer before limitBody is reached.
-  for (const router of options.streamingRouters ?? []) app.route('/', router)
+  app.route('/', inSpecificOrder(options.streamingRouters ?? []))
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody(options.maxBodyBytes))
 
-  for (const router of options.routers) app.route('/', router)
+  app.route('/', inSpecificOrder(options.routers))
   app.route('/', openapiRoutes(app, { version: options.version, publicUrl: options.publicUrl }))
 
   app.onError((err, c) => renderError(err, c, log))

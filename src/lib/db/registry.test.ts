@@ -37,7 +37,7 @@ describe.each(dialects())('database registry on %s', (kind: DbKind) => {
       kind,
       dataDir,
       postgresUrl,
-      resolveBinding: async (projectId, id) => (projectId === projectA ? (bindings[id] ?? null) : null),
+      resolveBinding: () => async (projectId, id) => (projectId === projectA ? (bindings[id] ?? null) : null),
     })
     return { registry, dataDir }
   }
@@ -94,7 +94,7 @@ describe.runIf(testDatabaseUrl())('a registered postgres binding', () => {
     const registry = await createDatabaseRegistry({
       kind: 'sqlite',
       dataDir,
-      resolveBinding: async () => ({ id: 'warehouse', kind: 'postgres', url: external.url, schema: 'warehouse', privateNetwork: true }),
+      resolveBinding: () => async () => ({ id: 'warehouse', kind: 'postgres', url: external.url, schema: 'warehouse', privateNetwork: true }),
     })
     try {
       const handle = await registry.get(projectA, 'warehouse')
@@ -122,7 +122,7 @@ describe('a postgres binding that may not reach private addresses', () => {
     const registry = await createDatabaseRegistry({
       kind: 'sqlite',
       dataDir,
-      resolveBinding: async (_projectId, id) => ({ id, kind: 'postgres', url, privateNetwork: id === 'vouched' }),
+      resolveBinding: () => async (_projectId, id) => ({ id, kind: 'postgres', url, privateNetwork: id === 'vouched' }),
     })
     try {
       const refused = await registry.get(projectA, 'guarded').catch((err: unknown) => err)

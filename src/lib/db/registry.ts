@@ -21,13 +21,19 @@ export type BindingDescriptor =
       readonly privateNetwork: boolean
     }
 
+/** Looks up a registered binding of a project; null when there is none. */
+export type ResolveBinding = (projectId: string, bindingId: string) => Promise<BindingDescriptor | null>
+
 export interface DatabaseRegistryOptions {
   readonly kind: DbKind
   readonly dataDir: string
   /** Required when kind is postgres. */
   readonly postgresUrl?: string
-  /** Looks up a registered binding of a project; null when there is none. */
-  readonly resolveBinding?: (projectId: string, bindingId: string) => Promise<BindingDescriptor | null>
+  /**
+   * Builds the lookup of registered bindings from the system database (where they are registered), once
+   * it is open; without it a project has only its own database.
+   */
+  readonly resolveBinding?: (system: DbHandle) => ResolveBinding
   readonly onPoolError?: (err: Error) => void
 }
 
@@ -65,6 +71,7 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     roots.push(root)
     system = { kind: 'sqlite', db: root, schema: null }
   }
+  const resolveBinding = options.resolveBinding?.(system)
 
   function poolFor(url: string, guarded = false): pg.Pool {
     // A guarded pool is never shared with an unguarded one for the same URL.
@@ -88,7 +95,7 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
   }
 
   async function openBinding(projectId: string, bindingId: string): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
-    const descriptor = await options.resolveBinding?.(projectId, bindingId)
+    const descriptor = await resolveBinding?.(projectId, bindingId)
     if (!descriptor) throw new AppError('not_found', 'Database binding not found', { databaseId: bindingId })
     if (descriptor.kind === 'sqlite') {
       const root = openSqlite(join(options.dataDir, 'databases', `${bindingId}.db`))

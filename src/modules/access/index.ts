@@ -6,3 +6,4 @@ export { accessRoutes } from './routes.js'
 export {
   createAccessService, type AccessService, type DecideOptions, type Grant, type GrantFilterCheck, type GrantInput, type ResolvedDecision, type Role,
 } from './service.js'
+export { createAccessModule } from './module.js'

@@ -51,8 +51,10 @@ export interface AccessDeps {
   systemDb: Kysely<any>
   clock: Clock
   pubsub: PubSub
-  audit: AuditService
+  audit: Pick<AuditService, 'record'>
   log: Logger
+  /** Checks a grant's row filter when the grant is saved (the modules that know the resources register it); none: only parsed. */
+  checkGrantFilter?: GrantFilterCheck
 }
 
 const invalidationChannel = 'access.roles'
@@ -68,8 +70,6 @@ export async function createAccessService(deps: AccessDeps) {
   const store = createAccessStore(deps.systemDb)
   const cache = await createProjectCache({ pubsub: deps.pubsub, channel: invalidationChannel, load: loadFromDb })
   const warned = new Set<string>()
-  // Bound once collections exist (they are built after access); until then grant filters are only parsed.
-  let grantFilterCheck: GrantFilterCheck | null = null
 
   function load(projectId: string): Promise<ProjectRoles> {
     return cache.get(projectId)
@@ -140,7 +140,7 @@ export async function createAccessService(deps: AccessDeps) {
 
   /** Throws validation_error (422, naming the grant and the field) for a row filter that does not fit the collection its grant names. */
   async function checkGrantFilters(projectId: string, grants: readonly CompiledGrant[]): Promise<void> {
-    const check = grantFilterCheck
+    const check = deps.checkGrantFilter
     if (!check) return
     for (const [index, grant] of grants.entries()) {
       if (grant.itemFilter === null) continue
@@ -240,11 +240,6 @@ export async function createAccessService(deps: AccessDeps) {
      */
     async reachesAny(principal: Principal, resource: string, action: string): Promise<boolean> {
       return reachesAny(principal, await applyingRole(principal), { resource, action })
-    },
-
-    /** Binds the check grant row filters get when saved (collections are built after access). */
-    useGrantFilterCheck(check: GrantFilterCheck): void {
-      grantFilterCheck = check
     },
 
     /**

@@ -1,2 +1,3 @@
 export { auditRoutes } from './routes.js'
-export { createAuditService, type AuditAction, type AuditEntry, type AuditRecord, type AuditService } from './service.js'
+export { createAuditLog, createAuditService, type AuditAction, type AuditEntry, type AuditLog, type AuditRecord, type AuditService } from './service.js'
+export { createAuditModule } from './module.js'

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
+import type { AccessService } from '../access/index.js'
 import { createAuditStore, type AuditRow } from './store.js'
 
 /** Security events written to the audit log. Details never carry secrets: ids, names, counts, reasons. */
@@ -57,22 +58,22 @@ export interface AuditRecord {
   details: Record<string, unknown>
 }
 
-export interface AuditDeps {
+export interface AuditLogDeps {
   systemDb: Kysely<any>
   clock: Clock
   log: Logger
-  /**
-   * The access module's check (`access.authorize`), which reading the log goes through. The access module
-   * records its own changes here, so it is built after this service and this is a function, not the service.
-   */
-  authorize: (principal: Principal, permission: string) => Promise<void>
 }
 
-/** The audit log of security events, per project. */
-export function createAuditService(deps: AuditDeps) {
+/**
+ * The writing side of the audit log: what every module records through. It needs nothing but the system
+ * database, so it is built first: the access module records its own changes here, and reading the log is
+ * checked by the access module (createAuditService, built after it).
+ */
+export function createAuditLog(deps: AuditLogDeps) {
   const store = createAuditStore(deps.systemDb)
   let counter = 0
   return {
+    store,
     /** Writes one entry; a failure is logged, never thrown at the action being audited. */
     async record(entry: AuditEntry): Promise<void> {
       const actor = entry.actor
@@ -96,10 +97,20 @@ export function createAuditService(deps: AuditDeps) {
         deps.log.error({ err, action: entry.action }, 'audit log write failed')
       }
     },
+  }
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>
+
+/** The audit log as modules and callers reach it: recording, and reading a page as the acting principal. */
+export function createAuditService(deps: { auditLog: AuditLog; access: Pick<AccessService, 'authorize'> }) {
+  const { store } = deps.auditLog
+  return {
+    record: deps.auditLog.record,
 
     /** One page of the entries of the project the caller acts in, newest first, optionally of one action. Throws unauthorized, forbidden. */
     async list(actor: Principal, options: { page: number; limit: number; action?: string }): Promise<{ data: AuditRecord[]; total: number }> {
-      await deps.authorize(actor, 'system/audit-log:read')
+      await deps.access.authorize(actor, 'system/audit-log:read')
       const { rows, total } = await store.page(actor.projectId, options.action ?? null, (options.page - 1) * options.limit, options.limit)
       return {
         total,

@@ -11,8 +11,8 @@ import type { AuthStore } from './store.js'
 export const signInTokenKinds = ['password_reset', 'magic_link', 'mfa_pending'] as const
 
 /**
- * What a change to an account ends, in one place (docs/auth.md § Sessions, decision 013). Users call it,
- * through `app.ts`, before the changing request answers:
+ * What a change to an account ends, in one place (docs/auth.md § Sessions, decision 013). The auth module
+ * registers it with `users.onChange` (auth/module.ts), and users run it before the changing request answers:
  *
  * | change   | sessions        | reset and magic links, pending sign-ins | cached API keys |
  * |----------|-----------------|-----------------------------------------|-----------------|

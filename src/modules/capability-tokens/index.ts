@@ -8,3 +8,4 @@ export {
   type ResolvedCapability,
 } from './service.js'
 export { capabilities, tokenPrefix, type Capability, type CapabilityClaims } from './token.js'
+export { createCapabilityTokensModule } from './module.js'

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { SecretBox } from '../../lib/crypto/index.js'
-import { MAIN_BINDING, type BindingDescriptor, type DatabaseRegistry } from '../../lib/db/index.js'
+import type { DatabaseRegistry } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
@@ -46,8 +46,6 @@ export interface DatabasesDeps {
   collections: Pick<CollectionsService, 'list' | 'forget'>
   access: Pick<AccessService, 'dropGrantsOn' | 'authorize'>
   log: Logger
-  /** ALLOW_PRIVATE_NETWORK: every binding may reach loopback, private and link-local addresses. */
-  allowPrivateNetwork: boolean
 }
 
 /** The one answer to any failure to open a new binding: it must not tell a closed port from an open one. */
@@ -182,15 +180,6 @@ export function createDatabasesService(deps: DatabasesDeps) {
       }
       await deps.audit.record({ projectId, action: 'database.deleted', actor, target: { type: 'database', id }, details: { name: row.name, kind: row.kind, cascade, collections: attached } })
       return { success: true, cleanupLog, manualCleanupRequired }
-    },
-
-    /** For the registry: where a project's binding lives, or null. */
-    async resolve(projectId: string, id: string): Promise<BindingDescriptor | null> {
-      if (id === MAIN_BINDING) return null
-      const row = await store.byId(id)
-      if (!row || row.project_id !== projectId) return null
-      if (row.kind === 'sqlite') return { id: row.id, kind: 'sqlite' }
-      return { id: row.id, kind: 'postgres', url: deps.box.open(row.url_sealed ?? ''), privateNetwork: Boolean(row.private_network) || deps.allowPrivateNetwork }
     },
   }
 }

@@ -17,7 +17,7 @@ import { createRecordStore, type RecordStore } from './store.js'
 
 /**
  * Which of these file ids the caller may read: those GET /api/v1/files/:id would show it. The files module
- * answers (bound in app.ts, since records are built before files); a `file` field stores only such ids.
+ * answers (it is built before records and passed in by app.ts); a `file` field stores only such ids.
  */
 export type ReadableFiles = (principal: Principal, ids: readonly string[]) => Promise<ReadonlySet<string>>
 

@@ -62,8 +62,8 @@ const truncate = defineRoute({
 })
 
 /**
- * Bulk delete, transfer and truncate. Mounted before recordsRoutes, so `/records/bulk` is not taken for
- * a record id. Bulk delete and transfer decide in the service (presets, shares, ownership); truncate's
+ * Bulk delete, transfer and truncate (`/records/bulk` is not taken for a record id: the HTTP layer puts
+ * static segments before parameters, http/route-order.ts). Bulk delete and transfer decide in the service (presets, shares, ownership); truncate's
  * guard checks hard_delete first.
  */
 export function recordDataRoutes(tools: { bulk: BulkDelete; transfer: Transfer; truncate: Truncate }, security: Security, readSecurity: Security) {

@@ -110,8 +110,8 @@ const finalizeJob = defineRoute({
 })
 
 /**
- * Export, NDJSON import and import jobs under /api/v1/collections/{name}/records. Mounted before the records
- * routes, so that `export` and `import-jobs` are never taken for record ids. The guard resolves the caller;
+ * Export, NDJSON import and import jobs under /api/v1/collections/{name}/records (`export` and `import-jobs`
+ * are never taken for record ids: static segments go before parameters, http/route-order.ts). The guard resolves the caller;
  * the services decide, as for every records route.
  */
 export function recordExchangeRoutes(deps: { exporter: RecordExporter; importer: RecordImporter; jobs: ImportJobs }, readSecurity: Security) {

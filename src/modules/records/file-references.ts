@@ -4,7 +4,7 @@ import { heldValues } from './data-store.js'
 /**
  * Which of these file ids a record of the project still holds in a `file` field: any collection, soft-deleted
  * records included (they can be restored, and would then point at nothing). The files module asks before it
- * removes a file with a record or a collection (bound in app.ts). Throws what the database throws (a binding
+ * removes a file with a record or a collection (app.ts passes this to the files module). Throws what the database throws (a binding
  * that cannot be reached): the files module then keeps the files.
  */
 export function createFileReferences(collections: Pick<CollectionsService, 'list' | 'handleOf'>) {

@@ -1,1 +1,2 @@
 export { getObjectRoute, putObjectRoute, storageObjectRoutes } from './routes.js'
+export { createStorageObjectsModule } from './module.js'

@@ -78,7 +78,7 @@ function builderSecurity(security: Security): Security {
 
 /**
  * Field options (any caller who may read the collection; the service decides) and structure scans and
- * repairs (the builder grant). Mounted before the records routes.
+ * repairs (the builder grant).
  */
 export function structureRoutes(service: StructureService, security: Security, readSecurity: Security) {
   const reads = createRouter(readSecurity)

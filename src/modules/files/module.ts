@@ -1,0 +1,23 @@
+import type { AppModule } from '../../lib/module.js'
+import type { Observers } from '../../lib/observers.js'
+import type { Principal } from '../../lib/principal.js'
+import type { FilesDeps } from './context.js'
+import { filesRoutes, filesStreamingRoutes } from './routes.js'
+import { createFilesService } from './service.js'
+
+/**
+ * Files on object storage: uploads (multipart routes bound their own bodies, so they are streaming
+ * routers), downloads, variants and the cleanup sweep. The files of removed collections are settled here,
+ * through the collections module's `onRemoved`, registered at construction.
+ */
+export function createFilesModule(deps: FilesDeps & { removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]> }) {
+  const { removedCollections, ...rest } = deps
+  const service = createFilesService(rest)
+  removedCollections.add((actor, projectId, names) => service.removeOfCollections(actor, projectId, names))
+  return {
+    service,
+    routers: ({ security }) => [filesRoutes(service, security)],
+    streamingRouters: ({ security }) => [filesStreamingRoutes(service, security)],
+    close: () => service.close(),
+  } satisfies AppModule
+}

@@ -1,0 +1,19 @@
+import type { Clock } from '../../lib/clock.js'
+import type { DatabaseRegistry } from '../../lib/db/index.js'
+import type { AppModule } from '../../lib/module.js'
+import type { AccessService } from '../access/index.js'
+import type { AuditService } from '../audit/index.js'
+import { projectsRoutes } from './routes.js'
+import { createProjectsService } from './service.js'
+
+/**
+ * Projects: a new one gets its database and its built-in roles. At start the default project is ensured
+ * and every project's database prepared (pending project migrations run), so the modules after this one
+ * find them ready.
+ */
+export async function createProjectsModule(deps: { registry: DatabaseRegistry; clock: Clock; audit: AuditService; access: Pick<AccessService, 'seedBuiltInRoles' | 'authorize'> }) {
+  const service = createProjectsService({ ...deps, onCreated: (id) => deps.access.seedBuiltInRoles(id) })
+  const defaultProject = await service.ensureDefault()
+  for (const project of await service.listAcrossProjects()) await service.prepare(project.id)
+  return { service, defaultProject, routers: ({ security }) => [projectsRoutes(service, security)] } satisfies AppModule
+}

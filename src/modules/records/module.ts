@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import type { EventBus } from '../../lib/events/index.js'
+import type { Logger } from '../../lib/log.js'
+import type { AppModule } from '../../lib/module.js'
+import type { AccessService, GrantFilterCheck } from '../access/index.js'
+import type { AuditService } from '../audit/index.js'
+import type { CollectionsService } from '../collections/index.js'
+import type { SettingsService } from '../settings/index.js'
+import type { UsersService } from '../users/index.js'
+import type { Observers } from '../../lib/observers.js'
+import { createRecordAccess } from './access.js'
+import { createBulkDelete } from './bulk.js'
+import type { ReadableFiles } from './context.js'
+import { recordDataRoutes } from './data-routes.js'
+import { createWriteHooks, type RecordEvents } from './events.js'
+import { recordExchangeRoutes } from './exchange-routes.js'
+import { createRecordExporter } from './export.js'
+import { createImportJobs } from './import-jobs.js'
+import { createRecordImporter, type ImportPacePoint } from './import.js'
+import { recordsRoutes } from './routes.js'
+import { createRecordsService } from './service.js'
+import { shareRoutes } from './share-routes.js'
+import { createSharesService } from './shares.js'
+import { createSharesStore } from './shares-store.js'
+import { createTransfer } from './transfer.js'
+import { createTruncate } from './truncate.js'
+
+export interface RecordsModuleDeps {
+  systemDb: Kysely<any>
+  collections: CollectionsService
+  access: AccessService
+  /** Where this module registers the check of grant row filters naming a collection (access.grantFilterChecks). */
+  grantFilterChecks: Observers<Parameters<GrantFilterCheck>>
+  settings: SettingsService
+  users: UsersService
+  audit: AuditService
+  /** Which file ids a caller may read (the files module, built before this one). */
+  readableFiles: ReadableFiles
+  events: EventBus<RecordEvents>
+  clock: Clock
+  log: Logger
+  /** Awaited at fixed points of every NDJSON import write; tests hold or fail a chunk there. */
+  importPace?: (point: ImportPacePoint) => Promise<void>
+}
+
+/**
+ * Records of collections: reads, writes and their hooks, shares, bulk delete, transfer, truncate, export
+ * and import jobs. `anonymousGate` is the check of routes whose service decides who may do what
+ * (collections, records, shares, field options): app.ts makes it `readSecurity`.
+ */
+export function createRecordsModule(deps: RecordsModuleDeps) {
+  const { systemDb, collections, access, grantFilterChecks, settings, users, audit, readableFiles, events, clock, log } = deps
+  const shares = createSharesStore(systemDb)
+  const recordAccess = createRecordAccess({ access, shares })
+  // A grant naming a collection has its item_filter checked against that collection's fields when saved.
+  grantFilterChecks.add(recordAccess.grantFilterCheck(collections))
+  const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), clock, log }
+  const service = createRecordsService(recordDeps)
+  const { open } = service
+  const dataTools = {
+    bulk: createBulkDelete(recordDeps, open),
+    transfer: createTransfer({ open, users, shares, collections, events, audit, clock }),
+    truncate: createTruncate({ open, collections, shares, audit }),
+  }
+  const jobs = createImportJobs({ systemDb, open, clock, log })
+  const exchange = {
+    exporter: createRecordExporter({ open, log }),
+    importer: createRecordImporter({ open, hooks: service.hooks, events, jobs, clock, pace: deps.importPace }),
+    jobs,
+  }
+  const sharesService = createSharesService({ open, store: shares, users, collections, clock })
+  return {
+    service,
+    shares: sharesService,
+    dataTools,
+    exchange,
+    anonymousGate: recordAccess.anonymousGate(collections),
+    routers: ({ security, readSecurity }) => [
+      recordsRoutes(service, readSecurity),
+      recordExchangeRoutes(exchange, readSecurity),
+      ...recordDataRoutes(dataTools, security, readSecurity),
+      shareRoutes(sharesService, readSecurity),
+    ],
+    close: () => jobs.close(),
+  } satisfies AppModule
+}

@@ -1,0 +1,100 @@
+import type { Config } from './config.js'
+import type { Clock } from './lib/clock.js'
+import { createDatabaseRegistry, runMigrations, type DatabaseRegistry } from './lib/db/index.js'
+import { createEventBus, type EventBus } from './lib/events/index.js'
+import type { Logger } from './lib/log.js'
+import { createMailer, type Mailer } from './lib/mail/index.js'
+import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
+import { createMemoryQueue, createRedisQueue, type JobQueue } from './lib/queue/index.js'
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
+import { createStorage, type LocalStorage, type S3Storage } from './lib/storage/index.js'
+import { systemMigrations } from './migrations/system/index.js'
+import type { AuthEvents } from './modules/auth/index.js'
+import { bindingsBox, createBindingResolver } from './modules/databases/index.js'
+import type { FileEvents } from './modules/files/index.js'
+import type { RecordEvents } from './modules/records/index.js'
+
+export type PlinthEvents = AuthEvents & RecordEvents & FileEvents
+
+/** What every module is built on: databases, shared state, jobs, mail, events and object storage. */
+export interface Platform {
+  readonly registry: DatabaseRegistry
+  readonly pubsub: PubSub
+  readonly limiter: RateLimiter
+  readonly queue: JobQueue
+  readonly mailer: Mailer
+  readonly events: EventBus<PlinthEvents>
+  readonly storage: LocalStorage | S3Storage
+  /** Closes all of the above, the queue first. */
+  close(): Promise<void>
+}
+
+/** Opens the registry (running pending system migrations) and the shared building blocks, once; on failure closes what it opened. */
+export async function createPlatform(config: Config, clock: Clock, log: Logger): Promise<Platform> {
+  const closers: Closer[] = []
+  try {
+    const registry = await createDatabaseRegistry({
+      kind: config.database.kind,
+      dataDir: config.dataDir,
+      postgresUrl: config.database.kind === 'postgres' ? config.database.url : undefined,
+      onPoolError: (err) => log.warn({ err }, 'idle database connection lost'),
+      // Registered bindings live in the system database; the lookup needs only it and the box.
+      resolveBinding: createBindingResolver({ box: bindingsBox(config.secretKey), allowPrivateNetwork: config.allowPrivateNetwork }),
+    })
+    closers.unshift(() => registry.close())
+    await migrateSystem(registry, log)
+    const { pubsub, limiter } = await createSharedState(config, clock, log)
+    closers.unshift(() => pubsub.close(), () => limiter.close())
+    const queue = await createJobQueue(config, clock, log)
+    closers.unshift(() => queue.close())
+    const mailer = createMailer(config.email, { log })
+    closers.unshift(() => mailer.close())
+    const events = createEventBus<PlinthEvents>(log)
+    const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
+    closers.unshift(() => storage.close())
+    return { registry, pubsub, limiter, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
+  } catch (err) {
+    await closeAll(closers, log)
+    throw err
+  }
+}
+
+/** Applies pending system migrations; `plinth migrate` runs the same. */
+export async function migrateSystem(registry: DatabaseRegistry, log: Logger): Promise<string[]> {
+  const applied = await runMigrations(registry.system.db, registry.kind, systemMigrations)
+  if (applied.length > 0) log.info({ applied }, 'migrations applied')
+  return applied
+}
+
+/** Caches, rate limits and invalidation messages: in process, or shared through Redis (REDIS_URL). */
+async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<{ pubsub: PubSub; limiter: RateLimiter }> {
+  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }) }
+  const onError = (err: unknown) => log.warn({ err }, 'redis error')
+  const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
+  try {
+    return { pubsub, limiter: await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError }) }
+  } catch (err) {
+    await pubsub.close()
+    throw err
+  }
+}
+
+/** Background jobs: in process, or through Redis under the deployment's prefix; close() waits as long as a shutdown does. */
+async function createJobQueue(config: Config, clock: Clock, log: Logger): Promise<JobQueue> {
+  const options = { clock, log, closeTimeoutMs: config.shutdownTimeoutMs }
+  if (!config.redisUrl) return createMemoryQueue(options)
+  return createRedisQueue(config.redisUrl, config.redisPrefix, { ...options, onError: (err) => log.warn({ err }, 'redis error') })
+}
+
+export type Closer = () => Promise<void>
+
+/** Runs every closer in turn; one that fails is logged and the rest still run. */
+export async function closeAll(closers: readonly Closer[], log: Logger): Promise<void> {
+  for (const close of closers) {
+    try {
+      await close()
+    } catch (err) {
+      log.warn({ err }, 'error while closing')
+    }
+  }
+}
