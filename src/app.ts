@@ -260,7 +260,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     closers.unshift(() => structureService.close())
     const dataTools = {
       bulk: createBulkDelete(recordDeps, records.open),
-      transfer: createTransfer({ open: records.open, users, shares, collections, events, audit, clock }),
+      transfer: createTransfer({ open: records.open, users, shares, collections, events, hooks: records.hooks, audit, clock }),
       truncate: createTruncate({ open: records.open, collections, shares, audit }),
     }
 
