@@ -194,9 +194,9 @@ export async function applyCascade(plan: CascadePlan, data: readonly ApiRecord[]
     }
   }
   // Deepest first: a record goes after those that belong to it.
-  for (const planned of [...plan.deletes].reverse()) {
-    const removed = await planned.store.remove(String(planned.row.id), null)
-    if (removed) committed.push({ type: 'record.delete', collection: planned.collection, before: fullRecord(planned.shape, removed), permanent: true })
+  for (const doomed of [...plan.deletes].reverse()) {
+    const removed = await doomed.store.remove(String(doomed.row.id), null)
+    if (removed) committed.push({ type: 'record.delete', collection: doomed.collection, before: fullRecord(doomed.shape, removed), permanent: true })
   }
   return committed
 }
