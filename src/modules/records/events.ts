@@ -96,7 +96,8 @@ export function createWriteHooks() {
     async run(write: BeforeWrite): Promise<ApiRecord> {
       let data = write.data
       for (const hook of hooks) {
-        const changed = await hook({ ...write, data })
+        // A literal, not a spread: this runs for every record written.
+        const changed = await hook({ action: write.action, collection: write.collection, principal: write.principal, before: write.before, data })
         if (changed) data = changed
       }
       return data

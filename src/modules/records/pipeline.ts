@@ -53,19 +53,21 @@ export function sameValue(a: unknown, b: unknown): boolean {
 /** The fields an update changed, with their values before and after. */
 export function changesBetween(before: ApiRecord, after: ApiRecord): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {}
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (movedByEveryWrite.has(key)) continue
+  const note = (key: string) => {
+    if (movedByEveryWrite.has(key)) return
     const was = before[key] ?? null
     const now = after[key] ?? null
     if (!sameValue(was, now)) changes[key] = { before: was, after: now }
   }
+  for (const key in after) note(key)
+  for (const key in before) if (!(key in after)) note(key)
   return changes
 }
 
 export function createWritePipeline(deps: PipelineDeps) {
   /** Step 2 for one logical write: the hooks' data (possibly changed), or what a hook threw. */
   function hook(principal: Principal, intent: WriteIntent): Promise<ApiRecord> {
-    return deps.hooks.run({ ...intent, principal })
+    return deps.hooks.run({ action: intent.action, collection: intent.collection, principal, before: intent.before, data: intent.data })
   }
 
   /** Step 2 for every write of a request, in order, before any of them is written; the first refusal throws. */
@@ -81,11 +83,12 @@ export function createWritePipeline(deps: PipelineDeps) {
     const snapshot = Object.freeze(principalSnapshot(principal))
     const at = deps.clock.seconds()
     for (const write of committed) {
-      const base = { projectId: write.collection.projectId, collection: write.collection.name }
+      const { projectId, name: collection } = write.collection
+      // Literals with every key written out: this runs once per record written.
       let event: RecordEvent
-      if (write.type === 'record.create') event = { ...base, before: null, after: write.after, principal: snapshot, at }
-      else if (write.type === 'record.update') event = { ...base, before: write.before, after: write.after, changes: changesBetween(write.before, write.after), principal: snapshot, at }
-      else event = { ...base, before: write.before, after: null, principal: snapshot, at, permanent: write.permanent }
+      if (write.type === 'record.create') event = { projectId, collection, before: null, after: write.after, principal: snapshot, at }
+      else if (write.type === 'record.update') event = { projectId, collection, before: write.before, after: write.after, changes: changesBetween(write.before, write.after), principal: snapshot, at }
+      else event = { projectId, collection, before: write.before, after: null, principal: snapshot, at, permanent: write.permanent }
       deps.events.emit(write.type, withActingPrincipal(event, principal))
     }
   }
@@ -101,7 +104,7 @@ export function createWritePipeline(deps: PipelineDeps) {
      * write throws.
      */
     async run<T>(principal: Principal, intents: readonly WriteIntent[], write: (data: ApiRecord[]) => Promise<{ committed: Committed[]; result: T }>): Promise<T> {
-      const data = await hookAll(principal, intents)
+      const data = intents.length === 1 ? [await hook(principal, intents[0]!)] : await hookAll(principal, intents)
       const { committed, result } = await write(data)
       publish(principal, committed)
       return result
