@@ -5,6 +5,7 @@ import type { BeforeWrite, RecordEvent } from '../../src/modules/records/index.j
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { someBytes } from './files-support.js'
+import { placeShape, settle, structurePath } from './structure-support.js'
 import { client, createCollection, createRecord, expectError, freshName, listAll, readRecord, recordsPath } from './records-fixtures.js'
 
 // The one records write pipeline (decision 021): blocking hooks run exactly once per logical write,
@@ -214,6 +215,32 @@ describe('hooks run once per logical write', () => {
     expect(calls).toHaveLength(1)
     expect(calls[0]).toMatchObject({ action: 'restore', before: { id: record.id, deleted_at: expect.any(Number) }, data: {} })
     expect((await stored(name, record.id))!.deleted_at).toEqual(expect.any(Number))
+  })
+})
+
+describe('structure repairs', () => {
+  it('a repair job writes through the pipeline: one hook call per repaired record; a refused record is a failure, left as it was', async () => {
+    const name = await createCollection(server, owner.token, freshName('repairs'), [
+      { name: 'title', type: 'text', required: false },
+      { name: 'meta', type: 'json', required: false, structure: { enforcement: 'warn', shape: placeShape } },
+    ])
+    const fixed = await createRecord(server, owner.token, name, { title: 'fix me', meta: { kind: 'City' } })
+    const refused = await createRecord(server, owner.token, name, { title: 'leave me', meta: { kind: 'City' } })
+    const calls = hook([name], (write) => {
+      if (write.before?.title === 'leave me') throw new AppError('forbidden', 'Hands off')
+    })
+    const started = await post(structurePath(name, 'meta', 'repair-jobs'), owner.token, { fixes: [{ kind: 'enum', path: 'kind', from: 'City', to: 'city' }] })
+    expect(started.status, started.text).toBe(202)
+    const done = await settle(server, owner.token, name, 'repair', started.body.data.jobId)
+    expect(done.repair).toMatchObject({ repaired: 1, failed: 1, failures: [{ id: refused.id, reason: expect.stringContaining('Hands off') }] })
+    expect(calls.map((c) => [c.action, c.before?.id, c.data]).sort()).toEqual(
+      [
+        ['update', fixed.id, { meta: { kind: 'city' } }],
+        ['update', refused.id, { meta: { kind: 'city' } }],
+      ].sort(),
+    )
+    expect((await stored(name, fixed.id))!.meta).toEqual({ kind: 'city' })
+    expect(await stored(name, refused.id)).toEqual(refused)
   })
 })
 
