@@ -223,7 +223,7 @@ describe('replace and the proxy upload', () => {
       expect((await server.request('GET', `${FILES}/${file.id}`, { token: bob.token })).status).toBe(404)
       expect((await downloadVia(server, alice.token, file.id)).bytes.equals(bytes)).toBe(true)
       await server.request('GET', FILES, { token: alice.token })
-      expect(uploads.find((e) => e.file.id === file.id)).toMatchObject({ via: 'proxy', actor: { kind: 'user', userId: alice.id } })
+      expect(uploads.find((e) => e.file.id === file.id)).toMatchObject({ via: 'proxy', principal: { id: alice.id, kind: 'user' } })
     })
 
     it('takes a 20 MB file through the proxy upload and replace, past the 10 MB JSON body limit', async () => {

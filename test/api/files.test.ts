@@ -90,7 +90,7 @@ describe('the token upload flow', () => {
     expect(got.variant).toBeNull()
     expect(got.bytes.equals(bytes)).toBe(true)
     // file.upload went out once, with the file as the API shows it.
-    expect(uploads.filter((e) => e.file.id === id)).toEqual([{ projectId: server.app.defaultProject.id, file, via: 'token', actor: { kind: 'user', userId: alice.id }, at: expect.any(Number) }])
+    expect(uploads.filter((e) => e.file.id === id)).toEqual([{ projectId: server.app.defaultProject.id, file, via: 'token', principal: { id: alice.id, kind: 'user', role: alice.role }, at: expect.any(Number) }])
   })
 
   it('confirming twice is harmless and emits no second event', async () => {

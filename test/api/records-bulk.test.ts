@@ -102,7 +102,7 @@ describe('soft delete (the default)', () => {
     for (const event of seen) {
       expect(event.after).toBeNull()
       expect(event.before).toMatchObject({ deleted_at: null })
-      expect(event.actor).toEqual({ kind: 'user', userId: editor.id })
+      expect(event.principal).toEqual({ id: editor.id, kind: 'user', role: 'editor' })
     }
   })
 })

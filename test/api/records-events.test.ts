@@ -90,7 +90,7 @@ describe('record events (after commit, with before and after)', () => {
       collection: notes,
       before: null,
       after: created,
-      actor: { kind: 'user', userId: owner.id },
+      principal: { id: owner.id, kind: 'user', role: owner.role },
       at: expect.any(Number),
     })
     // Published after commit: a read from the handler finds it.
@@ -103,7 +103,7 @@ describe('record events (after commit, with before and after)', () => {
     expect(reply.status, reply.text).toBe(200)
     const events = await eventsOf(created.id, 2)
     const update = events.find((e) => e.type === 'record.update')!
-    expect(update.event).toMatchObject({ collection: notes, before: created, after: reply.body, actor: { kind: 'user', userId: editor.id } })
+    expect(update.event).toMatchObject({ collection: notes, before: created, after: reply.body, principal: { id: editor.id, kind: 'user', role: 'editor' } })
     expect(update.event.after).toMatchObject({ title: 'after', _version: 2 })
     expect(update.readBack).toEqual({ status: 200, data: reply.body })
   })
@@ -112,7 +112,7 @@ describe('record events (after commit, with before and after)', () => {
     const created = await createRecord(server, owner.token, notes, { title: 'doomed' })
     expect((await del(recordsPath(notes, created.id), owner.token)).status).toBe(200)
     const remove = (await eventsOf(created.id, 2)).find((e) => e.type === 'record.delete')!
-    expect(remove.event).toMatchObject({ collection: notes, before: created, after: null, actor: { kind: 'user', userId: owner.id } })
+    expect(remove.event).toMatchObject({ collection: notes, before: created, after: null, principal: { id: owner.id, kind: 'user', role: owner.role } })
     expect(remove.readBack!.status).toBe(200)
     expect(remove.readBack!.data!.deleted_at).toEqual(expect.any(Number))
   })

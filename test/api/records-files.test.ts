@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { RecordEvent } from '../../src/modules/records/index.js'
+import { actingPrincipalOf, type RecordEvent } from '../../src/modules/records/index.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, setGrants, signUpOwner, type Account } from '../support/identity.js'
 import { downloadVia, FILES, metadata, someBytes, uploadViaToken } from './files-support.js'
@@ -273,13 +273,13 @@ describe('relation cascades: the schema’s rule, the caller’s actor, the call
     await settle()
     await expectKept(theirs, bob, children)
 
-    const alicesActs = { kind: 'user', userId: alice.id }
+    const alicesActs = { id: alice.id, kind: 'user' }
     const caused = events.slice(from)
     const childDelete = caused.find((e) => e.type === 'record.delete' && e.event.before?.id === child.id)
-    expect(childDelete?.event).toMatchObject({ collection: children, permanent: true, actor: alicesActs })
-    expect(childDelete?.event.principal?.userId).toBe(alice.id)
+    expect(childDelete?.event).toMatchObject({ collection: children, permanent: true, principal: alicesActs })
+    expect(actingPrincipalOf(childDelete!.event)?.userId).toBe(alice.id)
     const linkUpdate = caused.find((e) => e.type === 'record.update' && e.event.after?.id === link.id)
-    expect(linkUpdate?.event).toMatchObject({ collection: links, actor: alicesActs, after: { parent: null } })
+    expect(linkUpdate?.event).toMatchObject({ collection: links, principal: alicesActs, after: { parent: null } })
   })
 
   it("a cascade takes the child's file when the one deleting could delete it: one's own, or anyone's for an administrator", async () => {

@@ -277,7 +277,7 @@ describe('POST /records/import-ndjson', () => {
       await expect.poll(() => seen.length).toBe(2)
       expect(seen.map((e) => e.after!.title).sort()).toEqual(['e1', 'e2'])
       for (const event of seen) {
-        expect(event).toMatchObject({ before: null, actor: { kind: 'user', userId: owner.id }, projectId: expect.any(String) })
+        expect(event).toMatchObject({ before: null, principal: { id: owner.id, kind: 'user', role: owner.role }, projectId: expect.any(String) })
         expect(reply.body.records.map((r: any) => r.id)).toContain(event.after!.id)
       }
       await sendNdjson(name, ndjson({ title: 'dry' }), owner.token, { dryRun: 'true' })

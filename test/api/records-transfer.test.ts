@@ -197,7 +197,7 @@ describe('owned_by, events and audit', () => {
     expect(seen).toHaveLength(1)
     expect(seen[0]!.before).toMatchObject({ id: record.id, owned_by: null, created_by: alice.id, title: 'x' })
     expect(seen[0]!.after).toMatchObject({ id: record.id, owned_by: bob.id, created_by: alice.id, title: 'x' })
-    expect(seen[0]!.actor).toEqual({ kind: 'user', userId: alice.id })
+    expect(seen[0]!.principal).toEqual({ id: alice.id, kind: 'user', role: expect.any(String) })
 
     const other = await createRecord(server, alice.token, name, { title: 'y' })
     expect(other).toHaveProperty('owned_by', null)

@@ -10,13 +10,11 @@ import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { SettingsService } from '../settings/index.js'
 import type { UserRow, UsersService } from '../users/index.js'
+import type { AuthEvents } from './events.js'
 import type { Sessions } from './sessions.js'
 import type { AuthStore } from './store.js'
 import { checkTotp } from './totp.js'
 
-export interface AuthEvents extends Record<string, unknown> {
-  'user.login': { userId: string; projectId: string; method: string; at: number }
-}
 
 export interface OAuthProvider {
   clientId: string
@@ -121,7 +119,7 @@ export function createAuthContext(deps: AuthDeps) {
       const session = await deps.sessions.create(user.id)
       const public_ = await deps.users.toUser(user)
       await deps.audit.record({ projectId: user.project_id, action: 'user.sign_in', actor: null, actorUserId: user.id, target: { type: 'user', id: user.id }, ip: ctx.ip, details: { method } })
-      deps.events.emit('user.login', { userId: user.id, projectId: user.project_id, method, at: clock.seconds() })
+      deps.events.emit('user.login', { projectId: user.project_id, userId: user.id, method, principal: { id: user.id, kind: 'user', role: public_.role }, at: clock.seconds() })
       return { token: session.token, user: { id: public_.id, email: public_.email, name: public_.name, role: public_.role } }
     },
 

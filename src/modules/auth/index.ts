@@ -1,5 +1,6 @@
 export { bearerToken, createAuthenticate } from './authenticate.js'
-export { createAuthContext, type AuthDeps, type AuthEvents, type OAuthProvider } from './context.js'
+export { createAuthContext, type AuthDeps, type OAuthProvider } from './context.js'
+export type { AuthEvents, UserLoginEvent } from './events.js'
 export { createRecovery, type Recovery } from './recovery.js'
 export { recoveryRoutes } from './recovery-routes.js'
 export { authRoutes } from './routes.js'

@@ -1,6 +1,6 @@
 import { idPattern } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
-import type { RecordEvent } from '../records/index.js'
+import { actingPrincipalOf, type RecordEvent } from '../records/index.js'
 import type { FilesContext } from './context.js'
 import { limits, type FileRow } from './model.js'
 
@@ -63,7 +63,7 @@ export function createCleanup(ctx: FilesContext) {
       .map((f) => event.before![f.name])
       .filter((v): v is string => typeof v === 'string' && idPattern.test(v))
     const attached = await store.inCollection(event.projectId, event.collection, [...new Set(ids)])
-    for (const row of await removable(event.projectId, event.principal, attached)) await remove(row, 'a permanently deleted record')
+    for (const row of await removable(event.projectId, actingPrincipalOf(event), attached)) await remove(row, 'a permanently deleted record')
   }
 
   // Record deletes are handled one after another, in publication order, so a later delete's files are

@@ -1,16 +1,18 @@
-import type { Principal } from '../../lib/principal.js'
+import type { PrincipalSnapshot } from '../../lib/events/index.js'
 import type { FileWire } from './model.js'
 
-/** Published once a file's bytes are stored and it is complete (confirm-upload, or the proxy upload). */
+/** Published once a file's bytes are stored and it is complete (confirm-upload, or the proxy upload); docs/events.md. */
 export interface FileEvents extends Record<string, unknown> {
   'file.upload': FileUploadEvent
 }
 
 export interface FileUploadEvent {
   projectId: string
+  /** The file as GET /api/v1/files/:id shows it. */
   file: FileWire
   /** `token`: upload-token, PUT, confirm-upload; `proxy`: POST /api/v1/files/upload. */
   via: 'token' | 'proxy'
-  actor: { kind: Principal['kind']; userId: string | null }
+  /** Who uploaded it (the one who confirmed, for a token upload). */
+  principal: PrincipalSnapshot
   at: number
 }

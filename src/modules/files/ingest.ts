@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import { AppError, isAppError } from '../../lib/errors.js'
+import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { FilesContext } from './context.js'
@@ -141,7 +142,7 @@ export function createIngest(ctx: FilesContext) {
         }
         await ctx.reserve(projectId, file.sizeBytes, (inTransaction) => inTransaction.insert(row))
         const wire = toWire(row)
-        deps.events.emit('file.upload', { projectId, file: wire, via: 'proxy', actor: { kind: principal.kind, userId: principal.userId }, at: now })
+        deps.events.emit('file.upload', { projectId, file: wire, via: 'proxy', principal: principalSnapshot(principal), at: now })
         if (background) variants.schedule(projectId, id)
         return wire
       } catch (err) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { AppError } from '../../lib/errors.js'
+import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import { checkFilename, checkMimeType } from './checks.js'
@@ -135,7 +136,7 @@ export function createFilesService(deps: FilesDeps) {
         if (copied && !updated) await deps.storage.delete(served).catch((err: unknown) => deps.log.warn({ err, fileId: id }, 'could not remove the copy of an unconfirmed upload'))
       }
       if (!updated) return { success: true, message: 'Upload already confirmed' }
-      deps.events.emit('file.upload', { projectId: updated.project_id, file: toWire(updated), via: 'token', actor: { kind: principal.kind, userId: principal.userId }, at: deps.clock.seconds() })
+      deps.events.emit('file.upload', { projectId: updated.project_id, file: toWire(updated), via: 'token', principal: principalSnapshot(principal), at: deps.clock.seconds() })
       if (background) variants.schedule(updated.project_id, updated.id)
       return { success: true, message: 'Upload confirmed' }
     },

@@ -68,7 +68,7 @@ async function start(open: Opener, options: { maxPendingEvents?: number } = {}):
 }
 
 const caller = (expiresAt: number | null = null): StreamCaller => ({ principal, refresh: async () => principal, document: null, expiresAt })
-const create = (id: string) => events.emit('record.create', { projectId: 'p1', collection: 'tasks', before: null, after: { id, deleted_at: null }, actor: null, at: seconds })
+const create = (id: string) => events.emit('record.create', { projectId: 'p1', collection: 'tasks', before: null, after: { id, deleted_at: null }, principal: { id: 'u1', kind: 'user', role: 'editor' }, at: seconds })
 
 afterEach(async () => {
   await realtime?.close()

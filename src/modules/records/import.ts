@@ -12,7 +12,8 @@ import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
 import { enrich } from './expand.js'
 import type { ImportJobs, ImportLineError, LandedChunk } from './import-jobs.js'
 import { fullRecord, present } from './present.js'
-import { newRow } from './new-row.js'
+import { createInput, newRow } from './new-row.js'
+import { createWritePipeline, type Committed } from './pipeline.js'
 import { missingReferences, missingReferencesError } from './references.js'
 import type { Row } from './store.js'
 
@@ -129,6 +130,7 @@ function valueKey(value: unknown, numeric: boolean): string {
  * the commit.
  */
 export function createRecordImporter(deps: ImportDeps) {
+  const pipeline = createWritePipeline(deps)
   const inserters = new WeakMap<Collection, BulkInserter>()
   function inserterFor(opened: Opened): BulkInserter {
     let inserter = inserters.get(opened.collection)
@@ -257,9 +259,13 @@ export function createRecordImporter(deps: ImportDeps) {
       const errors: ImportLineError[] = []
       let candidates: Candidate[] = []
       const now = deps.clock.seconds()
+      // Each line is checked, hooked (once: a refusal refuses that line alone, before anything is written)
+      // and checked again as the row it stores.
       for (const { line, text } of lines) {
         try {
-          candidates.push({ line, ...(await newRow(opened, deps.hooks, parseLine(text), now)) })
+          const input = createInput(opened, parseLine(text))
+          const data = await pipeline.hook(principal, { action: 'create', collection: opened.collection, before: null, data: input.data })
+          candidates.push({ line, ...newRow(opened, data, input.system, now) })
         } catch (err) {
           errors.push(lineError(line, err))
         }
@@ -294,11 +300,7 @@ export function createRecordImporter(deps: ImportDeps) {
         chunk = outcome([])
       }
       await deps.pace?.('committed')
-      const at = deps.clock.seconds()
-      const actor = { kind: principal.kind, userId: principal.userId }
-      for (const row of stored) {
-        deps.events.emit('record.create', { projectId: opened.collection.projectId, collection: opened.collection.name, before: null, after: fullRecord(opened.shape, row), actor, at })
-      }
+      pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
       if (target) await deps.jobs.touched(target.job)
       const { imported, failed, total } = chunk
       return {

@@ -1,5 +1,5 @@
 export { createRecordAccess, type RecordAccess } from './access.js'
-export { createWriteHooks, type ApiRecord, type BeforeWrite, type BeforeWriteHook, type RecordEvent, type RecordEvents, type WriteHooks } from './events.js'
+export { actingPrincipalOf, createWriteHooks, type ApiRecord, type BeforeWrite, type BeforeWriteHook, type FieldChange, type RecordEvent, type RecordEvents, type WriteHooks } from './events.js'
 export { recordsRoutes } from './routes.js'
 export { recordScope, type RecordScope } from './scope.js'
 export { createRecordsService, type RecordsService } from './service.js'

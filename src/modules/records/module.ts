@@ -60,7 +60,7 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   const { open } = service
   const dataTools = {
     bulk: createBulkDelete(recordDeps, open),
-    transfer: createTransfer({ open, users, shares, collections, events, audit, clock }),
+    transfer: createTransfer({ open, users, shares, collections, events, hooks: service.hooks, audit, clock }),
     truncate: createTruncate({ open, collections, shares, audit }),
   }
   const jobs = createImportJobs({ systemDb, open, clock, log })

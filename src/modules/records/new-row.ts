@@ -5,7 +5,7 @@ import type { FieldDef } from '../collections/index.js'
 import { fieldTypeOf } from '../collections/index.js'
 import { alwaysReadable, writeValue } from './codec.js'
 import type { Opened } from './context.js'
-import type { ApiRecord, WriteHooks } from './events.js'
+import type { ApiRecord } from './events.js'
 import { fullRecord } from './present.js'
 import type { Row } from './store.js'
 
@@ -51,14 +51,20 @@ function timestamp(value: unknown, field: string): number {
   return value
 }
 
+/** A create's body, checked: the fields it writes and the system keys a privileged caller set. */
+export interface CreateInput {
+  data: ApiRecord
+  system: Partial<Record<'id' | 'created_at' | 'updated_at', unknown>>
+}
+
 /**
- * The row a create of `body` stores, after the blocking hooks. Privileged callers (admin access) may set id,
- * created_at and updated_at; for others those keys are dropped. Throws invalid_field, missing_field,
- * validation_error, forbidden, or what a hook throws.
+ * Checks a create's body before the hooks see it: every key a writable field the caller may write.
+ * Privileged callers (admin access) may set id, created_at and updated_at; for others those keys are
+ * dropped. Throws invalid_field, forbidden.
  */
-export async function newRow(opened: Opened, hooks: WriteHooks, body: Record<string, unknown>, now: number): Promise<{ row: Row; chosenId: boolean }> {
-  let data: ApiRecord = {}
-  const system: Partial<Record<'id' | 'created_at' | 'updated_at', unknown>> = {}
+export function createInput(opened: Opened, body: Record<string, unknown>): CreateInput {
+  const data: ApiRecord = {}
+  const system: CreateInput['system'] = {}
   for (const key in body) {
     const value = body[key]
     if (settable.has(key)) {
@@ -69,7 +75,14 @@ export async function newRow(opened: Opened, hooks: WriteHooks, body: Record<str
     }
   }
   assertAllowed(opened, Object.keys(data))
-  data = await hooks.run({ action: 'create', collection: opened.collection, principal: opened.principal, before: null, data })
+  return { data, system }
+}
+
+/**
+ * The row a create stores from the hooks' data, with defaults and the system columns; keys that name no
+ * stored field are left out. Throws invalid_field, missing_field, forbidden (outside the caller's rows).
+ */
+export function newRow(opened: Opened, data: ApiRecord, system: CreateInput['system'], now: number): { row: Row; chosenId: boolean } {
   if (system.id !== undefined && (typeof system.id !== 'string' || !idPattern.test(system.id))) {
     throw new AppError('invalid_field', 'id must be 1-64 letters, digits, - or _', { field: 'id' })
   }

@@ -3,12 +3,13 @@ import { AppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
-import { parsePermission, permissionCovers } from '../access/index.js'
+import { withinCapabilities } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { CollectionsService } from '../collections/index.js'
 import type { UsersService } from '../users/index.js'
 import type { Opened, Opener } from './context.js'
-import type { RecordEvents } from './events.js'
+import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
+import { createWritePipeline } from './pipeline.js'
 import { fullRecord } from './present.js'
 import type { SharesStore } from './shares-store.js'
 import type { Row } from './store.js'
@@ -34,12 +35,15 @@ export interface TransferDeps {
   shares: SharesStore
   collections: Pick<CollectionsService, 'markOwnerScoped'>
   events: EventBus<RecordEvents>
+  /** The records module's blocking hooks (records.hooks): a transfer is an update of owned_by. */
+  hooks: WriteHooks
   audit: AuditService
   clock: Clock
 }
 
 // Another write landing between the read and the write is retried from the start (the caller's right
-// to transfer may depend on who owns the record now); a record that keeps changing is a 409.
+// to transfer may depend on who owns the record now), without running the hooks again; a record that
+// keeps changing is a 409.
 const maxAttempts = 5
 
 /** The record's effective owner: owned_by, else created_by (addendum §4). */
@@ -53,9 +57,8 @@ function ownerOf(row: Row): string | null {
  * (Not transfer alone: a key can hold no more than its creator, and an owner needs no transfer grant.)
  */
 function keyMayTransfer(principal: Principal, name: string): boolean {
-  if (principal.kind !== 'api_key') return true
   const resource = `collections/${name}`
-  return (principal.capabilities ?? []).some((c) => ['update', 'transfer'].some((action) => permissionCovers(parsePermission(c), { resource, action })))
+  return ['update', 'transfer'].some((action) => withinCapabilities(principal, { resource, action }))
 }
 
 /**
@@ -64,6 +67,11 @@ function keyMayTransfer(principal: Principal, name: string): boolean {
  * `transfer` on the collection over that record (`manage` includes it, `update` does not).
  */
 export function createTransfer(deps: TransferDeps) {
+  const pipeline = createWritePipeline(deps)
+
+  /** The record as the hooks and events see it: owned_by is part of it, whether or not the collection shows it. */
+  const withOwner = (opened: Opened, row: Row): ApiRecord => ({ ...fullRecord(opened.shape, row), owned_by: row.owned_by ?? null })
+
   /** Throws unauthorized or forbidden unless the caller may transfer this (readable) record. */
   async function assertMayTransfer(principal: Principal, opened: Opened, row: Row): Promise<void> {
     const owner = ownerOf(row)
@@ -124,6 +132,10 @@ export function createTransfer(deps: TransferDeps) {
       if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
       if (input.userId === '' || input.userEmail === '') throw new AppError('invalid_request', 'userId and userEmail may not be empty')
       const keepAccess = input.keepAccess ?? true
+      // The hooks run once, on the record as first read (a hook may refuse the transfer; the values it
+      // returns are not used: a transfer writes owned_by only). A retry after a lost race re-checks the
+      // caller's right on the record as it is then, but does not run them again (decision 021).
+      let hooked = false
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         const opened = await deps.open(principal, name, 'read')
         const row = await opened.store.byId(id, opened.scope.rows, false)
@@ -143,6 +155,9 @@ export function createTransfer(deps: TransferDeps) {
         }
         const target = await personOf(opened.collection.projectId, input)
         if (previous === target) return unchanged(target)
+        const before = withOwner(opened, row)
+        if (!hooked) await pipeline.hook(principal, { action: 'update', collection: opened.collection, before, data: { owned_by: target } })
+        hooked = true
 
         const now = deps.clock.seconds()
         const updated = await opened.store.update(id, { owned_by: target, updated_at: now, updated_by: principal.userId }, null, Number(row._version))
@@ -150,15 +165,7 @@ export function createTransfer(deps: TransferDeps) {
         await deps.collections.markOwnerScoped(opened.collection)
         await dropShareOf(opened, id, target)
         const kept = keepAccess && previous !== null && opened.collection.accessControl?.sharing === true && (await leaveAccess(principal, opened, id, previous))
-        deps.events.emit('record.update', {
-          projectId: opened.collection.projectId,
-          collection: name,
-          // owned_by is part of both, whether or not the collection showed it before.
-          before: { ...fullRecord(opened.shape, row), owned_by: row.owned_by ?? null },
-          after: { ...fullRecord(opened.shape, updated), owned_by: updated.owned_by ?? null },
-          actor: { kind: principal.kind, userId: principal.userId },
-          at: now,
-        })
+        pipeline.publish(principal, [{ type: 'record.update', collection: opened.collection, before, after: withOwner(opened, updated) }])
         await deps.audit.record({
           projectId: opened.collection.projectId,
           action: 'record.transferred',
