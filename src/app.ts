@@ -139,7 +139,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       sessionTtlSeconds: authConfig.sessionTtlSeconds, rateLimitPerMinute: authConfig.rateLimitPerMinute, sessionLoadPace: pace && (() => pace('session')),
     }))
     const collections = built(await createCollectionsModule({ ...base, registry, access: access.service, pubsub, audit }))
-    const databases = built(createDatabasesModule({ ...base, secretKey, audit, registry: () => registry, dataDir: config.dataDir, collections: collections.service, access: access.service })).service
+    const databases = built(createDatabasesModule({ ...base, secretKey, audit, registry, dataDir: config.dataDir, collections: collections.service, access: access.service })).service
     const storageConnections = built(createStorageConnectionsModule({ ...base, secretKey, audit, access: access.service, allowPrivateNetwork })).service
     const files = built(createFilesModule({
       ...base, systemKind: registry.system.kind, storage: options.filesStorage?.(storage) ?? storage, access: access.service, settings, events,

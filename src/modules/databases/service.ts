@@ -40,7 +40,7 @@ export interface DatabasesDeps {
   clock: Clock
   box: SecretBox
   audit: AuditService
-  registry: () => DatabaseRegistry
+  registry: DatabaseRegistry
   /** Where SQLite bindings live: DATA_DIR/databases/<id>.db (as the registry opens them). */
   dataDir: string
   collections: Pick<CollectionsService, 'list' | 'forget'>
@@ -112,10 +112,10 @@ export function createDatabasesService(deps: DatabasesDeps) {
         throw err
       }
       try {
-        await deps.registry().get(projectId, row.id)
+        await deps.registry.get(projectId, row.id)
       } catch (err) {
         await store.delete(row.id)
-        await deps.registry().release(projectId, row.id)
+        await deps.registry.release(projectId, row.id)
         if (isBlockedAddressError(err)) {
           throw new AppError('forbidden', 'The database server is on a loopback, private or link-local address; only a super_admin may register it (or the server runs with ALLOW_PRIVATE_NETWORK)', {
             fields: ['url'],
@@ -161,7 +161,7 @@ export function createDatabasesService(deps: DatabasesDeps) {
         }
       }
       await store.delete(id)
-      await deps.registry().release(projectId, id)
+      await deps.registry.release(projectId, id)
       cleanupLog.push(`Closed the connection to database ${row.name}`)
       if (row.kind === 'sqlite') {
         const file = join(deps.dataDir, 'databases', `${id}.db`)
