@@ -14,7 +14,7 @@ let owner: Account
 const { get, post, patch, del } = client(() => server)
 
 beforeAll(async () => {
-  server = await startServer()
+  server = await startServer({ CORS_ORIGINS: 'https://app.example' })
   owner = await signUpOwner(server)
 })
 afterAll(async () => {
@@ -270,5 +270,14 @@ describe('ETags and If-None-Match', () => {
       expect(reply.headers.get('etag')).toBeNull()
     }
     await tagOf(recordsPath(linked, link.id))
+  })
+
+  it('a browser app on another origin may send If-None-Match and read the ETag (CORS)', async () => {
+    const preflight = await server.request('OPTIONS', listPath(name), {
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+    })
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('if-none-match')
+    const reply = await get(listPath(name), owner.token, { Origin: 'https://app.example' })
+    expect(reply.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('etag')
   })
 })
