@@ -22,7 +22,7 @@ for (const tree of trees) {
       ? () => s.measure(server, '/api/v1/collections/items/records', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(s.item(1)) })
       : which === 'patch'
         ? () => s.measure(server, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [{ setupRequest: (req: any) => ({ ...req, method: 'PATCH', path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}`, body: JSON.stringify({ views: next % 10_000 }) }) }] })
-        : () => s.measure(server, '/api/v1/health', {})
+        : () => s.measure(server, '/health', {})
   servers.push({ tree, server, run })
 }
 try {
