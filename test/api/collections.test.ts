@@ -75,6 +75,7 @@ describe('POST /api/v1/collections', () => {
         { name: 'meta', type: 'json', required: false, unique: false, indexed: false },
         { name: 'status', type: 'enum', required: false, unique: false, indexed: true, enumValues: ['draft', 'published'], defaultValue: 'draft' },
       ],
+      indexes: [],
       accessControl: null,
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
