@@ -45,7 +45,8 @@ async function indexesOf(table: string): Promise<{ columns: string; unique: bool
       entry.columns.push(r.col)
       byIndex.set(r.idx, entry)
     }
-    return [...byIndex.values()].map((e) => ({ columns: e.columns.join(','), unique: e.unique }))
+    // SQLite's live-row indexes end in deleted_at (decision 024): left out, as PostgreSQL has none there.
+    return [...byIndex.values()].map((e) => ({ columns: e.columns.filter((c, i) => !(c === 'deleted_at' && i === e.columns.length - 1)).join(','), unique: e.unique }))
   }
   const result = await sql<{ indexdef: string }>`
     select indexdef from pg_indexes where schemaname = ${handle.schema} and tablename = ${table}`.execute(handle.db)

@@ -14,7 +14,8 @@ import { createSearchIndex, dropSearchIndex, searchableFields } from './search-i
  * NULL`, the condition every list of live rows carries word for word (records/store.ts), so a list is
  * answered from the index without reading rows to test `deleted_at`, and soft-deleted rows cost nothing
  * in it. Unique indexes stay whole: a value stays taken while its record is soft-deleted, so a restore
- * can never collide. Non-unique indexes end in `id`, the tie-breaker of every list order.
+ * can never collide. Non-unique indexes end in `id`, the tie-breaker of every list order (then, on
+ * SQLite, `deleted_at`: see liveTail).
  */
 
 /** The layout of indexes this build makes; the registry records each collection's (`index_layout`). */
@@ -52,13 +53,23 @@ function createdAtIndexName(table: string): string {
 /** The condition of live-row indexes; records/store.ts writes the same words in every live-row query. */
 const liveRows = sql`where deleted_at is null`
 
+/**
+ * The last column of a live-row index. SQLite reads a row to test a query's `deleted_at is null` even
+ * when the partial index implies it, unless the index holds `deleted_at` (always null in it, a byte per
+ * entry): with it a count or an id walk is answered from the index alone. PostgreSQL drops conditions
+ * its partial index implies by itself.
+ */
+function liveTail(handle: DbHandle): RawBuilder<unknown> {
+  return handle.kind === 'sqlite' ? sql`, deleted_at` : sql``
+}
+
 /** An `indexed` field's index column, built to serve list sorts (see orderedIndexColumn). */
 function sortable(def: FieldDef, handle: DbHandle) {
   return orderedIndexColumn(handle, def.name, fieldTypeOf(def.type).valueKind(def) === 'text')
 }
 
 async function createFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, def: FieldDef): Promise<void> {
-  await sql`create index ${sql.id(indexName(table, def.name, false))} on ${tableIdentifier(handle, table)} (${sortable(def, handle)}, id) ${liveRows}`.execute(db)
+  await sql`create index ${sql.id(indexName(table, def.name, false))} on ${tableIdentifier(handle, table)} (${sortable(def, handle)}, id${liveTail(handle)}) ${liveRows}`.execute(db)
 }
 
 async function dropFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, field: string): Promise<void> {
@@ -69,7 +80,7 @@ async function dropFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, 
 }
 
 async function createCreatedAtIndex(db: Kysely<any>, handle: DbHandle, table: string): Promise<void> {
-  await sql`create index ${sql.id(createdAtIndexName(table))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id) ${liveRows}`.execute(db)
+  await sql`create index ${sql.id(createdAtIndexName(table))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id${liveTail(handle)}) ${liveRows}`.execute(db)
 }
 
 async function createIndexes(db: Kysely<any>, table: string, fields: readonly FieldDef[], handle: DbHandle): Promise<void> {
@@ -103,7 +114,7 @@ async function createCompoundIndex(db: Kysely<any>, handle: DbHandle, table: str
   }
   const descending = indexColumn(index.fields[index.fields.length - 1]!).descending
   columns.push(descending ? sql`id desc` : sql`id`)
-  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}) ${liveRows}`.execute(db)
+  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(db)
 }
 
 async function dropCompoundIndex(db: Kysely<any>, handle: DbHandle, name: string): Promise<void> {
