@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
@@ -113,6 +114,23 @@ describe('compound indexes', () => {
     expect(dropped.body.data.schemaVersion).toBe(5)
     expect((await indexDefinitions(server, name)).has(index.name)).toBe(false)
     expect((await getCollection(server, owner.token, name)).indexes).toEqual([])
+  })
+
+  it('an index change refreshes the planner statistics of the table', async () => {
+    const name = uniqueName('ix_stats')
+    const created = await createCollection(server, owner.token, { name, fields: articleFields() })
+    for (let i = 0; i < 20; i++) await createRecord(server, owner.token, name, { status: i % 2 ? 'draft' : 'published', views: i })
+    const reply = await patch(name, { fields: created.fields, indexes: [{ fields: ['status', '-views'] }] })
+    expect(reply.status, reply.text).toBe(200)
+    const handle = await server.app.registry.get(server.app.defaultProject.id)
+    if (handle.kind === 'sqlite') {
+      const stats = await sql<{ idx: string }>`select idx from sqlite_stat1 where tbl = ${name}`.execute(handle.db)
+      expect(stats.rows.map((r) => r.idx)).toContain(reply.body.data.indexes[0].name)
+    } else {
+      const stats = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_user_tables where schemaname = ${handle.schema} and relname = ${name} and last_analyze is not null`.execute(handle.db)
+      expect(stats.rows[0]!.n).toBe(1)
+    }
   })
 
   it('a unique compound index refuses a duplicate record with 409 already_exists', async () => {
