@@ -75,6 +75,7 @@ describe('POST /api/v1/collections', () => {
         { name: 'meta', type: 'json', required: false, unique: false, indexed: false },
         { name: 'status', type: 'enum', required: false, unique: false, indexed: true, enumValues: ['draft', 'published'], defaultValue: 'draft' },
       ],
+      indexes: [],
       accessControl: null,
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
@@ -549,7 +550,7 @@ describe('GET /api/v1/collections and /api/v1/collections/:name', () => {
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body)).toEqual(['data'])
     const entry = (reply.body.data as any[]).find((c) => c.name === team)
-    expect(Object.keys(entry).sort()).toEqual(['accessControl', 'createdAt', 'databaseId', 'fields', 'id', 'name', 'projectId', 'schemaVersion', 'storageType', 'updatedAt'])
+    expect(Object.keys(entry).sort()).toEqual(['accessControl', 'createdAt', 'databaseId', 'fields', 'id', 'indexes', 'name', 'projectId', 'schemaVersion', 'storageType', 'updatedAt'])
     expect(entry).toMatchObject({ name: team, storageType: 'd1', databaseId: 'main', schemaVersion: 1, accessControl: null })
   })
 

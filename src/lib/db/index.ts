@@ -6,3 +6,4 @@ export { createDatabaseRegistry, MAIN_BINDING, type BindingDescriptor, type Data
 export { translateDbError } from './translate-error.js'
 export { openSqlite, runCompiled } from './sqlite.js'
 export { createPgPool, openPostgres } from './postgres.js'
+export { createStatisticsPacer, refreshStatistics, type StatisticsPacer } from './statistics.js'

@@ -19,6 +19,22 @@ describe('openSqlite', () => {
     await db.destroy()
   })
 
+  it('limits ANALYZE, and gathers missing planner statistics when it opens (PRAGMA optimize)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'plinth-sqlite-')), 'a.db')
+    const raw = new Database(file)
+    raw.exec('create table t (id integer primary key, k text); create index t_k on t (k)')
+    const insert = raw.prepare('insert into t (k) values (?)')
+    raw.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(`k${i % 50}`)
+    })()
+    raw.close()
+    const db = openSqlite(file)
+    expect((await sql.raw('pragma analysis_limit').execute(db)).rows[0]).toEqual({ analysis_limit: 1000 })
+    const stats = await sql<{ tbl: string }>`select tbl from sqlite_stat1 where tbl = 't'`.execute(db)
+    expect(stats.rows.length).toBeGreaterThan(0)
+    await db.destroy()
+  })
+
   it('binds booleans as 1 and 0, in values and in raw SQL', async () => {
     const db = fresh()
     await db.schema.createTable('t').addColumn('id', 'integer').addColumn('flag', 'boolean').execute()

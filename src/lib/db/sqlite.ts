@@ -21,7 +21,7 @@ const statementCacheSize = 500
 
 /**
  * Opens an SQLite file through Kysely: WAL, synchronous=NORMAL, a busy timeout, foreign keys on,
- * and prepared statements reused across queries (Kysely's own driver prepares every time).
+ * planner statistics refreshed, and prepared statements reused across queries (Kysely's own driver prepares every time).
  */
 export function openSqlite(file: string): Kysely<any> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -31,6 +31,11 @@ export function openSqlite(file: string): Kysely<any> {
   raw.pragma('journal_mode = WAL')
   raw.pragma('synchronous = NORMAL')
   raw.pragma('foreign_keys = ON')
+  // Planner statistics (decision 024): ANALYZE reads at most about this many rows of each index, so
+  // `optimize` stays cheap on large tables; on open it checks every table (0x10000), not just those this
+  // connection has used, and analyzes those whose statistics are missing or out of date.
+  raw.pragma('analysis_limit = 1000')
+  raw.pragma('optimize = 0x10002')
   const cache = withStatementCache(raw)
   const group = createWriteGroup(raw)
   // Kysely's statements (and transactions) never run inside a write group: commit it first.

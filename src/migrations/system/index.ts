@@ -10,6 +10,7 @@ import { m0008StorageConnections } from './0008-storage-connections.js'
 import { m0009AuthTokensByUser } from './0009-auth-tokens-by-user.js'
 import { m0010FilesUploadKey } from './0010-files-upload-key.js'
 import { m0011DatabaseBindingsPrivateNetwork } from './0011-database-bindings-private-network.js'
+import { m0012CollectionsIndexes } from './0012-collections-indexes.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const systemMigrations: readonly Migration[] = [
   m0009AuthTokensByUser,
   m0010FilesUploadKey,
   m0011DatabaseBindingsPrivateNetwork,
+  m0012CollectionsIndexes,
 ]

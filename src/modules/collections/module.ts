@@ -44,6 +44,8 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
     onRemoved: removed.notify,
     fieldChanges: { before: before.notify, after: after.notify },
   })
+  // Collections made before live-row indexes get them now, before any request is served (decision 024).
+  await service.upgradeIndexes()
   return {
     service,
     onRemoved: { add: removed.add },

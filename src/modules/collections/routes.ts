@@ -23,12 +23,12 @@ const createCollection = defineRoute({
   responses: { 201: jsonContent(dataEnvelope(CollectionSchema), 'Created'), ...errorResponses(...schemaErrors, 'not_found', 'already_exists', 'ddl_error') },
 })
 const updateCollection = defineRoute({
-  method: 'patch', path: '/api/v1/collections/{name}', operationId: 'collections.update', summary: 'Add fields, toggle indexes, change access control', tags,
+  method: 'patch', path: '/api/v1/collections/{name}', operationId: 'collections.update', summary: 'Add fields, toggle indexes, declare compound indexes, change access control', tags,
   permission: 'schema/*:update',
   request: { params: NameParams, ...jsonBody(UpdateCollectionSchema) },
   responses: {
     200: jsonContent(dataEnvelope(CollectionSchema), 'Updated'),
-    ...errorResponses(...schemaErrors, 'collection_not_found', 'ddl_error'),
+    ...errorResponses(...schemaErrors, 'collection_not_found', 'already_exists', 'ddl_error'),
   },
 })
 const deleteCollection = defineRoute({
@@ -47,6 +47,7 @@ function wire(c: Collection) {
     databaseId: c.databaseId,
     schemaVersion: c.schemaVersion,
     fields: c.fields as unknown as Record<string, unknown>[],
+    indexes: c.indexes.map((i) => ({ name: i.name, fields: [...i.fields], unique: i.unique })),
     accessControl: c.accessControl,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
@@ -78,8 +79,8 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   writes.openapi(updateCollection, async (c) => {
     const p = principalOf(c)
     // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
-    const { fields, accessControl, name, storageType, databaseId } = c.req.valid('json')
-    const updated = await collections.update(p, c.req.valid('param').name, { fields, accessControl, name, storageType, databaseId })
+    const { fields, indexes, accessControl, name, storageType, databaseId } = c.req.valid('json')
+    const updated = await collections.update(p, c.req.valid('param').name, { fields, indexes, accessControl, name, storageType, databaseId })
     return c.json({ data: wire(updated) }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {

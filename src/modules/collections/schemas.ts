@@ -16,6 +16,29 @@ const FieldInputSchema = z.unknown().openapi('FieldDefInput', {
   example: fieldExample,
 })
 
+const indexExample = { fields: ['status', '-views'], unique: false }
+
+/** A compound index as the server returns it (beyond the spec, decision 024). */
+const IndexSchema = z
+  .object({
+    name: z.string().openapi({ description: 'Derived: `<collection>__ix_` and 8 hex digits' }),
+    fields: z.array(z.string()).openapi({ description: 'Field names in index order; a leading `-` means descending' }),
+    unique: z.boolean(),
+  })
+  .openapi('CollectionIndex', { example: { name: 'articles__ix_1a2b3c4d', ...indexExample } })
+
+/**
+ * The compound indexes as a client sends them: anything here, so that a malformed list reaches the service
+ * and is 400 invalid_request naming the index (definition/compound-indexes.ts checks it).
+ */
+const IndexesInputSchema = z.unknown().optional().openapi({
+  type: 'array',
+  description:
+    'Compound indexes (beyond the spec): up to 16 of { fields: 1 to 8 field names (a leading "-" means descending), unique? }. ' +
+    'On PATCH the complete list: left out means dropped; absent leaves them as they are. `name` is derived; sent back, it is ignored.',
+  example: [indexExample],
+})
+
 export const CollectionSchema = z
   .object({
     id: z.string(),
@@ -25,6 +48,7 @@ export const CollectionSchema = z
     databaseId: z.string(),
     schemaVersion: z.number().int(),
     fields: z.array(FieldSchema),
+    indexes: z.array(IndexSchema),
     accessControl: z.object({ preset: z.enum(['private', 'team', 'public']), sharing: z.boolean().optional() }).nullable(),
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
@@ -44,6 +68,7 @@ export const CreateCollectionSchema = z.strictObject({
   storageType: z.string().max(30).optional(),
   databaseId: z.string().max(64).nullable().optional(),
   fields: z.array(FieldInputSchema).max(500),
+  indexes: IndexesInputSchema,
   accessControl: z.unknown().optional(),
 })
 
@@ -58,6 +83,7 @@ const unchangeable = (what: string) =>
  */
 export const UpdateCollectionSchema = z.strictObject({
   fields: z.array(FieldInputSchema).max(500),
+  indexes: IndexesInputSchema,
   accessControl: z.unknown().optional(),
   name: unchangeable('The collection name'),
   storageType: unchangeable('The storage type'),

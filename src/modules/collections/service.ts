@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { createProjectCache } from '../../lib/cache/project-cache.js'
 import type { Clock } from '../../lib/clock.js'
-import { describeTable, MAIN_BINDING, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
+import { describeTable, MAIN_BINDING, refreshStatistics, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
@@ -9,8 +9,8 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
-import { alterCollectionTable, createCollectionTable, dropCollectionTable } from './ddl.js'
-import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, systemColumns, type AccessControl } from './definition/index.js'
+import { alterCollectionTable, changesIndexes, createCollectionTable, currentIndexLayout, dropCollectionTable, rebuildCollectionIndexes, type TableChange } from './ddl.js'
+import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, normaliseIndexes, systemColumns, type AccessControl, type CompoundIndex } from './definition/index.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'
 import { createCollectionsStore, type CollectionRow } from './store.js'
 
@@ -28,6 +28,8 @@ export interface Collection {
   readonly databaseId: string
   readonly schemaVersion: number
   readonly fields: readonly FieldDef[]
+  /** Compound indexes it declares (beyond the spec, decision 024). */
+  readonly indexes: readonly CompoundIndex[]
   readonly accessControl: AccessControl
   /** owned_by appears in responses once the collection used owner scoping or had a record transferred. */
   readonly ownerScoped: boolean
@@ -115,18 +117,52 @@ export async function createCollectionsService(deps: {
     return deps.registry.get(collection.projectId, collection.databaseId)
   }
 
-  /** DDL failures are the database's refusal, reported as ddl_error with its message (never a value). */
-  async function ddl<T>(run: () => Promise<T>): Promise<T> {
+  /**
+   * DDL failures are the database's refusal, reported as ddl_error with its message (never a value); a
+   * unique index the existing rows break is 409 already_exists.
+   */
+  async function ddl<T>(run: () => Promise<T>, uniqueAdded: readonly CompoundIndex[] = []): Promise<T> {
     try {
       return await run()
     } catch (err) {
+      // A broken unique constraint names its columns; the database's other refusals (an object that exists) do not.
+      const columns = isAppError(err) && err.code === 'already_exists' ? err.details.fields : undefined
+      if (uniqueAdded.length > 0 && Array.isArray(columns) && columns.length > 0) {
+        const which = uniqueAdded.map((i) => `(${i.fields.map((f) => f.replace(/^-/, '')).join(', ')})`).join(' or ')
+        throw new AppError('already_exists', `Existing records share values of ${which}: the unique index cannot be made; nothing was changed`, { fields: columns })
+      }
       deps.log.error({ err }, 'collection DDL failed')
       const reason = isAppError(err) && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : 'unknown'
       throw new AppError('ddl_error', 'The schema change failed in the database; nothing was changed', { reason: reason.slice(0, 300) })
     }
   }
 
+  /** Planner statistics after an index change; advice only, so a failure is logged, not thrown. */
+  async function refreshed(handle: DbHandle, table: string): Promise<void> {
+    await refreshStatistics(handle, table).catch((err: unknown) => deps.log.warn({ err, table }, 'refreshing planner statistics failed'))
+  }
+
   return {
+    /**
+     * Brings every collection below the current index layout to it (decision 024): its indexes rebuilt in
+     * its database, then the layout recorded. Run at start; a collection whose database cannot be reached
+     * or refuses is logged and left for the next start (its lists still work, only slower).
+     */
+    async upgradeIndexes(): Promise<void> {
+      for (const row of await store.listBelowLayout(currentIndexLayout)) {
+        const collection = toCollection(row)
+        try {
+          const handle = await handleOf(collection)
+          await rebuildCollectionIndexes(handle, collection.name, collection.fields, collection.indexes)
+          await store.update(collection.id, { index_layout: currentIndexLayout })
+          await refreshed(handle, collection.name)
+          deps.log.info({ projectId: collection.projectId, collection: collection.name }, 'collection indexes rebuilt for live rows')
+        } catch (err) {
+          deps.log.warn({ err, projectId: collection.projectId, collection: collection.name }, 'rebuilding collection indexes failed; trying again at the next start')
+        }
+      }
+    },
+
     /** Every collection of the project, by name. */
     async list(projectId: string): Promise<Collection[]> {
       return [...(await load(projectId)).values()]
@@ -185,7 +221,7 @@ export async function createCollectionsService(deps: {
      */
     async create(
       actor: Principal,
-      input: { name: unknown; storageType?: string; databaseId?: string | null; fields: unknown; accessControl?: unknown },
+      input: { name: unknown; storageType?: string; databaseId?: string | null; fields: unknown; indexes?: unknown; accessControl?: unknown },
     ): Promise<Collection> {
       await deps.access.authorize(actor, 'schema/*:create')
       const projectId = actor.projectId
@@ -208,6 +244,7 @@ export async function createCollectionsService(deps: {
       }
       const accessControl = parseAccessControl(input.accessControl)
       const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
+      const indexes = normaliseIndexes(input.indexes, name, fields)
       const handle = await deps.registry.get(projectId, databaseId)
       const now = deps.clock.seconds()
       const row: CollectionRow = {
@@ -218,6 +255,8 @@ export async function createCollectionsService(deps: {
         database_id: databaseId,
         schema_version: 1,
         fields: JSON.stringify(fields),
+        indexes: indexes.length > 0 ? JSON.stringify(indexes) : null,
+        index_layout: currentIndexLayout,
         access_control: accessControl ? JSON.stringify(accessControl) : null,
         owner_scoped: accessControl?.preset === 'private',
         created_at: now,
@@ -230,27 +269,27 @@ export async function createCollectionsService(deps: {
         throw err
       }
       try {
-        await ddl(() => createCollectionTable(handle, name, fields))
+        await ddl(() => createCollectionTable(handle, name, fields, indexes))
       } catch (err) {
         await store.delete(row.id)
         throw err
       }
       await changed(projectId)
-      await deps.audit.record({ projectId, action: 'collection.created', actor, target: { type: 'collection', id: row.id }, details: { name, fields: fields.length } })
+      await deps.audit.record({ projectId, action: 'collection.created', actor, target: { type: 'collection', id: row.id }, details: { name, fields: fields.length, indexes: indexes.length } })
       return toCollection(row)
     },
 
     /**
-     * Replaces the field list (only additions, index toggles and json structures) and optionally the access
-     * control. `name`, `storageType` and `databaseId` may come along (a client sending back what it read)
+     * Replaces the field list (only additions, index toggles and json structures) and optionally the
+     * compound indexes (the complete list: those left out are dropped, new ones made) and the access control. `name`, `storageType` and `databaseId` may come along (a client sending back what it read)
      * only with their current values: renaming or moving a collection is not supported. schemaVersion goes
-     * up by one. Throws collection_not_found, invalid_field, invalid_request, ddl_error, and whatever the
-     * field-change hook refuses with (conflict).
+     * up by one. Throws collection_not_found, invalid_field, invalid_request, already_exists (a new unique
+     * index the rows break), ddl_error, and whatever the field-change hook refuses with (conflict).
      */
     async update(
       actor: Principal,
       name: string,
-      input: { fields: unknown; accessControl?: unknown; name?: string; storageType?: string; databaseId?: string },
+      input: { fields: unknown; indexes?: unknown; accessControl?: unknown; name?: string; storageType?: string; databaseId?: string },
     ): Promise<Collection> {
       await deps.access.authorize(actor, 'schema/*:update')
       const projectId = actor.projectId
@@ -264,14 +303,24 @@ export async function createCollectionsService(deps: {
         })
       }
       const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
-      const change = diffFields(collection.fields, fields)
+      const fieldChange = diffFields(collection.fields, fields)
+      const indexes = input.indexes === undefined ? collection.indexes : normaliseIndexes(input.indexes, name, fields)
+      const before = new Set(collection.indexes.map((i) => i.name))
+      const after = new Set(indexes.map((i) => i.name))
+      const change: TableChange = {
+        ...fieldChange,
+        indexesDropped: collection.indexes.filter((i) => !after.has(i.name)),
+        indexesAdded: indexes.filter((i) => !before.has(i.name)),
+      }
       const accessControl = input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
       await deps.fieldChanges?.before(collection, fields)
       const handle = await handleOf(collection)
-      await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change))
+      await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change), change.indexesAdded.filter((i) => i.unique))
+      if (changesIndexes(change)) await refreshed(handle, name)
       const now = deps.clock.seconds()
       await store.update(collection.id, {
         fields: JSON.stringify(fields),
+        indexes: indexes.length > 0 ? JSON.stringify(indexes) : null,
         access_control: accessControl ? JSON.stringify(accessControl) : null,
         schema_version: collection.schemaVersion + 1,
         owner_scoped: collection.ownerScoped || accessControl?.preset === 'private',
@@ -284,11 +333,18 @@ export async function createCollectionsService(deps: {
         action: 'collection.updated',
         actor,
         target: { type: 'collection', id: collection.id },
-        details: { name, added: change.added.map((f) => f.name), indexToggled: change.indexToggled.map((f) => f.name) },
+        details: {
+          name,
+          added: change.added.map((f) => f.name),
+          indexToggled: change.indexToggled.map((f) => f.name),
+          indexesAdded: change.indexesAdded.map((i) => i.name),
+          indexesDropped: change.indexesDropped.map((i) => i.name),
+        },
       })
       return {
         ...collection,
         fields,
+        indexes,
         accessControl,
         schemaVersion: collection.schemaVersion + 1,
         ownerScoped: collection.ownerScoped || accessControl?.preset === 'private',
@@ -378,6 +434,7 @@ function toCollection(row: CollectionRow): Collection {
     databaseId: row.database_id,
     schemaVersion: row.schema_version,
     fields: Object.freeze(JSON.parse(row.fields) as FieldDef[]),
+    indexes: Object.freeze(row.indexes ? (JSON.parse(row.indexes) as CompoundIndex[]) : []),
     accessControl: row.access_control ? (JSON.parse(row.access_control) as AccessControl) : null,
     ownerScoped: Boolean(row.owner_scoped),
     createdAt: row.created_at,

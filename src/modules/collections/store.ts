@@ -8,6 +8,10 @@ export interface CollectionRow {
   database_id: string
   schema_version: number
   fields: string
+  /** Compound indexes, JSON; null for none. */
+  indexes: string | null
+  /** The layout its table's indexes were built with (ddl.ts currentIndexLayout). */
+  index_layout: number
   access_control: string | null
   owner_scoped: boolean | number
   created_at: number
@@ -23,10 +27,14 @@ export function createCollectionsStore(systemDb: Kysely<any>) {
     async list(projectId: string): Promise<CollectionRow[]> {
       return db.selectFrom('collections').selectAll().where('project_id', '=', projectId).orderBy('name').execute()
     },
+    /** Collections of every project whose indexes were built with an older layout (start-up upgrade). */
+    async listBelowLayout(layout: number): Promise<CollectionRow[]> {
+      return db.selectFrom('collections').selectAll().where('index_layout', '<', layout).orderBy('project_id').orderBy('name').execute()
+    },
     async insert(row: CollectionRow): Promise<void> {
       await db.insertInto('collections').values(row).execute()
     },
-    async update(id: string, patch: Partial<Pick<CollectionRow, 'fields' | 'access_control' | 'schema_version' | 'updated_at' | 'owner_scoped'>>): Promise<void> {
+    async update(id: string, patch: Partial<Pick<CollectionRow, 'fields' | 'indexes' | 'index_layout' | 'access_control' | 'schema_version' | 'updated_at' | 'owner_scoped'>>): Promise<void> {
       await db.updateTable('collections').set(patch).where('id', '=', id).execute()
     },
     async delete(id: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import { createStatisticsPacer } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
@@ -133,6 +134,8 @@ function valueKey(value: unknown, numeric: boolean): string {
  */
 export function createRecordImporter(deps: ImportDeps) {
   const pipeline = createWritePipeline(deps)
+  // Planner statistics after bulk writes (decision 024), paced so a long import refreshes them a few times.
+  const statistics = createStatisticsPacer()
   const inserters = new WeakMap<Collection, BulkInserter>()
   function inserterFor(opened: Opened): BulkInserter {
     let inserter = inserters.get(opened.collection)
@@ -302,6 +305,8 @@ export function createRecordImporter(deps: ImportDeps) {
         chunk = outcome([])
       }
       await deps.pace?.('committed')
+      // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
+      await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, () => {})
       await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
       if (target) await deps.jobs.touched(target.job)
       const { imported, failed, total } = chunk

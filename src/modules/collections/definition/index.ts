@@ -7,3 +7,4 @@ export {
 export { checkCollectionName, checkFieldName, databaseReservedColumns, derivedNameSeparator, namePattern, reservedCollectionNames, reservedCollectionPrefix } from './names.js'
 export { fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
 export { isSystemColumn, systemColumnNames, systemColumns, type SystemColumn } from './system-columns.js'
+export { compoundIndexLimits, compoundIndexName, indexColumn, indexColumnIsText, normaliseIndexes, type CompoundIndex } from './compound-indexes.js'
