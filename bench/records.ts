@@ -8,6 +8,16 @@ const rows = Number(process.env.BENCH_RECORDS ?? 10_000)
 const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
 const listPath = `/api/v1/collections/items/records?limit=25&filter=${filter}&sortBy=-views`
 
+// Issue 14's list scenario (page mode, with total), and the same in cursor mode and with a search term.
+const publishedOnly = encodeURIComponent(JSON.stringify({ status: { _eq: 'published' } }))
+const listScenarios: Record<string, string> = {
+  'list page mode (filter + sort + total)': `/api/v1/collections/items/records?limit=25&sortBy=-views&filter=${publishedOnly}`,
+  'list cursor mode (filter + sort)': `/api/v1/collections/items/records?limit=25&sortBy=-views&filter=${publishedOnly}&cursor=`,
+  'list search (page mode + total)': `/api/v1/collections/items/records?limit=25&search=${encodeURIComponent('number 12')}`,
+}
+// Issue 14: the page-mode list costs at most a few reads by id (≥ 0.3 of the GET-by-id rate, same run).
+const listTarget = 0.3
+
 
 
 /**
@@ -129,6 +139,26 @@ export async function benchRecords() {
         `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'} (median of ${rounds} rounds; per round against its bar's base: ${byRound})`,
       )
     }
+    // Issue 14: each list beside GET by id, alternating, in every round; judged by the median round's ratio.
+    // No writes run meanwhile, so the page-mode total is the cached one after the first request (decision 025).
+    for (const [name, path] of Object.entries(listScenarios)) {
+      await measure(plinth, path, { headers: auth }) // warm-up
+      const measured: { byId: Measurement; list: Measurement; ratio: number }[] = []
+      for (let round = 0; round < rounds; round++) {
+        const byId = await http['GET by id']!()
+        const list = await measure(plinth, path, { headers: auth })
+        measured.push({ byId, list, ratio: list.rate / byId.rate })
+      }
+      const sorted = [...measured].sort((a, b) => a.ratio - b.ratio)
+      const { byId, list, ratio } = sorted[Math.floor(sorted.length / 2)]!
+      const judged = name.startsWith('list page mode')
+      if (judged && ratio < listTarget) ok = false
+      console.log(
+        `${name}: ${fmt(list.rate)} req/s${list.cpuMicros ? ` (${list.cpuMicros.toFixed(0)} µs CPU)` : ''} | GET by id ${fmt(byId.rate)} → ${ratio.toFixed(2)}` +
+          `${judged ? ` | target ≥ ${listTarget} of GET by id ${ratio >= listTarget ? 'OK' : 'BELOW TARGET'}` : ''} (median of ${rounds} rounds: ${measured.map((m) => m.ratio.toFixed(2)).join(', ')})`,
+      )
+    }
+
     // The floor of each write and of GET by id on this stack: Hono + node-server doing the fewest statements
     // on the same file, no checks. Plinth over it is the cost of our own auth, access, events and shaping;
     // the floor against /health and raw shows what the target asks of the stack itself.

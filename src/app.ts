@@ -112,7 +112,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   for (const warning of startupWarnings(config)) log.warn(warning)
   const clock = options.clock ?? systemClock
   const platform = await createPlatform(config, clock, log)
-  const { registry, pubsub, limiter, queue, mailer, events, storage } = platform
+  const { registry, pubsub, limiter, writeVersions, queue, mailer, events, storage } = platform
   const { secretKey, publicUrl, allowPrivateNetwork, auth: authConfig } = config
   const systemDb = registry.system.db
   const base = { systemDb, clock, log }
@@ -147,7 +147,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })).service
     const records = built(createRecordsModule({
       ...base, collections: collections.service, access: access.service, grantFilterChecks: access.grantFilterChecks, settings, users: users.service, audit,
-      events, readableFiles: (principal, ids) => files.readable(principal, ids), importPace: options.importPace,
+      events, writeVersions, readableFiles: (principal, ids) => files.readable(principal, ids), importPace: options.importPace,
     }))
     const open = records.service.open
     const structure = built(createStructureModule({

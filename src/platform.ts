@@ -1,4 +1,5 @@
 import type { Config } from './config.js'
+import { createMemoryWriteVersions, createRedisWriteVersions, type WriteVersions } from './lib/cache/write-versions.js'
 import type { Clock } from './lib/clock.js'
 import { createDatabaseRegistry, runMigrations, type DatabaseRegistry } from './lib/db/index.js'
 import { createEventBus, type EventBus } from './lib/events/index.js'
@@ -21,6 +22,8 @@ export interface Platform {
   readonly registry: DatabaseRegistry
   readonly pubsub: PubSub
   readonly limiter: RateLimiter
+  /** Per-collection write versions (cached counts, ETags): in process, or shared through Redis. */
+  readonly writeVersions: WriteVersions
   readonly queue: JobQueue
   readonly mailer: Mailer
   readonly events: EventBus<PlinthEvents>
@@ -43,8 +46,8 @@ export async function createPlatform(config: Config, clock: Clock, log: Logger):
     })
     closers.unshift(() => registry.close())
     await migrateSystem(registry, log)
-    const { pubsub, limiter } = await createSharedState(config, clock, log)
-    closers.unshift(() => pubsub.close(), () => limiter.close())
+    const { pubsub, limiter, writeVersions } = await createSharedState(config, clock, log)
+    closers.unshift(() => pubsub.close(), () => limiter.close(), () => writeVersions.close())
     const queue = await createJobQueue(config, clock, log)
     closers.unshift(() => queue.close())
     const mailer = createMailer(config.email, { log })
@@ -52,7 +55,7 @@ export async function createPlatform(config: Config, clock: Clock, log: Logger):
     const events = createEventBus<PlinthEvents>(log)
     const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
     closers.unshift(() => storage.close())
-    return { registry, pubsub, limiter, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
+    return { registry, pubsub, limiter, writeVersions, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
   } catch (err) {
     await closeAll(closers, log)
     throw err
@@ -66,14 +69,24 @@ export async function migrateSystem(registry: DatabaseRegistry, log: Logger): Pr
   return applied
 }
 
-/** Caches, rate limits and invalidation messages: in process, or shared through Redis (REDIS_URL). */
-async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<{ pubsub: PubSub; limiter: RateLimiter }> {
-  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }) }
+interface SharedState {
+  pubsub: PubSub
+  limiter: RateLimiter
+  writeVersions: WriteVersions
+}
+
+/** Caches, rate limits, write versions and invalidation messages: in process, or shared through Redis (REDIS_URL). */
+async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<SharedState> {
+  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }), writeVersions: createMemoryWriteVersions() }
   const onError = (err: unknown) => log.warn({ err }, 'redis error')
   const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
+  let limiter: RateLimiter | null = null
   try {
-    return { pubsub, limiter: await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError }) }
+    limiter = await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError })
+    const writeVersions = await createRedisWriteVersions(config.redisUrl, `${config.redisPrefix}version:`, { onError })
+    return { pubsub, limiter, writeVersions }
   } catch (err) {
+    await limiter?.close()
     await pubsub.close()
     throw err
   }

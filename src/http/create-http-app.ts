@@ -48,8 +48,8 @@ function corsFor(origins: readonly string[]): MiddlewareHandler<AppEnv> {
   return cors({
     origin: (origin) => (any ? '*' : allowed.has(origin) ? origin : null),
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Project-Id', 'X-Request-ID'],
-    exposeHeaders: ['X-API-Version', 'X-Request-ID', 'Deprecation', 'Link', 'Retry-After', 'Content-Disposition'],
+    allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Project-Id', 'X-Request-ID'],
+    exposeHeaders: ['X-API-Version', 'X-Request-ID', 'Deprecation', 'Link', 'Retry-After', 'Content-Disposition', 'ETag'],
     maxAge: 600,
   })
 }

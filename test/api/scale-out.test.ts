@@ -184,4 +184,86 @@ describe.runIf(enabled)('scale-out: two instances share sessions, keys, roles an
     expect(revoke.status, revoke.text).toBe(200)
     expect((await call(b, 'GET', '/api/v1/settings', { token: person.token })).status).toBe(403)
   })
+
+  describe('records: totals and ETags (decision 025)', () => {
+    let seq = 0
+    const records = (name: string, query = '') => `/api/v1/collections/${name}/records${query}`
+    // limit=1: a full page, so the total is counted (and cached) rather than inferred from a short page.
+    const published = encodeURIComponent(JSON.stringify({ status: { _eq: 'published' } }))
+    const page = (name: string) => records(name, `?limit=1&filter=${published}`)
+
+    async function total(server: TestServer, name: string): Promise<number> {
+      const reply = await call(server, 'GET', page(name), { token: owner })
+      expect(reply.status, reply.text).toBe(200)
+      return reply.body.total
+    }
+    async function tagOf(server: TestServer, path: string): Promise<string> {
+      const reply = await call(server, 'GET', path, { token: owner })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.headers.get('etag')).toMatch(/^W\//)
+      return reply.headers.get('etag')!
+    }
+    async function create(server: TestServer, name: string, status: string): Promise<string> {
+      const reply = await call(server, 'POST', records(name), { token: owner, body: { title: status, status } })
+      expect(reply.status, reply.text).toBe(201)
+      return reply.body.id
+    }
+    async function collection(): Promise<string> {
+      const name = `shared_counts_${seq++}_${subnet.replace('.', '_')}`
+      const fields = [
+        { name: 'title', type: 'text', required: true },
+        { name: 'status', type: 'text', required: false },
+      ]
+      const reply = await call(a, 'POST', '/api/v1/collections', { token: owner, body: { name, fields } })
+      expect(reply.status, reply.text).toBe(201)
+      return name
+    }
+
+    it('a total B has cached is exact right after each kind of write on A', async () => {
+      const name = await collection()
+      const ids = [await create(a, name, 'published'), await create(a, name, 'published'), await create(a, name, 'draft')]
+      const writes: [label: string, write: () => Promise<Reply>, expected: number][] = [
+        ['create', () => call(a, 'POST', records(name), { token: owner, body: { title: 't', status: 'published' } }), 3],
+        ['update', () => call(a, 'PATCH', records(name, `/${ids[2]}`), { token: owner, body: { status: 'published' } }), 4],
+        ['delete', () => call(a, 'DELETE', records(name, `/${ids[0]}`), { token: owner }), 3],
+        ['restore', () => call(a, 'POST', records(name, `/${ids[0]}/restore`), { token: owner }), 4],
+        ['bulk delete', () => call(a, 'DELETE', records(name, '/bulk'), { token: owner, body: { ids: ids.slice(0, 2) } }), 2],
+        [
+          'import',
+          () => call(a, 'POST', records(name, '/import-ndjson'), {
+            token: owner,
+            rawBody: `${JSON.stringify({ title: 'i', status: 'published' })}\n${JSON.stringify({ title: 'j', status: 'published' })}`,
+            headers: { 'content-type': 'application/x-ndjson' },
+          }),
+          4,
+        ],
+        ['truncate', () => call(a, 'POST', `/api/v1/collections/${name}/truncate`, { token: owner }), 0],
+      ]
+      let expected = 2
+      for (const [label, write, after] of writes) {
+        expect(await total(b, name), `B before ${label}`).toBe(expected)
+        expect(await total(b, name), `B before ${label}, cached`).toBe(expected)
+        const reply = await write()
+        expect(reply.status, `${label}: ${reply.text}`).toBeLessThan(300)
+        expect(await total(b, name), `B after ${label}`).toBe(after)
+        expect(await total(a, name), `A after ${label}`).toBe(after)
+        expected = after
+      }
+    })
+
+    it('both instances give the same ETag; a write on B makes the tag stale on A at once', async () => {
+      const name = await collection()
+      const id = await create(a, name, 'published')
+      for (const path of [page(name), records(name, `/${id}`)]) {
+        const etag = await tagOf(a, path)
+        expect(await tagOf(b, path)).toBe(etag)
+        const notModified = await call(a, 'GET', path, { token: owner, headers: { 'If-None-Match': etag } })
+        expect(notModified.status, notModified.text).toBe(304)
+        await create(b, name, 'published')
+        const after = await call(a, 'GET', path, { token: owner, headers: { 'If-None-Match': etag } })
+        expect(after.status, after.text).toBe(200)
+        expect(after.headers.get('etag')).not.toBe(etag)
+      }
+    })
+  })
 })

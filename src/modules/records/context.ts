@@ -11,6 +11,7 @@ import type { SettingsService } from '../settings/index.js'
 import type { RecordAccess } from './access.js'
 import { fieldResolver, shapeOf, type CollectionShape } from './codec.js'
 import type { RecordEvents, WriteHooks } from './events.js'
+import type { Freshness } from './freshness.js'
 import type { RecordScope } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 import { createRecordStore, type RecordStore } from './store.js'
@@ -30,6 +31,8 @@ export interface RecordsDeps {
   readableFiles: ReadableFiles
   events: EventBus<RecordEvents>
   hooks: WriteHooks
+  /** Write versions, cached totals and ETags (decision 025). */
+  freshness: Freshness
   clock: Clock
   log: Logger
 }
@@ -41,6 +44,8 @@ export interface Opened {
   readonly shape: CollectionShape
   readonly handle: DbHandle
   readonly locale: string
+  /** The locale filters and sorts compare translatable fields in (the default one for `*`). */
+  readonly compareLocale: string
   /** Resolves the grants' row filters (any field). */
   readonly resolver: FieldResolver
   /** Resolves the request's own filter and sort: only fields the caller may read. */
@@ -125,7 +130,7 @@ export function createOpener(deps: RecordsDeps) {
     const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
     const { shape, resolver, store } = prepare(collection, handle, compareLocale)
     const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
-    return { principal, collection, shape, handle, locale: chosen, resolver, requestResolver, store, scope, targets, readableFiles: deps.readableFiles }
+    return { principal, collection, shape, handle, locale: chosen, compareLocale, resolver, requestResolver, store, scope, targets, readableFiles: deps.readableFiles }
   }
 }
 

@@ -14,6 +14,7 @@ import { enrich } from './expand.js'
 import type { ImportJobs, ImportLineError, LandedChunk } from './import-jobs.js'
 import { fullRecord, present } from './present.js'
 import { createInput, newRow } from './new-row.js'
+import type { Freshness } from './freshness.js'
 import { createWritePipeline, type Committed } from './pipeline.js'
 import { missingReferences, missingReferencesError } from './references.js'
 import type { Row } from './store.js'
@@ -50,6 +51,7 @@ export interface ImportDeps {
   open: Opener
   hooks: WriteHooks
   events: EventBus<RecordEvents>
+  freshness: Freshness
   jobs: ImportJobs
   clock: Clock
   /** Test hook awaited at three points of a write (AppOptions.importPace); none in production. */
@@ -305,7 +307,7 @@ export function createRecordImporter(deps: ImportDeps) {
       await deps.pace?.('committed')
       // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
       await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, () => {})
-      pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
+      await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
       if (target) await deps.jobs.touched(target.job)
       const { imported, failed, total } = chunk
       return {

@@ -59,12 +59,17 @@ function sortOf(params: ListParams): { field: string; direction: 'asc' | 'desc' 
   return { field: raw, direction: params.order ?? 'desc' }
 }
 
+/** How a page-mode total is had: `load` counts; the caller may answer from its cache instead (freshness.ts). */
+export type CountTotal = (load: () => Promise<number>) => Promise<number>
+
+const countDirectly: CountTotal = (load) => load()
+
 /**
  * One page of a collection: the caller's row scope, the request's filter and search, sorted; counted in
  * page mode, keyset-paged (never counted, total -1) in cursor mode. Every row appears exactly once across
  * cursor pages even while rows are inserted, since each page starts strictly after the last one's key.
  */
-export async function listRows(open: Opened, params: ListParams, filter: ResolvedFilterNode | null): Promise<ListPage> {
+export async function listRows(open: Opened, params: ListParams, filter: ResolvedFilterNode | null, count: CountTotal = countDirectly): Promise<ListPage> {
   const { store, handle, requestResolver, collection, shape } = open
   const sort = sortOf(params)
   const sortField = requestResolver.resolve(sort.field.split('.') as [string, ...string[]])
@@ -94,9 +99,16 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
       .offset((params.page - 1) * params.limit)
       .limit(params.limit)
       .execute()
-    let countQuery = store.selectFrom().select(sql<number>`count(*)`.as('n'))
-    for (const c of conditions) countQuery = countQuery.where(c)
-    const total = Number((await countQuery.executeTakeFirstOrThrow()).n)
+    const offset = (params.page - 1) * params.limit
+    // A short page that is not past the end ends the list: the total is known without counting.
+    if (rows.length < params.limit && (rows.length > 0 || params.page === 1)) {
+      return { rows, total: offset + rows.length, hasMore: false }
+    }
+    const total = await count(async () => {
+      let countQuery = store.selectFrom().select(sql<number>`count(*)`.as('n'))
+      for (const c of conditions) countQuery = countQuery.where(c)
+      return Number((await countQuery.executeTakeFirstOrThrow()).n)
+    })
     return { rows, total, hasMore: params.page * params.limit < total }
   }
 

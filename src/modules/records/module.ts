@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { WriteVersions } from '../../lib/cache/write-versions.js'
 import type { Clock } from '../../lib/clock.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Logger } from '../../lib/log.js'
@@ -14,6 +15,7 @@ import { createBulkDelete } from './bulk.js'
 import type { ReadableFiles } from './context.js'
 import { recordDataRoutes } from './data-routes.js'
 import { createWriteHooks, type RecordEvents } from './events.js'
+import { createFreshness } from './freshness.js'
 import { recordExchangeRoutes } from './exchange-routes.js'
 import { createRecordExporter } from './export.js'
 import { createImportJobs } from './import-jobs.js'
@@ -38,6 +40,8 @@ export interface RecordsModuleDeps {
   /** Which file ids a caller may read (the files module, built before this one). */
   readableFiles: ReadableFiles
   events: EventBus<RecordEvents>
+  /** Per-collection write versions, shared by every instance in scale-out (platform.writeVersions). */
+  writeVersions: WriteVersions
   clock: Clock
   log: Logger
   /** Awaited at fixed points of every NDJSON import write; tests hold or fail a chunk there. */
@@ -55,18 +59,19 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   const recordAccess = createRecordAccess({ access, shares })
   // A grant naming a collection has its item_filter checked against that collection's fields when saved.
   grantFilterChecks.add(recordAccess.grantFilterCheck(collections))
-  const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), clock, log }
+  const freshness = createFreshness({ versions: deps.writeVersions, clock, log })
+  const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), freshness, clock, log }
   const service = createRecordsService(recordDeps)
   const { open } = service
   const dataTools = {
     bulk: createBulkDelete(recordDeps, open),
-    transfer: createTransfer({ open, users, shares, collections, events, hooks: service.hooks, audit, clock }),
-    truncate: createTruncate({ open, collections, shares, audit }),
+    transfer: createTransfer({ open, users, shares, collections, events, hooks: service.hooks, freshness, audit, clock }),
+    truncate: createTruncate({ open, collections, shares, audit, freshness }),
   }
   const jobs = createImportJobs({ systemDb, open, clock, log })
   const exchange = {
     exporter: createRecordExporter({ open, log }),
-    importer: createRecordImporter({ open, hooks: service.hooks, events, jobs, clock, pace: deps.importPace }),
+    importer: createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, clock, pace: deps.importPace }),
     jobs,
   }
   const sharesService = createSharesService({ open, store: shares, users, collections, clock })

@@ -3,6 +3,7 @@ import { principalSnapshot, type EventBus } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
 import type { Collection } from '../collections/index.js'
 import { withActingPrincipal, type ApiRecord, type BeforeWrite, type FieldChange, type RecordEvent, type RecordEvents, type WriteHooks } from './events.js'
+import type { Freshness } from './freshness.js'
 
 /**
  * The one records write pipeline (decision 021). Every write (create, update, delete, restore, bulk delete,
@@ -13,7 +14,9 @@ import { withActingPrincipal, type ApiRecord, type BeforeWrite, type FieldChange
  *      an import, each record a cascade deletes or clears), outside any retry, all of a request's before
  *      any of its writes, so a refusal leaves nothing written;
  *   3. the write, version-checked (`UPDATE … WHERE _version = ?`); a lost race is retried without hooks;
- *   4. events after commit, carrying the principal snapshot and, for updates, the changed fields.
+ *   4. after commit, the write version of every collection written is moved (decision 025: cached totals and
+ *      ETags go stale on every instance before the write is answered), then the events, carrying the
+ *      principal snapshot and, for updates, the changed fields.
  *
  * `run` is the four steps for the writes that are one call; the import, which refuses lines one by one,
  * uses `hook` and `publish` in the same order.
@@ -31,6 +34,7 @@ export type Committed =
 export interface PipelineDeps {
   hooks: WriteHooks
   events: EventBus<RecordEvents>
+  freshness: Pick<Freshness, 'bump'>
   clock: Clock
 }
 
@@ -77,9 +81,13 @@ export function createWritePipeline(deps: PipelineDeps) {
     return out
   }
 
-  /** Step 4: one event per committed write, in order, each with the principal snapshot (and the full principal in process). */
-  function publish(principal: Principal, committed: readonly Committed[]): void {
+  /**
+   * Step 4: the write versions of the collections written, then one event per committed write, in order,
+   * each with the principal snapshot (and the full principal in process). Await it before answering.
+   */
+  async function publish(principal: Principal, committed: readonly Committed[]): Promise<void> {
     if (committed.length === 0) return
+    await deps.freshness.bump(committed.map((write) => write.collection))
     const snapshot = Object.freeze(principalSnapshot(principal))
     const at = deps.clock.seconds()
     for (const write of committed) {
@@ -101,13 +109,19 @@ export function createWritePipeline(deps: PipelineDeps) {
     /**
      * Steps 2 to 4 around a validated request: the hooks of every intent, then `write` with their data
      * (in intent order), which answers what committed; then its events. Nothing is published when the
-     * write throws.
+     * write throws, but the versions of the intents' collections move: part of it may have committed.
      */
     async run<T>(principal: Principal, intents: readonly WriteIntent[], write: (data: ApiRecord[]) => Promise<{ committed: Committed[]; result: T }>): Promise<T> {
       const data = intents.length === 1 ? [await hook(principal, intents[0]!)] : await hookAll(principal, intents)
-      const { committed, result } = await write(data)
-      publish(principal, committed)
-      return result
+      let done: { committed: Committed[]; result: T }
+      try {
+        done = await write(data)
+      } catch (err) {
+        await deps.freshness.bump(intents.map((intent) => intent.collection))
+        throw err
+      }
+      await publish(principal, done.committed)
+      return done.result
     },
   }
 }

@@ -1,3 +1,4 @@
+import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
 import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, queryInteger, z, type Security } from '../../lib/http/index.js'
 import type { RecordsService } from './service.js'
@@ -11,6 +12,12 @@ const Params = z.object({ name: z.string().min(1).max(100) })
 const IdParams = Params.extend({ id: z.string().min(1).max(64) })
 const Body = z.record(z.string(), z.unknown())
 const readErrors = ['invalid_request', 'unauthorized', 'forbidden', 'collection_not_found'] as const
+
+// Weak ETags on reads (decision 025): the client sends back the tags it holds; a current one is answered 304.
+const ConditionalHeaders = z.object({
+  'if-none-match': z.string().max(2000).optional().openapi({ description: 'ETags held (W/"…", comma-separated) or *: 304 when the answer has not changed' }),
+})
+const notModified = { description: 'Not modified: the ETag in If-None-Match is current (no body)', headers: { ETag: { schema: { type: 'string' as const } } } }
 
 const ListQuery = z.object({
   page: queryInteger({ min: 1, default: 1 }),
@@ -30,8 +37,9 @@ const ListQuery = z.object({
 const list = defineRoute({
   method: 'get', path: '/api/v1/collections/{name}/records', operationId: 'records.list', summary: 'List records: filter, search, sort, expand, page or cursor', tags,
   permission: 'collections/{name}:read',
-  request: { params: Params, query: ListQuery },
+  request: { params: Params, query: ListQuery, headers: ConditionalHeaders },
   responses: {
+    304: notModified,
     200: jsonContent(
       z.object({
         data: z.array(RecordSchema),
@@ -52,8 +60,9 @@ const getOne = defineRoute({
   request: {
     params: IdParams,
     query: z.object({ expand: z.string().max(500).optional(), fields: z.string().max(2000).optional(), locale: z.string().max(40).optional(), include_deleted: queryFlag.optional(), meta: z.enum(['i18n']).optional() }),
+    headers: ConditionalHeaders,
   },
-  responses: { 200: jsonContent(z.object({ data: RecordSchema, meta: z.unknown().optional() }), 'The record'), ...errorResponses(...readErrors, 'record_not_found') },
+  responses: { 304: notModified, 200: jsonContent(z.object({ data: RecordSchema, meta: z.unknown().optional() }), 'The record'), ...errorResponses(...readErrors, 'record_not_found') },
 })
 const create = defineRoute({
   method: 'post', path: '/api/v1/collections/{name}/records', operationId: 'records.create', summary: 'Create a record (answers the bare record)', tags,
@@ -123,6 +132,13 @@ function versionCheck(ifMatch: string | undefined, query: number | undefined, bo
   return { version: first[1], onMismatch: ifMatch !== undefined ? 'precondition_failed' : 'conflict' }
 }
 
+/** A read's ETag; `private, no-cache`: the answer depends on who asks, and a copy is used only once revalidated. */
+function tagged(c: Context, etag: string | null): void {
+  if (etag === null) return
+  c.header('ETag', etag)
+  c.header('Cache-Control', 'private, no-cache')
+}
+
 /**
  * /api/v1/collections/{name}/records. The guard resolves the caller; the records service decides, since
  * presets (a public collection needs no grant), shares and row scopes depend on the collection.
@@ -131,12 +147,18 @@ export function recordsRoutes(records: RecordsService, readSecurity: Security) {
   const router = createRouter(readSecurity)
   router.openapi(list, async (c) => {
     const { include_deleted, ...query } = c.req.valid('query')
-    return c.json(await records.list(principalOf(c), c.req.valid('param').name, { ...query, includeDeleted: include_deleted }), 200)
+    const known = c.req.valid('header')['if-none-match']
+    const { etag, body } = await records.listConditional(principalOf(c), c.req.valid('param').name, { ...query, includeDeleted: include_deleted }, known)
+    tagged(c, etag)
+    return body === null ? c.body(null, 304) : c.json(body, 200)
   })
   router.openapi(getOne, async (c) => {
     const { name, id } = c.req.valid('param')
     const { include_deleted, ...query } = c.req.valid('query')
-    return c.json(await records.get(principalOf(c), name, id, { ...query, includeDeleted: include_deleted }), 200)
+    const known = c.req.valid('header')['if-none-match']
+    const { etag, body } = await records.getConditional(principalOf(c), name, id, { ...query, includeDeleted: include_deleted }, known)
+    tagged(c, etag)
+    return body === null ? c.body(null, 304) : c.json(body, 200)
   })
   router.openapi(create, async (c) => {
     const record = await records.create(principalOf(c), c.req.valid('param').name, c.req.valid('json'), c.req.valid('query').locale)

@@ -4,6 +4,7 @@ import { alwaysReadable } from './codec.js'
 import { createOpener, type Opened, type RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
 import { enrich, parseExpand } from './expand.js'
+import { ifNoneMatch } from './freshness.js'
 import { listRows, requestFilter, type ListParams } from './list.js'
 import { present } from './present.js'
 import type { Row } from './store.js'
@@ -34,6 +35,12 @@ export interface ListEnvelope {
   limit: number
   hasMore: boolean
   cursors?: { next: string | null; previous: string | null }
+}
+
+/** A read answered with its weak ETag (null: none), or, when the client's copy is current, the tag alone (body null). */
+export interface Conditional<T> {
+  etag: string | null
+  body: T | null
 }
 
 /** `a,b` → the fields asked for, each a readable field of the collection. Throws invalid_request. */
@@ -80,6 +87,60 @@ export function createRecordsService(deps: RecordsDeps) {
     }
   }
 
+  /** One record with its ETag (decision 025): the tag is worked out before the row is read, from the write version. */
+  async function getRecord(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }, known: string | undefined): Promise<Conditional<{ data: ApiRecord; meta?: unknown }>> {
+    const opened = await open(principal, name, 'read', options.locale)
+    if (options.includeDeleted) await assertMayViewDeleted(opened)
+    const version = await deps.freshness.version(opened.collection)
+    const etag = deps.freshness.etag(opened, version, ['get', id, options.fields ?? '', options.includeDeleted ?? false, options.meta ?? ''], options)
+    // A listed tag was made at this version, when the record was there: the version has not moved since.
+    const asked = ifNoneMatch(known, etag)
+    if (asked === 'tag') return { etag, body: null }
+    const row = await opened.store.byId(id, opened.scope.rows, options.includeDeleted ?? false)
+    if (!row) throw new AppError('record_not_found', 'Record not found')
+    if (asked === 'any') return { etag, body: null }
+    const [data] = await shape(opened, [row], options)
+    if (options.meta !== 'i18n') return { etag, body: { data: data! } }
+    const i18n: Record<string, Record<string, boolean>> = {}
+    const full = present(opened.shape, row, { locale: '*', projection: null, allowlist: opened.scope.fields })
+    const locales = new Set<string>()
+    for (const def of opened.shape.stored.filter((f) => f.translatable)) {
+      const map = full[def.name]
+      if (map && typeof map === 'object') Object.keys(map).forEach((l) => locales.add(l))
+    }
+    for (const def of opened.shape.stored.filter((f) => f.translatable && f.name in full)) {
+      const map = (full[def.name] ?? {}) as Record<string, unknown>
+      i18n[def.name] = Object.fromEntries([...locales].sort().map((l) => [l, typeof map[l] === 'string' && map[l] !== '']))
+    }
+    return { etag, body: { data: data!, meta: { i18n } } }
+  }
+
+  /** A page with its ETag; the total comes from the count cache at the version read before the rows. */
+  async function listRecords(principal: Principal, name: string, query: ListQuery, known: string | undefined): Promise<Conditional<ListEnvelope>> {
+    const opened = await open(principal, name, 'read', query.locale)
+    if (query.includeDeleted) await assertMayViewDeleted(opened)
+    const params: ListParams = { ...query, includeDeleted: query.includeDeleted ?? false }
+    const filter = requestFilter(opened, query.filter, deps.clock.seconds())
+    const version = await deps.freshness.version(opened.collection)
+    // The filter as resolved ($CURRENT_USER, $NOW filled in), so two callers' "mine" are two requests.
+    const counted = [filter, query.search ?? '', params.includeDeleted]
+    const request = ['list', ...counted, query.page, query.limit, query.sortBy ?? '', query.order ?? '', query.cursor ?? null, query.fields ?? '', query.path ?? '']
+    const etag = deps.freshness.etag(opened, version, request, query.path ? {} : query)
+    if (ifNoneMatch(known, etag) !== 'none') return { etag, body: null }
+    const page = await listRows(opened, params, filter, (load) => deps.freshness.count(opened, version, counted, load))
+    const records = await shape(opened, page.rows, query.path ? { ...query, expand: undefined, fields: undefined } : query)
+    const envelope = { total: page.total, page: query.page, limit: query.limit, hasMore: page.hasMore, ...(page.cursors ? { cursors: page.cursors } : {}) }
+    if (!query.path) return { etag, body: { data: records, ...envelope } }
+    const [head, ...rest] = query.path.split('.')
+    if (!head || (!alwaysReadable.has(head) && !opened.shape.byName.has(head))) throw new AppError('invalid_request', 'path names a field (field.key…)')
+    const data = records.map((r) => {
+      let value: unknown = r[head]
+      for (const key of rest) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined
+      return { id: r.id, path: query.path!, value: value ?? null }
+    })
+    return { etag, body: { data, ...envelope } }
+  }
+
   return {
     hooks: deps.hooks,
     /** Opens a collection for a caller and an action (shares, transfers and capability tokens build on it). */
@@ -87,45 +148,22 @@ export function createRecordsService(deps: RecordsDeps) {
 
     /** One record in `{ data }`, with `meta.i18n` (per-locale presence) on request. Throws record_not_found. */
     async get(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }): Promise<{ data: ApiRecord; meta?: unknown }> {
-      const opened = await open(principal, name, 'read', options.locale)
-      if (options.includeDeleted) await assertMayViewDeleted(opened)
-      const row = await opened.store.byId(id, opened.scope.rows, options.includeDeleted ?? false)
-      if (!row) throw new AppError('record_not_found', 'Record not found')
-      const [data] = await shape(opened, [row], options)
-      if (options.meta !== 'i18n') return { data: data! }
-      const i18n: Record<string, Record<string, boolean>> = {}
-      const full = present(opened.shape, row, { locale: '*', projection: null, allowlist: opened.scope.fields })
-      const locales = new Set<string>()
-      for (const def of opened.shape.stored.filter((f) => f.translatable)) {
-        const map = full[def.name]
-        if (map && typeof map === 'object') Object.keys(map).forEach((l) => locales.add(l))
-      }
-      for (const def of opened.shape.stored.filter((f) => f.translatable && f.name in full)) {
-        const map = (full[def.name] ?? {}) as Record<string, unknown>
-        i18n[def.name] = Object.fromEntries([...locales].sort().map((l) => [l, typeof map[l] === 'string' && map[l] !== '']))
-      }
-      return { data: data!, meta: { i18n } }
+      return (await getRecord(principal, name, id, options, undefined)).body!
     },
+
+    /**
+     * `get` with its weak ETag; when `ifNoneMatch` names it, the answer is only the tag (body null), found
+     * without reading the record. Throws as `get` does.
+     */
+    getConditional: getRecord,
 
     /** A page of records (page or cursor mode), or `path` values. Throws invalid_request, forbidden. */
     async list(principal: Principal, name: string, query: ListQuery): Promise<ListEnvelope> {
-      const opened = await open(principal, name, 'read', query.locale)
-      if (query.includeDeleted) await assertMayViewDeleted(opened)
-      const params: ListParams = { ...query, includeDeleted: query.includeDeleted ?? false }
-      const filter = requestFilter(opened, query.filter, deps.clock.seconds())
-      const page = await listRows(opened, params, filter)
-      const records = await shape(opened, page.rows, query.path ? { ...query, expand: undefined, fields: undefined } : query)
-      const envelope = { total: page.total, page: query.page, limit: query.limit, hasMore: page.hasMore, ...(page.cursors ? { cursors: page.cursors } : {}) }
-      if (!query.path) return { data: records, ...envelope }
-      const [head, ...rest] = query.path.split('.')
-      if (!head || (!alwaysReadable.has(head) && !opened.shape.byName.has(head))) throw new AppError('invalid_request', 'path names a field (field.key…)')
-      const data = records.map((r) => {
-        let value: unknown = r[head]
-        for (const key of rest) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined
-        return { id: r.id, path: query.path!, value: value ?? null }
-      })
-      return { data, ...envelope }
+      return (await listRecords(principal, name, query, undefined)).body!
     },
+
+    /** `list` with its weak ETag; when `ifNoneMatch` names it, only the tag (body null), found without reading a row. Throws as `list` does. */
+    listConditional: listRecords,
 
     /** Creates a record and returns it bare, as the caller may read it. */
     async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<ApiRecord> {

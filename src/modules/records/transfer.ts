@@ -9,6 +9,7 @@ import type { CollectionsService } from '../collections/index.js'
 import type { UsersService } from '../users/index.js'
 import type { Opened, Opener } from './context.js'
 import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
+import type { Freshness } from './freshness.js'
 import { createWritePipeline } from './pipeline.js'
 import { fullRecord } from './present.js'
 import type { SharesStore } from './shares-store.js'
@@ -37,6 +38,7 @@ export interface TransferDeps {
   events: EventBus<RecordEvents>
   /** The records module's blocking hooks (records.hooks): a transfer is an update of owned_by. */
   hooks: WriteHooks
+  freshness: Freshness
   audit: AuditService
   clock: Clock
 }
@@ -165,7 +167,7 @@ export function createTransfer(deps: TransferDeps) {
         await deps.collections.markOwnerScoped(opened.collection)
         await dropShareOf(opened, id, target)
         const kept = keepAccess && previous !== null && opened.collection.accessControl?.sharing === true && (await leaveAccess(principal, opened, id, previous))
-        pipeline.publish(principal, [{ type: 'record.update', collection: opened.collection, before, after: withOwner(opened, updated) }])
+        await pipeline.publish(principal, [{ type: 'record.update', collection: opened.collection, before, after: withOwner(opened, updated) }])
         await deps.audit.record({
           projectId: opened.collection.projectId,
           action: 'record.transferred',

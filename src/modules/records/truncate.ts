@@ -4,6 +4,7 @@ import type { AuditService } from '../audit/index.js'
 import type { CollectionsService } from '../collections/index.js'
 import type { Opener } from './context.js'
 import { deleteAllRows, holdsReferences } from './data-store.js'
+import type { Freshness } from './freshness.js'
 import type { SharesStore } from './shares-store.js'
 
 export interface TruncateResult {
@@ -18,6 +19,8 @@ export interface TruncateDeps {
   collections: Pick<CollectionsService, 'list' | 'handleOf'>
   shares: SharesStore
   audit: AuditService
+  /** Truncate is one statement outside the write pipeline: it moves the write version itself. */
+  freshness: Pick<Freshness, 'bump'>
 }
 
 /**
@@ -63,6 +66,8 @@ export function createTruncate(deps: TruncateDeps) {
         })
       }
       const deleted = await deleteAllRows(opened.handle, name)
+      // Cached totals and ETags of the collection go stale everywhere before the truncate is answered.
+      await deps.freshness.bump([opened.collection])
       await deps.shares.deleteOfCollection(opened.collection.id)
       await deps.audit.record({
         projectId: opened.collection.projectId,
