@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import type { Logger } from '../../lib/log.js'
 import { createStatisticsPacer } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
@@ -54,6 +55,7 @@ export interface ImportDeps {
   freshness: Freshness
   jobs: ImportJobs
   clock: Clock
+  log: Logger
   /** Test hook awaited at three points of a write (AppOptions.importPace); none in production. */
   pace?: (point: ImportPacePoint) => Promise<void>
 }
@@ -306,7 +308,7 @@ export function createRecordImporter(deps: ImportDeps) {
       }
       await deps.pace?.('committed')
       // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
-      await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, () => {})
+      await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, (err) => deps.log.warn({ err, collection: opened.collection.name }, 'planner statistics not refreshed after an import'))
       await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
       if (target) await deps.jobs.touched(target.job)
       const { imported, failed, total } = chunk

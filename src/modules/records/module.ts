@@ -71,7 +71,7 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   const jobs = createImportJobs({ systemDb, open, clock, log })
   const exchange = {
     exporter: createRecordExporter({ open, log }),
-    importer: createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, clock, pace: deps.importPace }),
+    importer: createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, clock, log, pace: deps.importPace }),
     jobs,
   }
   const sharesService = createSharesService({ open, store: shares, users, collections, clock })
