@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { api as call, cpuSeconds, item, freePort, startChild, type Child } from './support.js'
+import { api as call, cpuSeconds, importChunk, importsInFlight, importThroughApi, item, freePort, startChild, type Child } from './support.js'
 
 // BENCH_EXPORT_ROWS rows are imported through the API (the import figure), then exported as CSV by a freshly
 // started server (the export figure and its peak memory).
 const rows = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000)
 const chunk = 1000
-// Chunks in flight at once: the next body is on the wire while the server stores the previous one.
-const inFlight = 2
 const importTarget = 0.5
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const peakTargetMb = 200
@@ -36,48 +33,6 @@ function memoryMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | n
     return line ? Number(line.split(/\s+/)[1]) / 1024 : null
   } catch {
     return null
-  }
-}
-
-/** One POST over `agent`; the status and the body text. */
-function post(agent: Agent, url: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const parts: Buffer[] = []
-      res.on('data', (part: Buffer) => parts.push(part))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
-/**
- * Rows [from, to) through POST import-ndjson in 1000-line chunks, `inFlight` at a time, over connections of
- * their own: the raw baseline blocks this process between rounds, long enough for the server to close idle
- * kept-alive connections, which a pooled client would then try to reuse.
- */
-async function importThroughApi(url: string, token: string, from: number, to: number): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight })
-  let next = from
-  async function worker(): Promise<void> {
-    while (next < to) {
-      const start = next
-      next += chunk
-      const count = Math.min(chunk, to - start)
-      let body = ''
-      for (let i = 0; i < count; i++) body += `${JSON.stringify(item(start + i))}\n`
-      const { status, text } = await post(agent, url, '/api/v1/collections/items/records/import-ndjson', { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body)
-      if (status !== 200) throw new Error(`import-ndjson: ${status} ${text.slice(0, 500)}`)
-      const result = JSON.parse(text) as { imported: number; failed: number }
-      if (result.imported !== count || result.failed !== 0) throw new Error(`import-ndjson stored ${result.imported} of ${count}: ${text.slice(0, 500)}`)
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: inFlight }, worker))
-  } finally {
-    agent.destroy()
   }
 }
 
@@ -189,7 +144,7 @@ export async function benchDataTools() {
   const ratio = [...ratios].sort((x, y) => x - y)[Math.floor(ratios.length / 2)]!
   const importOk = ratio >= importTarget
   console.log(
-    `import-ndjson (${fmt(rows)} rows, ${chunk}-line chunks, ${inFlight} in flight): ${fmt(rows / api.seconds)} records/s (${fmt((api.cpu * 1e6) / rows)} µs server CPU/record)` +
+    `import-ndjson (${fmt(rows)} rows, ${importChunk}-line chunks, ${importsInFlight} in flight): ${fmt(rows / api.seconds)} records/s (${fmt((api.cpu * 1e6) / rows)} µs server CPU/record)` +
       ` | raw better-sqlite3 batches ${fmt(rows / raw.seconds)} rows/s (${fmt((raw.cpu * 1e6) / rows)} µs CPU/row)\n` +
       `  ratio ${ratio.toFixed(2)} (median of ${ratios.map((x) => x.toFixed(2)).join(', ')}; target ≥ ${importTarget}) ${importOk ? 'OK' : 'BELOW TARGET'}`,
   )

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import os from 'node:os'
 import { mkdtempSync, readFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -75,22 +76,47 @@ export function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
+/** Options `npm run bench` takes from its command line (run.ts); each benchmark reads those it knows. */
+export interface BenchOptions {
+  /** Rows the records benchmark seeds (else BENCH_RECORDS, else 10,000). */
+  rows?: number
+}
+
 export interface Measurement {
   /** Requests per second over `durationSeconds`. */
   rate: number
   /** Server CPU microseconds per request, when the server's pid is known and /proc exists. */
   cpuMicros: number | null
+  /** Request latency percentiles in milliseconds, as the load generator saw them (request sent to answer read). */
+  latency: { p50: number; p99: number }
+  /** Connections the load was spread over: with many, latency is mostly time queued behind the others. */
+  connections: number
 }
 
-/** Loads `server` for `durationSeconds`; fails loudly on any error or non-2xx answer. */
-export async function measure(server: Child, path: string, options: Partial<autocannon.Options> = {}): Promise<Measurement> {
+/**
+ * Loads `server` for `durationSeconds`; fails loudly on any error or non-2xx answer. Latency comes from
+ * autocannon's histogram, in whole milliseconds; `exactLatency` times each answer instead (sub-millisecond,
+ * for one connection), at the price of an event per answer in the load generator.
+ */
+export async function measure(server: Child, path: string, options: Partial<autocannon.Options> = {}, how: { exactLatency?: boolean } = {}): Promise<Measurement> {
   const before = cpuSeconds(server.process.pid)
-  const result = await autocannon({ url: `${server.url}${path}`, connections, duration: durationSeconds, ...options })
+  // Without a callback autocannon answers its instance, an event emitter that is also a promise of the result.
+  const run = autocannon({ url: `${server.url}${path}`, connections, duration: durationSeconds, ...options }) as unknown as autocannon.Instance & Promise<autocannon.Result>
+  const times: number[] = []
+  if (how.exactLatency) run.on('response', (_client, _status, _bytes, ms) => times.push(ms))
+  const result = await run
   const after = cpuSeconds(server.process.pid)
   const bad = result.errors + result.timeouts + result.non2xx
   if (bad > 0) throw new Error(`${server.url}${path}: ${bad} failed requests (errors ${result.errors}, non-2xx ${result.non2xx})`)
   const cpuMicros = before !== null && after !== null ? ((after - before) * 1e6) / result.requests.total : null
-  return { rate: result.requests.average, cpuMicros }
+  times.sort((a, b) => a - b)
+  const latency = how.exactLatency ? { p50: percentile(times, 0.5), p99: percentile(times, 0.99) } : { p50: result.latency.p50, p99: result.latency.p99 }
+  return { rate: result.requests.average, cpuMicros, latency, connections: options.connections ?? connections }
+}
+
+/** The q-quantile of ascending `sorted` (nearest rank); NaN when empty. */
+export function percentile(sorted: readonly number[], q: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 }
 
 export interface Comparison {
@@ -136,7 +162,12 @@ function median(xs: number[]): number {
 
 function summarise(ms: Measurement[]): Measurement {
   const cpu = ms.map((m) => m.cpuMicros).filter((x): x is number => x !== null)
-  return { rate: median(ms.map((m) => m.rate)), cpuMicros: cpu.length > 0 ? median(cpu) : null }
+  return {
+    rate: median(ms.map((m) => m.rate)),
+    cpuMicros: cpu.length > 0 ? median(cpu) : null,
+    latency: { p50: median(ms.map((m) => m.latency.p50)), p99: median(ms.map((m) => m.latency.p99)) },
+    connections: ms[0]?.connections ?? connections,
+  }
 }
 
 export function report(r: Comparison): void {
@@ -163,3 +194,52 @@ export async function api(url: string, token: string, method: string, path: stri
 
 /** The benchmarks' record `i` of the `items` collection (title, views, status, meta). */
 export const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
+
+/** Lines per POST import-ndjson (the endpoint's own limit) and posts in flight at once. */
+export const importChunk = 1000
+// The next body is on the wire while the server stores the previous one.
+export const importsInFlight = 2
+
+/** One POST over `agent`; the status and the body text. */
+function post(agent: Agent, url: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/**
+ * Items [from, to) (`item(i)`) into `collection` (`items`) through POST import-ndjson in `importChunk`-line chunks,
+ * `importsInFlight` at a time, over connections of their own: the raw baseline blocks this process between
+ * rounds, long enough for the server to close idle kept-alive connections, which a pooled client would then
+ * try to reuse. `stored` sees each chunk's records as answered (ids and all) with the index of its first item.
+ */
+export async function importThroughApi(url: string, token: string, from: number, to: number, stored?: (records: { id: string }[], first: number) => void, collection = 'items'): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: importsInFlight })
+  let next = from
+  async function worker(): Promise<void> {
+    while (next < to) {
+      const start = next
+      next += importChunk
+      const count = Math.min(importChunk, to - start)
+      let body = ''
+      for (let i = 0; i < count; i++) body += `${JSON.stringify(item(start + i))}\n`
+      const { status, text } = await post(agent, url, `/api/v1/collections/${collection}/records/import-ndjson`, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body)
+      if (status !== 200) throw new Error(`import-ndjson: ${status} ${text.slice(0, 500)}`)
+      const result = JSON.parse(text) as { imported: number; failed: number; records: { id: string }[] }
+      if (result.imported !== count || result.failed !== 0) throw new Error(`import-ndjson stored ${result.imported} of ${count}: ${text.slice(0, 500)}`)
+      stored?.(result.records, start)
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: importsInFlight }, worker))
+  } finally {
+    agent.destroy()
+  }
+}

@@ -6,30 +6,42 @@ import { systemClock, type Clock } from './lib/clock.js'
 import type { DatabaseRegistry } from './lib/db/index.js'
 import type { EventBus } from './lib/events/index.js'
 import type { AppBindings, AppEnv } from './lib/http/index.js'
+import { newId } from './lib/ids.js'
 import { createLoggers, type Logger } from './lib/log.js'
 import type { AppModule, RouteGuards } from './lib/module.js'
 import type { JobQueue } from './lib/queue/index.js'
+import { createOutboundClient, type OutboundOptions } from './lib/outbound/index.js'
 import type { ObjectStorage } from './lib/storage/index.js'
 import { closeAll, createPlatform, type PlinthEvents } from './platform.js'
 import { startupWarnings } from './startup-warnings.js'
+import { createAiProviders } from './lib/ai/index.js'
 import { createAccessModule, type AccessService } from './modules/access/index.js'
+import { createAiService } from './modules/ai/index.js'
 import { createApiKeysModule, type ApiKeysService } from './modules/apikeys/index.js'
 import { createAuditLog, createAuditModule, type AuditService } from './modules/audit/index.js'
 import { createAuthModule, type Recovery } from './modules/auth/index.js'
+import { createAutomateModule, type FlowsService, type QuotasService, type RunsService, type ScriptsService, type Triggers } from './modules/automate/index.js'
 import { createCapabilityTokensModule, type CapabilityTokensService } from './modules/capability-tokens/index.js'
 import { createCollectionsModule, type CollectionsService } from './modules/collections/index.js'
 import { createDatabasesModule, type DatabasesService } from './modules/databases/index.js'
+import { createEmailModule, type EmailService } from './modules/email/index.js'
 import { createFilesModule, type FilesService } from './modules/files/index.js'
+import { createLensesModule, type LensesService } from './modules/lenses/index.js'
+import { createMcpModule, sharedDocsIndex, type DocsIndex, type McpService } from './modules/mcp/index.js'
 import { createProjectsModule, type Project, type ProjectsService } from './modules/projects/index.js'
 import { createRealtimeModule, type Realtime, type RealtimeOptions } from './modules/realtime/index.js'
-import { createFileReferences, createRecordsModule, type ImportPacePoint, type RecordsService, type SharesService } from './modules/records/index.js'
-import type { BulkDelete, ImportJobs, RecordExporter, RecordImporter, Transfer, Truncate } from './modules/records/index.js'
+import { createFileReferences, createRecordsModule, type Publish, type ImportPacePoint, type RecordsService, type SharesService } from './modules/records/index.js'
+import type { BulkDelete, GeoImporter, ImportJobs, RecordExporter, RecordImporter, Transfer, Truncate } from './modules/records/index.js'
+import { createSearchIndexesModule, type SearchIndexesService } from './modules/search-indexes/index.js'
 import { createSettingsModule, type SettingsService } from './modules/settings/index.js'
 import { createStorageConnectionsModule, type StorageConnectionsService } from './modules/storage-connections/index.js'
+import { createNotificationsModule, type NotificationsService } from './modules/notifications/index.js'
+import { createOperationsModule, type OperationRegistry, type OperationsService } from './modules/operations/index.js'
 import { createStorageObjectsModule } from './modules/storage-objects/index.js'
 import { createStructureModule, type StructureService } from './modules/structure/index.js'
 import { createSystemModule } from './modules/system/index.js'
 import { createUsersModule, type UsersService } from './modules/users/index.js'
+import { createWebhooksModule, type DeliveryOptions, type WebhooksService } from './modules/webhooks/index.js'
 
 export { migrateSystem } from './platform.js'
 
@@ -47,6 +59,18 @@ export interface AppOptions {
   filesStorage?: (storage: ObjectStorage) => ObjectStorage
   /** Awaited after a session's or API key's database reads, before the result is cached; tests hold a load there to race an invalidation against it. */
   credentialLoadPace?: (kind: 'session' | 'api_key') => Promise<void>
+  /** Wraps the database registry the collections module (and records, through it) uses; tests inject DDL faults with it. */
+  collectionDatabases?: (registry: DatabaseRegistry) => DatabaseRegistry
+  /** r2_sql timings (decision 036); tests shorten the quiet period after which a publish gives the writer claim up, or move the schedule out of their way. */
+  r2Sql?: { quietMs?: number; publishPattern?: string }
+  /** Wraps the operations registry flows are checked against; tests add operation types with it. */
+  operations?: (registry: OperationRegistry) => OperationRegistry
+  /** Outbound test hooks (lib/outbound: made-up names, a narrowed address rule); production passes none. */
+  outbound?: Pick<OutboundOptions, 'resolve' | 'isBlocked'>
+  /** Collection webhook retry tuning (tests shorten the backoff). */
+  webhookDelivery?: Partial<DeliveryOptions>
+  /** The docs index search_docs and get_doc_page read (tests pass a small fake); the project's docs/ pages otherwise. */
+  mcpDocs?: DocsIndex
 }
 
 /** Every module's service, as in-process callers (flows, tools, tests) reach them; each checks the acting principal itself. */
@@ -62,13 +86,37 @@ export interface PlinthServices {
   readonly structure: StructureService
   readonly records: RecordsService
   readonly shares: SharesService
-  readonly dataTools: { readonly bulk: BulkDelete; readonly transfer: Transfer; readonly truncate: Truncate }
-  readonly exchange: { readonly exporter: RecordExporter; readonly importer: RecordImporter; readonly jobs: ImportJobs }
+  readonly dataTools: { readonly bulk: BulkDelete; readonly transfer: Transfer; readonly truncate: Truncate; readonly publish: Publish }
+  readonly exchange: { readonly exporter: RecordExporter; readonly importer: RecordImporter; readonly geoImporter: GeoImporter; readonly jobs: ImportJobs }
   readonly files: FilesService
   readonly capabilityTokens: CapabilityTokensService
   readonly apiKeys: ApiKeysService
   readonly recovery: Recovery
   readonly realtime: Realtime
+  /** The automation operations catalog: save-time step checks and run-time config preparation. */
+  readonly operations: OperationsService
+  /** Automation flows (drafts, versions, runAs, export and import). */
+  readonly automate: FlowsService
+  /** Automation quotas: limits and usage per project. */
+  readonly quotas: QuotasService
+  /** Automation runs: execute, dry runs, the runs API. */
+  readonly runs: RunsService
+  /** Automation triggers in process: manual, webhook and api_endpoint calls, and startSubFlow (trigger_flow). */
+  readonly triggers: Triggers
+  /** Automation saved scripts (CRUD and test runs). */
+  readonly scripts: ScriptsService
+  /** Collection webhooks (CRUD, the delivery log); deliveries go through the queue. */
+  readonly webhooks: WebhooksService
+  /** Email: send_email's sending, the message delivery log (query_message_log), signed receipts. */
+  readonly email: EmailService
+  /** Search indexes: definitions, builds into SQLite FTS5 files in object storage, queries (decision 042). */
+  readonly searchIndexes: SearchIndexesService
+  /** In-app notifications: each user's inbox, and sending into one (send_notification, the system flows). */
+  readonly notifications: NotificationsService
+  /** Lenses: drafts, published versions, renders as the caller (issue 17, item 5). */
+  readonly lenses: LensesService
+  /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
+  readonly mcp: McpService
 }
 
 export interface Plinth {
@@ -112,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   for (const warning of startupWarnings(config)) log.warn(warning)
   const clock = options.clock ?? systemClock
   const platform = await createPlatform(config, clock, log)
-  const { registry, pubsub, limiter, writeVersions, queue, mailer, events, storage } = platform
+  const { registry, pubsub, limiter, writeVersions, slots, queue, mailer, events, storage } = platform
   const { secretKey, publicUrl, allowPrivateNetwork, auth: authConfig } = config
   const systemDb = registry.system.db
   const base = { systemDb, clock, log }
@@ -138,7 +186,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       defaultProjectId: projects.defaultProject.id, trustedOrigins: config.corsOrigins, trustProxy: config.trustProxy, oauth: config.oauth,
       sessionTtlSeconds: authConfig.sessionTtlSeconds, rateLimitPerMinute: authConfig.rateLimitPerMinute, sessionLoadPace: pace && (() => pace('session')),
     }))
-    const collections = built(await createCollectionsModule({ ...base, registry, access: access.service, pubsub, audit }))
+    const collections = built(await createCollectionsModule({
+      ...base, registry: options.collectionDatabases?.(registry) ?? registry, access: access.service, pubsub, audit,
+      // Alone (no Redis), the instance keeps one name, so a restart finds its r2_sql working copies (decision 036).
+      r2Sql: { ...options.r2Sql, storage, dataDir: config.dataDir, queue, instanceId: queue.shared ? newId() : 'local' },
+    }))
     const databases = built(createDatabasesModule({ ...base, secretKey, audit, registry, dataDir: config.dataDir, collections: collections.service, access: access.service })).service
     const storageConnections = built(createStorageConnectionsModule({ ...base, secretKey, audit, access: access.service, allowPrivateNetwork })).service
     const files = built(createFilesModule({
@@ -150,20 +202,61 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       events, writeVersions, readableFiles: (principal, ids) => files.readable(principal, ids), importPace: options.importPace,
     }))
     const open = records.service.open
+    const searchIndexes = built(createSearchIndexesModule({
+      ...base, access: access.service, audit, records: records.service, storage, dataDir: config.dataDir,
+      searchIndexSeam: records.searchIndexes, removedCollections: collections.onRemoved,
+    })).service
+    // Requests made on a caller's behalf (flows' network steps, collection webhooks): the address rule of addendum §6.
+    const outbound = createOutboundClient({ ...options.outbound, allowPrivateNetwork })
+    // Lenses read through records as the caller; flows render them (render_lens_template), so before automate.
+    const lenses = built(createLensesModule({ ...base, access: access.service, audit, records: records.service })).service
+    const operations = built(createOperationsModule({ access: access.service, clock, log })).service
     const structure = built(createStructureModule({
       ...base, collections: collections.service, fieldChanges: collections.fieldChanges, records: records.service, access: access.service, settings,
       pace: options.structureJobPace,
     })).service
+    const email = built(createEmailModule({ ...base, mailer, access: access.service, receiptSecret: config.email.receiptSecret })).service
+    // Inboxes and each user's live channel (served as a stream by the realtime module, built later).
+    const notifications = built(await createNotificationsModule({ systemDb, clock, pubsub, log, users: users.service, access: access.service }))
+    const automate = built(await createAutomateModule({
+      ...base, dbKind: registry.system.kind, pubsub, access: access.service, audit, publicUrl,
+      operations: options.operations?.(operations) ?? operations, findUser: users.service.findRow,
+      limiter, slots, queue, services: { records: records.service, files, collections: collections.service, outbound, dataTools: records.dataTools, email, searchIndexes, notifications: notifications.service, settings, lenses, storageConnections },
+      projects: projects.service, projectCreated: projects.onCreated,
+      events, hooks: records.service.hooks, trustProxy: config.trustProxy,
+      outbound, usage: [email.usage],
+      // The ai_* operations' service: providers from CF_* / OPENAI_* (their base URLs reached on any address: the operator's, decision 039), the daily token quota, images as files (docs/ai.md).
+      quotaServices: (quotas) => {
+        const ai = createAiService({ systemDb, clock, providers: createAiProviders(config.ai), files, quotas })
+        return { services: { ai: ai.steps }, close: ai.close }
+      },
+    }))
+    const webhooks = built(await createWebhooksModule({
+      ...base, pubsub, secretKey, audit, access: access.service, collections: collections.service, removedCollections: collections.onRemoved,
+      allowPrivateNetwork, queue, events, outbound, delivery: options.webhookDelivery,
+    })).service
+    // The tool server (issue 18, decision 043): every tool and resource read as the key, through the services above.
+    const mcp = built(createMcpModule({
+      ...base, limiter, version: config.version, access: access.service,
+      services: {
+        records: records.service, collections: collections.service, access: access.service, flows: automate.service, email, settings,
+        // search_docs / get_doc_page: the project's own docs/ pages, indexed once per process (docs/mcp-docs-search.md).
+        docs: options.mcpDocs ?? (await sharedDocsIndex()),
+      },
+    })).service
     const capabilities = built(createCapabilityTokensModule({ secretKey, clock, open, users: users.service, access: access.service })).service
-    const realtime = built(await createRealtimeModule({ ...options.realtime, events, pubsub, open, clock, log, authenticate: auth.security.authenticate, capabilities })).service
+    const realtime = built(await createRealtimeModule({ ...options.realtime, events, pubsub, open, clock, log, authenticate: auth.security.authenticate, capabilities, inbox: notifications.live })).service
     const cache = config.redisUrl ? 'redis' : 'memory'
-    built(createSystemModule({ version: config.version, database: config.database.kind, storage: config.storage.kind, cache, emailChannel: config.email.channel }))
+    built(createSystemModule({ version: config.version, database: config.database.kind, storage: config.storage.kind, cache, emailChannel: config.email.channel, emailReceipts: email.receipts }))
     built(createStorageObjectsModule(storage))
 
     const services: PlinthServices = Object.freeze({
       access: access.service, users: users.service, settings, audit, projects: projects.service, databases, storageConnections,
       collections: collections.service, structure, records: records.service, shares: records.shares, dataTools: records.dataTools,
-      exchange: records.exchange, files, capabilityTokens: capabilities, apiKeys, recovery: auth.recovery, realtime,
+      exchange: records.exchange, files, capabilityTokens: capabilities, apiKeys, recovery: auth.recovery, realtime, operations,
+      automate: automate.service, quotas: automate.quotas, runs: automate.runs, triggers: automate.triggers,
+      scripts: automate.scripts,
+      webhooks, email, searchIndexes, notifications: notifications.service, lenses, mcp,
     })
     const guards: RouteGuards = { security: auth.security, readSecurity: { authenticate: auth.security.authenticate, authorize: records.anonymousGate } }
     const http = createHttpApp({

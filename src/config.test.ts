@@ -108,6 +108,18 @@ describe('loadConfig', () => {
     expect(config.publicUrl).toBe('https://api.example')
   })
 
+  it('AI providers: Workers AI with an account and a token (both or neither); an OpenAI-compatible endpoint with a base URL, a key or both', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).ai).toEqual({ cloudflare: null, openai: null })
+    const cf = loadConfig({ DATA_DIR: tmp(), CF_ACCOUNT_ID: 'acc', CF_API_TOKEN: 'tok' }).ai
+    expect(cf.cloudflare).toEqual({ accountId: 'acc', apiToken: 'tok', baseUrl: 'https://api.cloudflare.com/client/v4' })
+    expect(() => loadConfig({ DATA_DIR: tmp(), CF_ACCOUNT_ID: 'acc' })).toThrow(/CF_API_TOKEN: required/)
+    expect(() => loadConfig({ DATA_DIR: tmp(), CF_API_TOKEN: 'tok' })).toThrow(/CF_ACCOUNT_ID: required/)
+    expect(loadConfig({ DATA_DIR: tmp(), OPENAI_API_KEY: 'sk-1' }).ai.openai).toEqual({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-1', textModel: 'gpt-4o-mini', imageModel: 'dall-e-3' })
+    expect(loadConfig({ DATA_DIR: tmp(), OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1:8b' }).ai.openai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null, textModel: 'llama3.1:8b', imageModel: 'dall-e-3' })
+    expect(() => loadConfig({ DATA_DIR: tmp(), OPENAI_BASE_URL: 'ftp://x' })).toThrow(/OPENAI_BASE_URL/)
+    expect(() => loadConfig({ DATA_DIR: tmp(), OPENAI_MODEL: '../x' })).toThrow(/OPENAI_MODEL: must be a model name/)
+  })
+
   it('picks the REST email channel when only EMAIL_API_URL is set', () => {
     const config = loadConfig({ DATA_DIR: tmp(), EMAIL_API_URL: 'https://mail.example/send', EMAIL_API_KEY: 'k' })
     expect(config.email.channel).toBe('rest_api')

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
+import { isModelName } from './lib/ai/index.js'
 
 /**
  * Every setting Plinth reads, in one place. `process.env` is read nowhere else.
@@ -30,9 +31,14 @@ export const settings = {
   EMAIL_FROM: { default: 'Plinth <no-reply@localhost>', doc: 'Sender address for mail Plinth sends.' },
   EMAIL_API_URL: { default: '', doc: 'JSON POST mail provider: email channel `rest_api` (with EMAIL_API_KEY), used when SMTP_URL is unset.' },
   EMAIL_API_KEY: { default: '', doc: 'Bearer key for EMAIL_API_URL. Never logged.' },
+  EMAIL_RECEIPT_SECRET: { default: '', doc: 'Shared secret (16+ characters) delivery receipts to POST /api/v1/email/receipts are signed with; unset, receipts are refused and sent stays sent. Never logged.' },
   CF_ACCOUNT_ID: { default: '', doc: 'Cloudflare account for the Workers AI provider.' },
   CF_API_TOKEN: { default: '', doc: 'Cloudflare API token for Workers AI. Never logged.' },
-  CF_AI_BASE_URL: { default: '', doc: 'Override of the Workers AI base URL (gateways, tests).' },
+  CF_AI_BASE_URL: { default: 'https://api.cloudflare.com/client/v4', doc: 'Base of the Workers AI REST API (an AI Gateway, tests); reached even on a private address (operator-trusted, docs/ai.md).' },
+  OPENAI_BASE_URL: { default: '', doc: 'Any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp, OpenAI): AI provider `openai`. Reached even on a private address (operator-trusted, docs/ai.md). Defaults to https://api.openai.com/v1 when only OPENAI_API_KEY is set.' },
+  OPENAI_API_KEY: { default: '', doc: 'Bearer key for OPENAI_BASE_URL (local servers often need none). Never logged.' },
+  OPENAI_MODEL: { default: 'gpt-4o-mini', doc: 'Text model of the `openai` provider when a step names none.' },
+  OPENAI_IMAGE_MODEL: { default: 'dall-e-3', doc: 'Image model of the `openai` provider when ai_image names none.' },
   ALLOW_PRIVATE_NETWORK: { default: 'false', doc: 'When true, storage connections, database bindings (whoever registers them) and flows may reach loopback, private and link-local addresses.' },
   SESSION_TTL_SECONDS: { default: '604800', doc: 'Lifetime of a session token (7 days).' },
   PASSWORD_HASH_ITERATIONS: { default: '600000', doc: 'PBKDF2-SHA256 iterations for new password hashes (OWASP level). Stored hashes with fewer are upgraded at the next sign-in.' },
@@ -87,9 +93,14 @@ const envSchema = z.object({
   EMAIL_FROM: z.string().min(3),
   EMAIL_API_URL: optionalUrl(['http:', 'https:']),
   EMAIL_API_KEY: z.string(),
+  EMAIL_RECEIPT_SECRET: z.string().refine((v) => v === '' || v.length >= 16, 'must be at least 16 characters'),
   CF_ACCOUNT_ID: z.string(),
   CF_API_TOKEN: z.string(),
   CF_AI_BASE_URL: optionalUrl(['http:', 'https:']),
+  OPENAI_BASE_URL: optionalUrl(['http:', 'https:']),
+  OPENAI_API_KEY: z.string(),
+  OPENAI_MODEL: z.string().refine(isModelName, 'must be a model name (letters, digits, @ . _ : - and /)'),
+  OPENAI_IMAGE_MODEL: z.string().refine(isModelName, 'must be a model name (letters, digits, @ . _ : - and /)'),
   ALLOW_PRIVATE_NETWORK: bool,
   SESSION_TTL_SECONDS: int(60, 366 * 24 * 3600),
   PASSWORD_HASH_ITERATIONS: int(1000, 10_000_000),
@@ -138,8 +149,14 @@ export interface Config {
     readonly smtpUrl: string | null
     readonly apiUrl: string | null
     readonly apiKey: string | null
+    /** The shared secret signed delivery receipts carry; null: receipts are refused. */
+    readonly receiptSecret: string | null
   }
-  readonly ai: { readonly accountId: string | null; readonly apiToken: string | null; readonly baseUrl: string | null }
+  /** The AI providers that are configured (docs/ai.md): Workers AI with an account and a token; an OpenAI-compatible endpoint with a base URL or a key. */
+  readonly ai: {
+    readonly cloudflare: { readonly accountId: string; readonly apiToken: string; readonly baseUrl: string } | null
+    readonly openai: { readonly baseUrl: string; readonly apiKey: string | null; readonly textModel: string; readonly imageModel: string } | null
+  }
   readonly allowPrivateNetwork: boolean
   readonly auth: {
     readonly sessionTtlSeconds: number
@@ -196,6 +213,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(`Invalid configuration:\n  ${missing}: required when the other ${provider}_CLIENT_* setting is set`)
     }
   }
+  if ((e.CF_ACCOUNT_ID === '') !== (e.CF_API_TOKEN === '')) {
+    const missing = e.CF_ACCOUNT_ID === '' ? 'CF_ACCOUNT_ID' : 'CF_API_TOKEN'
+    throw new ConfigError(`Invalid configuration:\n  ${missing}: required when the other of CF_ACCOUNT_ID and CF_API_TOKEN is set`)
+  }
   if (e.DATABASE_URL !== '' && e.SECRET_KEY === '') {
     throw new ConfigError(
       'Invalid configuration:\n  SECRET_KEY: required with DATABASE_URL (every instance must share it; 32+ bytes)',
@@ -239,8 +260,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       smtpUrl: e.SMTP_URL || null,
       apiUrl: e.EMAIL_API_URL || null,
       apiKey: e.EMAIL_API_KEY || null,
+      receiptSecret: e.EMAIL_RECEIPT_SECRET || null,
     },
-    ai: { accountId: e.CF_ACCOUNT_ID || null, apiToken: e.CF_API_TOKEN || null, baseUrl: e.CF_AI_BASE_URL || null },
+    ai: {
+      cloudflare: e.CF_ACCOUNT_ID ? { accountId: e.CF_ACCOUNT_ID, apiToken: e.CF_API_TOKEN, baseUrl: trimSlash(e.CF_AI_BASE_URL) } : null,
+      openai:
+        e.OPENAI_BASE_URL || e.OPENAI_API_KEY
+          ? { baseUrl: trimSlash(e.OPENAI_BASE_URL || 'https://api.openai.com/v1'), apiKey: e.OPENAI_API_KEY || null, textModel: e.OPENAI_MODEL, imageModel: e.OPENAI_IMAGE_MODEL }
+          : null,
+    },
     allowPrivateNetwork: e.ALLOW_PRIVATE_NETWORK,
     auth: {
       sessionTtlSeconds: e.SESSION_TTL_SECONDS,
@@ -279,7 +307,9 @@ const secretSettings = new Set([
   'SECRET_KEY',
   'S3_SECRET_ACCESS_KEY',
   'EMAIL_API_KEY',
+  'EMAIL_RECEIPT_SECRET',
   'CF_API_TOKEN',
+  'OPENAI_API_KEY',
   'DATABASE_URL',
   'SMTP_URL',
   'REDIS_URL',

@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from './lib/mail/index.js'
 import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
 import { createMemoryQueue, createRedisQueue, type JobQueue } from './lib/queue/index.js'
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
+import { createMemorySlots, createRedisSlots, type Slots } from './lib/slots/index.js'
 import { createStorage, type LocalStorage, type S3Storage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
 import type { AuthEvents } from './modules/auth/index.js'
@@ -24,6 +25,8 @@ export interface Platform {
   readonly limiter: RateLimiter
   /** Per-collection write versions (cached counts, ETags): in process, or shared through Redis. */
   readonly writeVersions: WriteVersions
+  /** Concurrency places with expiring leases (flow runs): in process, or shared through Redis. */
+  readonly slots: Slots
   readonly queue: JobQueue
   readonly mailer: Mailer
   readonly events: EventBus<PlinthEvents>
@@ -46,8 +49,8 @@ export async function createPlatform(config: Config, clock: Clock, log: Logger):
     })
     closers.unshift(() => registry.close())
     await migrateSystem(registry, log)
-    const { pubsub, limiter, writeVersions } = await createSharedState(config, clock, log)
-    closers.unshift(() => pubsub.close(), () => limiter.close(), () => writeVersions.close())
+    const { pubsub, limiter, writeVersions, slots } = await createSharedState(config, clock, log)
+    closers.unshift(() => pubsub.close(), () => limiter.close(), () => writeVersions.close(), () => slots.close())
     const queue = await createJobQueue(config, clock, log)
     closers.unshift(() => queue.close())
     const mailer = createMailer(config.email, { log })
@@ -55,7 +58,7 @@ export async function createPlatform(config: Config, clock: Clock, log: Logger):
     const events = createEventBus<PlinthEvents>(log)
     const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
     closers.unshift(() => storage.close())
-    return { registry, pubsub, limiter, writeVersions, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
+    return { registry, pubsub, limiter, writeVersions, slots, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
   } catch (err) {
     await closeAll(closers, log)
     throw err
@@ -73,19 +76,23 @@ interface SharedState {
   pubsub: PubSub
   limiter: RateLimiter
   writeVersions: WriteVersions
+  slots: Slots
 }
 
 /** Caches, rate limits, write versions and invalidation messages: in process, or shared through Redis (REDIS_URL). */
 async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<SharedState> {
-  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }), writeVersions: createMemoryWriteVersions() }
+  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }), writeVersions: createMemoryWriteVersions(), slots: createMemorySlots() }
   const onError = (err: unknown) => log.warn({ err }, 'redis error')
   const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
   let limiter: RateLimiter | null = null
+  let writeVersions: WriteVersions | null = null
   try {
     limiter = await createRedisRateLimiter(config.redisUrl, `${config.redisPrefix}ratelimit:`, { onError })
-    const writeVersions = await createRedisWriteVersions(config.redisUrl, `${config.redisPrefix}version:`, { onError })
-    return { pubsub, limiter, writeVersions }
+    writeVersions = await createRedisWriteVersions(config.redisUrl, `${config.redisPrefix}version:`, { onError })
+    const slots = await createRedisSlots(config.redisUrl, `${config.redisPrefix}slots:`, { onError })
+    return { pubsub, limiter, writeVersions, slots }
   } catch (err) {
+    await writeVersions?.close()
     await limiter?.close()
     await pubsub.close()
     throw err

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createObservers } from './observers.js'
+import { createKeyedListeners, createObservers } from './observers.js'
 
 describe('observers', () => {
   it('runs listeners in the order they were added, each awaited before the next', async () => {
@@ -33,5 +33,25 @@ describe('observers', () => {
     remove()
     await observers.notify(2)
     expect(seen).toEqual([1])
+  })
+})
+
+describe('createKeyedListeners', () => {
+  it('keeps listeners by key, forgets a key whose last listener left, and removes each once', () => {
+    const listeners = createKeyedListeners<string>()
+    expect(listeners.empty).toBe(true)
+    const offA = listeners.add('p/a', 'one')
+    listeners.add('p/a', 'two')
+    const offB = listeners.add('p/b', 'three')
+    expect(listeners.of('p/a')).toEqual(['one', 'two'])
+    expect(listeners.of('p/c')).toEqual([])
+    offA()
+    offA()
+    expect(listeners.of('p/a')).toEqual(['two'])
+    offB()
+    expect(listeners.of('p/b')).toEqual([])
+    expect(listeners.empty).toBe(false)
+    listeners.clear()
+    expect(listeners.empty).toBe(true)
   })
 })

@@ -24,3 +24,35 @@ export function createObservers<A extends unknown[]>(): Observers<A> & { notify(
     },
   }
 }
+
+/**
+ * Listeners grouped by a key (one collection's stream, one user's inbox): `add` returns the removal, and a
+ * key whose last listener left is forgotten, so the map holds only keys someone listens to.
+ */
+export function createKeyedListeners<L>() {
+  const byKey = new Map<string, Set<L>>()
+  return {
+    add(key: string, listener: L): () => void {
+      let set = byKey.get(key)
+      if (!set) byKey.set(key, (set = new Set()))
+      set.add(listener)
+      return () => {
+        const current = byKey.get(key)
+        if (!current?.delete(listener)) return
+        if (current.size === 0) byKey.delete(key)
+      }
+    },
+    /** The key's listeners as they are now (a copy: a listener may remove itself while called). */
+    of(key: string): L[] {
+      const set = byKey.get(key)
+      return set ? [...set] : []
+    },
+    /** Whether anyone listens at all (a message nobody here waits for need not even be parsed). */
+    get empty(): boolean {
+      return byKey.size === 0
+    },
+    clear(): void {
+      byKey.clear()
+    },
+  }
+}

@@ -8,7 +8,7 @@ import { operations, type Operation } from '../support/route-table.js'
 // below and on what the `public` role is granted (or a collection with the `public` preset). The route
 // table is read from the OpenAPI document, so a new route that forgets its permission is caught here.
 
-/** The operations anyone may call without a credential: sign-in and recovery, health, the docs, signed storage URLs. */
+/** The operations anyone may call without a credential: sign-in and recovery, health, the docs, signed storage URLs, flow webhooks. */
 const publicOperations = new Set([
   'system.health',
   'system.healthVersioned',
@@ -32,6 +32,11 @@ const publicOperations = new Set([
   'auth.twoFactorVerify',
   'auth.signInSocial',
   'auth.socialCallback',
+  // Automation triggers: a webhook is public unless its flow requires the shared secret; an api_endpoint
+  // flow decides with require_auth (unknown ids are 404 either way).
+  ...['get', 'post', 'put', 'patch', 'delete'].flatMap((method) => [`automateWebhook.${method}`, `automateEndpoint.${method}`]),
+  // Email delivery receipts: public, but refused (401) unless signed with EMAIL_RECEIPT_SECRET.
+  'emailReceipts.create',
 ])
 
 let server: TestServer

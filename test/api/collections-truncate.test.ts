@@ -85,7 +85,8 @@ describe('truncate', () => {
     expect(await search(name, 'alpha')).toEqual([])
     expect(await search(name, 'zebra')).toEqual([])
     expect(await search(name, 'beta')).toEqual(['beta'])
-    const handle = await server.app.registry.get(server.app.defaultProject.id)
+    // The collection's own database: the project's, or its own under TEST_STORAGE_TYPE (durable_object, r2_sql: the copy it reads).
+    const handle = await server.app.services.collections.handleOf(await server.app.services.collections.get(server.app.defaultProject.id, name))
     if (handle.kind === 'sqlite') {
       const rows = await sql<{ n: number }>`select count(*) as n from ${sql.id(`${name}__search`)}`.execute(handle.db)
       expect(Number(rows.rows[0]!.n)).toBe(2)

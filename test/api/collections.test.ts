@@ -423,15 +423,13 @@ describe('POST /api/v1/collections', () => {
 
   describe('storage types', () => {
     runScenarios(() => server, [
-      ...['r2_sql', 'kv', 'durable_object'].map((storageType): Scenario => ({
-        name: `storageType ${storageType} is not available`,
-        method: 'POST',
-        path: '/api/v1/collections',
-        as: () => owner.token,
-        body: { name: `stored_${storageType}`, storageType, fields: [field('title', 'text')] },
-        status: 400,
-        contains: { error: 'invalid_request', details: { storageType } },
-      })),
+      // Every storage type is built; r2_sql's own database cannot be chosen either (collections-r2-sql.test.ts).
+      { name: 'r2_sql with a databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_r2', storageType: 'r2_sql', databaseId: 'main', fields: [] }, status: 400, contains: { error: 'invalid_request', details: { databaseId: 'main' } } },
+      // kv is a table of the project database (collections-kv.test.ts): no other can be chosen.
+      { name: 'kv with a databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_kv', storageType: 'kv', databaseId: 'elsewhere', fields: [] }, status: 400, contains: { error: 'invalid_request', details: { databaseId: 'elsewhere' } } },
+      // durable_object's database is made for it (collections-durable-object.test.ts); none can be chosen or borrowed.
+      { name: 'durable_object with a databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_do', storageType: 'durable_object', databaseId: 'main', fields: [] }, status: 400, contains: { error: 'invalid_request', details: { databaseId: 'main' } } },
+      { name: 'remote in a collection\'s own database', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', databaseId: `collection_${'0'.repeat(32)}`, fields: [] }, status: 404, contains: { error: 'not_found' } },
       { name: 'an unknown storageType', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_weird', storageType: 'mongo', fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'remote without databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', fields: [] }, status: 400, contains: { error: 'invalid_request' } },
       { name: 'remote with a null databaseId', method: 'POST', path: '/api/v1/collections', as: () => owner.token, body: { name: 'stored_remote', storageType: 'remote', databaseId: null, fields: [] }, status: 400, contains: { error: 'invalid_request' } },

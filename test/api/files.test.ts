@@ -81,6 +81,7 @@ describe('the token upload flow', () => {
       updatedAt: expect.any(Number),
       variantStatus: 'none',
       variants: {},
+      flowKey: null,
     })
     const listed = await server.request('GET', FILES, { token: vera.token })
     expect(listed.status).toBe(200)

@@ -17,7 +17,7 @@ const health = {
   database: dbKind,
   storage: 'local',
   cache: process.env.TEST_REDIS_URL ? 'redis' : 'memory',
-  email_capabilities: { arbitraryRecipients: false, channel: 'email_no_channel' },
+  email_capabilities: { arbitraryRecipients: false, channel: 'email_no_channel', deliveryReceipts: false },
 }
 
 describe('HTTP conventions', () => {

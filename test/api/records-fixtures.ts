@@ -21,9 +21,16 @@ export function client(server: () => TestServer) {
   }
 }
 
+/**
+ * The storage type the records suites put their collections in when a test does not choose one:
+ * TEST_STORAGE_TYPE (e.g. durable_object) runs them all on it; unset, the server's default (d1).
+ */
+const storageType = process.env.TEST_STORAGE_TYPE || undefined
+
 /** Creates a collection (201) and returns its name. */
 export async function createCollection(server: TestServer, token: string, name: string, fields: unknown[], extra: Record<string, unknown> = {}): Promise<string> {
-  const reply = await server.request('POST', '/api/v1/collections', { token, body: { name, fields, ...extra } })
+  const chosen = storageType && !('storageType' in extra) ? { storageType } : {}
+  const reply = await server.request('POST', '/api/v1/collections', { token, body: { name, fields, ...chosen, ...extra } })
   expect(reply.status, reply.text).toBe(201)
   return name
 }

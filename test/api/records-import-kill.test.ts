@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { send, type Reply } from '../support/harness.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
+import { serve, type Running } from '../support/serve-process.js'
 
 // A real SIGKILL of a server process (bin/plinth.js) while a chunk of an import job is being written, then a
 // restart on the same DATA_DIR (or PostgreSQL database) and the chunk sent again, as a client that saw no
@@ -14,39 +14,9 @@ import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 // way the job's tallies must equal the rows stored, with no row twice. The exact window between the rows'
 // commit and the answer is hit deterministically by records-import-chunks.test.ts (the importPace hook).
 
-const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
-const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Running {
-  child: ChildProcess
-  url: string
-}
 
-/** Starts `plinth serve` and waits for its "listening on" line (killing it if that never comes). */
-function serve(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`plinth did not start: ${output.slice(-2000)}`))
-    }, 60_000)
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (output.length < 100_000) output += chunk.toString()
-      const match = output.match(/listening on (http:\/\/[\d.]+:\d+)/)
-      if (match) {
-        clearTimeout(timer)
-        resolve({ child, url: match[1]! })
-      }
-    })
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`plinth exited ${code}: ${output.slice(-2000)}`))
-    })
-  })
-}
 
 async function kill(running: Running): Promise<void> {
   const exited = new Promise((resolve) => running.child.once('exit', resolve))

@@ -44,6 +44,9 @@ let narrowKey: string
 let callers: Record<Who, Principal>
 const collection = 'memos'
 
+/** A GeoJSON Feature for the geospatial importer (memos has no geo field: the permission is refused first). */
+const geoFeature = JSON.stringify({ type: 'Feature', geometry: { type: 'Point', coordinates: [1, 2] }, properties: { title: 'not yours' } })
+
 /** The operations whose declared permission is a `resource:action` (not public, not merely signed in). */
 const checked = () => table.filter((op) => op.permission !== 'public' && op.permission !== 'authenticated')
 
@@ -52,7 +55,7 @@ function pathOf(op: Operation): string {
   const values: Record<string, string> = { name: collection, id: memoId, field: 'mood', jobId: 'x1', shareId: 'x1' }
   if (op.path.startsWith('/api/v1/roles/')) values.id = emptyRoleId
   if (op.path.startsWith('/api/v1/users/')) values.id = owner.id
-  if (op.path.startsWith('/api/v1/files/') || op.path.startsWith('/api/v1/databases/') || op.path.startsWith('/api/v1/storage-connections/')) values.id = 'x1'
+  if (op.path.startsWith('/api/v1/files/') || op.path.startsWith('/api/v1/databases/') || op.path.startsWith('/api/v1/storage-connections/') || op.path.startsWith('/api/v1/webhooks/') || op.path.startsWith('/api/v1/lenses/')) values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
 }
 
@@ -70,6 +73,7 @@ function bodyOf(op: Operation): { body?: unknown; rawBody?: string; headers?: Re
     'records.createImportJob': {},
   }
   if (op.operationId === 'records.importNdjson') return { rawBody: '{"title":"not yours"}\n', headers: { 'content-type': 'application/x-ndjson' } }
+  if (op.operationId === 'records.importGeo') return { rawBody: geoFeature, headers: { 'content-type': 'application/geo+json' } }
   if (op.operationId in bodies) return { body: bodies[op.operationId] }
   return op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} }
 }
@@ -103,12 +107,15 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'storageConnections.update': (s, p) => s.storageConnections.update(p, 'x1', { label: 'y' }),
   'storageConnections.delete': (s, p) => s.storageConnections.delete(p, 'x1'),
   'storageConnections.test': (s, p) => s.storageConnections.test(p, 'x1'),
+  'operations.list': (s, p) => s.operations.catalog(p),
+  'operations.get': (s, p) => s.operations.describe(p, 'math'),
   'collections.list': (s, p) => s.collections.visibleTo(p),
   'collections.create': (s, p) => s.collections.create(p, { name: 'sneaky', fields: [{ name: 'title', type: 'text' }] }),
   'collections.get': (s, p) => s.collections.visible(p, collection),
   'collections.update': (s, p) => s.collections.update(p, collection, { fields: [] }),
   'collections.delete': (s, p) => s.collections.delete(p, collection),
   'collections.truncate': (s, p) => s.dataTools.truncate.truncate(p, collection),
+  'collections.publish': (s, p) => s.dataTools.publish.publish(p, collection),
   'structure.fieldOptions': (s, p) => s.structure.fieldOptions(p, collection, 'mood'),
   'structure.collectionOptions': (s, p) => s.structure.collectionOptions(p, collection, undefined),
   'structure.scan': (s, p) => s.structure.scan(p, collection, 'mood', { limit: 10 }),
@@ -120,6 +127,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'structure.cancelRepairJob': (s, p) => s.structure.cancel(p, collection, 'repair', 'x1'),
   'records.export': (s, p) => s.exchange.exporter.run(p, collection, { format: 'json' }),
   'records.importNdjson': (s, p) => s.exchange.importer.run(p, collection, '{"title":"not yours"}\n', { dryRun: false }),
+  'records.importGeo': (s, p) => s.exchange.geoImporter.run(p, collection, geoFeature, { format: 'geojson', dryRun: false }),
   'records.createImportJob': (s, p) => s.exchange.jobs.create(p, collection, 0),
   'records.getImportJob': (s, p) => s.exchange.jobs.get(p, collection, 'x1'),
   'records.finalizeImportJob': (s, p) => s.exchange.jobs.finalize(p, collection, 'x1', false),
@@ -147,6 +155,66 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'files.replace': (s, p) => s.files.replace(p, 'x1', undefined as never),
   'files.attachVariant': (s, p) => s.files.attachVariant(p, 'x1', undefined as never),
   'realtime.stream': (s, p) => s.realtime.subscribe({ principal: p, refresh: async () => p, document: null, expiresAt: null }, collection, {}),
+  // Automation flows and quotas (issue 15).
+  'automateFlows.list': (s, p) => s.automate.list(p),
+  'automateFlows.get': (s, p) => s.automate.get(p, 'x1'),
+  'automateFlows.create': (s, p) => s.automate.create(p, { name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }),
+  'automateFlows.update': (s, p) => s.automate.update(p, 'x1', { name: 'y' }),
+  'automateFlows.delete': (s, p) => s.automate.delete(p, 'x1'),
+  'automateFlows.duplicate': (s, p) => s.automate.duplicate(p, 'x1', {}),
+  'automateFlows.export': (s, p) => s.automate.exportFlow(p, 'x1'),
+  'automateFlows.import': (s, p) => s.automate.importFlow(p, { format: 'plinth-flow-v1', name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }),
+  'automateFlows.status': (s, p) => s.automate.setStatus(p, 'x1', { status: 'inactive' }),
+  'automateFlows.publish': (s, p) => s.automate.publish(p, 'x1', {}),
+  'automateFlows.versions': (s, p) => s.automate.versions(p, 'x1'),
+  'automateFlows.version': (s, p) => s.automate.version(p, 'x1', 1),
+  'automateFlows.rollback': (s, p) => s.automate.rollback(p, 'x1', 1),
+  'automateQuotas.get': (s, p) => s.quotas.get(p),
+  'automateQuotas.update': (s, p) => s.quotas.update(p, { maxFlows: 1 }),
+  'emailLog.list': (s, p) => s.email.list(p, { page: 1, limit: 25 }),
+  'automateFlows.execute': (s, p) => s.runs.execute(p, 'x1', {}),
+  'automateFlows.test': (s, p) => s.runs.test(p, 'x1', {}),
+  'automateFlows.runs': (s, p) => s.runs.listForFlow(p, 'x1', { page: 1, limit: 25 }),
+  'automateRuns.list': (s, p) => s.runs.list(p, { page: 1, limit: 25 }),
+  'automateRuns.get': (s, p) => s.runs.get(p, 'x1'),
+  'automateRuns.delete': (s, p) => s.runs.delete(p, 'x1'),
+  'automateRuns.cancel': (s, p) => s.runs.cancel(p, 'x1'),
+  'automateRuns.cleanupStale': (s, p) => s.runs.cleanupStale(p),
+  'automateFlows.trigger': (s, p) => s.triggers.triggerManually(p, 'x1', {}),
+  // Record aggregation (issue 16, ops-data).
+  'records.aggregate': (s, p) => s.records.aggregate(p, collection, { limit: 10 }),
+  'automateScripts.list': (s, p) => s.scripts.list(p),
+  'automateScripts.get': (s, p) => s.scripts.get(p, 'x1'),
+  'automateScripts.create': (s, p) => s.scripts.create(p, { name: 'x', code: 'return 1' }),
+  'automateScripts.update': (s, p) => s.scripts.update(p, 'x1', { name: 'y' }),
+  'automateScripts.delete': (s, p) => s.scripts.delete(p, 'x1'),
+  'automateScripts.test': (s, p) => s.scripts.test(p, 'x1', {}),
+  // Collection webhooks (issue 16).
+  'webhooks.list': (s, p) => s.webhooks.list(p),
+  'webhooks.get': (s, p) => s.webhooks.get(p, 'x1'),
+  'webhooks.create': (s, p) => s.webhooks.create(p, { collection, events: ['record.create'], url: 'https://hooks.example.com/x', headers: {}, active: true }),
+  'webhooks.update': (s, p) => s.webhooks.update(p, 'x1', { name: 'y' }),
+  'webhooks.delete': (s, p) => s.webhooks.delete(p, 'x1'),
+  'webhooks.deliveries': (s, p) => s.webhooks.deliveries(p, 'x1', 1, 25),
+  // Search indexes (issue 17).
+  'searchIndexes.list': (s, p) => s.searchIndexes.list(p),
+  'searchIndexes.get': (s, p) => s.searchIndexes.get(p, collection),
+  'searchIndexes.create': (s, p) => s.searchIndexes.create(p, { name: 'sneaky', description: '', sources: [{ collection, fields: ['title'] }] }),
+  'searchIndexes.update': (s, p) => s.searchIndexes.update(p, collection, { description: 'y' }),
+  'searchIndexes.delete': (s, p) => s.searchIndexes.delete(p, collection),
+  'searchIndexes.rebuild': (s, p) => s.searchIndexes.rebuild(p, collection),
+  'searchIndexes.query': (s, p) => s.searchIndexes.query(p, collection, 'secret', 10),
+  // Lenses (issue 17, item 5).
+  'lenses.list': (s, p) => s.lenses.list(p, 1, 25),
+  'lenses.get': (s, p) => s.lenses.get(p, 'x1'),
+  'lenses.create': (s, p) => s.lenses.create(p, { name: 'x', description: '', enabled: true, collection, sort: [], limit: 10, params: [], template: {} }),
+  'lenses.update': (s, p) => s.lenses.update(p, 'x1', { name: 'y' }),
+  'lenses.delete': (s, p) => s.lenses.delete(p, 'x1'),
+  'lenses.publish': (s, p) => s.lenses.publish(p, 'x1', ''),
+  'lenses.versions': (s, p) => s.lenses.versions(p, 'x1'),
+  'lenses.render': (s, p) => s.lenses.render(p, 'x1', { format: 'csv', params: {} }),
+  // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
+  'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }
 
 const call = (method: string, path: string, token: string, extra: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply> =>

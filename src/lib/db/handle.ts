@@ -9,6 +9,11 @@ export interface DbHandle {
   readonly db: Kysely<any>
   /** The PostgreSQL schema the handle is bound to; null for SQLite. */
   readonly schema: string | null
+  /**
+   * Which copy of a collection's data the handle reads when there are several (r2_sql: a working copy or a
+   * published version, decision 036); cached totals and ETags are keyed by it. Absent for one copy.
+   */
+  readonly copy?: string
 }
 
 /**

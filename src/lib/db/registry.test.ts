@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, testDatabaseUrl } from '../../../test/support/postgres.js'
 import { dialects } from '../../../test/support/dialects.js'
 import type { DbKind } from './handle.js'
-import { createDatabaseRegistry, type BindingDescriptor, type DatabaseRegistry } from './registry.js'
+import { sql } from 'kysely'
+import { createDatabaseRegistry, ownDatabaseId, type BindingDescriptor, type DatabaseRegistry } from './registry.js'
 
 const projectA = 'a'.repeat(32)
 const projectB = 'b'.repeat(32)
@@ -84,6 +85,49 @@ describe.each(dialects())('database registry on %s', (kind: DbKind) => {
     await expect(registry.get(projectB, 'archive')).rejects.toMatchObject({ code: 'not_found' })
     await expect(registry.get('../../etc')).rejects.toMatchObject({ code: 'not_found' })
     await expect(registry.get(projectA, 'x"; drop schema plinth;--')).rejects.toMatchObject({ code: 'not_found' })
+  })
+
+  it('a collection\'s own database: made by createOwn only, opened by get, removed whole by dropOwn', async () => {
+    const { registry, dataDir } = await open()
+    const id = ownDatabaseId('c'.repeat(32))
+    const exists = async () =>
+      kind === 'sqlite'
+        ? existsSync(join(dataDir, 'projects', projectA, 'collections', `${'c'.repeat(32)}.db`))
+        : (await sql`select 1 from pg_namespace where nspname = ${id}`.execute(registry.system.db)).rows.length > 0
+    // get never makes one: a stale lookup after a drop must not bring it back empty.
+    await expect(registry.get(projectA, id)).rejects.toMatchObject({ code: 'not_found' })
+    expect(await exists()).toBe(false)
+    const made = await registry.createOwn(projectA, id)
+    expect(made.schema).toBe(kind === 'postgres' ? id : null)
+    await made.db.schema.createTable('notes').addColumn('id', 'text').execute()
+    await made.db.insertInto('notes').values({ id: 'kept' }).execute()
+    expect(await exists()).toBe(true)
+    expect(await registry.get(projectA, id)).toBe(made)
+    // Apart from the project's own database.
+    await expect((await registry.get(projectA)).db.selectFrom('notes').selectAll().execute()).rejects.toMatchObject({ code: 'internal' })
+    // Only its own project reaches the file (on PostgreSQL only the collection's databaseId ever asks).
+    if (kind === 'sqlite') await expect(registry.get(projectB, id)).rejects.toMatchObject({ code: 'not_found' })
+    // createOwn takes only own-database ids, never a binding's or the project's.
+    await expect(registry.createOwn(projectA, 'main')).rejects.toMatchObject({ code: 'not_found' })
+    await expect(registry.createOwn(projectA, 'collection_../x')).rejects.toMatchObject({ code: 'not_found' })
+    await registry.dropOwn(projectA, id)
+    expect(await exists()).toBe(false)
+    if (kind === 'sqlite') expect(readdirSync(join(dataDir, 'projects', projectA, 'collections'))).toEqual([])
+    await expect(registry.get(projectA, id)).rejects.toMatchObject({ code: 'not_found' })
+    await registry.dropOwn(projectA, id) // idempotent
+  })
+
+  it('a reopened registry opens an own database that exists, with its data', async () => {
+    const { registry: first, dataDir } = await open()
+    const id = ownDatabaseId('d'.repeat(32))
+    const made = await first.createOwn(projectA, id)
+    await made.db.schema.createTable('notes').addColumn('id', 'text').execute()
+    await made.db.insertInto('notes').values({ id: 'kept' }).execute()
+    await first.close()
+    if (kind === 'postgres') return // the same database needs the same URL; the API restart test covers it
+    registry = await createDatabaseRegistry({ kind, dataDir })
+    const again = await registry.get(projectA, id)
+    expect(await again.db.selectFrom('notes').selectAll().execute()).toEqual([{ id: 'kept' }])
   })
 })
 

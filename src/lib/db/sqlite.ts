@@ -23,19 +23,23 @@ const statementCacheSize = 500
  * Opens an SQLite file through Kysely: WAL, synchronous=NORMAL, a busy timeout, foreign keys on,
  * planner statistics refreshed, and prepared statements reused across queries (Kysely's own driver prepares every time).
  */
-export function openSqlite(file: string): Kysely<any> {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-  const raw = new Database(file)
+export function openSqlite(file: string, options: { readonly?: boolean } = {}): Kysely<any> {
+  if (file !== ':memory:' && !options.readonly) mkdirSync(dirname(file), { recursive: true })
+  // Read-only (a published r2_sql file, decision 036): nothing is written to the file, not even the
+  // journal mode or statistics; a write through it fails rather than changing a shared copy.
+  const raw = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {})
   // The busy timeout first: switching to WAL needs a lock another process may hold.
   raw.pragma('busy_timeout = 5000')
-  raw.pragma('journal_mode = WAL')
-  raw.pragma('synchronous = NORMAL')
   raw.pragma('foreign_keys = ON')
-  // Planner statistics (decision 024): ANALYZE reads at most about this many rows of each index, so
-  // `optimize` stays cheap on large tables; on open it checks every table (0x10000), not just those this
-  // connection has used, and analyzes those whose statistics are missing or out of date.
-  raw.pragma('analysis_limit = 1000')
-  raw.pragma('optimize = 0x10002')
+  if (!options.readonly) {
+    raw.pragma('journal_mode = WAL')
+    raw.pragma('synchronous = NORMAL')
+    // Planner statistics (decision 024): ANALYZE reads at most about this many rows of each index, so
+    // `optimize` stays cheap on large tables; on open it checks every table (0x10000), not just those this
+    // connection has used, and analyzes those whose statistics are missing or out of date.
+    raw.pragma('analysis_limit = 1000')
+    raw.pragma('optimize = 0x10002')
+  }
   const cache = withStatementCache(raw)
   const group = createWriteGroup(raw)
   // Kysely's statements (and transactions) never run inside a write group: commit it first.

@@ -47,6 +47,18 @@ describe.each(dialects())('driver errors on %s', (kind) => {
     expect(JSON.stringify({ m: err.message, d: err.details })).not.toContain('secret-address')
   })
 
+  it('unique violation of an expression index over a JSON document key (a kv field) names the key', async () => {
+    const text = f.kind === 'sqlite' ? 'TEXT' : 'jsonb'
+    await sql`create table docs (id text primary key, doc ${sql.raw(text)})`.execute(f.db)
+    const key = f.kind === 'sqlite' ? sql`json_extract(doc, '$.sku')` : sql`(doc ->> 'sku')`
+    await sql`create unique index docs__sku__uq on docs ((${key}))`.execute(f.db)
+    await sql`insert into docs values ('a', '{"sku":"secret-sku"}')`.execute(f.db)
+    const err = await failure(() => sql`insert into docs values ('b', '{"sku":"secret-sku"}')`.execute(f.db))
+    expect(err.code).toBe('already_exists')
+    expect(err.details).toEqual({ fields: ['sku'] })
+    expect(JSON.stringify({ m: err.message, d: err.details })).not.toContain('secret-sku')
+  })
+
   it('primary key violation → already_exists', async () => {
     const err = await failure(() => f.db.insertInto('parent').values({ id: 'p1', name: 'z' }).execute())
     expect(err.code).toBe('already_exists')

@@ -38,10 +38,16 @@ function fromSqlite(code: string, message: string, cause: unknown): AppError {
   return new AppError('internal', 'Database error', {}, { cause })
 }
 
-/** "UNIQUE constraint failed: t.a, t.b" → ["a", "b"] */
+/**
+ * "UNIQUE constraint failed: t.a, t.b" → ["a", "b"]. A unique expression index (a kv field, a key of a
+ * JSON document) is reported by name, "index 't__a__uq'": its field is the part before `__uq`.
+ */
 function sqliteColumns(message: string): string[] {
   const list = message.split(' failed: ')[1]
   if (!list) return []
+  const index = /^index '[a-z][a-z0-9_]*?__([a-z][a-z0-9_]*)__uq'$/.exec(list.trim())
+  if (index) return [index[1]!]
+  if (list.trim().startsWith('index ')) return []
   return list.split(',').map((c) => c.trim().split('.').pop() ?? '').filter(Boolean)
 }
 
@@ -78,8 +84,13 @@ function fromPostgres(code: string, cause: unknown): AppError {
   return new AppError('internal', 'Database error', {}, { cause })
 }
 
-/** `Key (a, b)=(1, 2) already exists.` → ["a", "b"]; the values are dropped. */
+/**
+ * `Key (a, b)=(1, 2) already exists.` → ["a", "b"]; the values are dropped. An expression index over keys
+ * of a JSON document (a kv field: `Key ((doc ->> 'a'::text))=…`) names those keys.
+ */
 function postgresKeyColumns(detail: string | undefined): string[] {
+  const keys = detail?.startsWith('Key (') && detail.includes('->') ? [...(detail.split(')=(')[0] ?? '').matchAll(/->>? '([a-z][a-z0-9_]*)'::text/g)].map((m) => m[1]!) : []
+  if (keys.length > 0) return keys
   const match = detail?.match(/^Key \(([^)]*)\)=/)
   return match?.[1] ? match[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) : []
 }

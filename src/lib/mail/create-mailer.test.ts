@@ -67,6 +67,7 @@ describe('createMailer', () => {
   it.each([
     ['an address', 'ada@example.com'],
     ['tags and subdomains', 'ada.l+plinth@mail.example.co.uk'],
+    ['a list of addresses', ['ada@example.com', 'grace@example.com']],
   ])('sends to %s', async (_name, to) => {
     const before = requests
     await createMailer(rest).send({ to, subject: 'S', text: 'T' })
@@ -84,7 +85,13 @@ describe('createMailer', () => {
     ['no at sign', { to: 'ada.example.com' }],
     ['two at signs', { to: 'ada@@example.com' }],
     ['an overlong address', { to: `${'a'.repeat(250)}@example.com` }],
-    ['a non-string recipient', { to: ['ada@example.com'] as unknown as string }],
+    ['a non-string recipient', { to: 42 as unknown as string }],
+    ['an empty list', { to: [] }],
+    ['a list holding a list', { to: ['ada@example.com', 'bob@example.com, eve@evil.test'] }],
+    ['a list of 51', { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.com`) }],
+    ['a sender with a line break', { from: 'Ada <ada@example.com>\r\nBcc: eve@evil.test' }],
+    ['a sender list', { from: 'ada@example.com, eve@evil.test' }],
+    ['a reply-to with a display name', { replyTo: 'Eve <eve@evil.test>' }],
     ['a subject with a line break', { subject: 'Hi\r\nBcc: eve@evil.test' }],
     ['a subject with a bare newline', { subject: 'Hi\nthere' }],
     ['a missing text body', { text: undefined as unknown as string }],

@@ -1,12 +1,27 @@
 import { AppError } from '../errors.js'
 import { createRestApiChannel } from './rest-api-channel.js'
 import { createSmtpChannel } from './smtp-channel.js'
-import type { EmailConfig, MailChannel, MailMessage, Mailer, MailerDeps } from './types.js'
+import { maxRecipients, type EmailConfig, type MailChannel, type MailMessage, type Mailer, type MailerDeps } from './types.js'
 
 const defaultTimeoutMs = 10_000
 // One bare address: a list, a group or a display name could smuggle in a second recipient
 // (a reset link sent to "victim@x, attacker@y"), and providers parse those forms differently.
 const plainAddress = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+$/
+// A display name without anything an address parser would read as structure (quotes, commas, brackets).
+const displayName = /^[^\r\n<>()[\]\\,;:"@]{1,100}$/
+
+/** Whether `value` is one plain address (`someone@example.com`, at most 254 characters). Throws nothing. */
+export function isPlainAddress(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 254 && plainAddress.test(value)
+}
+
+/** Whether `value` is a sender: a plain address, or `Name <address>`. Throws nothing. */
+export function isSender(value: unknown): value is string {
+  if (isPlainAddress(value)) return true
+  if (typeof value !== 'string') return false
+  const named = /^(.*) <([^<>]+)>$/.exec(value)
+  return named !== null && displayName.test(named[1]!.trim()) && isPlainAddress(named[2])
+}
 
 /**
  * The mailer for the configured channel. Throws internal when the channel's own settings are missing;
@@ -54,9 +69,13 @@ function openChannel(config: EmailConfig, timeoutMs: number, deps: MailerDeps): 
 }
 
 function checkMessage(message: MailMessage): void {
-  const { to, subject, text, html } = message
-  if (typeof to !== 'string' || to.length > 254 || !plainAddress.test(to)) {
-    throw new AppError('invalid_request', 'An email goes to exactly one plain address')
+  const { to, subject, text, html, from, replyTo } = message
+  const list = Array.isArray(to) ? (to as unknown[]) : [to]
+  if (list.length === 0 || list.length > maxRecipients || !list.every(isPlainAddress)) {
+    throw new AppError('invalid_request', `An email goes to plain addresses (one, or a list of at most ${maxRecipients})`)
+  }
+  if ((from !== undefined && !isSender(from)) || (replyTo !== undefined && !isPlainAddress(replyTo))) {
+    throw new AppError('invalid_request', 'An email sender is a plain address or Name <address>; a reply-to is a plain address')
   }
   if (typeof subject !== 'string' || /[\r\n]/.test(subject)) {
     throw new AppError('invalid_request', 'An email subject is one line of text')

@@ -1,2 +1,2 @@
-export { createMailer } from './create-mailer.js'
-export type { EmailChannel, EmailConfig, MailMessage, Mailer, MailerDeps, SendResult } from './types.js'
+export { createMailer, isPlainAddress, isSender } from './create-mailer.js'
+export { maxRecipients, type EmailChannel, type EmailConfig, type MailMessage, type Mailer, type MailerDeps, type SendResult } from './types.js'

@@ -5,13 +5,14 @@ import type { MailChannel } from './types.js'
 /** The rest_api channel: a JSON POST to the provider with a bearer key. Throws nothing until send. */
 export function createRestApiChannel(apiUrl: string, apiKey: string, from: string, log?: Logger): MailChannel {
   return {
-    async send({ to, subject, text, html }, signal) {
+    async send(message, signal) {
+      const { to, subject, text, html, replyTo } = message
       let res: Response
       try {
         res = await fetch(apiUrl, {
           method: 'POST',
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({ from, to, subject, text, html }),
+          body: JSON.stringify({ from: message.from ?? from, to, subject, text, html, replyTo }),
           signal,
           // A mail API has no reason to redirect; following one would resend the key elsewhere.
           redirect: 'error',

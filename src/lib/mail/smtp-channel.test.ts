@@ -118,6 +118,16 @@ describe('email_binding channel (real SMTP server)', () => {
     expect(raw).toContain('<p>HTML reset body</p>')
   })
 
+  it('sends one message to a list of recipients, with the sender and reply-to given', async () => {
+    const mailer = createMailer(smtpConfig(authUrl()))
+    await mailer.send({ to: ['ada@example.com', 'grace@example.com'], subject: 'Both', text: 'One message', from: 'Ops <ops@plinth.test>', replyTo: 'help@plinth.test' })
+    await mailer.close()
+    const got = withAuth.received.at(-1)
+    expect(got?.rcptTo).toEqual(['ada@example.com', 'grace@example.com'])
+    expect(got?.mailFrom).toBe('ops@plinth.test')
+    expect(got?.raw).toContain('To: ada@example.com, grace@example.com\r\n')
+    expect(got?.raw).toContain('Reply-To: help@plinth.test\r\n')
+  })
   it('sends without credentials to a server that does not ask for them', async () => {
     const mailer = createMailer(smtpConfig(`smtp://127.0.0.1:${open.port}`))
     const result = await mailer.send({ to: 'linus@example.com', subject: 'Open relay', text: 'No auth' })

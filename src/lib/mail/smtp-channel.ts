@@ -16,10 +16,11 @@ export function createSmtpChannel(smtpUrl: string, from: string, timeoutMs: numb
     disableUrlAccess: true,
   })
   return {
-    async send({ to, subject, text, html }, signal) {
+    async send(message, signal) {
+      const { to, subject, text, html, replyTo } = message
       try {
         // Fields are picked, never spread: nodemailer would act on extras such as bcc or file attachments.
-        const info = await transport.sendMail({ from, to, subject, text, html, signal })
+        const info = await transport.sendMail({ from: message.from ?? from, to: typeof to === 'string' ? to : [...to], replyTo, subject, text, html, signal })
         return { messageId: info.messageId, accepted: info.accepted.length > 0 && info.rejected.length === 0 }
       } catch (err) {
         // Only the code and reply number leave: nodemailer's messages and the server's replies can carry

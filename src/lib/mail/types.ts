@@ -12,12 +12,22 @@ export interface EmailConfig {
 }
 
 export interface MailMessage {
-  /** One plain address (`someone@example.com`): never a list, a group or a display name. */
-  to: string
+  /**
+   * One plain address (`someone@example.com`), or a list of them (one message to all, at most
+   * `maxRecipients`): never a list written in a string, a group or a display name.
+   */
+  to: string | readonly string[]
   subject: string
   text: string
   html?: string
+  /** The sender instead of the configured one: a plain address, or `Name <address>`. */
+  from?: string
+  /** A plain address replies go to. */
+  replyTo?: string
 }
+
+/** The most recipients one message may have. */
+export const maxRecipients = 50
 
 export interface SendResult {
   /** The Message-ID (SMTP) or the provider's id (REST); empty when the provider returned none. */

@@ -3,6 +3,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { isBlockedAddress } from './address.js'
 import { OutboundError } from './errors.js'
 import { createOutboundClient, outboundFetch, type OutboundInit, type OutboundOptions } from './fetch.js'
 import { startTestServer, tableResolver, type TestServer } from './test-servers.js'
@@ -336,5 +337,25 @@ describe('TLS', () => {
     const err = await failure(`https://secure.test:${port}/`, {}, { allowPrivateNetwork: true, resolve: tableResolver({ 'secure.test': ['127.0.0.1'] }) })
     expect(err.code).toBe('network')
     expect(servernames).toEqual(['secure.test'])
+  })
+})
+
+describe('sockets(): the same rule for clients with their own sockets', () => {
+  it('refuses literal blocked addresses and loopback names unless private addresses are allowed', () => {
+    const guarded = createOutboundClient({ allowPrivateNetwork: false }).sockets()
+    for (const host of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]', 'localhost']) expect(guarded.refusesHost(host), host).toBe(true)
+    expect(guarded.refusesHost('example.com')).toBe(false)
+    expect(guarded.refusesHost('93.184.216.34')).toBe(false)
+    expect(guarded.lookup).toBeTypeOf('function')
+    const open = createOutboundClient({ allowPrivateNetwork: true }).sockets()
+    expect(open.refusesHost('127.0.0.1')).toBe(false)
+    expect(open.lookup).toBeUndefined()
+  })
+  it('its lookup refuses a name resolving to a private address, and keeps a narrowed rule', async () => {
+    const resolve = tableResolver({ 'inside.test': ['10.1.2.3'], 'allowed.test': ['127.0.0.1'] })
+    const { lookup } = createOutboundClient({ allowPrivateNetwork: false, resolve, isBlocked: (address, host) => host !== 'allowed.test' && isBlockedAddress(address) }).sockets()
+    const look = (host: string) => new Promise<unknown>((done) => lookup!(host, {}, (err, address) => done(err ? (err as { code?: string }).code : address)))
+    expect(await look('inside.test')).toBe('PLINTH_BLOCKED_ADDRESS')
+    expect(await look('allowed.test')).toBe('127.0.0.1')
   })
 })

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { isBlockedAddress, isLoopbackName } from './address.js'
 import { isOutboundError, OutboundError } from './errors.js'
-import { createGuardedLookup, isBlockedAddressError, type Resolver } from './lookup.js'
+import { createGuardedLookup, isBlockedAddressError, type Resolver, type SocketLookup } from './lookup.js'
 import { parseOutboundUrl, redirectHop, type Hop } from './redirect.js'
 import { openHop, readBody } from './request.js'
 
@@ -59,13 +59,31 @@ export interface OutboundResponse {
 export interface OutboundClient {
   /** outboundFetch with this client's options. */
   fetch(url: string | URL, init?: OutboundInit): Promise<OutboundResponse>
+  /**
+   * The same address rule for clients that open their own sockets (the AWS SDK of flows' s3_action):
+   * `lookup` for their agents (undefined: the system resolver, nothing refused) and `refusesHost` for the
+   * literal addresses and loopback names a lookup never sees.
+   */
+  sockets(): OutboundSockets
+}
+
+/** What a client with its own sockets needs to keep the outbound-address rule (OutboundClient.sockets). */
+export interface OutboundSockets {
+  readonly lookup: SocketLookup | undefined
+  refusesHost(hostname: string): boolean
 }
 
 export const outboundDefaults = { connectTimeoutMs: 5_000, timeoutMs: 10_000, maxResponseBytes: 10 * 1024 * 1024, maxRedirects: 5 } as const
 
 /** A client bound to the instance's outbound options (one per app, from config). */
 export function createOutboundClient(options: OutboundOptions): OutboundClient {
-  return { fetch: (url, init) => outboundFetch(url, init, options) }
+  const isBlocked = options.isBlocked ?? ((address: string) => isBlockedAddress(address))
+  const resolve = options.resolve ? { resolve: options.resolve } : {}
+  const lookup = options.allowPrivateNetwork ? options.resolve && createGuardedLookup({ ...resolve, isBlocked: () => false }) : createGuardedLookup({ ...resolve, isBlocked })
+  return {
+    fetch: (url, init) => outboundFetch(url, init, options),
+    sockets: () => ({ lookup, refusesHost: (hostname) => !options.allowPrivateNetwork && isRefusedHost(hostname, isBlocked) }),
+  }
 }
 
 // Set by the client from the body and the connection; a caller's value would contradict them.

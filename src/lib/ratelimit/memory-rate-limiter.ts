@@ -61,6 +61,11 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): Memo
       window.count++
       return toResult(window.count, limit, window.endsAt - now)
     },
+    async count(key) {
+      if (closed) throw new Error('RateLimiter is closed')
+      const window = windows.get(key)
+      return window && window.endsAt > clock.now() ? window.count : 0
+    },
     async close() {
       closed = true
       windows.clear()

@@ -55,6 +55,16 @@ export function runRateLimiterContract(name: string, fixture: RateLimiterFixture
       expect(await limiter.hit(key('ip'), 1, fixture.shortWindowMs)).toEqual({ allowed: false, remaining: 0, retryAfterSeconds: 1 })
     })
 
+    it('count tells the hits of the current window without counting one, refused hits included', async () => {
+      const limiter = await open()
+      expect(await limiter.count(key('c'))).toBe(0)
+      for (let i = 0; i < 3; i++) await limiter.hit(key('c'), 2, fixture.shortWindowMs)
+      expect(await limiter.count(key('c'))).toBe(3)
+      expect(await limiter.count(key('c'))).toBe(3)
+      await fixture.elapse(fixture.shortWindowMs + 50)
+      expect(await limiter.count(key('c'))).toBe(0)
+    })
+
     it('counts keys independently', async () => {
       const limiter = await open()
       await limiter.hit(key('a'), 1, longWindowMs)

@@ -15,6 +15,8 @@ export interface RateLimitResult {
 export interface RateLimiter {
   /** Counts one hit on the key. */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>
+  /** The hits counted on the key in its current window (refused ones too), 0 when it has none; counts nothing itself. */
+  count(key: string): Promise<number>
   /** Releases what the limiter holds (memory, connections). Idempotent. */
   close(): Promise<void>
 }

@@ -46,6 +46,11 @@ export async function createRedisRateLimiter(
       const [count, msLeft] = await client.plinthRateLimitHit(prefix + key, windowMs)
       return toResult(count, limit, msLeft)
     },
+    async count(key) {
+      if (closed) throw new Error('RateLimiter is closed')
+      const value = await client.get(prefix + key)
+      return value === null ? 0 : Number(value)
+    },
     async close() {
       closed = true
       await closeRedis(client)

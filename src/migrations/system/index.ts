@@ -11,6 +11,17 @@ import { m0009AuthTokensByUser } from './0009-auth-tokens-by-user.js'
 import { m0010FilesUploadKey } from './0010-files-upload-key.js'
 import { m0011DatabaseBindingsPrivateNetwork } from './0011-database-bindings-private-network.js'
 import { m0012CollectionsIndexes } from './0012-collections-indexes.js'
+import { m0013Automate } from './0013-automate.js'
+import { m0014Webhooks } from './0014-webhooks.js'
+import { m0015AutomateScripts } from './0015-automate-scripts.js'
+import { m0016R2Sql } from './0016-r2-sql.js'
+import { m0017Email } from './0017-email.js'
+import { m0018Notifications } from './0018-notifications.js'
+import { m0019AiTokenUsage } from './0019-ai-token-usage.js'
+import { m0020Lenses } from './0020-lenses.js'
+import { m0021SearchIndexes } from './0021-search-indexes.js'
+import { m0022FilesFlowKey } from './0022-files-flow-key.js'
+import { m0023McpInvocations } from './0023-mcp-invocations.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -26,4 +37,15 @@ export const systemMigrations: readonly Migration[] = [
   m0010FilesUploadKey,
   m0011DatabaseBindingsPrivateNetwork,
   m0012CollectionsIndexes,
+  m0013Automate,
+  m0014Webhooks,
+  m0015AutomateScripts,
+  m0016R2Sql,
+  m0017Email,
+  m0018Notifications,
+  m0019AiTokenUsage,
+  m0020Lenses,
+  m0021SearchIndexes,
+  m0022FilesFlowKey,
+  m0023McpInvocations,
 ]

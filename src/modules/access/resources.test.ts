@@ -20,6 +20,9 @@ describe('isKnownResource', () => {
     'system/automate',
     'system/databases',
     'system/storage-connections',
+    'system/webhooks',
+    'system/search-indexes',
+    'system/lenses',
     'instance/*',
     'instance/projects',
   ])('knows %s', (resource) => {

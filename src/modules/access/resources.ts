@@ -16,10 +16,16 @@ export const systemResources = [
   'automate',
   'databases',
   'files',
+  // Lenses (issue 17, item 5): read renders, create/update/delete manage; publish is update.
+  'lenses',
   'roles',
+  // Search indexes (decision 042): read (list, get, query), create, update, delete, execute (build).
+  'search-indexes',
   'settings',
   'storage-connections',
   'users',
+  // Collection webhooks (core-api § Events).
+  'webhooks',
 ] as const
 
 /** `instance/<name>`: resources spanning every project, reachable by a super_admin alone. */

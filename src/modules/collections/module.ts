@@ -6,9 +6,12 @@ import type { AppModule } from '../../lib/module.js'
 import { createObservers } from '../../lib/observers.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
+import type { JobQueue } from '../../lib/queue/index.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { FieldDef } from './field-types/index.js'
+import { createR2Sql } from './r2-sql/r2-sql.js'
 import { collectionsRoutes } from './routes.js'
 import { createCollectionsService, type Collection, type FieldChangeHooks } from './service.js'
 
@@ -20,6 +23,18 @@ export interface CollectionsModuleDeps {
   pubsub: PubSub
   audit: AuditService
   log: Logger
+  /** r2_sql collections (decision 036): their files go to this object storage, their copies under dataDir. */
+  r2Sql: {
+    storage: ObjectStorage
+    dataDir: string
+    queue: JobQueue
+    /** This instance; working copies live under it. */
+    instanceId: string
+    /** When the schedule publishes every held claim (cron, UTC); every minute by default. */
+    publishPattern?: string
+    /** A publish gives the writer claim up after this long without writes (30 s by default). */
+    quietMs?: number
+  }
 }
 
 /**
@@ -32,8 +47,16 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
   const removed = createObservers<[actor: Principal, projectId: string, names: readonly string[]]>()
   const before = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
   const after = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
+  const r2Sql = createR2Sql({ ...deps.r2Sql, systemDb: deps.systemDb, clock: deps.clock, log: deps.log, pubsub: deps.pubsub })
+  await r2Sql.start()
+  // The schedule fires on one instance; its job asks every instance to publish what it holds.
+  const publishing = await deps.r2Sql.queue.define<{ 'publish-held': Record<string, never> }>('r2-sql', {
+    handlers: { 'publish-held': () => r2Sql.publishEverywhere() },
+  })
+  await publishing.schedule('r2-sql-publish', { pattern: deps.r2Sql.publishPattern ?? '* * * * *', job: 'publish-held', data: {} })
   const service = await createCollectionsService({
     ...deps,
+    r2Sql,
     canRead: async (principal, collection) => {
       if (collection.accessControl?.preset === 'public') return true
       if ((await access.decide(principal, 'schema/*', 'read')).allowed) return true
@@ -57,6 +80,9 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
       },
     },
     routers: ({ security, readSecurity }) => collectionsRoutes(service, security, readSecurity),
-    close: () => service.close(),
+    close: async () => {
+      await r2Sql.close()
+      await service.close()
+    },
   } satisfies AppModule
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { createProjectCache } from '../../lib/cache/project-cache.js'
 import type { Clock } from '../../lib/clock.js'
-import { describeTable, MAIN_BINDING, refreshStatistics, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
+import { describeTable, isOwnDatabaseId, MAIN_BINDING, ownDatabaseId, refreshStatistics, type DatabaseRegistry, type DbHandle } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
@@ -9,15 +9,22 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
-import { alterCollectionTable, changesIndexes, createCollectionTable, currentIndexLayout, dropCollectionTable, rebuildCollectionIndexes, type TableChange } from './ddl.js'
+import { alterCollectionTable, changesIndexes, createCollectionTable, currentIndexLayout, dropCollectionTable, rebuildCollectionIndexes, type TableChange, type TableLayout } from './ddl.js'
+import { documentColumn, isDocumentStorage } from './document-table.js'
 import { AccessControlSchema, checkCollectionName, diffFields, normaliseFields, normaliseIndexes, systemColumns, type AccessControl, type CompoundIndex } from './definition/index.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'
+import type { PublishResult, R2Sql } from './r2-sql/r2-sql.js'
 import { createCollectionsStore, type CollectionRow } from './store.js'
 
 export const storageTypes = ['d1', 'r2_sql', 'kv', 'remote', 'durable_object'] as const
 export type StorageType = (typeof storageTypes)[number]
 // The storage types built so far; the rest are refused with a clear error rather than silently mapped.
-const availableStorage: ReadonlySet<StorageType> = new Set(['d1', 'remote'])
+const availableStorage: ReadonlySet<StorageType> = new Set(['d1', 'remote', 'durable_object', 'kv', 'r2_sql'])
+
+/** How a collection's table keeps its fields: `kv` in one JSON document (document-table.ts), the others a column each. */
+export function layoutOf(collection: Pick<Collection, 'storageType'>): TableLayout {
+  return isDocumentStorage(collection.storageType) ? 'document' : 'columns'
+}
 
 /** A collection as the rest of Plinth sees it. */
 export interface Collection {
@@ -77,6 +84,8 @@ export async function createCollectionsService(deps: {
   canReadSome: (principal: Principal) => Promise<boolean>
   /** The access module's check, which creating, changing and deleting collections go through (`schema/*:…`). */
   access: Pick<AccessService, 'authorize'>
+  /** The files of r2_sql collections: working copies, published versions, the writer claim (decision 036). */
+  r2Sql: R2Sql
   fieldChanges?: FieldChangeHooks
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
@@ -113,7 +122,13 @@ export async function createCollectionsService(deps: {
     return new Map([...all.values()].filter((c) => c.name !== except).map((c) => [c.name, c.fields]))
   }
 
-  function handleOf(collection: Pick<Collection, 'projectId' | 'databaseId'>): Promise<DbHandle> {
+  /**
+   * The handle of the database a collection's table lives in. For r2_sql (decision 036) it depends on the
+   * intent: a write claims the collection's working copy here; a read gets that copy while this instance
+   * holds the claim, else the last published file (read-only).
+   */
+  function handleOf(collection: Pick<Collection, 'projectId' | 'databaseId' | 'storageType' | 'id'>, intent: 'read' | 'write' = 'read'): Promise<DbHandle> {
+    if (collection.storageType === 'r2_sql') return deps.r2Sql.handle(collection, intent)
     return deps.registry.get(collection.projectId, collection.databaseId)
   }
 
@@ -153,7 +168,7 @@ export async function createCollectionsService(deps: {
         const collection = toCollection(row)
         try {
           const handle = await handleOf(collection)
-          await rebuildCollectionIndexes(handle, collection.name, collection.fields, collection.indexes)
+          await rebuildCollectionIndexes(handle, collection.name, collection.fields, collection.indexes, layoutOf(collection))
           await store.update(collection.id, { index_layout: currentIndexLayout })
           await refreshed(handle, collection.name)
           deps.log.info({ projectId: collection.projectId, collection: collection.name }, 'collection indexes rebuilt for live rows')
@@ -203,15 +218,29 @@ export async function createCollectionsService(deps: {
     /** The database handle a collection's table lives in. */
     handleOf,
 
+    /**
+     * Publishes an r2_sql collection's unpublished writes to object storage (wherever they are held); the
+     * caller decided who may. Throws invalid_request for another storage type, conflict, service_unavailable.
+     */
+    async publishFile(collection: Collection): Promise<PublishResult> {
+      if (collection.storageType !== 'r2_sql') {
+        throw new AppError('invalid_request', `Only r2_sql collections are published; ${collection.name} is ${collection.storageType}`, { storageType: collection.storageType })
+      }
+      return deps.r2Sql.publish(collection)
+    },
+
     /** The columns the table has now, for each system column and stored field. */
     async columnStatuses(collection: Collection): Promise<ColumnStatus[]> {
       const handle = await handleOf(collection)
       const actual = new Map((await describeTable(handle, collection.name)).map((c) => [c.name, c.type]))
-      const expected = [
-        ...systemColumns.map((c) => c.name),
-        ...collection.fields.filter((f) => fieldTypeOf(f.type).column(f, handle.kind) !== null).map((f) => f.name),
-      ]
-      return expected.map((name) => ({ name, exists: actual.has(name), type: actual.get(name) ?? '' }))
+      const stored = collection.fields.filter((f) => fieldTypeOf(f.type).column(f, handle.kind) !== null).map((f) => f.name)
+      const system = systemColumns.map((c) => ({ name: c.name, exists: actual.has(c.name), type: actual.get(c.name) ?? '' }))
+      // A kv field is a key of the document column: it exists as long as that column does (decision 035).
+      if (layoutOf(collection) === 'document') {
+        const doc = actual.get(documentColumn)
+        return [...system, ...stored.map((name) => ({ name, exists: doc !== undefined, type: doc === undefined ? '' : `${documentColumn}.${name}` }))]
+      }
+      return [...system, ...stored.map((name) => ({ name, exists: actual.has(name), type: actual.get(name) ?? '' }))]
     },
 
     /**
@@ -231,24 +260,21 @@ export async function createCollectionsService(deps: {
         throw new AppError('invalid_request', `storageType must be one of ${storageTypes.join(', ')}`)
       }
       if (!availableStorage.has(storageType)) {
-        throw new AppError('invalid_request', `storageType "${storageType}" is not available on this instance yet; use d1 or remote`, { storageType })
+        throw new AppError('invalid_request', `storageType "${storageType}" is not available on this instance yet; use ${[...availableStorage].join(', ')}`, { storageType })
       }
-      const databaseId = storageType === 'remote' ? (input.databaseId ?? '') : MAIN_BINDING
-      if (storageType === 'remote' && !databaseId) throw new AppError('invalid_request', 'A remote collection needs databaseId (a registered database)')
-      // The project's own database is d1's, whatever it is called: labelled remote it would lie about where the data is.
-      if (storageType === 'remote' && databaseId === MAIN_BINDING) {
-        throw new AppError('invalid_request', `A remote collection lives in a registered database; "${MAIN_BINDING}" is the project's own (storageType d1)`, { databaseId })
-      }
-      if (storageType === 'd1' && input.databaseId && input.databaseId !== MAIN_BINDING) {
-        throw new AppError('invalid_request', 'A d1 collection lives in the project database; use storageType remote for another one')
-      }
+      const id = newId()
+      const databaseId = databaseFor(storageType, input.databaseId, id)
       const accessControl = parseAccessControl(input.accessControl)
       const fields = normaliseFields(input.fields, { collection: name, collections: await others(projectId, name) })
       const indexes = normaliseIndexes(input.indexes, name, fields)
-      const handle = await deps.registry.get(projectId, databaseId)
+      // A registered binding must exist before anything is written (404 otherwise); a collection's own
+      // database is made only once its name is taken, below.
+      const own = storageType === 'durable_object'
+      const file = storageType === 'r2_sql'
+      const bound = own || file ? null : await deps.registry.get(projectId, databaseId)
       const now = deps.clock.seconds()
       const row: CollectionRow = {
-        id: newId(),
+        id,
         project_id: projectId,
         name,
         storage_type: storageType,
@@ -269,8 +295,13 @@ export async function createCollectionsService(deps: {
         throw err
       }
       try {
-        await ddl(() => createCollectionTable(handle, name, fields, indexes))
+        const layout = layoutOf({ storageType })
+        if (file) await ddl(() => deps.r2Sql.create({ projectId, id }, (handle) => createCollectionTable(handle, name, fields, indexes, layout)))
+        else await ddl(async () => createCollectionTable(bound ?? (await deps.registry.createOwn(projectId, databaseId)), name, fields, indexes, layout))
       } catch (err) {
+        // Nothing half-made remains: the registration goes, and so does a database made for it.
+        if (own) await deps.registry.dropOwn(projectId, databaseId).catch((e: unknown) => deps.log.error({ err: e, projectId, databaseId }, 'removing a failed collection database failed'))
+        if (file) await deps.r2Sql.drop({ projectId, id }).catch((e: unknown) => deps.log.error({ err: e, projectId, collectionId: id }, 'removing a failed r2_sql collection failed'))
         await store.delete(row.id)
         throw err
       }
@@ -314,9 +345,11 @@ export async function createCollectionsService(deps: {
       }
       const accessControl = input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
       await deps.fieldChanges?.before(collection, fields)
-      const handle = await handleOf(collection)
-      await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change), change.indexesAdded.filter((i) => i.unique))
+      const handle = await handleOf(collection, 'write')
+      await ddl(() => alterCollectionTable(handle, name, collection.fields, fields, change, layoutOf(collection)), change.indexesAdded.filter((i) => i.unique))
       if (changesIndexes(change)) await refreshed(handle, name)
+      // Every instance reads the new columns from the published file: it is published before the answer.
+      if (collection.storageType === 'r2_sql') await deps.r2Sql.publish(collection)
       const now = deps.clock.seconds()
       await store.update(collection.id, {
         fields: JSON.stringify(fields),
@@ -364,7 +397,10 @@ export async function createCollectionsService(deps: {
       if (referencing.length > 0) {
         throw new AppError('conflict', `Relations still point at ${name}: ${referencing.join(', ')}; remove those collections first`, { referencing })
       }
-      await ddl(async () => dropCollectionTable(await handleOf(collection), name))
+      // A collection's own database goes whole (file or schema); elsewhere only its table is dropped.
+      if (collection.storageType === 'durable_object') await ddl(() => deps.registry.dropOwn(projectId, collection.databaseId))
+      else if (collection.storageType === 'r2_sql') await ddl(() => deps.r2Sql.drop(collection))
+      else await ddl(async () => dropCollectionTable(await handleOf(collection), name, layoutOf(collection)))
       await store.delete(collection.id)
       await changed(projectId)
       await deps.audit.record({ projectId, action: 'collection.deleted', actor, target: { type: 'collection', id: collection.id }, details: { name } })
@@ -415,6 +451,34 @@ export async function createCollectionsService(deps: {
 }
 
 export type CollectionsService = Awaited<ReturnType<typeof createCollectionsService>>
+
+/**
+ * The database a new collection lives in: the project's own (d1, kv), a registered binding (remote), or one
+ * made for it alone (durable_object, named after its id). Throws invalid_request, not_found.
+ */
+function databaseFor(storageType: StorageType, requested: string | null | undefined, collectionId: string): string {
+  // A kv collection is a table of the project's database like d1's; only its fields are kept otherwise (decision 035).
+  if (storageType === 'kv') {
+    if (requested && requested !== MAIN_BINDING) throw new AppError('invalid_request', 'A kv collection lives in the project database; databaseId cannot be chosen', { databaseId: requested })
+    return MAIN_BINDING
+  }
+  if (storageType === 'durable_object' || storageType === 'r2_sql') {
+    if (requested) throw new AppError('invalid_request', `A ${storageType} collection gets a database of its own; databaseId cannot be chosen`, { databaseId: requested })
+    return ownDatabaseId(collectionId)
+  }
+  if (storageType === 'd1') {
+    if (requested && requested !== MAIN_BINDING) throw new AppError('invalid_request', 'A d1 collection lives in the project database; use storageType remote for another one')
+    return MAIN_BINDING
+  }
+  if (!requested) throw new AppError('invalid_request', 'A remote collection needs databaseId (a registered database)')
+  // The project's own database is d1's, whatever it is called: labelled remote it would lie about where the data is.
+  if (requested === MAIN_BINDING) {
+    throw new AppError('invalid_request', `A remote collection lives in a registered database; "${MAIN_BINDING}" is the project's own (storageType d1)`, { databaseId: requested })
+  }
+  // Another collection's own database is not a binding: as unknown as any id that is not registered.
+  if (isOwnDatabaseId(requested)) throw new AppError('not_found', 'Database binding not found', { databaseId: requested })
+  return requested
+}
 
 function parseAccessControl(input: unknown): AccessControl {
   if (input === undefined) return null

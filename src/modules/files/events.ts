@@ -10,8 +10,8 @@ export interface FileUploadEvent {
   projectId: string
   /** The file as GET /api/v1/files/:id shows it. */
   file: FileWire
-  /** `token`: upload-token, PUT, confirm-upload; `proxy`: POST /api/v1/files/upload. */
-  via: 'token' | 'proxy'
+  /** `token`: upload-token, PUT, confirm-upload; `proxy`: POST /api/v1/files/upload; `flow`: a new file written by a flow (file_upload, file_transform, render_lens_template's saveToR2). */
+  via: 'token' | 'proxy' | 'flow'
   /** Who uploaded it (the one who confirmed, for a token upload). */
   principal: PrincipalSnapshot
   at: number

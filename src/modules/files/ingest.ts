@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { FilesContext } from './context.js'
-import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, serverOwnedNames, toWire, type FileRow, type FileWire } from './model.js'
+import type { FileUploadEvent } from './events.js'
+import { clientVariantKey, emptyVariants, limits, originalKey, ownerOf, parseVariants, serverOwnedNames, toWire, type FileRow, type FileWire, type Visibility } from './model.js'
 import { readMultipart, type MultipartResult } from './multipart.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import { loadSharp } from './variants.js'
@@ -14,6 +16,29 @@ export interface UploadBody {
   source: AsyncIterable<Uint8Array>
   contentType: string | undefined
   contentLength: number | undefined
+}
+
+/** A new file from bytes in hand (flows): the filename, its type, and the fields the upload routes take. */
+export interface BytesUpload {
+  filename: string
+  mimeType: string
+  bytes: Buffer
+  visibility?: Visibility
+  collectionName?: string
+  /** The flow key the new file is written at (unique per project: a file already there makes this throw already_exists). */
+  flowKey?: string
+}
+
+interface NewFile {
+  id: string
+  key: string
+  filename: string
+  mimeType: string
+  sizeBytes: number
+  sha256: string
+  visibility: Visibility
+  collection: string
+  flowKey?: string
 }
 
 const variantName = /^[a-z][a-z0-9_-]{0,31}$/
@@ -100,6 +125,75 @@ export function createIngest(ctx: FilesContext) {
     }
   }
 
+  /** The row of a new complete file whose bytes are stored at `stored.key`, under the quota; publishes file.upload. */
+  async function commitUpload(principal: Principal, owner: string, stored: NewFile, via: FileUploadEvent['via']): Promise<FileWire> {
+    const projectId = principal.projectId
+    const now = deps.clock.seconds()
+    const background = await ctx.variantsOnUpload({ project_id: projectId, mime_type: stored.mimeType })
+    const row: FileRow = {
+      id: stored.id,
+      project_id: projectId,
+      collection_name: stored.collection,
+      r2_key: stored.key,
+      filename: stored.filename,
+      mime_type: stored.mimeType,
+      size_bytes: stored.sizeBytes,
+      sha256: stored.sha256,
+      uploaded_by: principal.userId,
+      owner,
+      visibility: stored.visibility,
+      status: 'complete',
+      created_at: now,
+      updated_at: now,
+      variants: emptyVariants(background ? 'pending' : 'none'),
+      upload_key: null,
+      flow_key: stored.flowKey ?? null,
+    }
+    await ctx.reserve(projectId, stored.sizeBytes, (inTransaction) => inTransaction.insert(row))
+    const wire = toWire(row)
+    deps.events.emit('file.upload', { projectId, file: wire, via, principal: principalSnapshot(principal), at: now })
+    if (background) variants.schedule(projectId, stored.id)
+    return wire
+  }
+
+  /**
+   * Switches `row` over to the new bytes already stored at `stored.key`: quota checked, old variants removed,
+   * row switched, old object removed. On failure the new bytes are removed and the file keeps its old ones.
+   */
+  async function commitReplace(row: FileRow, stored: { key: string; mimeType: string; sizeBytes: number; sha256: string }): Promise<FileWire> {
+    let updated: FileRow | undefined
+    try {
+      // Checked once before the old variants go, so the common refusal leaves the file as it was, and
+      // again with the switch under the project's quota lock, so racing replacements cannot both pass.
+      await ctx.assertQuota(row.project_id, stored.sizeBytes, row.size_bytes)
+      await dropVariants(row)
+      const background = await ctx.variantsOnUpload({ project_id: row.project_id, mime_type: stored.mimeType })
+      const content = {
+        r2_key: stored.key,
+        mime_type: stored.mimeType,
+        size_bytes: stored.sizeBytes,
+        sha256: stored.sha256,
+        updated_at: deps.clock.seconds(),
+        variants: emptyVariants(background ? 'pending' : 'none'),
+      }
+      try {
+        updated = await ctx.reserve(row.project_id, stored.sizeBytes, (inTransaction) => inTransaction.replaceContent(row.project_id, row.id, row.r2_key, content), row.size_bytes)
+      } catch (err) {
+        // Lost the race for the last bytes: the old bytes stay, but their variants are gone, so the row
+        // must stop listing them (regenerate makes them again).
+        if (isAppError(err) && err.code === 'limit_exceeded') await variants.update(row, (state) => ({ ...state, status: 'none', items: {} })).catch(() => undefined)
+        throw err
+      }
+      if (!updated) throw new AppError('conflict', 'The file changed or was deleted during the upload; try again')
+      if (background) variants.schedule(row.project_id, row.id)
+    } catch (err) {
+      await forget(stored.key)
+      throw err
+    }
+    await forget(row.r2_key)
+    return toWire(updated)
+  }
+
   return {
     /**
      * The proxy upload: a multipart body (`file`, optional `visibility` and `collection_name`) stored,
@@ -120,35 +214,60 @@ export function createIngest(ctx: FilesContext) {
         if (visibility !== 'public' && visibility !== 'private') throw new AppError('invalid_request', 'visibility must be public or private', { field: 'visibility' })
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The file is empty', { field: 'file' })
         const collection = await ctx.checkCollection(principal, result.fields.collection_name)
-        const now = deps.clock.seconds()
-        const background = await ctx.variantsOnUpload({ project_id: projectId, mime_type: mimeType })
-        const row: FileRow = {
-          id,
-          project_id: projectId,
-          collection_name: collection,
-          r2_key: key!,
-          filename: file.filename,
-          mime_type: mimeType,
-          size_bytes: file.sizeBytes,
-          sha256: file.sha256,
-          uploaded_by: principal.userId,
-          owner,
-          visibility,
-          status: 'complete',
-          created_at: now,
-          updated_at: now,
-          variants: emptyVariants(background ? 'pending' : 'none'),
-          upload_key: null,
-        }
-        await ctx.reserve(projectId, file.sizeBytes, (inTransaction) => inTransaction.insert(row))
-        const wire = toWire(row)
-        deps.events.emit('file.upload', { projectId, file: wire, via: 'proxy', principal: principalSnapshot(principal), at: now })
-        if (background) variants.schedule(projectId, id)
-        return wire
+        return await commitUpload(principal, owner, { id, key: key!, filename: file.filename, mimeType, sizeBytes: file.sizeBytes, sha256: file.sha256, visibility, collection }, 'proxy')
       } catch (err) {
         await forget(key)
         throw err
       }
+    },
+
+    /**
+     * A new file from bytes in hand (flows' file_upload and file_transform), with the proxy upload's rules:
+     * an uploader, the collection visible to the caller, the project quota; complete at once, file.upload
+     * published with `via: "flow"`. With `flowKey`, the row holds that key; a file already holding it makes
+     * this throw already_exists (the unique index), the caller's cue to replace it instead. Nothing stays
+     * stored when it fails: the object is written at the new file's own key first and removed if the row
+     * cannot be. Throws unauthorized, invalid_request, limit_exceeded, already_exists.
+     */
+    async uploadBytes(principal: Principal, input: BytesUpload): Promise<FileWire> {
+      const owner = ownerOf(principal)
+      if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
+      const filename = checkFilename(input.filename, 'key')
+      const mimeType = checkMimeType(input.mimeType, 'contentType')
+      if (input.bytes.length === 0) throw new AppError('invalid_request', 'The content is empty', { field: 'content' })
+      if (input.bytes.length > limits.maxProxyBytes) throw new AppError('limit_exceeded', `A file stored by a flow may be at most ${limits.maxProxyBytes} bytes`, { limit: limits.maxProxyBytes })
+      const projectId = principal.projectId
+      const collection = await ctx.checkCollection(principal, input.collectionName)
+      await ctx.assertQuota(projectId, input.bytes.length)
+      const id = newId()
+      const key = originalKey(projectId, id, filename)
+      await storage.put(key, input.bytes, { contentType: mimeType, sizeBytes: input.bytes.length })
+      try {
+        const sha256 = createHash('sha256').update(input.bytes).digest('hex')
+        return await commitUpload(principal, owner, { id, key, filename, mimeType, sizeBytes: input.bytes.length, sha256, visibility: input.visibility ?? 'public', collection, flowKey: input.flowKey }, 'flow')
+      } catch (err) {
+        await forget(key)
+        throw err
+      }
+    },
+
+    /**
+     * Replaces a file's bytes with bytes in hand (flows), with replace's rules: seen by the caller, complete,
+     * inside its update grant's item_filter, within the quota. Throws not_found, forbidden, invalid_request,
+     * limit_exceeded, service_unavailable, conflict.
+     */
+    async replaceBytes(principal: Principal, id: string, input: { bytes: Buffer; mimeType: string }): Promise<FileWire> {
+      const row = await access.visible(principal, id)
+      if (row.status !== 'complete') throw new AppError('invalid_request', 'This upload was never completed; confirm it before replacing it')
+      await access.assertInScope(principal, row, 'update')
+      const mimeType = checkMimeType(input.mimeType, 'contentType')
+      if (input.bytes.length === 0) throw new AppError('invalid_request', 'The replacement is empty', { field: 'content' })
+      if (input.bytes.length > limits.maxProxyBytes) throw new AppError('limit_exceeded', `A file stored by a flow may be at most ${limits.maxProxyBytes} bytes`, { limit: limits.maxProxyBytes })
+      await ctx.assertQuota(row.project_id, input.bytes.length, row.size_bytes)
+      const key = originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12))
+      await storage.put(key, input.bytes, { contentType: mimeType, sizeBytes: input.bytes.length })
+      const sha256 = createHash('sha256').update(input.bytes).digest('hex')
+      return commitReplace(row, { key, mimeType, sizeBytes: input.bytes.length, sha256 })
     },
 
     /**
@@ -163,39 +282,14 @@ export function createIngest(ctx: FilesContext) {
       await access.assertInScope(principal, row, 'update')
       const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, () => originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)))
       const file = result.file!
-      let updated: FileRow | undefined
       try {
         refuseFields(result, [])
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The replacement is empty', { field: 'file' })
-        // Checked once before the old variants go, so the common refusal leaves the file as it was, and
-        // again with the switch under the project's quota lock, so racing replacements cannot both pass.
-        await ctx.assertQuota(row.project_id, file.sizeBytes, row.size_bytes)
-        await dropVariants(row)
-        const background = await ctx.variantsOnUpload({ project_id: row.project_id, mime_type: mimeType })
-        const content = {
-          r2_key: key!,
-          mime_type: mimeType,
-          size_bytes: file.sizeBytes,
-          sha256: file.sha256,
-          updated_at: deps.clock.seconds(),
-          variants: emptyVariants(background ? 'pending' : 'none'),
-        }
-        try {
-          updated = await ctx.reserve(row.project_id, file.sizeBytes, (inTransaction) => inTransaction.replaceContent(row.project_id, row.id, row.r2_key, content), row.size_bytes)
-        } catch (err) {
-          // Lost the race for the last bytes: the old bytes stay, but their variants are gone, so the row
-          // must stop listing them (regenerate makes them again).
-          if (isAppError(err) && err.code === 'limit_exceeded') await variants.update(row, (state) => ({ ...state, status: 'none', items: {} })).catch(() => undefined)
-          throw err
-        }
-        if (!updated) throw new AppError('conflict', 'The file changed or was deleted during the upload; try again')
-        if (background) variants.schedule(row.project_id, row.id)
       } catch (err) {
         await forget(key)
         throw err
       }
-      await forget(row.r2_key)
-      return toWire(updated)
+      return commitReplace(row, { key: key!, mimeType, sizeBytes: file.sizeBytes, sha256: file.sha256 })
     },
 
     /**

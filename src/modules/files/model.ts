@@ -23,6 +23,8 @@ export interface FileRow {
    * never served. Null for proxy uploads, once swept, and on rows reserved before uploads had a key of their own.
    */
   upload_key: string | null
+  /** The relative path a flow wrote this file at (docs/files.md § Files in flows), unique in its project; null otherwise. */
+  flow_key: string | null
 }
 
 export type Visibility = 'public' | 'private'
@@ -62,6 +64,8 @@ export interface FileWire {
   updatedAt: number
   variantStatus: VariantStatus
   variants: Record<string, { r2Key: string; width: number | null; height: number | null; sizeBytes: number; mimeType: string; source: 'server' | 'client' }>
+  /** The flow key the file was written at by a flow (`reports/daily.csv`); null for other files. */
+  flowKey: string | null
 }
 
 /**
@@ -71,7 +75,7 @@ export interface FileWire {
  * it read: they are accepted whatever their value, ignored, and the stored values are what the API shows.
  * Any other unknown property is still refused (400 invalid_request).
  */
-export const serverOwnedFields = ['id', 'projectId', 'r2Key', 'sha256', 'uploadedBy', 'status', 'createdAt', 'updatedAt', 'variantStatus', 'variants'] as const
+export const serverOwnedFields = ['id', 'projectId', 'r2Key', 'sha256', 'uploadedBy', 'status', 'createdAt', 'updatedAt', 'variantStatus', 'variants', 'flowKey'] as const
 
 /** Every spelling of the server-owned fields a client may send: `uploadedBy` and `uploaded_by`. */
 export const serverOwnedNames: readonly string[] = [...new Set(serverOwnedFields.flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]))]
@@ -126,6 +130,7 @@ export function toWire(row: FileRow): FileWire {
     updatedAt: Number(row.updated_at),
     variantStatus: state.status,
     variants,
+    flowKey: row.flow_key ?? null,
   }
 }
 

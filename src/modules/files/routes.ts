@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { Context } from 'hono'
-import { AppError, isAppError } from '../../lib/errors.js'
+import { refusalBeforeBodyEnd } from '../../lib/http/unread-body.js'
 import { createRouter, dataEnvelope, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type AppEnv, type Security } from '../../lib/http/index.js'
 import type { UploadBody } from './ingest.js'
 import {
@@ -109,14 +109,12 @@ function bodyOf(c: Context<AppEnv>): UploadBody {
   return { source, contentType: header('content-type'), contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined }
 }
 
-/** A refusal sent before the whole body was read closes the connection: the unread rest would poison it. */
+/** A refusal sent before the whole body was read: see refusalBeforeBodyEnd. */
 async function closingIfUnread<T>(c: Context<AppEnv>, work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (err) {
-    const incoming = c.env?.incoming
-    if (!isAppError(err) || !incoming || incoming.complete) throw err
-    throw new AppError(err.code, err.message, err.details, { cause: err.cause, headers: { ...err.headers, Connection: 'close' } })
+    throw await refusalBeforeBodyEnd(err, c.env?.incoming)
   }
 }
 

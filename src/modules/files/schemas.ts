@@ -29,6 +29,7 @@ export const FileSchema = z
     updatedAt: z.number().int(),
     variantStatus: z.enum(['none', 'pending', 'ready', 'failed']),
     variants: z.record(z.string(), VariantSchema),
+    flowKey: z.string().nullable().openapi({ description: 'The relative path a flow wrote the file at (file_upload, file_transform, render_lens_template); null otherwise' }),
   })
   .openapi('File')
 

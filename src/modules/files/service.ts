@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import { AppError } from '../../lib/errors.js'
+import { AppError, isAppError } from '../../lib/errors.js'
 import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import { createFilesContext, type FilesContext, type FilesDeps } from './context.js'
-import { createIngest } from './ingest.js'
+import { createContent, parseFileRef } from './content.js'
+import { createIngest, type BytesUpload } from './ingest.js'
 import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, uploadKey, type FileRow, type FileWire, type Visibility } from './model.js'
 import { createRegenerate } from './regenerate.js'
 import { createCleanup } from './cleanup.js'
@@ -51,6 +52,22 @@ export function createFilesService(deps: FilesDeps) {
   const ingest = createIngest(ctx)
   const regenerate = createRegenerate(ctx)
   const cleanup = createCleanup(ctx)
+  const content = createContent(ctx)
+  /**
+   * A flow's replacement of `row` (replaceBytes' rules). A replaced file keeps its visibility and
+   * collection; asking for a private file over a public one is refused, so content meant private is never
+   * published by landing on a public file.
+   */
+  async function replaceFor(principal: Principal, row: FileRow, input: Omit<BytesUpload, 'filename' | 'flowKey'>): Promise<FileWire> {
+    await access.assertInScope(principal, row, 'update')
+    if (input.visibility === 'private' && row.visibility === 'public') {
+      throw new AppError('invalid_request', 'This key holds a public file, and a private write there would publish its content: write to another key', {
+        field: 'metadata.visibility',
+        fileId: row.id,
+      })
+    }
+    return ingest.replaceBytes(principal, row.id, { bytes: input.bytes, mimeType: input.mimeType })
+  }
   /** The service boundary: the permission each route declares, checked first (unauthorized, forbidden). */
   const may = (principal: Principal, action: 'read' | 'create' | 'update' | 'delete') => deps.access.authorize(principal, `${FILES_RESOURCE}:${action}`)
 
@@ -91,6 +108,7 @@ export function createFilesService(deps: FilesDeps) {
         updated_at: now,
         variants: emptyVariants(),
         upload_key: writeKey,
+        flow_key: null,
       }
       await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
       try {
@@ -223,6 +241,59 @@ export function createFilesService(deps: FilesDeps) {
     async regenerate(principal: Principal, input: Parameters<typeof regenerate.regenerate>[1]): ReturnType<typeof regenerate.regenerate> {
       await may(principal, 'update')
       return regenerate.regenerate(principal, input)
+    },
+
+    /**
+     * A complete file's metadata and bytes for a flow (file_read, file_transform), named by its id or its
+     * r2Key (decision 040), at most `maxBytes`. Throws not_found (missing, hidden, pending), limit_exceeded.
+     */
+    async readContent(principal: Principal, key: string, maxBytes: number): Promise<{ file: FileWire; bytes: Buffer }> {
+      await may(principal, 'read')
+      return content.read(principal, key, maxBytes)
+    },
+
+    /**
+     * Stores bytes for a flow (file_upload, file_transform, render_lens_template), R2-like: `key` names the
+     * file written (decision 040).
+     * - A file's id or r2Key: that file is replaced (system/files:update within its item_filter, as POST
+     *   /:id/replace; not_found when hidden, forbidden outside the grant).
+     * - A flow key (`reports/daily.csv`) held by a file: that file is replaced with the same rules, except
+     *   that a file the caller cannot see is forbidden too (the key is taken, and not the caller's).
+     * - A flow key held by no file: a new file holding that key, named after its last segment
+     *   (system/files:create, as the proxy upload). Two first writes racing at one key make one file: the
+     *   unique index refuses the second row, which then replaces the first file (or, if that is gone
+     *   meanwhile, fails with conflict).
+     * `visibility` and `collectionName` are a new file's; a replaced file keeps its own, and a private write
+     * over a public file is refused (invalid_request) rather than published. Throws unauthorized, forbidden,
+     * not_found, invalid_request, limit_exceeded, conflict, service_unavailable; a refused write changes no
+     * file, and nothing new stays stored.
+     */
+    async writeContent(principal: Principal, key: string, input: Omit<BytesUpload, 'filename' | 'flowKey'>): Promise<{ file: FileWire; replaced: boolean }> {
+      const ref = parseFileRef(key)
+      if (ref.kind === 'id') {
+        await may(principal, 'update')
+        const row = await content.rowOf(principal, key)
+        return { file: await replaceFor(principal, row, input), replaced: true }
+      }
+      for (let attempt = 0; ; attempt++) {
+        const held = await store.byFlowKey(principal.projectId, ref.flowKey)
+        if (held) {
+          await may(principal, 'update')
+          if (!access.sees(await access.sightOf(principal), held)) {
+            throw new AppError('forbidden', `key "${ref.flowKey.slice(0, 100)}" holds a file you may not replace`, { resource: FILES_RESOURCE, action: 'update', field: 'key' })
+          }
+          return { file: await replaceFor(principal, held, input), replaced: true }
+        }
+        await may(principal, 'create')
+        try {
+          const filename = ref.flowKey.slice(ref.flowKey.lastIndexOf('/') + 1)
+          return { file: await ingest.uploadBytes(principal, { ...input, filename, flowKey: ref.flowKey }), replaced: false }
+        } catch (err) {
+          // Another write made the file at this key first: replace it (once), as if this write came second.
+          if (!isAppError(err) || err.code !== 'already_exists') throw err
+          if (attempt > 0) throw new AppError('conflict', `The file at key "${ref.flowKey.slice(0, 100)}" changed meanwhile; try again`, { field: 'key' })
+        }
+      }
     },
 
     /** Which of these ids name files the caller may read, as GET /:id would show them (the records module's check of file fields). */

@@ -34,6 +34,11 @@ export function createFilesStore(systemDb: Kysely<any>) {
       return numeric(await db.selectFrom('files').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst())
     },
 
+    /** The file written at this flow key (unique per project), whatever its visibility. */
+    async byFlowKey(projectId: string, flowKey: string): Promise<FileRow | undefined> {
+      return numeric(await db.selectFrom('files').selectAll().where('project_id', '=', projectId).where('flow_key', '=', flowKey).executeTakeFirst())
+    },
+
     /** Complete files the caller may see, newest first, one page; and how many there are. */
     async listComplete(projectId: string, sight: Sight, page: { limit: number; offset: number; collection?: string }): Promise<{ rows: FileRow[]; total: number }> {
       let query = seen(db, projectId, sight)

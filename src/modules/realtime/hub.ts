@@ -1,6 +1,7 @@
 import type { EventBus } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
+import { createKeyedListeners } from '../../lib/observers.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { ApiRecord, RecordEvent, RecordEvents } from '../records/index.js'
 
@@ -30,26 +31,24 @@ const channel = 'realtime.records'
  * once through its one subscription, so each stream sees it once.
  */
 export async function createHub(deps: { events: EventBus<RecordEvents>; pubsub: PubSub; log: Logger }) {
-  const listeners = new Map<string, Set<Listener>>()
+  const listeners = createKeyedListeners<Listener>()
   const keyOf = (projectId: string, collection: string) => `${projectId}/${collection}`
 
   const unsubscribe = await deps.pubsub.subscribe(channel, (message) => {
-    if (listeners.size === 0) return // no stream here: not even worth parsing
+    if (listeners.empty) return // no stream here: not even worth parsing
     let event: PublishedEvent
     try {
       event = JSON.parse(message) as PublishedEvent
     } catch {
       return
     }
-    const set = listeners.get(keyOf(event.projectId, event.collection))
-    if (!set) return
-    for (const listener of [...set]) listener(event)
+    for (const listener of listeners.of(keyOf(event.projectId, event.collection))) listener(event)
   })
 
   const offs = recordEventTypes.map((type) =>
     deps.events.on(type, (event: RecordEvent) => {
       // Alone (in-memory pubsub) with no stream open here, nobody can receive it: skip the serialising.
-      if (!deps.pubsub.shared && listeners.size === 0) return
+      if (!deps.pubsub.shared && listeners.empty) return
       const published: PublishedEvent = {
         id: newId(),
         type,
@@ -66,15 +65,7 @@ export async function createHub(deps: { events: EventBus<RecordEvents>; pubsub: 
   return {
     /** Starts delivering one collection's events to the listener; returns its removal. */
     listen(projectId: string, collection: string, listener: Listener): () => void {
-      const key = keyOf(projectId, collection)
-      let set = listeners.get(key)
-      if (!set) listeners.set(key, (set = new Set()))
-      set.add(listener)
-      return () => {
-        const current = listeners.get(key)
-        if (!current?.delete(listener)) return
-        if (current.size === 0) listeners.delete(key)
-      }
+      return listeners.add(keyOf(projectId, collection), listener)
     },
 
     /** Stops publishing and receiving. */

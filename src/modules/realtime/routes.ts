@@ -26,6 +26,21 @@ const stream = defineRoute({
   },
 })
 
+const inboxStream = defineRoute({
+  method: 'get', path: '/api/v1/notifications/stream', operationId: 'notifications.stream',
+  summary: 'Your notifications live, as Server-Sent Events; the same path upgraded to WebSocket sends them as JSON messages', tags: ['Notifications'],
+  permission: 'authenticated',
+  request: { query: z.object({ token: StreamQuery.shape.token }) },
+  responses: {
+    200: {
+      description: 'An event stream: `event: notification.create`, `data: { type, notification }`, for the signed-in person only',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+    101: { description: 'Switched to WebSocket (Upgrade: websocket)' },
+    ...errorResponses('invalid_request', 'unauthorized', 'forbidden'),
+  },
+})
+
 /** Tells the Node adapter (and src/http/server.ts for upgrades) that the response was written directly. */
 const alreadySent = () => new Response(null, { headers: { 'x-hono-already-sent': '1' } })
 
@@ -34,7 +49,7 @@ function stoppingOf(env: unknown): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined
 }
 
-/** GET /api/v1/collections/{name}/stream, as SSE or (with Upgrade: websocket) as WebSocket. */
+/** GET /api/v1/collections/{name}/stream and GET /api/v1/notifications/stream, as SSE or (with Upgrade: websocket) as WebSocket. */
 export function realtimeRoutes(realtime: Realtime, auth: StreamAuth) {
   const router = createRouter(auth.security)
   const sockets = createWebSockets()
@@ -59,6 +74,25 @@ export function realtimeRoutes(realtime: Realtime, auth: StreamAuth) {
     // Headers middleware set so far (CORS) go out with the stream.
     const headers = Object.fromEntries(c.res.headers.entries())
     realtime.attach(subscription, openEventStream(outgoing, headers, realtime.options), stopping)
+    return alreadySent()
+  })
+  router.openapi(inboxStream, async (c) => {
+    const incoming = c.env?.incoming
+    const upgrade = upgradeOf(c.env)
+    if (upgrade && incoming) sockets.assertHandshake(incoming)
+    const caller = auth.callerOf(principalOf(c))
+    realtime.assertInboxCaller(caller)
+    const stopping = stoppingOf(c.env)
+    if (upgrade && incoming) {
+      const headers = ['X-API-Version: v1', `X-Request-ID: ${requestIdOf(c)}`]
+      sockets.accept(incoming, upgrade, headers, { ...realtime.options, greeting: { type: 'stream.connected', stream: 'notifications' } }, (sink) => realtime.attachInbox(caller, sink, stopping))
+      return alreadySent()
+    }
+    const outgoing = c.env?.outgoing
+    if (!outgoing) throw new AppError('invalid_request', 'Streams are served by the Node server only')
+    if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8' })
+    const headers = Object.fromEntries(c.res.headers.entries())
+    realtime.attachInbox(caller, openEventStream(outgoing, headers, realtime.options), stopping)
     return alreadySent()
   })
   return router

@@ -38,7 +38,7 @@ function fakeSink() {
     listeners.splice(0).forEach((l) => l())
   }
   const sink: Sink = {
-    send: (message, id) => void sent.push({ message, id }),
+    send: (message, id) => void sent.push({ message: message as StreamMessage, id }),
     close: (reason) => {
       closes.push(reason)
       fire()
@@ -63,7 +63,7 @@ const events = createEventBus<RecordEvents>(createLogger('silent'))
 let realtime: Realtime | undefined
 
 async function start(open: Opener, options: { maxPendingEvents?: number } = {}): Promise<Realtime> {
-  realtime = await createRealtime({ events, pubsub: createMemoryPubSub(), open, clock, log: createLogger('silent'), ...options })
+  realtime = await createRealtime({ events, pubsub: createMemoryPubSub(), open, clock, log: createLogger('silent'), inbox: { listen: () => () => {} }, ...options })
   return realtime
 }
 

@@ -5,6 +5,8 @@ import { compileFilter, type ResolvedFilterNode } from '../../lib/filter/index.j
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
+import { newId } from '../../lib/ids.js'
+import type { InboxChannel } from '../notifications/index.js'
 import { systemColumns } from '../collections/index.js'
 import { requestFilter as listFilter, type Opened, type Opener, type RecordEvents } from '../records/index.js'
 import { fieldsOf, messageFor, type StreamView } from './delivery.js'
@@ -26,6 +28,8 @@ export interface RealtimeDeps extends RealtimeOptions {
   open: Opener
   clock: Clock
   log: Logger
+  /** Each user's live inbox channel (the notifications module's), served at /api/v1/notifications/stream. */
+  inbox: InboxChannel
 }
 
 /** Who a stream is for, and how to learn who that is at each event. */
@@ -185,6 +189,49 @@ export async function createRealtime(deps: RealtimeDeps) {
         expiry.abort()
       })
       if (stopping?.aborted) sink.close(null)
+    },
+
+    /**
+     * Starts feeding a user's inbox messages (notification.create) to a connection. Only a signed-in person
+     * has an inbox: a capability token, a key or an anonymous caller is refused (forbidden, unauthorized).
+     * At each message the caller is resolved again, so a revoked session or a ban closes the stream.
+     */
+    attachInbox(caller: StreamCaller, sink: Sink, stopping?: AbortSignal): void {
+      const { principal } = caller
+      sinks.add(sink)
+      let open = true
+      let chain = Promise.resolve()
+      const stopListening = deps.inbox.listen(principal.homeProjectId, principal.userId ?? '', (message) => {
+        if (!open) return
+        chain = chain.then(async () => {
+          if (!open) return
+          try {
+            const now = await caller.refresh()
+            if (now.userId !== principal.userId) return sink.close({ error: 'unauthorized', message: 'The stream belongs to another person' })
+          } catch (err) {
+            return sink.close(reasonOf(err))
+          }
+          if (open) sink.send(message, newId())
+        })
+      })
+      const onStop = () => sink.close(null)
+      stopping?.addEventListener('abort', onStop, { once: true })
+      sink.onClose(() => {
+        open = false
+        sinks.delete(sink)
+        stopListening()
+        stopping?.removeEventListener('abort', onStop)
+      })
+      if (stopping?.aborted) sink.close(null)
+    },
+
+    /** Refuses an inbox stream to anyone but a signed-in person. Throws unauthorized, forbidden. */
+    assertInboxCaller(caller: StreamCaller): void {
+      const { principal } = caller
+      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to follow your notifications')
+      if (principal.kind !== 'user' || principal.userId === null || caller.document !== null) {
+        throw new AppError('forbidden', 'Notifications are followed by the person they are sent to, signed in', { kind: principal.kind })
+      }
     },
 
     /** How many streams this instance serves now. */

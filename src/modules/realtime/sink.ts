@@ -1,6 +1,5 @@
 import type { Clock } from '../../lib/clock.js'
 import type { ErrorCode } from '../../lib/errors.js'
-import type { StreamMessage } from './delivery.js'
 
 /** Why the server ends a stream; sent to the client as a last `stream.closed` message. */
 export interface CloseReason {
@@ -14,8 +13,8 @@ export interface CloseReason {
  * reach a client that does not read.
  */
 export interface Sink {
-  /** Queues one event; a sink that is closed ignores it. */
-  send(message: StreamMessage, id: string): void
+  /** Queues one event (a record event, a user's inbox message); a sink that is closed ignores it. */
+  send(message: { readonly type: string }, id: string): void
   /** Ends the stream: with a reason, the client is told why first; null is a shutdown (reconnect elsewhere). */
   close(reason: CloseReason | null): void
   /** Cuts the connection without a goodbye (a slow consumer: nothing more can reach it in time). */

@@ -11,6 +11,13 @@ const lookupChunk = 500
 
 type Db = Kysely<Record<string, Row>>
 
+/** A kv collection's table (decision 035): what reads select from, what RETURNING lists, how a row is packed. */
+export interface BulkDocument {
+  readonly source: unknown
+  readonly returning: readonly unknown[]
+  pack(row: Row): Row
+}
+
 /**
  * The batch write path of imports: multi-row INSERT … RETURNING statements into one collection's table,
  * compiled by Kysely once per column list and row count and afterwards only re-bound. Rows are split into
@@ -18,8 +25,9 @@ type Db = Kysely<Record<string, Row>>
  * runs inside the caller's transaction; the table's own machinery (unique indexes, SQLite's full-text
  * triggers, PostgreSQL's generated search column) applies as to any insert.
  */
-export function createBulkInserter(kind: DbKind, table: string) {
+export function createBulkInserter(kind: DbKind, table: string, document: BulkDocument | null = null) {
   const statements = new Map<string, CompiledQuery<Row>>()
+  const source = document ? document.source : table
   // A compiled query is bound as is, past the connection's plugins: convert booleans as SQLite's does.
   const bind = kind === 'sqlite' ? (v: unknown) => (typeof v === 'boolean' ? Number(v) : v) : (v: unknown) => v
 
@@ -35,7 +43,8 @@ export function createBulkInserter(kind: DbKind, table: string) {
     let compiled = statements.get(key)
     if (!compiled) {
       const values = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])))
-      compiled = db.insertInto(table).values(values).returningAll().compile()
+      const insert = db.insertInto(table).values(values)
+      compiled = (document ? insert.returning(document.returning as never) : insert.returningAll()).compile() as CompiledQuery<Row>
       // Re-binding assumes Kysely lays parameters out row by row in column order; check it once.
       const expected = parametersOf(columns, rows)
       if (compiled.parameters.length !== expected.length || compiled.parameters.some((p, i) => p !== expected[i])) {
@@ -60,7 +69,10 @@ export function createBulkInserter(kind: DbKind, table: string) {
     return out
   }
 
-  async function run(db: Db, columns: readonly string[], rows: readonly Row[]): Promise<Row[]> {
+  async function run(db: Db, fieldColumns: readonly string[], fieldRows: readonly Row[]): Promise<Row[]> {
+    // A kv row's fields go into its document: the statement inserts the system columns and `doc`.
+    const rows = document ? fieldRows.map((row) => document.pack(Object.fromEntries(fieldColumns.map((c) => [c, row[c] ?? null])))) : fieldRows
+    const columns = document ? Object.keys(rows[0] ?? {}) : fieldColumns
     const compiled = statementFor(db, columns, rows)
     const result = await db.executeQuery<Row>({ ...compiled, parameters: parametersOf(columns, rows) })
     return result.rows
@@ -117,7 +129,7 @@ export function createBulkInserter(kind: DbKind, table: string) {
       const found: unknown[] = []
       for (let i = 0; i < values.length; i += lookupChunk) {
         const slice = values.slice(i, i + lookupChunk).map(bind)
-        const rows = await (db as Db).selectFrom(table).select(column).where(column, 'in', slice).execute()
+        const rows = await (db as Db).selectFrom(source as string).select(column).where(column, 'in', slice).execute()
         for (const row of rows) found.push(row[column])
       }
       return found

@@ -6,7 +6,7 @@ import type { FieldResolver } from '../../lib/filter/index.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
-import type { Collection, CollectionsService } from '../collections/index.js'
+import { layoutOf, type Collection, type CollectionsService } from '../collections/index.js'
 import type { SettingsService } from '../settings/index.js'
 import type { RecordAccess } from './access.js'
 import { fieldResolver, shapeOf, type CollectionShape } from './codec.js'
@@ -66,9 +66,16 @@ export interface RelationTargets {
 const localePattern = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/
 
 interface Prepared {
+  /** The handle the store was built on: an r2_sql collection is read from more than one copy (decision 036). */
+  handle: DbHandle
   shape: CollectionShape
   resolver: FieldResolver
   store: RecordStore
+}
+
+/** The store of a collection's table: its fields in columns, or in a document (kv). */
+export function storeOf(collection: Collection, handle: DbHandle, resolver: FieldResolver): RecordStore {
+  return createRecordStore(handle, collection.name, resolver, layoutOf(collection) === 'document' ? collection.fields : null)
 }
 
 /** Opens collections for callers: the collection, its database, the caller's scope for the action. */
@@ -80,18 +87,18 @@ export function createOpener(deps: RecordsDeps) {
     let byLocale = prepared.get(collection)
     if (!byLocale) prepared.set(collection, (byLocale = new Map()))
     let entry = byLocale.get(locale)
-    if (!entry) {
+    if (!entry || entry.handle !== handle) {
       if (byLocale.size >= 50) byLocale.clear() // locales come from requests: keep the cache bounded
       const shape = shapeOf(collection, handle.kind)
       const resolver = fieldResolver(shape, locale)
-      entry = { shape, resolver, store: createRecordStore(handle, collection.name, resolver) }
+      entry = { handle, shape, resolver, store: storeOf(collection, handle, resolver) }
       byLocale.set(locale, entry)
     }
     return entry
   }
 
   // Relation targets are only asked which ids exist: no locale, no scope, one store per collection.
-  const targetStores = new WeakMap<Collection, RecordStore>()
+  const targetStores = new WeakMap<Collection, { handle: DbHandle; store: RecordStore }>()
   const targets: RelationTargets = {
     async storeOf(projectId, name) {
       let collection: Collection
@@ -101,13 +108,13 @@ export function createOpener(deps: RecordsDeps) {
         if (err instanceof AppError && err.code === 'collection_not_found') return null
         throw err
       }
-      let store = targetStores.get(collection)
-      if (!store) {
-        const handle = await deps.collections.handleOf(collection)
-        store = createRecordStore(handle, collection.name, fieldResolver(shapeOf(collection, handle.kind), 'en'))
-        targetStores.set(collection, store)
+      const handle = await deps.collections.handleOf(collection)
+      let entry = targetStores.get(collection)
+      if (entry?.handle !== handle) {
+        entry = { handle, store: storeOf(collection, handle, fieldResolver(shapeOf(collection, handle.kind), 'en')) }
+        targetStores.set(collection, entry)
       }
-      return store
+      return entry.store
     },
   }
 
@@ -123,7 +130,8 @@ export function createOpener(deps: RecordsDeps) {
     const collection = await collectionFor(principal, name, action)
     const scope = await deps.recordAccess.scope(principal, collection, action)
     if (!scope.allowed) deps.recordAccess.refuse(principal, collection.name, action)
-    const handle = await deps.collections.handleOf(collection)
+    // Anything but a read writes (an r2_sql collection then claims its working copy, decision 036).
+    const handle = await deps.collections.handleOf(collection, action === 'read' ? 'read' : 'write')
     const chosen = locale ?? (await deps.settings.get(principal.projectId, 'i18n.defaultLocale'))
     if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
     // Filters and sorts compare a translatable field in the request's locale (no fallback).

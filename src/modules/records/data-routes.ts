@@ -1,5 +1,6 @@
 import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, z, type Security } from '../../lib/http/index.js'
 import { bulkDeleteLimit, type BulkDelete } from './bulk.js'
+import type { Publish } from './publish.js'
 import type { Transfer } from './transfer.js'
 import type { Truncate } from './truncate.js'
 
@@ -61,12 +62,28 @@ const truncate = defineRoute({
   },
 })
 
+const publish = defineRoute({
+  method: 'post', path: '/api/v1/collections/{name}/publish', operationId: 'collections.publish',
+  summary: 'Publish an r2_sql collection: its unpublished writes go to object storage, and every instance reads them', tags: ['Collections'],
+  // The service decides: create, update or delete on the collection's records, any of them.
+  permission: 'collections/{name}:update',
+  description: 'Allowed to whoever may create, update or delete records of the collection. Answers the version now published (published false when nothing new was written). See docs/collections.md "r2_sql".',
+  request: { params: Params },
+  responses: {
+    200: jsonContent(
+      z.object({ published: z.boolean(), version: z.number().int(), sizeBytes: z.number().int(), publishedAt: z.number().int() }),
+      'The last published version of the file',
+    ),
+    ...errorResponses(...errors, 'conflict', 'service_unavailable'),
+  },
+})
+
 /**
  * Bulk delete, transfer and truncate (`/records/bulk` is not taken for a record id: the HTTP layer puts
  * static segments before parameters, http/route-order.ts). Bulk delete and transfer decide in the service (presets, shares, ownership); truncate's
  * guard checks hard_delete first.
  */
-export function recordDataRoutes(tools: { bulk: BulkDelete; transfer: Transfer; truncate: Truncate }, security: Security, readSecurity: Security) {
+export function recordDataRoutes(tools: { bulk: BulkDelete; transfer: Transfer; truncate: Truncate; publish: Publish }, security: Security, readSecurity: Security) {
   const router = createRouter(readSecurity)
   router.openapi(bulkDelete, async (c) => {
     const permanent = c.req.valid('query').permanent ?? false
@@ -77,6 +94,7 @@ export function recordDataRoutes(tools: { bulk: BulkDelete; transfer: Transfer; 
     const { name, id } = c.req.valid('param')
     return c.json(await tools.transfer.transfer(principalOf(c), name, id, c.req.valid('json')), 200)
   })
+  router.openapi(publish, async (c) => c.json(await tools.publish.publish(principalOf(c), c.req.valid('param').name), 200))
   const guarded = createRouter(security)
   guarded.openapi(truncate, async (c) => c.json(await tools.truncate.truncate(principalOf(c), c.req.valid('param').name), 200))
   return [router, guarded]

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely'
 import type { DbHandle } from '../../lib/db/index.js'
+import { documentSource, layoutOf, type Collection } from '../collections/index.js'
 import type { Opened } from './context.js'
 import type { Row } from './store.js'
 
@@ -10,6 +11,12 @@ import type { Row } from './store.js'
  */
 
 type Db = Kysely<Record<string, Row>>
+
+/** What reads of a collection's rows select from: its table, or a kv collection's derived table (its document's fields as columns). */
+function readFrom(handle: DbHandle, collection: Pick<Collection, 'name' | 'fields' | 'storageType'>) {
+  const db = handle.db as Db
+  return layoutOf(collection) === 'document' ? db.selectFrom(documentSource(handle, collection.name, collection.fields) as unknown as string) : db.selectFrom(collection.name)
+}
 
 /** Rows with these ids inside the caller's scope (soft-deleted ones only when `includeDeleted`). */
 export async function rowsInScope(opened: Opened, ids: readonly string[], includeDeleted: boolean): Promise<Row[]> {
@@ -28,10 +35,11 @@ export async function softDeleteRows(opened: Opened, ids: readonly string[], set
   const db = opened.handle.db as Db
   let query = db
     .updateTable(opened.collection.name)
-    .set({ ...set, _version: sql`_version + 1` })
+    .set({ ...opened.store.toSet(set), _version: sql`_version + 1` })
     .where('id', 'in', [...ids])
-  for (const condition of opened.store.where(opened.scope.rows, false)) query = query.where(condition)
-  return query.returningAll().execute()
+  for (const condition of opened.store.writeWhere(opened.scope.rows, false)) query = query.where(condition)
+  const returning = opened.store.returning
+  return (returning ? query.returning(returning as never) : query.returningAll()).execute() as Promise<Row[]>
 }
 
 /**
@@ -45,11 +53,11 @@ export async function deleteAllRows(handle: DbHandle, table: string): Promise<nu
   return Number(result.numDeletedRows)
 }
 
-/** Whether any row of `table` (soft-deleted ones included) holds a reference in this relation column. */
-export async function holdsReferences(handle: DbHandle, table: string, column: string, many: boolean): Promise<boolean> {
+/** Whether any row of the collection (soft-deleted ones included) holds a reference in this relation column. */
+export async function holdsReferences(handle: DbHandle, collection: Collection, column: string, many: boolean): Promise<boolean> {
   // A hasMany list is JSON: `[]` holds nothing. The cast to text reads it alike on both databases.
   const condition = many ? sql<SqlBool>`${sql.ref(column)} is not null and cast(${sql.ref(column)} as text) <> '[]'` : sql<SqlBool>`${sql.ref(column)} is not null`
-  const row = await (handle.db as Db).selectFrom(table).select('id').where(condition).limit(1).executeTakeFirst()
+  const row = await readFrom(handle, collection).select('id').where(condition).limit(1).executeTakeFirst()
   return row !== undefined
 }
 
@@ -57,17 +65,16 @@ export async function holdsReferences(handle: DbHandle, table: string, column: s
 const heldChunk = 500
 
 /**
- * Which of `values` some row of `table` (soft-deleted ones included) holds in one of these text columns.
- * The columns are field names checked when they were defined.
+ * Which of `values` some row of the collection (soft-deleted ones included) holds in one of these text
+ * columns. The columns are field names checked when they were defined.
  */
-export async function heldValues(handle: DbHandle, table: string, columns: readonly string[], values: readonly string[]): Promise<Set<string>> {
+export async function heldValues(handle: DbHandle, collection: Collection, columns: readonly string[], values: readonly string[]): Promise<Set<string>> {
   const held = new Set<string>()
   if (columns.length === 0) return held
   for (let i = 0; i < values.length; i += heldChunk) {
     const slice = values.slice(i, i + heldChunk)
     const wanted = new Set(slice)
-    const rows = await (handle.db as Db)
-      .selectFrom(table)
+    const rows = await readFrom(handle, collection)
       .select([...columns])
       .where((eb) => eb.or(columns.map((column) => eb(column, 'in', slice))))
       .execute()

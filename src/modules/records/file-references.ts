@@ -16,7 +16,7 @@ export function createFileReferences(collections: Pick<CollectionsService, 'list
       if (open.length === 0) break
       if (columns.length === 0) continue
       const handle = await collections.handleOf(collection)
-      for (const id of await heldValues(handle, collection.name, columns, open)) held.add(id)
+      for (const id of await heldValues(handle, collection, columns, open)) held.add(id)
     }
     return held
   }

@@ -7,6 +7,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { Opened, Opener } from './context.js'
 import { createImportJobsStore, type ImportJobRow } from './import-jobs-store.js'
 import { createImportLedgerStore, type LedgerJobRow } from './import-ledger-store.js'
+import type { DependentIndexes } from './search-indexes.js'
 
 export const importJobLimits = {
   /** Errors kept per job, across its chunks. */
@@ -21,6 +22,8 @@ export const importJobLimits = {
 /** One refused line of a chunk, as an import answers it. */
 export interface ImportLineError {
   line: number
+  /** Geospatial imports of GeoJSON, KML and GPX: the 0-based feature (line is then its 1-based number). */
+  feature?: number
   code: string
   message: string
   field?: string
@@ -54,6 +57,15 @@ export interface LandedChunk {
   errors: ImportLineError[]
   /** The stored records' ids, in line order. */
   ids: string[]
+  /** Geospatial imports only: what the reader left out of each row (see UnknownProperties). */
+  unknownProperties?: UnknownProperties[]
+}
+
+/** The properties of one row of a geospatial import that name no field: left out of the record, reported. */
+export interface UnknownProperties {
+  line: number
+  feature?: number
+  properties: string[]
 }
 
 /** A job a chunk is sent to, checked; `held` when the job already holds this very chunk. */
@@ -103,7 +115,7 @@ function conflict(jobId: string): AppError {
  * collection. A job belongs to the person (or service key) that made it; anyone else's job, an expired one,
  * or one of another collection is 404 not_found.
  */
-export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; clock: Clock; log: Logger }) {
+export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; clock: Clock; log: Logger; searchIndexes: Pick<DependentIndexes, 'rebuild'> }) {
   const store = createImportJobsStore(deps.systemDb)
   const ledger = createImportLedgerStore()
   const { clock } = deps
@@ -173,7 +185,9 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
     /**
      * Marks the job complete and answers its final tallies; finalizing again answers the same. It waits for
      * a chunk being written to the job, and a chunk after it is refused, so the tallies answered are final.
-     * Plinth has no compiled search indexes, so a rebuild starts none. Throws what `get` throws.
+     * With `rebuild`, the search indexes drawing from the collection that the caller may build
+     * (system/search-indexes:execute) start rebuilding as the caller, listed in rebuildingSearchIndexes.
+     * Throws what `get` throws.
      */
     async finalize(principal: Principal, name: string, jobId: string, rebuild: boolean): Promise<ImportJob & { rebuildingSearchIndexes?: string[] }> {
       const { row, opened } = await require(principal, name, jobId)
@@ -185,7 +199,8 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
         return { entry: { ...before, status: 'complete', updated_at: now }, changed: true }
       })
       if (changed) await touch(row, now)
-      return { ...present(row, entry), ...(rebuild ? { rebuildingSearchIndexes: [] } : {}) }
+      if (!rebuild) return present(row, entry)
+      return { ...present(row, entry), rebuildingSearchIndexes: await deps.searchIndexes.rebuild(principal, opened.collection.name) }
     },
 
     /**

@@ -12,12 +12,13 @@ import { isJsonField } from './codec.js'
 import type { Opened, Opener } from './context.js'
 import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
 import { enrich } from './expand.js'
-import type { ImportJobs, ImportLineError, LandedChunk } from './import-jobs.js'
+import type { ImportJobs, ImportLineError, LandedChunk, UnknownProperties } from './import-jobs.js'
 import { fullRecord, present } from './present.js'
 import { createInput, newRow } from './new-row.js'
 import type { Freshness } from './freshness.js'
 import { createWritePipeline, type Committed } from './pipeline.js'
 import { missingReferences, missingReferencesError } from './references.js'
+import type { DependentIndexes } from './search-indexes.js'
 import type { Row } from './store.js'
 
 export const importLimits = {
@@ -34,6 +35,8 @@ export interface ImportResult {
   records: ApiRecord[]
   errors: ImportLineError[]
   staleSearchIndexes: string[]
+  /** Geospatial imports: the properties each row held that name no field (left out, not refused). */
+  unknownProperties?: UnknownProperties[]
 }
 
 /** What `run` answers: the result, and whether it is a held chunk's first outcome (nothing was written now). */
@@ -54,6 +57,8 @@ export interface ImportDeps {
   events: EventBus<RecordEvents>
   freshness: Freshness
   jobs: ImportJobs
+  /** Which search indexes draw from the collection: marked stale after every import that stored records. */
+  searchIndexes: Pick<DependentIndexes, 'markStale'>
   clock: Clock
   log: Logger
   /** Test hook awaited at three points of a write (AppOptions.importPace); none in production. */
@@ -68,9 +73,28 @@ interface Line {
   text: string
 }
 
+/** One row of an import's body: where it stands, and how to read it as a create's body (throws AppError). */
+export interface SourceRow {
+  /** 1-based: the line of an NDJSON or CSV body, the feature's number in a GeoJSON, KML or GPX body. */
+  line: number
+  /** 0-based position among the features of a GeoJSON, KML or GPX body. */
+  feature?: number
+  read(): Record<string, unknown>
+}
+
+/** A body read into rows (at most `importLimits.records`), with what its reader reports beside refusals. */
+export interface ImportSource {
+  rows: SourceRow[]
+  truncated: boolean
+  unknownProperties?: UnknownProperties[]
+}
+
+const featureOf = (c: { feature?: number | undefined }) => (c.feature === undefined ? {} : { feature: c.feature })
+
 /** A line that passed validation: the row to store. */
 interface Candidate {
   line: number
+  feature?: number | undefined
   row: Row
   /** The caller chose the id (only those are checked against the table before the insert). */
   chosenId: boolean
@@ -116,12 +140,12 @@ function parseLine(text: string): Record<string, unknown> {
   return value as Record<string, unknown>
 }
 
-/** A refused line; an error that is not the client's (5xx, or not an AppError) is thrown on. */
-function lineError(line: number, err: unknown): ImportLineError {
+/** A refused line (or feature); an error that is not the client's (5xx, or not an AppError) is thrown on. */
+function lineError(line: number, err: unknown, feature?: number): ImportLineError {
   if (!isAppError(err) || err.status >= 500) throw err
   const { field, fields } = err.details as { field?: unknown; fields?: unknown }
   const named = typeof field === 'string' ? field : Array.isArray(fields) && fields.length === 1 && typeof fields[0] === 'string' ? fields[0] : undefined
-  return { line, code: err.code, message: err.message, ...(named === undefined ? {} : { field: named }) }
+  return { line, ...(feature === undefined ? {} : { feature }), code: err.code, message: err.message, ...(named === undefined ? {} : { field: named }) }
 }
 
 /** A value as a set key; numbers by value, since a driver may hand a number column back as text (numeric). */
@@ -141,7 +165,7 @@ export function createRecordImporter(deps: ImportDeps) {
   const inserters = new WeakMap<Collection, BulkInserter>()
   function inserterFor(opened: Opened): BulkInserter {
     let inserter = inserters.get(opened.collection)
-    if (!inserter) inserters.set(opened.collection, (inserter = createBulkInserter(opened.handle.kind, opened.collection.name)))
+    if (!inserter) inserters.set(opened.collection, (inserter = createBulkInserter(opened.handle.kind, opened.collection.name, opened.store.bulkDocument)))
     return inserter
   }
 
@@ -173,7 +197,7 @@ export function createRecordImporter(deps: ImportDeps) {
       }
     }
     for (const [candidate, column] of refused) {
-      errors.push({ line: candidate.line, code: 'already_exists', message: `A record with this ${column} already exists`, field: column })
+      errors.push({ line: candidate.line, ...featureOf(candidate), code: 'already_exists', message: `A record with this ${column} already exists`, field: column })
     }
     return candidates.filter((c) => !refused.has(c))
   }
@@ -188,7 +212,7 @@ export function createRecordImporter(deps: ImportDeps) {
     const kept: Candidate[] = []
     candidates.forEach((candidate, i) => {
       const refusal = missing[i]
-      if (refusal) errors.push(lineError(candidate.line, missingReferencesError(opened, refusal)))
+      if (refusal) errors.push(lineError(candidate.line, missingReferencesError(opened, refusal), candidate.feature))
       else kept.push(candidate)
     })
     return kept
@@ -218,7 +242,7 @@ export function createRecordImporter(deps: ImportDeps) {
     const outcomes = await inserter.insertEach(trx, columns, rows)
     const stored: Row[] = []
     outcomes.forEach((outcome, i) => {
-      if (outcome instanceof AppError) errors.push(lineError(candidates[i]!.line, outcome))
+      if (outcome instanceof AppError) errors.push(lineError(candidates[i]!.line, outcome, candidates[i]!.feature))
       else stored.push(outcome)
     })
     return stored
@@ -239,12 +263,91 @@ export function createRecordImporter(deps: ImportDeps) {
     return records
   }
 
+  /** The search indexes drawing from the collection, marked stale when records were stored; none otherwise. */
+  async function staleAfter(opened: Opened, imported: number): Promise<string[]> {
+    return imported > 0 ? deps.searchIndexes.markStale(opened.collection.projectId, opened.collection.name) : []
+  }
+
   /** The answer to a chunk its job holds already: its first outcome, the records as they are now. */
   async function heldResult(principal: Principal, opened: Opened, chunk: LandedChunk): Promise<ImportAnswer> {
     const rows = new Map((await opened.store.byIds(chunk.ids, null)).map((row) => [String(row.id), row]))
     const stored = chunk.ids.map((id) => rows.get(id)).filter((row): row is Row => row !== undefined)
-    const { imported, failed, total, truncated, errors } = chunk
-    return { imported, failed, total, truncated, records: await presentStored(principal, opened, stored), errors, staleSearchIndexes: [], replayed: true }
+    const { imported, failed, total, truncated, errors, unknownProperties } = chunk
+    const reported = unknownProperties === undefined ? {} : { unknownProperties }
+    // Marked again: a process stopped between the commit and the mark would otherwise leave them ready.
+    const staleSearchIndexes = await staleAfter(opened, imported)
+    return { imported, failed, total, truncated, records: await presentStored(principal, opened, stored), errors, staleSearchIndexes, ...reported, replayed: true }
+  }
+
+  async function runSource(principal: Principal, name: string, identity: string, options: ImportOptions, prepare: (opened: Opened) => ImportSource): Promise<ImportAnswer> {
+    const opened = await deps.open(principal, name, 'create', options.locale)
+    const key = options.jobId === undefined || options.dryRun ? null : chunkKey(identity, options.locale)
+    const target = options.jobId === undefined ? null : await deps.jobs.target(principal, name, options.jobId, key)
+    if (target?.held) return heldResult(principal, opened, target.held)
+    const { rows, truncated, unknownProperties } = prepare(opened)
+    const reported = unknownProperties === undefined ? {} : { unknownProperties }
+    if (rows.length === 0) throw new AppError('invalid_request', 'The body holds no records')
+
+    const errors: ImportLineError[] = []
+    let candidates: Candidate[] = []
+    const now = deps.clock.seconds()
+    // Each line is checked, hooked (once: a refusal refuses that line alone, before anything is written)
+    // and checked again as the row it stores.
+    for (const { line, feature, read } of rows) {
+      try {
+        const input = createInput(opened, read())
+        const data = await pipeline.hook(principal, { action: 'create', collection: opened.collection, before: null, data: input.data })
+        candidates.push({ line, feature, ...newRow(opened, data, input.system, now) })
+      } catch (err) {
+        errors.push(lineError(line, err, feature))
+      }
+    }
+    candidates = await refuseMissingReferences(opened, candidates, errors)
+    candidates = await refuseTaken(opened, candidates, errors)
+    await deps.pace?.('validated')
+
+    const outcome = (stored: Row[]): LandedChunk => {
+      errors.sort((a, b) => a.line - b.line)
+      return { imported: stored.length, failed: errors.length, total: rows.length, truncated, errors, ids: stored.map((row) => String(row.id)), ...reported }
+    }
+    if (options.dryRun) {
+      const { failed, total, errors: refused } = outcome([])
+      return { imported: candidates.length, failed, total, truncated, records: [], errors: refused, staleSearchIndexes: [], ...reported, replayed: false }
+    }
+    let stored: Row[] = []
+    const write = async (trx: Kysely<any>): Promise<LandedChunk> => {
+      stored = await writeRows(trx, opened, candidates, errors)
+      await deps.pace?.('written')
+      return outcome(stored)
+    }
+    let chunk: LandedChunk
+    if (target && key !== null) {
+      const landed = await deps.jobs.land(opened, target.job, key, write)
+      // The same chunk, sent twice at once, landed first from the other request.
+      if (landed.held) return heldResult(principal, opened, landed.chunk)
+      chunk = landed.chunk
+    } else if (candidates.length > 0) {
+      chunk = await opened.handle.db.transaction().execute(write)
+    } else {
+      chunk = outcome([])
+    }
+    await deps.pace?.('committed')
+    // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
+    await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, (err) => deps.log.warn({ err, collection: opened.collection.name }, 'planner statistics not refreshed after an import'))
+    await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
+    if (target) await deps.jobs.touched(target.job)
+    const { imported, failed, total } = chunk
+    return {
+      imported,
+      failed,
+      total,
+      truncated,
+      records: await presentStored(principal, opened, stored),
+      errors: chunk.errors,
+      staleSearchIndexes: await staleAfter(opened, imported),
+      ...(chunk.unknownProperties === undefined ? {} : { unknownProperties: chunk.unknownProperties }),
+      replayed: false,
+    }
   }
 
   return {
@@ -256,74 +359,20 @@ export function createRecordImporter(deps: ImportDeps) {
      * job not_found or conflict (complete: nothing written).
      */
     async run(principal: Principal, name: string, body: string, options: ImportOptions): Promise<ImportAnswer> {
-      const opened = await deps.open(principal, name, 'create', options.locale)
-      const key = options.jobId === undefined || options.dryRun ? null : chunkKey(body, options.locale)
-      const target = options.jobId === undefined ? null : await deps.jobs.target(principal, name, options.jobId, key)
-      if (target?.held) return heldResult(principal, opened, target.held)
-      const { lines, truncated } = ndjsonLines(body, importLimits.records)
-      if (lines.length === 0) throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
-
-      const errors: ImportLineError[] = []
-      let candidates: Candidate[] = []
-      const now = deps.clock.seconds()
-      // Each line is checked, hooked (once: a refusal refuses that line alone, before anything is written)
-      // and checked again as the row it stores.
-      for (const { line, text } of lines) {
-        try {
-          const input = createInput(opened, parseLine(text))
-          const data = await pipeline.hook(principal, { action: 'create', collection: opened.collection, before: null, data: input.data })
-          candidates.push({ line, ...newRow(opened, data, input.system, now) })
-        } catch (err) {
-          errors.push(lineError(line, err))
-        }
-      }
-      candidates = await refuseMissingReferences(opened, candidates, errors)
-      candidates = await refuseTaken(opened, candidates, errors)
-      await deps.pace?.('validated')
-
-      const outcome = (stored: Row[]): LandedChunk => {
-        errors.sort((a, b) => a.line - b.line)
-        return { imported: stored.length, failed: errors.length, total: lines.length, truncated, errors, ids: stored.map((row) => String(row.id)) }
-      }
-      if (options.dryRun) {
-        const { failed, total, errors: refused } = outcome([])
-        return { imported: candidates.length, failed, total, truncated, records: [], errors: refused, staleSearchIndexes: [], replayed: false }
-      }
-      let stored: Row[] = []
-      const write = async (trx: Kysely<any>): Promise<LandedChunk> => {
-        stored = await writeRows(trx, opened, candidates, errors)
-        await deps.pace?.('written')
-        return outcome(stored)
-      }
-      let chunk: LandedChunk
-      if (target && key !== null) {
-        const landed = await deps.jobs.land(opened, target.job, key, write)
-        // The same chunk, sent twice at once, landed first from the other request.
-        if (landed.held) return heldResult(principal, opened, landed.chunk)
-        chunk = landed.chunk
-      } else if (candidates.length > 0) {
-        chunk = await opened.handle.db.transaction().execute(write)
-      } else {
-        chunk = outcome([])
-      }
-      await deps.pace?.('committed')
-      // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
-      await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, (err) => deps.log.warn({ err, collection: opened.collection.name }, 'planner statistics not refreshed after an import'))
-      await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
-      if (target) await deps.jobs.touched(target.job)
-      const { imported, failed, total } = chunk
-      return {
-        imported,
-        failed,
-        total,
-        truncated,
-        records: await presentStored(principal, opened, stored),
-        errors: chunk.errors,
-        // Plinth compiles no cross-collection search indexes yet: none can go stale.
-        staleSearchIndexes: [],
-        replayed: false,
-      }
+      return runSource(principal, name, body, options, () => {
+        const { lines, truncated } = ndjsonLines(body, importLimits.records)
+        if (lines.length === 0) throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
+        return { rows: lines.map(({ line, text }) => ({ line, read: () => parseLine(text) })), truncated }
+      })
     },
+
+    /**
+     * Imports the rows another format's reader makes (the geospatial importer): the same checks, writes,
+     * job attribution, events and answer as `run`. `identity` is what identifies the request within a job
+     * (its body and whatever options change the rows); `prepare` reads the body once the collection is
+     * open and the job checked. Throws what `run` throws and what `prepare` throws.
+     */
+    runSource,
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type FilterNode,
   type ResolvedFilterNode,
 } from '../../lib/filter/index.js'
-import { searchableFields, searchCondition } from '../collections/index.js'
+import { layoutOf, searchableFields, searchCondition } from '../collections/index.js'
 import { readValue } from './codec.js'
 import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
@@ -84,7 +84,7 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
     // The search index spans every text field: searching it would probe fields the caller may not read.
     const hidden = open.scope.fields ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name)) : []
     if (hidden.length > 0) throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
-    conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search))
+    conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search, layoutOf(collection)))
   }
 
   const base = () => {

@@ -11,6 +11,7 @@ import type { SettingsService } from '../settings/index.js'
 import type { UsersService } from '../users/index.js'
 import type { Observers } from '../../lib/observers.js'
 import { createRecordAccess } from './access.js'
+import { recordAggregateRoutes } from './aggregate-routes.js'
 import { createBulkDelete } from './bulk.js'
 import type { ReadableFiles } from './context.js'
 import { recordDataRoutes } from './data-routes.js'
@@ -20,13 +21,16 @@ import { recordExchangeRoutes } from './exchange-routes.js'
 import { createRecordExporter } from './export.js'
 import { createImportJobs } from './import-jobs.js'
 import { createRecordImporter, type ImportPacePoint } from './import.js'
+import { createGeoImporter } from './geo-import.js'
 import { recordsRoutes } from './routes.js'
 import { createRecordsService } from './service.js'
 import { shareRoutes } from './share-routes.js'
 import { createSharesService } from './shares.js'
 import { createSharesStore } from './shares-store.js'
 import { createTransfer } from './transfer.js'
+import { createPublish } from './publish.js'
 import { createTruncate } from './truncate.js'
+import { createSearchIndexSeam } from './search-indexes.js'
 
 export interface RecordsModuleDeps {
   systemDb: Kysely<any>
@@ -60,18 +64,23 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   // A grant naming a collection has its item_filter checked against that collection's fields when saved.
   grantFilterChecks.add(recordAccess.grantFilterCheck(collections))
   const freshness = createFreshness({ versions: deps.writeVersions, clock, log })
+  // Search indexes (built after this module) register here: imports and truncates report the indexes they made stale.
+  const { seam: searchIndexes, dependents } = createSearchIndexSeam()
   const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), freshness, clock, log }
   const service = createRecordsService(recordDeps)
   const { open } = service
   const dataTools = {
     bulk: createBulkDelete(recordDeps, open),
     transfer: createTransfer({ open, users, shares, collections, events, hooks: service.hooks, freshness, audit, clock }),
-    truncate: createTruncate({ open, collections, shares, audit, freshness }),
+    truncate: createTruncate({ open, collections, shares, audit, freshness, searchIndexes: dependents }),
+    publish: createPublish({ collections, recordAccess }),
   }
-  const jobs = createImportJobs({ systemDb, open, clock, log })
+  const jobs = createImportJobs({ systemDb, open, clock, log, searchIndexes: dependents })
+  const importer = createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, searchIndexes: dependents, clock, log, pace: deps.importPace })
   const exchange = {
     exporter: createRecordExporter({ open, log }),
-    importer: createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, clock, log, pace: deps.importPace }),
+    importer,
+    geoImporter: createGeoImporter({ importer }),
     jobs,
   }
   const sharesService = createSharesService({ open, store: shares, users, collections, clock })
@@ -81,7 +90,11 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     dataTools,
     exchange,
     anonymousGate: recordAccess.anonymousGate(collections),
+    /** Where the search indexes module registers (decision 042). */
+    searchIndexes,
     routers: ({ security, readSecurity }) => [
+      // Before /records/{id}, whose id would otherwise take the word `aggregate`.
+      recordAggregateRoutes(service, readSecurity),
       recordsRoutes(service, readSecurity),
       recordExchangeRoutes(exchange, readSecurity),
       ...recordDataRoutes(dataTools, security, readSecurity),

@@ -6,12 +6,15 @@ import type { RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
 import { sameValue, type Committed, type WriteIntent } from './pipeline.js'
 import { fullRecord } from './present.js'
-import { createRecordStore, type RecordStore, type Row } from './store.js'
+import { storeOf } from './context.js'
+import type { RecordStore, Row } from './store.js'
 
 interface Table {
   collection: Collection
   shape: CollectionShape
   store: RecordStore
+  /** On an r2_sql collection's working copy (claimed), not the copy read. */
+  writable?: boolean
 }
 
 interface Reference extends Table {
@@ -55,11 +58,18 @@ async function referencesTo(deps: Pick<RecordsDeps, 'collections'>, tables: Map<
     if (!table) {
       const handle = await deps.collections.handleOf(collection)
       const shape = shapeOf(collection, handle.kind)
-      table = { collection, shape, store: createRecordStore(handle, collection.name, fieldResolver(shape, 'en')) }
+      table = { collection, shape, store: storeOf(collection, handle, fieldResolver(shape, 'en')) }
       tables.set(collection.name, table)
     }
     for (const field of fields) {
-      const rows = await table.store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
+      let rows = await table.store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
+      if (rows.length > 0 && collection.storageType === 'r2_sql' && !table.writable) {
+        // Found in the copy read; what the delete plans is written to the working copy (decision 036).
+        const handle = await deps.collections.handleOf(collection, 'write')
+        table = { ...table, writable: true, store: storeOf(collection, handle, fieldResolver(table.shape, 'en')) }
+        tables.set(collection.name, table)
+        rows = await table.store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
+      }
       if (rows.length > 0) found.push({ ...table, field, rows })
     }
   }

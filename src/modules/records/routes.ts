@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, queryInteger, z, type Security } from '../../lib/http/index.js'
+import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, queryInteger, z, type AppEnv, type Security } from '../../lib/http/index.js'
 import type { RecordsService } from './service.js'
 import type { VersionCheck } from './write.js'
 
@@ -132,11 +132,21 @@ function versionCheck(ifMatch: string | undefined, query: number | undefined, bo
   return { version: first[1], onMismatch: ifMatch !== undefined ? 'precondition_failed' : 'conflict' }
 }
 
-/** A read's ETag; `private, no-cache`: the answer depends on who asks, and a copy is used only once revalidated. */
-function tagged(c: Context, etag: string | null): void {
+/**
+ * A read's ETag; `private, no-cache`: the answer depends on who asks, and a copy is used only once revalidated.
+ * Set on Node's response, as the transport sets its own headers (transport.ts): `c.header` would give the
+ * answer a WHATWG Headers object, which costs more to build and to copy out than the tag does to compute.
+ */
+function tagged(c: Context<AppEnv>, etag: string | null): void {
   if (etag === null) return
-  c.header('ETag', etag)
-  c.header('Cache-Control', 'private, no-cache')
+  const outgoing = c.env?.outgoing
+  if (outgoing) {
+    outgoing.setHeader('ETag', etag)
+    outgoing.setHeader('Cache-Control', 'private, no-cache')
+  } else {
+    c.header('ETag', etag)
+    c.header('Cache-Control', 'private, no-cache')
+  }
 }
 
 /**
@@ -149,16 +159,18 @@ export function recordsRoutes(records: RecordsService, readSecurity: Security) {
     const { include_deleted, ...query } = c.req.valid('query')
     const known = c.req.valid('header')['if-none-match']
     const { etag, body } = await records.listConditional(principalOf(c), c.req.valid('param').name, { ...query, includeDeleted: include_deleted }, known)
-    tagged(c, etag)
-    return body === null ? c.body(null, 304) : c.json(body, 200)
+    const answer = body === null ? c.body(null, 304) : c.json(body, 200)
+    tagged(c, etag) // once the body is serialised: an answer that fails on the way out carries no tag
+    return answer
   })
   router.openapi(getOne, async (c) => {
     const { name, id } = c.req.valid('param')
     const { include_deleted, ...query } = c.req.valid('query')
     const known = c.req.valid('header')['if-none-match']
     const { etag, body } = await records.getConditional(principalOf(c), name, id, { ...query, includeDeleted: include_deleted }, known)
-    tagged(c, etag)
-    return body === null ? c.body(null, 304) : c.json(body, 200)
+    const answer = body === null ? c.body(null, 304) : c.json(body, 200)
+    tagged(c, etag) // once the body is serialised: an answer that fails on the way out carries no tag
+    return answer
   })
   router.openapi(create, async (c) => {
     const record = await records.create(principalOf(c), c.req.valid('param').name, c.req.valid('json'), c.req.valid('query').locale)

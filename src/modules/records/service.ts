@@ -7,6 +7,8 @@ import { enrich, parseExpand } from './expand.js'
 import { ifNoneMatch } from './freshness.js'
 import { listRows, requestFilter, type ListParams } from './list.js'
 import { present } from './present.js'
+import { aggregateRows, type AggregateQuery, type AggregateRow } from './aggregate.js'
+import { findRows, matchingIds, type FindQuery } from './query.js'
 import type { Row } from './store.js'
 import { createWriter, type VersionCheck } from './write.js'
 
@@ -179,6 +181,43 @@ export function createRecordsService(deps: RecordsDeps) {
 
     delete: writer.delete,
     restore: writer.restore,
+
+    /**
+     * Records by filter, sort keys, offset and limit, as the caller may read them (row and column rules as
+     * list), with whether more follow. Throws invalid_request, unauthorized, forbidden, collection_not_found.
+     */
+    async find(principal: Principal, name: string, query: FindQuery): Promise<{ data: ApiRecord[]; hasMore: boolean }> {
+      const opened = await open(principal, name, 'read')
+      const filter = requestFilter(opened, query.filter, deps.clock.seconds())
+      const rows = await findRows(opened, filter, query)
+      const fields = query.fields && query.fields.length > 0 ? query.fields.join(',') : undefined
+      const data = await shape(opened, rows.slice(0, query.limit), { fields })
+      return { data, hasMore: rows.length > query.limit }
+    },
+
+    /**
+     * The ids among `ids` (when given) matching the filter (when given) of records the caller may both read
+     * and `action` (update or delete), at most `max`: what a write by ids or filter is about to touch.
+     * Throws invalid_request (more than `max` match), unauthorized, forbidden, collection_not_found.
+     */
+    async matchingIds(principal: Principal, name: string, action: 'update' | 'delete', target: { filter?: string; ids?: readonly string[] }, max: number): Promise<string[]> {
+      const reading = await open(principal, name, 'read')
+      const acting = await open(principal, name, action)
+      const filter = requestFilter(reading, target.filter, deps.clock.seconds())
+      return matchingIds(reading, acting, filter, target.ids ?? null, max)
+    },
+
+    /**
+     * Groups and aggregate functions (count, sum, avg, min, max) over the records the caller may read, with
+     * the filter, compiled to one SELECT (GET /records/aggregate, flows' crud_query).
+     * Throws invalid_request, unauthorized, forbidden, collection_not_found.
+     */
+    async aggregate(principal: Principal, name: string, query: AggregateQuery): Promise<{ data: AggregateRow[]; hasMore: boolean }> {
+      const opened = await open(principal, name, 'read')
+      const filter = requestFilter(opened, query.filter, deps.clock.seconds())
+      const { rows, hasMore } = await aggregateRows(opened, filter, query)
+      return { data: rows, hasMore }
+    },
   }
 }
 

@@ -5,12 +5,13 @@ import type { CollectionsService } from '../collections/index.js'
 import type { Opener } from './context.js'
 import { deleteAllRows, holdsReferences } from './data-store.js'
 import type { Freshness } from './freshness.js'
+import type { DependentIndexes } from './search-indexes.js'
 import type { SharesStore } from './shares-store.js'
 
 export interface TruncateResult {
   success: true
   deleted: number
-  /** Compiled search indexes drawing from the collection, now stale; Plinth has none yet, so always empty. */
+  /** Compiled search indexes drawing from the collection, now stale (they serve their old rows until rebuilt). */
   staleSearchIndexes: string[]
 }
 
@@ -21,6 +22,7 @@ export interface TruncateDeps {
   audit: AuditService
   /** Truncate is one statement outside the write pipeline: it moves the write version itself. */
   freshness: Pick<Freshness, 'bump'>
+  searchIndexes: Pick<DependentIndexes, 'markStale'>
 }
 
 /**
@@ -37,7 +39,7 @@ export function createTruncate(deps: TruncateDeps) {
       if (fields.length === 0) continue
       const handle = await deps.collections.handleOf(other)
       for (const field of fields) {
-        if (await holdsReferences(handle, other.name, field.name, field.relationConfig!.relationType === 'hasMany')) found.push(`${other.name}.${field.name}`)
+        if (await holdsReferences(handle, other, field.name, field.relationConfig!.relationType === 'hasMany')) found.push(`${other.name}.${field.name}`)
       }
     }
     return found
@@ -76,7 +78,8 @@ export function createTruncate(deps: TruncateDeps) {
         target: { type: 'collection', id: opened.collection.id },
         details: { name, deleted },
       })
-      return { success: true, deleted, staleSearchIndexes: [] }
+      const staleSearchIndexes = await deps.searchIndexes.markStale(opened.collection.projectId, name)
+      return { success: true, deleted, staleSearchIndexes }
     },
   }
 }

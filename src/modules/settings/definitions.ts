@@ -8,6 +8,19 @@ export const settingDefinitions = {
   'auth.usernameEnabled': { schema: z.boolean(), default: false, doc: 'Username sign-in (POST /api/auth/sign-in/username) is available' },
   'auth.requireEmail': { schema: z.boolean(), default: true, doc: 'New accounts need an email address' },
   'ai.mcp_rate_limit': { schema: z.number().int().min(1).max(100_000), default: 100, doc: 'Tool-server requests per minute per API key' },
+  'ai.agent_rules': {
+    schema: z.string().max(20_000),
+    default: [
+      '# Agent rules',
+      '',
+      '- You reach this project through its tool server with an API key: everything is read-only, and you see only the collections, records, fields and flows the key may read.',
+      '- Look before you query: read service://collections or call introspect_schema for field names; use search_docs and get_doc_page for how the platform works.',
+      '- Prefer aggregate_records for counts and list_collection_records (cursor paging) for whole collections; keep limits small.',
+      '- Never ask for or repeat secrets; message bodies are never available through query_message_log.',
+      '- Say so when a tool refuses (forbidden, not found) instead of guessing what is there.',
+    ].join('\n'),
+    doc: 'Agent rules served as markdown at the tool server resource service://docs/agent-rules',
+  },
   'files.strategy': {
     schema: z.enum(['store_on_upload', 'store_on_request', 'edge_cache_only']),
     default: 'store_on_upload',
@@ -25,6 +38,11 @@ export const settingDefinitions = {
       .refine((value) => new Set(value.split(',').map((pair) => pair.split(':')[0])).size === value.split(',').length, 'each name once'),
     default: 'small:480,medium:1024',
     doc: 'Image sizes made beside the 200 px thumbnail: name:pixels pairs (longest side), comma-separated',
+  },
+  'automate.archival_days': {
+    schema: z.number().int().min(1).max(3650),
+    default: 30,
+    doc: 'The system_archival flow purges records soft-deleted longer ago than this many days',
   },
   'i18n.defaultLocale': {
     schema: z.string().regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$/, 'must be a BCP-47 locale'),

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-import { guardedLookup, isBlockedAddressError, isBlockedHost } from '../../lib/outbound/index.js'
+import { guardedLookup, isBlockedAddressError, isBlockedHost, type SocketLookup } from '../../lib/outbound/index.js'
 
 /** Where and as whom a connection reaches its bucket. Holds the plaintext secret: never sent out or logged. */
 export interface S3Target {
@@ -70,29 +70,8 @@ export function createS3Probe(options: ProbeOptions): Probe {
     const url = new URL(target.endpoint)
     // A literal address never goes through DNS, so the socket's lookup guard would not see it.
     if (!options.allowPrivateNetwork && isBlockedHost(url.hostname)) return failure('blocked_address')
-    const agentOptions = { keepAlive: false, ...(options.allowPrivateNetwork ? {} : { lookup: guardedLookup }) }
-    const httpAgent = new HttpAgent(agentOptions)
-    const httpsAgent = new HttpsAgent(agentOptions)
-    // Loaded on first use: the AWS SDK is ~10 MB resident, paid only by servers that test connections.
-    const { ListObjectsV2Command, S3Client } = await import('@aws-sdk/client-s3')
-    const client = new S3Client({
-      endpoint: target.endpoint,
-      region: signingRegion(target),
-      forcePathStyle: !url.hostname.endsWith('.amazonaws.com'),
-      credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretKey },
-      // Everything explicit, so nothing is read from AWS_* variables or ~/.aws files.
-      maxAttempts: 1,
-      retryMode: 'standard',
-      defaultsMode: 'standard',
-      followRegionRedirects: false,
-      useFipsEndpoint: false,
-      useDualstackEndpoint: false,
-      useArnRegion: false,
-      disableS3ExpressSessionAuth: true,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { httpAgent, httpsAgent, connectionTimeout: connectTimeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true },
-    })
+    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3')
+    const { client, close } = await createS3Client(target, { lookup: options.allowPrivateNetwork ? undefined : guardedLookup, connectTimeoutMs, timeoutMs })
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: target.bucketName, MaxKeys: 1 }), { abortSignal: AbortSignal.timeout(connectTimeoutMs + timeoutMs) })
       // The SDK reads any 200 body as an empty listing; a real one names at least one of these.
@@ -103,10 +82,46 @@ export function createS3Probe(options: ProbeOptions): Probe {
     } catch (err) {
       return describeFailure(err)
     } finally {
+      close()
+    }
+  }
+}
+
+/**
+ * An S3 client for one connection, with everything explicit (nothing read from AWS_* variables or ~/.aws),
+ * one attempt, and agents whose sockets resolve through `lookup` (lib/outbound's guarded lookup, unless
+ * private addresses are allowed). The AWS SDK is loaded on first use (~10 MB resident). `close` ends it.
+ */
+export async function createS3Client(target: S3Target, options: { lookup: SocketLookup | undefined; connectTimeoutMs: number; timeoutMs: number }) {
+  const url = new URL(target.endpoint)
+  const agentOptions = { keepAlive: false, ...(options.lookup ? { lookup: options.lookup } : {}) }
+  const httpAgent = new HttpAgent(agentOptions)
+  const httpsAgent = new HttpsAgent(agentOptions)
+  const { S3Client } = await import('@aws-sdk/client-s3')
+  const client = new S3Client({
+    endpoint: target.endpoint,
+    region: signingRegion(target),
+    forcePathStyle: !url.hostname.endsWith('.amazonaws.com'),
+    credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretKey },
+    maxAttempts: 1,
+    retryMode: 'standard',
+    defaultsMode: 'standard',
+    followRegionRedirects: false,
+    useFipsEndpoint: false,
+    useDualstackEndpoint: false,
+    useArnRegion: false,
+    disableS3ExpressSessionAuth: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { httpAgent, httpsAgent, connectionTimeout: options.connectTimeoutMs, requestTimeout: options.timeoutMs, throwOnRequestTimeout: true },
+  })
+  return {
+    client,
+    close() {
       client.destroy()
       httpAgent.destroy()
       httpsAgent.destroy()
-    }
+    },
   }
 }
 

@@ -179,11 +179,12 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
     },
 
     /**
-     * The endpoint, bucket and credentials, secret included, for in-process use (flows' s3_action).
-     * Never send the result to a client or a log. Throws not_found.
+     * The endpoint, bucket and credentials, secret included, for in-process use (flows' s3_action): `read`
+     * (get, list, head) needs system/storage-connections:read, `write` (put, delete) :update (decision 040).
+     * Never send the result to a client or a log. Throws unauthorized, forbidden, not_found.
      */
-    async target(actor: Principal, id: string): Promise<S3Target> {
-      await deps.access.authorize(actor, 'system/storage-connections:read')
+    async target(actor: Principal, id: string, use: 'read' | 'write' = 'read'): Promise<S3Target> {
+      await deps.access.authorize(actor, `system/storage-connections:${use === 'write' ? 'update' : 'read'}`)
       const projectId = actor.projectId
       return targetOf(await rowOf(projectId, id), deps.box)
     },

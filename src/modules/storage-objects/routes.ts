@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import type { Context } from 'hono'
-import { AppError, isAppError } from '../../lib/errors.js'
+import { AppError } from '../../lib/errors.js'
+import { refusalBeforeBodyEnd } from '../../lib/http/unread-body.js'
 import { createRouter, defineRoute, errorResponses, z, type AppEnv } from '../../lib/http/index.js'
 import { contentDisposition, signedObjectPath, type GetGrant, type LocalStorage, type PutGrant } from '../../lib/storage/index.js'
 import { SignedGetQuery, SignedPutQuery } from './schemas.js'
@@ -64,7 +64,7 @@ export function storageObjectRoutes(storage: LocalStorage) {
       })
       return c.body(null, 200)
     } catch (err) {
-      throw closingIfUnread(err, incoming)
+      throw await refusalBeforeBodyEnd(err, incoming)
     }
   })
 
@@ -103,17 +103,4 @@ export function storageObjectRoutes(storage: LocalStorage) {
 function isHead(c: Context<AppEnv>): boolean {
   // Hono answers HEAD with the GET handler; the raw method still says HEAD.
   return c.req.raw.method === 'HEAD'
-}
-
-/**
- * A refusal sent before the body was read must close the connection: the unread rest would poison it. A
- * client that hung up mid-upload is its own failure, not a server fault (nothing was kept either way).
- */
-function closingIfUnread(err: unknown, incoming: IncomingMessage | undefined): unknown {
-  if (!incoming || incoming.complete) return err
-  if (!isAppError(err)) {
-    if (!incoming.destroyed && !incoming.readableAborted) return err
-    return new AppError('invalid_request', 'The upload was interrupted before its end; nothing was stored', {}, { headers: { Connection: 'close' } })
-  }
-  return new AppError(err.code, err.message, err.details, { cause: err.cause, headers: { ...err.headers, Connection: 'close' } })
 }

@@ -10,6 +10,7 @@ export const HealthSchema = z
     email_capabilities: z.object({
       arbitraryRecipients: z.boolean().openapi({ description: 'Mail can go to any address (a channel is configured).' }),
       channel: z.enum(['email_binding', 'rest_api', 'email_no_channel']),
+      deliveryReceipts: z.boolean().openapi({ description: 'Signed delivery receipts are accepted, so sent can become delivered in the message log.' }),
     }),
   })
   .openapi('Health')

@@ -6,6 +6,8 @@ export interface SystemFacts {
   storage: Health['storage']
   cache: Health['cache']
   emailChannel: Health['email_capabilities']['channel']
+  /** Whether signed delivery receipts are accepted (EMAIL_RECEIPT_SECRET set). */
+  emailReceipts?: boolean
 }
 
 /** What an instance reports about itself. The facts are fixed at start-up, so the report is built once. */
@@ -19,6 +21,7 @@ export function createSystemService(facts: SystemFacts) {
     email_capabilities: Object.freeze({
       arbitraryRecipients: facts.emailChannel !== 'email_no_channel',
       channel: facts.emailChannel,
+      deliveryReceipts: facts.emailReceipts ?? false,
     }),
   })
   return {

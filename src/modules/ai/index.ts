@@ -1,0 +1,1 @@
+export { createAiService, dayOf, type AiDeps, type AiService } from './service.js'

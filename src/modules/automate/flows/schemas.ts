@@ -1,0 +1,106 @@
+import { z } from '../../../lib/http/index.js'
+import { FlowOptionsSchema, flowStatuses, RunAsSchema, StepSchema, triggerTypes } from '../model.js'
+
+/** The wire shapes of /api/v1/automate/flows; the service parses its input with them too (422 validation_error). */
+
+const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
+const description = z.string().max(5000, 'must be at most 5000 characters')
+const icon = z.string().regex(/^[a-z0-9_]{1,64}$/, 'must be a Material icon name (1-64 lower-case letters, digits or _)')
+const color = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex colour such as #6750a4')
+const triggerType = z.enum(triggerTypes)
+const triggerConfig = z.record(z.string(), z.unknown()).openapi({ description: 'Trigger-specific; checked against the trigger type (automation spec "Trigger types")' })
+// The registry bounds the whole flow (nested steps included); this only bounds the request.
+const operations = z.array(StepSchema).max(500, 'at most 500 steps')
+// Unknown option keys are refused, not dropped: a misspelt option would otherwise vanish silently.
+const options = FlowOptionsSchema.strict()
+// PATCH merges the options sent over the stored ones: the same checks, no defaults filled in.
+const optionsPatch = z.strictObject(
+  Object.fromEntries(Object.entries(FlowOptionsSchema.shape).map(([key, schema]) => [key, (schema as z.ZodDefault<z.ZodType>).unwrap().optional()])),
+)
+const collections = z.array(z.string().min(1).max(100)).max(100, 'at most 100 collections')
+export const slugSchema = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/, 'must be 1-100 lower-case letters, digits or -, not starting or ending with -')
+
+export const defaults = { description: '', icon: 'bolt', color: '#6750a4', collections: ['*'] } as const
+
+export const CreateFlowSchema = z.strictObject({
+  name,
+  description: description.default(defaults.description),
+  icon: icon.default(defaults.icon),
+  color: color.default(defaults.color),
+  triggerType,
+  triggerConfig,
+  operations,
+  options: options.default(FlowOptionsSchema.parse({})),
+  collections: collections.default([...defaults.collections]),
+})
+export type CreateFlowInput = z.input<typeof CreateFlowSchema>
+
+export const PatchFlowSchema = z.strictObject({
+  name: name.optional(),
+  description: description.optional(),
+  icon: icon.optional(),
+  color: color.optional(),
+  triggerType: triggerType.optional(),
+  triggerConfig: triggerConfig.optional(),
+  operations: operations.optional(),
+  options: optionsPatch.optional().openapi({ description: 'The options sent replace those stored; the others are kept' }),
+  collections: collections.optional(),
+  runAs: RunAsSchema.optional(),
+})
+export type PatchFlowInput = z.input<typeof PatchFlowSchema>
+
+export const DuplicateFlowSchema = z.strictObject({ name: name.optional() })
+export const StatusSchema = z.strictObject({ status: z.enum(flowStatuses) })
+export const PublishSchema = z.strictObject({ changeSummary: z.string().max(1000, 'must be at most 1000 characters').default('') })
+
+export const exportFormat = 'plinth-flow-v1'
+
+/** The portable flow document (GET /flows/:id/export, POST /flows/import); credentials masked. */
+// The create body plus the document's format and slug: one shape, so a field added to flows reaches both.
+export const FlowDocumentSchema = CreateFlowSchema.extend({ format: z.literal(exportFormat), slug: slugSchema.optional() })
+export type FlowDocumentInput = z.input<typeof FlowDocumentSchema>
+
+const Step = z.record(z.string(), z.unknown())
+
+export const FlowSchema = z
+  .object({
+    id: z.string(),
+    projectId: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string(),
+    color: z.string(),
+    status: z.enum(flowStatuses),
+    triggerType,
+    triggerConfig,
+    operations: z.array(Step),
+    options: z.record(z.string(), z.unknown()).openapi({ description: 'Every option, defaults filled in' }),
+    collections: z.array(z.string()),
+    createdBy: z.string().nullable(),
+    runAs: z.string(),
+    currentVersion: z.number().int().openapi({ description: 'The highest version published so far (0 before the first publish)' }),
+    publishedVersion: z.number().int().nullable().openapi({ description: 'The version triggers run (null until the first publish)' }),
+    lastRunAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    runCount: z.number().int(),
+    errorCount: z.number().int(),
+    system: z.boolean().openapi({ description: 'A system-managed flow: it can be read and paused (status active or inactive), not edited, published or deleted (409 system_flow_readonly); it runs as the system' }),
+  })
+  .openapi('Flow')
+
+export const FlowDetailSchema = FlowSchema.extend({
+  publishedOperations: z.array(Step).nullable().openapi({ description: "The published version's steps (null until the first publish)" }),
+  webhookEndpoint: z
+    .object({ url: z.string(), token: z.string(), methods: z.array(z.string()) })
+    .nullable()
+    .openapi({ description: 'Webhook-triggered flows only (null otherwise)' }),
+}).openapi('FlowDetail')
+
+export const VersionSummarySchema = z.object({ version: z.number().int(), changeSummary: z.string(), createdAt: z.string(), createdBy: z.string().nullable() }).openapi('FlowVersionSummary')
+export const VersionSchema = VersionSummarySchema.extend({
+  snapshot: z.record(z.string(), z.unknown()).openapi({ description: 'name, triggerType, triggerConfig, operations, options, collections, runAs as published' }),
+}).openapi('FlowVersion')
+
+export const AssignableRoleSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), runAs: z.string() }).openapi('AssignableRole')

@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
+import type { EventBus } from '../../lib/events/index.js'
+import type { DbKind } from '../../lib/db/index.js'
+import type { AppModule } from '../../lib/module.js'
+import type { Logger } from '../../lib/log.js'
+import type { Observers } from '../../lib/observers.js'
+import type { OutboundClient } from '../../lib/outbound/index.js'
+import type { PubSub } from '../../lib/pubsub/index.js'
+import type { JobQueue } from '../../lib/queue/index.js'
+import type { RateLimiter } from '../../lib/ratelimit/index.js'
+import type { Slots } from '../../lib/slots/index.js'
+import type { AccessService } from '../access/index.js'
+import type { AuditService } from '../audit/index.js'
+import type { OperationRegistry } from '../operations/index.js'
+import type { WriteHooks } from '../records/index.js'
+import { createFlowsService } from './flows/service.js'
+import { flowsRoutes } from './flows/routes.js'
+import { createQuotasService, quotasRoutes, type QuotasService, type UsageProvider } from './quotas/index.js'
+import { createRuns } from './runs/index.js'
+import { createScriptsService, scriptsRoutes } from './scripts/index.js'
+import { createPersonOf, createTriggers, type TriggerEvents } from './triggers/index.js'
+
+export interface AutomateDeps {
+  systemDb: Kysely<any>
+  dbKind: DbKind
+  clock: Clock
+  pubsub: PubSub
+  access: AccessService
+  audit: AuditService
+  /** The operations catalog (the operations module's registry). */
+  operations: OperationRegistry
+  /** A user row by id (users.findRow): the flow owner's role for runAs flow_owner; a run's $user.email. */
+  findUser(id: string): Promise<{ id: string; project_id: string; role_id: string; email: string | null; banned: boolean | number } | null>
+  publicUrl: string
+  /** Runs: runs per hour, concurrency places, the flow-runs queue, and what operations reach as ctx.services. */
+  limiter: RateLimiter
+  slots: Slots
+  queue: JobQueue
+  log: Logger
+  services: unknown
+  /**
+   * Services operations reach that need the quotas, built once they are (ai: the daily AI token quota and
+   * its usage); merged into ctx.services. Returns the services and what closes them.
+   */
+  quotaServices?: (quotas: QuotasService) => { services: Record<string, unknown>; close?(): void }
+  /** Triggers: the events of record writes, sign-ins and uploads, the records write hooks (event_filter), TRUST_PROXY (webhook ip_allowlist). */
+  events: EventBus<TriggerEvents>
+  hooks: WriteHooks
+  trustProxy: boolean
+  /** lib/outbound's client (ALLOW_PRIVATE_NETWORK applied): scripts' fetch. */
+  outbound: OutboundClient
+  /** Usage that modules built before automation report to the quotas service (email: emailsToday). */
+  usage?: readonly UsageProvider[]
+  /** Every project at start, and each one created later: both get the system-managed flows (decision 038). */
+  projects: { listAcrossProjects(): Promise<readonly { id: string }[]> }
+  projectCreated: Observers<[string]>
+}
+
+/**
+ * Automation (decision 026): built in the order quotas → flows → runs → triggers, each part given the
+ * ones before it at construction. `service` is the flows service; `lookup` is what runs and triggers read.
+ */
+export async function createAutomateModule(deps: AutomateDeps) {
+  const { systemDb, clock, pubsub, access, audit } = deps
+  const quotas = await createQuotasService({ systemDb, clock, pubsub, access, audit })
+  const flows = await createFlowsService({ ...deps, quotas })
+  const scripts = createScriptsService({ systemDb, clock, access, audit, quotas, outbound: deps.outbound })
+  // Operations reach saved scripts, the script CPU quota and lib/outbound as ctx.services.scripts (run_script),
+  // the quotas with their usage as ctx.services.quotas (system_limit_check; send_email's maxEmailsPerDay), and
+  // what modules built on the quotas give (ai: the ai_* operations' service).
+  const dropProvided = (deps.usage ?? []).map((provider) => quotas.addUsage(provider))
+  const withQuotas = deps.quotaServices?.(quotas)
+  const services = { ...(deps.services as object), ...withQuotas?.services, scripts: scripts.host, quotas }
+  const runs = await createRuns({
+    systemDb, registry: deps.operations, flows: flows.lookup, quotas, access, users: { findRow: deps.findUser }, limiter: deps.limiter, queue: deps.queue, slots: deps.slots,
+    pubsub, clock, log: deps.log, services,
+  })
+  const dropUsage = quotas.addUsage(runs.usage)
+  // System-managed flows: every project has them (before the triggers start, which register their schedules).
+  for (const project of await deps.projects.listAcrossProjects()) await flows.ensureSystemFlows(project.id)
+  const dropProjectCreated = deps.projectCreated.add(async (projectId) => void (await flows.ensureSystemFlows(projectId)))
+  const triggers = await createTriggers({
+    flows: flows.lookup, runs: runs.starter, events: deps.events, hooks: deps.hooks, queue: deps.queue, clock, log: deps.log, trustProxy: deps.trustProxy,
+    personOf: createPersonOf({ findRow: deps.findUser, roleById: (projectId, roleId) => access.roleById(projectId, roleId) }),
+    authorize: (principal, permission) => access.authorize(principal, permission),
+  })
+  return {
+    service: flows,
+    quotas,
+    /** Saved scripts (/scripts CRUD and test). */
+    scripts,
+    lookup: flows.lookup,
+    /** The runs API in process (execute, test, list, get, delete, cancel, cleanup-stale). */
+    runs: runs.service,
+    /** What triggers and trigger_flow start runs with. */
+    starter: runs.starter,
+    /** Manual, webhook and api_endpoint entries in process (trigger_flow goes through ctx.services.subFlows, which checks the run's principal). */
+    triggers,
+    routers: (guards) => [flowsRoutes(flows, guards.security), quotasRoutes(quotas, guards.security), scriptsRoutes(scripts, guards.security), ...runs.routers(guards), ...triggers.routers(guards)],
+    async close() {
+      dropProjectCreated()
+      await triggers.close()
+      dropUsage()
+      for (const drop of dropProvided) drop()
+      withQuotas?.close?.()
+      await runs.close()
+      await flows.close()
+      await quotas.close()
+    },
+  } satisfies AppModule
+}
+
+export type AutomateModule = Awaited<ReturnType<typeof createAutomateModule>>

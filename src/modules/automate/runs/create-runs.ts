@@ -1,0 +1,104 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../../lib/clock.js'
+import type { Logger } from '../../../lib/log.js'
+import type { RouteGuards } from '../../../lib/module.js'
+import type { Principal } from '../../../lib/principal.js'
+import type { PubSub } from '../../../lib/pubsub/index.js'
+import type { JobQueue } from '../../../lib/queue/index.js'
+import type { RateLimiter } from '../../../lib/ratelimit/index.js'
+import type { Slots } from '../../../lib/slots/index.js'
+import type { OperationRegistry } from '../../operations/index.js'
+import type { FlowLookup, RunStarter } from '../model.js'
+import { createActingResolver, type ActingDeps } from './acting.js'
+import { createDispatcher } from './dispatcher.js'
+import { createExecutor } from './executor.js'
+import { runsRoutes } from './routes.js'
+import { createRunner, defaultRunLimits, type RunQuotas } from './runner.js'
+import { createRunsService } from './runs-service.js'
+import { createRunsStore } from './runs-store.js'
+import { createSubFlows } from './sub-flows.js'
+
+export interface RunsDeps {
+  readonly systemDb: Kysely<any>
+  readonly registry: OperationRegistry
+  readonly flows: FlowLookup
+  /** The project's run-time limits (the quotas service); the spec's defaults when absent. */
+  readonly quotas?: RunQuotas
+  readonly access: ActingDeps['access'] & { authorize(principal: Principal, permission: string): Promise<void> }
+  readonly users: ActingDeps['users']
+  readonly limiter: RateLimiter
+  readonly queue: JobQueue
+  readonly slots: Slots
+  readonly pubsub: PubSub
+  readonly clock: Clock
+  readonly log: Logger
+  /** What operations get as ctx.services (records, files, …), each checking the run's principal; `subFlows` is added here. */
+  readonly services: unknown
+  /** Active runs older than this are orphaned; 2 minutes (the spec). */
+  readonly staleAfterMs?: number
+  /** Concurrency leases: a dead instance's places free after this; 30 s. */
+  readonly leaseMs?: number
+  /** Jobs of the flow-runs queue at once in this instance. */
+  readonly queueConcurrency?: number
+}
+
+/**
+ * The run engine and the runs API (issue 15 items 5 and 8): runs dispatched through the "flow-runs"
+ * queue (job "run" { runId, projectId }; "cleanup" on the hourly tick 0 * * * *), concurrency places
+ * across instances, cancels through pub/sub, stale runs reaped at start-up, before executions and hourly.
+ */
+export async function createRuns(deps: RunsDeps) {
+  const { clock, log } = deps
+  const store = createRunsStore(deps.systemDb)
+  const executor = createExecutor({ registry: deps.registry, clock })
+  const dispatcher = await createDispatcher({ slots: deps.slots, pubsub: deps.pubsub, clock, log, leaseMs: deps.leaseMs })
+  const quotas = deps.quotas ?? { limits: async () => defaultRunLimits }
+  const acting = createActingResolver({ users: deps.users, access: deps.access }, clock)
+  const staleAfterMs = deps.staleAfterMs ?? 120_000
+  const jobs = await deps.queue.define<{ run: { runId: string; projectId: string }; cleanup: Record<string, never> }>('flow-runs', {
+    concurrency: deps.queueConcurrency ?? 256,
+    handlers: {
+      run: (job) => runner.handle(job.data),
+      cleanup: async () => void (await runner.reap(null)),
+    },
+  })
+  // Operations get the platform's services and sub-flows (trigger_flow), started through this runner.
+  // runStats: the runs of a period (system_monthly_summary), for a caller who may read runs.
+  const runStats = {
+    async between(principal: Principal, fromMs: number, toMs: number): Promise<{ total: number; byStatus: Record<string, number> }> {
+      await deps.access.authorize(principal, 'system/automate:read')
+      const byStatus = await store.countByStatusBetween(principal.projectId, fromMs, toMs)
+      return { total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus }
+    },
+  }
+  const services = (starter: RunStarter) => ({
+    ...(deps.services as object),
+    subFlows: createSubFlows({ flows: deps.flows, runs: starter, authorize: (p, permission) => deps.access.authorize(p, permission) }),
+    runStats,
+  })
+  const runner = createRunner({
+    store, executor, dispatcher, flows: deps.flows, quotas, limiter: deps.limiter, acting, clock, log, services, staleAfterMs,
+    enqueue: async (job) => void (await jobs.add('run', job)),
+  })
+  await jobs.schedule('runs-cleanup', { pattern: '0 * * * *', job: 'cleanup', data: {} })
+  // At start-up: with the in-process queue nothing of an earlier process survives, so every active run is
+  // orphaned now; with Redis other instances may be running theirs, so only stale ones are.
+  const reapedAtStart = await runner.reap(null, deps.queue.shared ? clock.now() - staleAfterMs : clock.now() + 1)
+  if (reapedAtStart > 0) log.warn({ reaped: reapedAtStart }, 'flow runs left active by a stopped process were failed (orphaned)')
+  const service = createRunsService({ store, runner, executor, dispatcher, flows: deps.flows, quotas, access: deps.access, acting, clock, services: runner.services })
+
+  return {
+    service,
+    /** For triggers and trigger_flow. */
+    starter: runner.starter,
+    /** Usage of the run-time quotas (GET /quotas). */
+    usage: runner.usage,
+    routers: ({ security }: RouteGuards) => [runsRoutes(service, security)],
+    async close(): Promise<void> {
+      await runner.flush()
+      await dispatcher.close()
+    },
+  }
+}
+
+export type Runs = Awaited<ReturnType<typeof createRuns>>

@@ -1,0 +1,216 @@
+import type { Clock } from '../../../lib/clock.js'
+import { AppError } from '../../../lib/errors.js'
+import { newId } from '../../../lib/ids.js'
+import type { Principal } from '../../../lib/principal.js'
+import { triggerTypes, type FlowLookup, type RunStatus, type TriggerInput } from '../model.js'
+import { principalOf, type Acting, type ActingResolver } from './acting.js'
+import { keysFor, type Dispatcher } from './dispatcher.js'
+import type { Executor } from './executor.js'
+import type { RunQuotas, Runner } from './runner.js'
+import type { RunRow, RunsStore, StepLogRow } from './runs-store.js'
+
+export interface RunsServiceDeps {
+  readonly store: RunsStore
+  readonly runner: Runner
+  readonly executor: Executor
+  readonly dispatcher: Dispatcher
+  readonly flows: FlowLookup
+  readonly quotas: RunQuotas
+  readonly access: { authorize(principal: Principal, permission: string): Promise<void> }
+  readonly acting: ActingResolver
+  readonly clock: Clock
+  readonly services: unknown
+}
+
+const resource = 'system/automate'
+
+export interface RunView {
+  readonly runId: string
+  readonly flowId: string
+  readonly version: number
+  readonly status: RunStatus
+  readonly triggerType: string
+  readonly error: unknown
+  readonly depth: number
+  readonly parentRunId: string | null
+  readonly createdAt: string
+  readonly startedAt: string | null
+  readonly finishedAt: string | null
+  readonly durationMs: number | null
+}
+
+export interface StepLogView {
+  readonly position: number
+  readonly key: string
+  readonly type: string
+  readonly status: string
+  readonly input: unknown
+  readonly output: unknown
+  readonly error: unknown
+  readonly logs: unknown[]
+  readonly unresolved: unknown[]
+  readonly attempts: number
+  readonly startedAt: string
+  readonly durationMs: number
+}
+
+export interface RunListQuery {
+  readonly page: number
+  readonly limit: number
+  readonly status?: RunStatus
+  readonly flowId?: string
+}
+
+export type RunsService = ReturnType<typeof createRunsService>
+
+/** The runs API (automation spec "Runs", execute and test); every method takes the acting principal first and checks it. */
+export function createRunsService(deps: RunsServiceDeps) {
+  const { store, runner, dispatcher, flows, access, clock } = deps
+
+  async function flowOf(principal: Principal, flowId: string) {
+    const flow = await flows.byId(principal.projectId, flowId)
+    if (!flow) throw new AppError('not_found', 'Flow not found')
+    return flow
+  }
+
+  /**
+   * The flow to execute: from the active flows' cache (kept by the flows service, dropped on every change on
+   * every instance), so an execution reads no flow row; anything not active is read for its 404 or 409.
+   */
+  async function executable(principal: Principal, flowId: string) {
+    for (const type of triggerTypes) {
+      const hit = (await flows.activeByTrigger(principal.projectId, type)).find((f) => f.id === flowId)
+      if (hit) return hit
+    }
+    return flowOf(principal, flowId)
+  }
+
+  async function list(principal: Principal, query: RunListQuery) {
+    const { rows, total } = await store.list(principal.projectId, query)
+    return { data: rows.map(runView), total, page: query.page, limit: query.limit, hasMore: query.page * query.limit < total }
+  }
+
+  return {
+    /**
+     * Starts a run of the flow's published version in the background (202). Throws unauthorized,
+     * forbidden (execute; manage for a system-managed flow), not_found, conflict (a draft or inactive flow), rate_limited (runs per hour).
+     */
+    async execute(principal: Principal, flowId: string, body: unknown): Promise<{ runId: string; flowId: string; status: RunStatus; startedAt: string }> {
+      await access.authorize(principal, `${resource}:execute`)
+      const flow = await executable(principal, flowId)
+      // A system-managed flow acts as the system: setting one off by hand is for those who manage automation.
+      if (flow.system) await access.authorize(principal, `${resource}:manage`)
+      const started = await runner.starter.start(flow, executeTrigger(body), principal)
+      return { runId: started.runId, flowId, status: started.status, startedAt: started.startedAt }
+    },
+
+    /**
+     * Dry-runs the flow's draft: nothing is written anywhere (no run row, step logs, counters or events;
+     * operations that write are not run). Throws unauthorized, forbidden (execute), not_found.
+     */
+    async test(principal: Principal, flowId: string, body: unknown) {
+      await access.authorize(principal, `${resource}:execute`)
+      const flow = await flowOf(principal, flowId)
+      if (flow.system) await access.authorize(principal, `${resource}:manage`)
+      const draft = flow.draft
+      const limits = await deps.quotas.limits(flow.projectId)
+      const trigger = executeTrigger(body)
+      const acting: Acting = await deps.acting.resolve(flow, draft.runAs, trigger, principal)
+      const runId = newId()
+      const result = await deps.executor.execute({
+        id: runId, flowId: flow.id, projectId: flow.projectId, steps: draft.operations, trigger, principal: principalOf(acting),
+        options: { ...draft.options, timeout_ms: Math.min(draft.options.timeout_ms, limits.maxExecutionMs) },
+        user: acting.userId ? { id: acting.userId, email: acting.email } : null, dryRun: true, depth: 0, services: deps.services,
+      })
+      return {
+        runId, status: result.status, dryRun: true as const, error: result.error,
+        steps: result.records.map((r) => ({ key: r.key, type: r.type, status: r.status, output: r.output ?? null, durationMs: r.durationMs, ...(r.error ? { error: r.error } : {}) })),
+        logs: result.records.flatMap((r) => [
+          ...r.logs.map((line) => ({ step: r.key, ...line })),
+          ...r.unresolved.map((u) => ({ step: r.key, level: 'warn' as const, message: `${u.tag} at ${u.path} resolved to empty: ${u.message}`, data: { reason: u.reason } })),
+        ]),
+      }
+    },
+
+    /** The project's runs, newest first. Throws unauthorized, forbidden (read). */
+    async list(principal: Principal, query: RunListQuery) {
+      await access.authorize(principal, `${resource}:read`)
+      return list(principal, query)
+    },
+
+    /** The runs of one flow. Throws unauthorized, forbidden (read), not_found. */
+    async listForFlow(principal: Principal, flowId: string, query: Omit<RunListQuery, 'flowId'>) {
+      await access.authorize(principal, `${resource}:read`)
+      await flowOf(principal, flowId)
+      return list(principal, { ...query, flowId })
+    },
+
+    /** One run with its step logs (credentials in recorded inputs masked). Throws unauthorized, forbidden (read), not_found. */
+    async get(principal: Principal, runId: string) {
+      await access.authorize(principal, `${resource}:read`)
+      const row = await store.byId(principal.projectId, runId)
+      if (!row) throw new AppError('not_found', 'Run not found')
+      const logs = await store.stepLogs(principal.projectId, runId)
+      const acting = JSON.parse(row.acting) as Acting
+      return { ...runView(row), trigger: JSON.parse(row.trigger) as unknown, actingAs: { kind: acting.kind, userId: acting.userId, roleId: acting.roleId }, stepLogs: logs.map(stepLogView) }
+    },
+
+    /** Deletes a run and its step logs (an active one is stopped first). Throws unauthorized, forbidden (delete), not_found. */
+    async delete(principal: Principal, runId: string): Promise<void> {
+      await access.authorize(principal, `${resource}:delete`)
+      const row = await store.byId(principal.projectId, runId)
+      if (!row || !(await store.delete(principal.projectId, runId))) throw new AppError('not_found', 'Run not found')
+      if (row.status === 'pending' || row.status === 'running') await stop(row)
+    },
+
+    /**
+     * Cancels a pending or running run: its row turns cancelled at once, its concurrency place is freed,
+     * and whichever instance runs it stops. Throws unauthorized, forbidden (write), not_found (missing or already finished).
+     */
+    async cancel(principal: Principal, runId: string): Promise<void> {
+      await access.authorize(principal, `${resource}:write`)
+      const row = await store.byId(principal.projectId, runId)
+      const now = clock.now()
+      const error = JSON.stringify({ code: 'cancelled', message: 'The run was cancelled' })
+      if (!row || !(await store.endActive(principal.projectId, runId, 'cancelled', error, now))) throw new AppError('not_found', 'Run not found or already finished')
+      await stop(row)
+      await flows.countRun(row.project_id, row.flow_id, { failed: true, atSeconds: Math.floor(now / 1000) })
+    },
+
+    /** Fails the project's runs active for over 2 minutes (orphaned). Throws unauthorized, forbidden (write). */
+    async cleanupStale(principal: Principal): Promise<{ reaped: number }> {
+      await access.authorize(principal, `${resource}:write`)
+      return { reaped: await runner.reap(principal.projectId) }
+    },
+  }
+
+  async function stop(row: RunRow): Promise<void> {
+    runner.forget(row.id)
+    await dispatcher.release(row.id, keysFor(row.project_id, row.flow_id))
+    await dispatcher.cancel(row.id)
+  }
+}
+
+/** `$trigger` of POST /execute and /test: the request body. */
+function executeTrigger(body: unknown): TriggerInput {
+  return { type: 'manual', event: null, collection: null, method: 'POST', body: body ?? {} }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString())
+
+function runView(row: RunRow): RunView {
+  return {
+    runId: row.id, flowId: row.flow_id, version: Number(row.version), status: row.status, triggerType: row.trigger_type, error: row.error ? (JSON.parse(row.error) as unknown) : null,
+    depth: Number(row.depth), parentRunId: row.parent_run_id, createdAt: iso(row.created_at)!, startedAt: iso(row.started_at), finishedAt: iso(row.finished_at),
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+  }
+}
+
+function stepLogView(row: StepLogRow): StepLogView {
+  const logs = row.logs ? (JSON.parse(row.logs) as { lines: unknown[]; unresolved: unknown[] }) : { lines: [], unresolved: [] }
+  return {
+    position: Number(row.position), key: row.step_key, type: row.type, status: row.status, input: row.input ? (JSON.parse(row.input) as unknown) : null,
+    output: row.output ? (JSON.parse(row.output) as unknown) : null, error: row.error ? (JSON.parse(row.error) as unknown) : null, logs: logs.lines, unresolved: logs.unresolved,
+    attempts: Number(row.attempts), startedAt: iso(row.started_at)!, durationMs: Number(row.duration_ms),
+  }
+}

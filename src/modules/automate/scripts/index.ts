@@ -1,0 +1,2 @@
+export { createScriptsService, type Script, type ScriptsDeps, type ScriptsService, type ScriptTestResult } from './service.js'
+export { scriptsRoutes } from './routes.js'

@@ -1,0 +1,8 @@
+export { createTriggers, type Triggers } from './create-triggers.js'
+export type { TriggerDeps, TriggerDefinition, TriggerEvents } from './define-trigger.js'
+export { maxSubFlowDepth, startSubFlow, type SubFlowCall, type SubFlowResult } from './another-flow.js'
+export { filterDataStep } from './event-filter.js'
+export { scheduleQueue, scheduleIdOf } from './schedule.js'
+export { triggerConfigSchemas } from './configs.js'
+export { triggerDefinitions } from './registry.js'
+export { createPersonOf, type PersonSources } from './person.js'

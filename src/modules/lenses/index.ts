@@ -1,0 +1,5 @@
+export { contentTypes as lensContentTypes, lensFormats, type LensFormat } from './formats.js'
+export { createLensesModule } from './module.js'
+export type { Lens, LensVersion } from './schemas.js'
+export { createLensesService, LENSES_RESOURCE, type LensesDeps, type LensesService } from './service.js'
+export type { Rendered as RenderedLens } from './render.js'

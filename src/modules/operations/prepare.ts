@@ -1,0 +1,44 @@
+import { resolveTemplate } from '../../lib/template/index.js'
+import { formatPath, mapStrings, visitStrings } from './config-paths.js'
+import { expressionCodes, precomputeExpressions } from './expressions.js'
+import { StepError, type OperationDefinition, type PreparedConfig, type StepNode } from './types.js'
+
+type Unresolved = PreparedConfig['unresolved'][number]
+
+/**
+ * A step's config made ready to run (OperationRegistry.prepare): every `{{= }}` code outside `rawPaths`
+ * evaluated first (JSONata is asynchronous; lib/template's evaluator is not), then the templates
+ * resolved over `data`, then the schema applied (defaults filled in). Throws StepError invalid_config
+ * (not retried) when the resolved config does not satisfy the schema.
+ */
+export async function prepareConfig(definition: OperationDefinition, step: StepNode, data: Readonly<Record<string, unknown>>): Promise<PreparedConfig> {
+  const codes: string[] = []
+  let templated = false
+  visitStrings(step.config, definition.rawPaths, (text) => {
+    if (text.includes('{{')) {
+      templated = true
+      codes.push(...expressionCodes(text))
+    }
+  })
+  const unresolved: Unresolved[] = []
+  let config: unknown = step.config
+  if (templated) {
+    const evaluate = codes.length > 0 ? await precomputeExpressions(codes, data) : undefined
+    config = mapStrings(step.config, definition.rawPaths, (text, path) => {
+      const result = resolveTemplate(text, data, evaluate ? { evaluate } : {})
+      for (const miss of result.unresolved) unresolved.push({ path: formatPath(path), tag: miss.tag, reason: miss.reason, message: miss.message })
+      return result.value
+    })
+  }
+  const parsed = definition.configSchema.safeParse(config)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 20).map((issue) => ({
+      path: formatPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'), 'config'),
+      message: issue.message,
+    }))
+    const first = issues[0]!
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
+    throw new StepError('invalid_config', `Step '${step.key}' ${first.path}: ${first.message}${more}`, { issues, unresolved }, 400, false)
+  }
+  return { config: parsed.data, unresolved }
+}
