@@ -1,9 +1,14 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
     pool: 'forks',
+    // A worker per core (vitest's default keeps one core back): most files spend their time waiting on
+    // their servers, the network and the database, so every core is worth a file. Each file has its own
+    // data directory, database and Redis prefix (test/support/harness.ts). VITEST_MAX_WORKERS overrides.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Timings are never asserted; retries would only hide flakiness.
