@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeOpenAi, startFakeWorkersAi, tinyPng, type FakeProvider } from '../../src/lib/ai/fake-servers.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
+import { activeFlow, executeToEnd, type Call } from './automate-support.js'
 
 /**
  * The AI operations inside real flow runs (issue 17 item 3), against fake providers on 127.0.0.1 that
@@ -32,25 +33,9 @@ const call = async (server: TestServer, method: string, path: string, body?: unk
   replies.push(reply)
   return reply
 }
-async function flowOf(server: TestServer, operations: unknown[]): Promise<string> {
-  const created = await call(server, 'POST', `${BASE}/flows`, { name: 'AI test', triggerType: 'manual', triggerConfig: {}, operations })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await call(server, 'POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'test' })).status).toBe(200)
-  expect((await call(server, 'PATCH', `${BASE}/flows/${id}/status`, { status: 'active' })).status).toBe(200)
-  return id
-}
-async function runOf(server: TestServer, flowId: string, body: unknown = {}): Promise<any> {
-  const started = await call(server, 'POST', `${BASE}/flows/${flowId}/execute`, body)
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const run = (await call(server, 'GET', `${BASE}/runs/${started.body.data.runId}`)).body.data
-    if (!['pending', 'running'].includes(run.status)) return run
-    if (Date.now() > deadline) throw new Error(`run did not end: ${JSON.stringify(run)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+const callOn = (server: TestServer): Call => (method, path, body) => call(server, method, path, body)
+const flowOf = (server: TestServer, operations: unknown[]) => activeFlow(callOn(server), 'AI test', operations)
+const runOf = (server: TestServer, flowId: string, body: unknown = {}) => executeToEnd(callOn(server), callOn(server), flowId, body)
 const runSteps = async (server: TestServer, operations: unknown[], body: unknown = {}) => runOf(server, await flowOf(server, operations), body)
 const usageOf = async (server: TestServer) => (await call(server, 'GET', `${BASE}/quotas`)).body.data.usage.aiTokensToday as number
 

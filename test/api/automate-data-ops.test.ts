@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { accountWithGrants } from './collections-support.js'
+import { activeFlow, executeToEnd, type Call } from './automate-support.js'
 
 /**
  * The data operations (crud_action, crud_create, crud_read, crud_update, crud_delete, crud_query; issue 16
@@ -20,27 +21,12 @@ let narrow: Account
 /** May run flows; may read tasks but not create them. */
 let readOnly: Account
 
-async function flowOf(token: string, operations: unknown[]): Promise<string> {
-  const created = await server.request('POST', `${BASE}/flows`, { token, body: { name: 'data ops', triggerType: 'manual', triggerConfig: {}, operations } })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await server.request('POST', `${BASE}/flows/${id}/publish`, { token, body: { changeSummary: 't' } })).status).toBe(200)
-  expect((await server.request('PATCH', `${BASE}/flows/${id}/status`, { token, body: { status: 'active' } })).status).toBe(200)
-  return id
-}
+const as = (token: string): Call => (method, path, body) => server.request(method, path, { token, body })
+const flowOf = (token: string, operations: unknown[]) => activeFlow(as(token), 'data ops', operations)
 
 /** Runs the flow as `token` with `body` as $trigger.body and answers the finished run (with stepLogs). */
 async function run(token: string, operations: unknown[], body: Record<string, unknown> = {}): Promise<any> {
-  const flowId = await flowOf(token, operations)
-  const started = await server.request('POST', `${BASE}/flows/${flowId}/execute`, { token, body })
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const reply = await server.request('GET', `${BASE}/runs/${started.body.data.runId}`, { token: owner.token })
-    if (reply.body.data && !['pending', 'running'].includes(reply.body.data.status)) return reply.body.data
-    if (Date.now() > deadline) throw new Error(`run did not end: ${reply.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  return executeToEnd(as(token), as(owner.token), await flowOf(token, operations), body)
 }
 
 const step = (done: any, key: string) => done.stepLogs.find((s: any) => s.key === key)

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMailbox, type Mailbox } from '../support/mailbox.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
+import { activeFlow, executeToEnd } from './automate-support.js'
 
 /**
  * send_email inside real flow runs against a real SMTP server (smtp-server) started here (issue 17, item 1):
@@ -22,25 +23,8 @@ let owner: Account
 
 const call = (method: string, path: string, body?: unknown): Promise<Reply> => server.request(method, path, { token: owner.token, body })
 
-async function flowOf(operations: unknown[]): Promise<string> {
-  const created = await call('POST', `${BASE}/flows`, { name: `Email ${randomBytes(3).toString('hex')}`, triggerType: 'manual', triggerConfig: {}, operations })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await call('POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'test' })).status).toBe(200)
-  expect((await call('PATCH', `${BASE}/flows/${id}/status`, { status: 'active' })).status).toBe(200)
-  return id
-}
-async function runOf(flowId: string, body: unknown): Promise<any> {
-  const started = await call('POST', `${BASE}/flows/${flowId}/execute`, body)
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const run = (await call('GET', `${BASE}/runs/${started.body.data.runId}`)).body.data
-    if (!['pending', 'running'].includes(run.status)) return run
-    if (Date.now() > deadline) throw new Error(`run did not end: ${JSON.stringify(run)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+const flowOf = (operations: unknown[]) => activeFlow(call, `Email ${randomBytes(3).toString('hex')}`, operations)
+const runOf = (flowId: string, body: unknown) => executeToEnd(call, call, flowId, body)
 const sendStep = (to: unknown) => ({
   key: 'mail', type: 'send_email',
   config: { to, subject: SUBJECT, template: '<p>Hello {{name}}, {{order.note}}</p>', templateData: { name: '{{$trigger.body.name}}', order: { note: SECRET_WORDS } } },

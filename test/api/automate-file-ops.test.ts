@@ -9,6 +9,7 @@ import type { ObjectStorage } from '../../src/lib/storage/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, roleId, signUpOwner, type Account } from '../support/identity.js'
 import { s3Settings, startS3Store, type TestS3Store } from '../support/s3-store.js'
+import { activeFlow, executeToEnd, type Call } from './automate-support.js'
 
 /**
  * The Files operations in real flow runs over HTTP (issue 17 item 4): file_upload, file_read and
@@ -31,27 +32,11 @@ let bob: Account
 /** While set, storage refuses to store objects of files (the row must not change when it does). */
 let failFilePuts = false
 
-async function flowOf(operations: unknown[]): Promise<string> {
-  const created = await server.request('POST', `${BASE}/flows`, { token: owner.token, body: { name: 'Files', triggerType: 'manual', triggerConfig: {}, operations } })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await server.request('POST', `${BASE}/flows/${id}/publish`, { token: owner.token, body: { changeSummary: 't' } })).status).toBe(200)
-  expect((await server.request('PATCH', `${BASE}/flows/${id}/status`, { token: owner.token, body: { status: 'active' } })).status).toBe(200)
-  return id
-}
+const as = (token: string): Call => (method, path, body) => server.request(method, path, { token, body })
+const flowOf = (operations: unknown[]) => activeFlow(as(owner.token), 'Files', operations)
 
 /** Runs the flow as `as` (the run acts for the triggering user) and answers the finished run. */
-async function runAs(as: Account, flowId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const started = await server.request('POST', `${BASE}/flows/${flowId}/execute`, { token: as.token, body })
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const reply = await server.request('GET', `${BASE}/runs/${started.body.data.runId}`, { token: owner.token })
-    if (reply.body.data && !['pending', 'running'].includes(reply.body.data.status)) return reply.body.data
-    if (Date.now() > deadline) throw new Error(`run did not end: ${reply.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const runAs = (account: Account, flowId: string, body: Record<string, unknown> = {}) => executeToEnd(as(account.token), as(owner.token), flowId, body)
 const step = (run: any, key: string) => run.stepLogs.find((s: any) => s.key === key)
 
 /** A proxy upload as `as`. */

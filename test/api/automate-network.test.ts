@@ -4,6 +4,7 @@ import { isBlockedAddress } from '../../src/lib/outbound/index.js'
 import { startTestServer, tableResolver, type TestServer as Receiver } from '../../src/lib/outbound/test-servers.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
+import { activeFlow, executeToEnd } from './automate-support.js'
 
 /**
  * The network operations inside real flow runs (issue 16 item 5): http_request, graphql_request and
@@ -32,25 +33,8 @@ const call = async (method: string, path: string, body?: unknown): Promise<Reply
   return reply
 }
 
-async function flowOf(operations: unknown[]): Promise<string> {
-  const created = await call('POST', `${BASE}/flows`, { name: 'Network test', triggerType: 'manual', triggerConfig: {}, operations })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await call('POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'test' })).status).toBe(200)
-  expect((await call('PATCH', `${BASE}/flows/${id}/status`, { status: 'active' })).status).toBe(200)
-  return id
-}
-async function runOf(flowId: string, body: unknown): Promise<any> {
-  const started = await call('POST', `${BASE}/flows/${flowId}/execute`, body)
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const run = (await call('GET', `${BASE}/runs/${started.body.data.runId}`)).body.data
-    if (!['pending', 'running'].includes(run.status)) return run
-    if (Date.now() > deadline) throw new Error(`run did not end: ${JSON.stringify(run)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+const flowOf = (operations: unknown[]) => activeFlow(call, 'Network test', operations)
+const runOf = (flowId: string, body: unknown) => executeToEnd(call, call, flowId, body)
 
 beforeAll(async () => {
   receiver = await startTestServer((req, res) => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
+import { activeFlow, executeToEnd, type Call } from './automate-support.js'
 
 /**
  * In-app notifications (issue 17 item 2, decision 038) over real HTTP, on SQLite and PostgreSQL: a flow's
@@ -17,27 +18,11 @@ let alice: Account
 let bob: Account
 let strangerId: string
 
-async function flowOf(token: string, operations: unknown[]): Promise<string> {
-  const created = await server.request('POST', `${BASE}/flows`, { token, body: { name: 'notify', triggerType: 'manual', triggerConfig: {}, operations } })
-  expect(created.status, created.text).toBe(201)
-  const id = created.body.data.id as string
-  expect((await server.request('POST', `${BASE}/flows/${id}/publish`, { token, body: { changeSummary: 't' } })).status).toBe(200)
-  expect((await server.request('PATCH', `${BASE}/flows/${id}/status`, { token, body: { status: 'active' } })).status).toBe(200)
-  return id
-}
+const as = (token: string): Call => (method, path, body) => server.request(method, path, { token, body })
+const flowOf = (token: string, operations: unknown[]) => activeFlow(as(token), 'notify', operations)
 
 /** Runs the flow as `token` with `body` as $trigger.body and answers the finished run (with stepLogs). */
-async function run(token: string, flowId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const started = await server.request('POST', `${BASE}/flows/${flowId}/execute`, { token, body })
-  expect(started.status, started.text).toBe(202)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const reply = await server.request('GET', `${BASE}/runs/${started.body.data.runId}`, { token: owner.token })
-    if (reply.body.data && !['pending', 'running'].includes(reply.body.data.status)) return reply.body.data
-    if (Date.now() > deadline) throw new Error(`run did not end: ${reply.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const run = (token: string, flowId: string, body: Record<string, unknown> = {}) => executeToEnd(as(token), as(owner.token), flowId, body)
 
 const notify = (config: Record<string, unknown>) => [{ key: 'tell', type: 'send_notification', config }]
 
