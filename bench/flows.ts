@@ -12,6 +12,7 @@ import { createMemoryQueue } from '../src/lib/queue/index.js'
 import { createMemoryRateLimiter } from '../src/lib/ratelimit/index.js'
 import { createMemorySlots } from '../src/lib/slots/index.js'
 import { systemMigrations } from '../src/migrations/system/index.js'
+import type { Role } from '../src/modules/access/index.js'
 import { FlowOptionsSchema, StepSchema, type FlowForRun, type FlowLookup } from '../src/modules/automate/model.js'
 import { createRuns, defaultRunLimits } from '../src/modules/automate/runs/index.js'
 import { createOperationRegistry } from '../src/modules/operations/index.js'
@@ -88,7 +89,7 @@ async function engineAlone(): Promise<Figure> {
     })
     .execute()
   const definition = { name: 'Bench', triggerType: 'manual' as const, triggerConfig: {}, operations: steps.map((s) => StepSchema.parse(s)), options: FlowOptionsSchema.parse(options), collections: ['*'], runAs: 'triggering_user' as const }
-  const flow: FlowForRun = { id: 'f1', projectId: 'p1', slug: 'bench', name: 'Bench', status: 'active', triggerType: 'manual', createdBy: null, webhookToken: 'bench', publishedVersion: 1, published: definition, draft: definition }
+  const flow: FlowForRun = { id: 'f1', projectId: 'p1', slug: 'bench', name: 'Bench', status: 'active', triggerType: 'manual', createdBy: null, publishedBy: 'u1', webhookToken: 'bench', publishedVersion: 1, published: definition, draft: definition }
   let finished = 0
   let wake: (() => void) | null = null
   let waiting: Promise<void> | null = null
@@ -115,7 +116,9 @@ async function engineAlone(): Promise<Figure> {
   const limiter = createMemoryRateLimiter({ clock: systemClock })
   const runs = await createRuns({
     systemDb: db, registry: createOperationRegistry(), flows: lookup, quotas: { limits: async () => ({ ...defaultRunLimits, maxRunsPerHour: 10_000_000, maxConcurrentRuns: 1000 }) },
-    access: { authorize: async () => {}, roleById: async () => null }, users: { findRow: async () => null }, limiter, queue, slots, pubsub, clock: systemClock,
+    // The runs act as the flow's publisher (a system start, decision 045): an administrator here.
+    access: { authorize: async () => {}, roleById: async () => ({ id: 'r1', name: 'admin' }) as Role, assertMayAssign: async () => {}, listRoles: async () => [], hasAdminAccess: async () => true, roleByName: async () => null },
+    users: { findRow: async (id: string) => ({ id, project_id: 'p1', role_id: 'r1', email: null, banned: false }) }, apiKeys: { findApiKey: async () => null }, limiter, queue, slots, pubsub, clock: systemClock,
     log: createLogger('silent'), services: {},
   })
   const actor = principals.system('p1', 'bench')

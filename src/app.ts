@@ -220,7 +220,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const notifications = built(await createNotificationsModule({ systemDb, clock, pubsub, log, users: users.service, access: access.service }))
     const automate = built(await createAutomateModule({
       ...base, dbKind: registry.system.kind, pubsub, access: access.service, audit, publicUrl,
-      operations: options.operations?.(operations) ?? operations, findUser: users.service.findRow,
+      operations: options.operations?.(operations) ?? operations, findUser: users.service.findRow, findApiKey: apiKeys.byId,
       limiter, slots, queue, services: { records: records.service, files, collections: collections.service, outbound, dataTools: records.dataTools, email, searchIndexes, notifications: notifications.service, settings, lenses, storageConnections },
       projects: projects.service, projectCreated: projects.onCreated,
       events, hooks: records.service.hooks, trustProxy: config.trustProxy,

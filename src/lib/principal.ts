@@ -31,6 +31,22 @@ export interface Principal {
   readonly capabilities: readonly string[] | null
   /** Why a system principal acts (`files.cleanup`, `structure.repair`); null for every other caller. */
   readonly reason: string | null
+  /**
+   * The rights this principal may not exceed (a flow run's publisher, decision 045): every access decision
+   * is the intersection of this principal's own and its ceiling's (itself possibly capped); null: none.
+   * Read whether a principal is a super_admin with `isSuperAdmin`, which keeps to it.
+   */
+  readonly ceiling: Principal | null
+  /** The flow run this principal acts in, so what the run writes carries it to the runs its events start; null outside runs. */
+  readonly run: RunCause | null
+}
+
+/** Where a flow run stands in a chain of runs (events a run causes start runs one deeper). */
+export interface RunCause {
+  readonly runId: string
+  readonly flowId: string
+  /** 0 for a run started by a person, a schedule or a webhook; one more for each run that caused it. */
+  readonly depth: number
 }
 
 /** The person a principal acts for, and the role that person holds. */
@@ -61,6 +77,8 @@ function make(
   session: { id: string; expiresAt: number } | null,
   key: { id: string; capabilities: readonly string[] } | null,
   reason: string | null,
+  ceiling: Principal | null = null,
+  run: RunCause | null = null,
 ): Principal {
   return Object.freeze({
     kind,
@@ -75,7 +93,16 @@ function make(
     apiKeyId: key ? key.id : null,
     capabilities: key ? Object.freeze([...key.capabilities]) : null,
     reason,
+    ceiling,
+    run,
   })
+}
+
+/** The same principal with other ceiling and run (capped, uncapped, in a run). */
+function remake(p: Principal, ceiling: Principal | null, run: RunCause | null): Principal {
+  const session = p.sessionId === null ? null : { id: p.sessionId, expiresAt: p.sessionExpiresAt ?? 0 }
+  const key = p.apiKeyId === null ? null : { id: p.apiKeyId, capabilities: p.capabilities ?? [] }
+  return make(p.kind, p.projectId, p.homeProjectId, p.userId, p.roleId, p.roleName, p.superAdmin, session, key, p.reason, ceiling, run)
 }
 
 /** The one place a Principal is built: every kind of caller, frozen. */
@@ -112,6 +139,31 @@ export const principals = {
   system(projectId: string, reason = 'maintenance'): Principal {
     return make('system', projectId, projectId, null, null, 'system', false, null, null, reason)
   },
+
+  /**
+   * `principal` never reaching beyond `ceiling` (a flow run never exceeding its publisher): the ceiling goes
+   * below any the principal already has, so every one of them still applies. System work is never capped by
+   * what it caps (a ceiling of system adds nothing).
+   */
+  capped(principal: Principal, ceiling: Principal): Principal {
+    if (ceiling.kind === 'system') return principal
+    return remake(principal, principal.ceiling ? principals.capped(principal.ceiling, ceiling) : ceiling, principal.run)
+  },
+
+  /** The principal's own rights alone (the access decision intersects them with its ceiling's). */
+  uncapped(principal: Principal): Principal {
+    return principal.ceiling === null ? principal : remake(principal, null, principal.run)
+  },
+
+  /** The principal acting inside a flow run: what it writes starts runs one deeper (event chains, decision 045). */
+  inRun(principal: Principal, run: RunCause): Principal {
+    return remake(principal, principal.ceiling, run)
+  },
+}
+
+/** True for a super_admin whose every ceiling is a super_admin too: the one way to read `superAdmin` outside the access decision. */
+export function isSuperAdmin(principal: Principal): boolean {
+  return principal.superAdmin && (principal.ceiling === null || isSuperAdmin(principal.ceiling))
 }
 
 /** True for a caller that is a person (a session, a capability token, or a key bound to a user); never system work. */

@@ -460,6 +460,10 @@ describe('versions, publish, rollback, status', () => {
     expect(early.body.message).toMatch(/Publish/)
     expect((await flowRow(flow.id)).status).toBe('draft')
     await publish(flow.id)
+    // The owner published it: its runs would act within the owner's rights, beyond the updater's (decision 045).
+    const borrowed = await call('PATCH', `${BASE}/${flow.id}/status`, updater.token, { status: 'active' })
+    expect(borrowed.status, borrowed.text).toBe(403)
+    expect((await call('POST', `${BASE}/${flow.id}/publish`, updater.token, { changeSummary: 'mine' })).status).toBe(200)
     for (const status of ['active', 'inactive', 'active', 'draft', 'inactive']) {
       const reply = await call('PATCH', `${BASE}/${flow.id}/status`, updater.token, { status })
       expect(reply.status, reply.text).toBe(200)

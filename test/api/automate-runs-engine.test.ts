@@ -12,6 +12,7 @@ import { FlowOptionsSchema, StepSchema, type FlowDefinition, type FlowForRun, ty
 import { createRuns, defaultRunLimits, type RunLimits, type Runs } from '../../src/modules/automate/runs/index.js'
 import { createOperationRegistry, operationCatalog, type OperationDefinition } from '../../src/modules/operations/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
+import { signUpOwner } from '../support/identity.js'
 
 /**
  * The run engine in process, on the real system database (SQLite, or PostgreSQL with TEST_DATABASE_URL),
@@ -65,7 +66,7 @@ async function engineOn(server: TestServer, options: EngineOptions = {}): Promis
   const runs = await createRuns({
     systemDb: app.registry.system.db, registry, flows: lookup,
     quotas: { limits: async () => ({ ...defaultRunLimits, maxConcurrentRuns: 50, ...options.limits }) },
-    access: { authorize: async () => {}, roleById: (p, id) => app.services.access.roleById(p, id) }, users: app.services.users, limiter, queue, slots, pubsub,
+    access: app.services.access, users: app.services.users, apiKeys: { findApiKey: app.services.apiKeys.byId }, limiter, queue, slots, pubsub,
     clock: systemClock, log: app.log, services: app.services, leaseMs: 2000,
   })
   return {
@@ -81,6 +82,9 @@ async function engineOn(server: TestServer, options: EngineOptions = {}): Promis
 }
 
 /** Adds a flow (a row, for the runs' foreign key, and its view in the stand-in lookup). */
+/** The person the flows added below are published by (each suite signs up its server's owner). */
+let publisher: string | null = null
+
 async function addFlow(engine: Engine, steps: unknown[], options: Partial<FlowOptions> = {}, status: FlowStatus = 'active'): Promise<FlowForRun> {
   const id = randomUUID().replaceAll('-', '')
   const projectId = engine.server.app.defaultProject.id
@@ -98,7 +102,7 @@ async function addFlow(engine: Engine, steps: unknown[], options: Partial<FlowOp
     runAs: 'triggering_user' as const,
   }
   const flow: FlowForRun = {
-    id, projectId, slug: id, name: 'Test flow', status, triggerType: 'manual', createdBy: null, webhookToken: id, publishedVersion: status === 'draft' ? null : 1,
+    id, projectId, slug: id, name: 'Test flow', status, triggerType: 'manual', createdBy: null, publishedBy: publisher, webhookToken: id, publishedVersion: status === 'draft' ? null : 1,
     published: status === 'draft' ? null : definition, draft: definition,
   }
   engine.flows.set(id, flow)
@@ -169,6 +173,8 @@ describe('run engine (in process)', () => {
     server = await startServer()
     engine = await engineOn(server, { limits: { maxRunsPerHour: 10_000 } })
     actor = principals.system(server.app.defaultProject.id, 'test')
+    // Runs act within their flow's publisher (decision 045); the system starting them acts as that publisher.
+    publisher = (await signUpOwner(server)).id
   })
   afterAll(async () => {
     await engine?.close()
@@ -269,7 +275,11 @@ describe('run engine (in process)', () => {
   it('the dry run writes nothing anywhere and returns every step with its output and duration', async () => {
     const flow = await addFlow(engine, [...threeSteps, { key: 'note', type: 'log', config: { message: 'hi {{$trigger.body.missing}}' } }], {}, 'draft')
     const before = [await rowCount('flow_runs'), await rowCount('flow_step_logs'), engine.counted.length]
-    const result = await engine.runs.service.test(actor, flow.id, { n: 2 })
+    // A dry run acts within the person trying it (the system has no rights to lend it: decision 045).
+    const projectId = server.app.defaultProject.id
+    const superAdmin = (await server.app.services.access.roleByName(projectId, 'super_admin'))!
+    const person = principals.capability({ homeProjectId: projectId, userId: publisher!, roleId: superAdmin.id, roleName: superAdmin.name, superAdmin: true })
+    const result = await engine.runs.service.test(person, flow.id, { n: 2 })
     expect(result).toMatchObject({ status: 'completed', dryRun: true })
     expect(result.steps.map((s) => [s.key, s.status])).toEqual([['a', 'completed'], ['b', 'completed'], ['c', 'completed'], ['note', 'completed']])
     expect(result.steps[1]).toMatchObject({ output: { result: 5 }, durationMs: expect.any(Number) })
@@ -348,6 +358,7 @@ describe('run engine on two instances (jobs cross)', () => {
     a = await engineOn(server, { limits: { maxRunsPerHour: 10_000 }, instance: first })
     b = await engineOn(server, { limits: { maxRunsPerHour: 10_000 }, flows: a.flows, versions: a.versions, instance: second })
     actor = principals.system(server.app.defaultProject.id, 'test')
+    publisher = (await signUpOwner(server)).id
   })
   afterAll(async () => {
     // The shared parts close once: b's view shares a's slots and pub/sub.

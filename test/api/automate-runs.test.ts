@@ -80,7 +80,7 @@ describe('runs API', () => {
     expect(done).toMatchObject({ status: 'completed', error: null, flowId, version: 1 })
     expect(done.stepLogs.map((s: any) => [s.key, s.status])).toEqual([['a', 'completed'], ['b', 'completed'], ['c', 'completed']])
     expect(done.stepLogs[1]).toMatchObject({ input: { operation: 'sum', values: [2, 3] }, output: { result: 5 }, durationMs: expect.any(Number) })
-    expect(done.actingAs).toEqual({ kind: 'user', userId: owner.id, roleId: expect.any(String) })
+    expect(done.actingAs).toEqual({ kind: 'user', userId: owner.id, roleId: expect.any(String), cappedBy: null })
     const flow = await until(() => request('GET', `${BASE}/flows/${flowId}`, { token: owner.token }), (r) => r.body.data.runCount === 1, 'the run counted')
     expect(flow.body.data).toMatchObject({ runCount: 1, errorCount: 0, lastRunAt: expect.any(String) })
   })

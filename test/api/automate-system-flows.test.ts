@@ -164,7 +164,7 @@ describe('system_archival', () => {
     // The schedule's run at 03:00 on the 31st comes when "old" has been deleted 15 hours, and leaves it.
     const ticks = await tickTo(Date.UTC(2026, 0, 31, 3), flows.system_archival.id, 1)
     expect(ticks.map((r) => [r.status, r.stepLogs[0].output.purged])).toEqual([['completed', 0]])
-    expect(ticks[0].actingAs).toEqual({ kind: 'system', userId: null, roleId: null })
+    expect(ticks[0].actingAs).toEqual({ kind: 'system', userId: null, roleId: null, cappedBy: null })
     await tickTo(Date.UTC(2026, 0, 31, 6), flows.system_limit_check.id, 1)
     // 1 February, 00:00: "old" was deleted 36 hours ago.
     await clock.advance(Date.UTC(2026, 1, 1) - clock.now())

@@ -22,6 +22,7 @@ import { m0020Lenses } from './0020-lenses.js'
 import { m0021SearchIndexes } from './0021-search-indexes.js'
 import { m0022FilesFlowKey } from './0022-files-flow-key.js'
 import { m0023McpInvocations } from './0023-mcp-invocations.js'
+import { m0024FlowsPublishedBy } from './0024-flows-published-by.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -48,4 +49,5 @@ export const systemMigrations: readonly Migration[] = [
   m0021SearchIndexes,
   m0022FilesFlowKey,
   m0023McpInvocations,
+  m0024FlowsPublishedBy,
 ]

@@ -1,5 +1,5 @@
 import { isAppError } from '../../lib/errors.js'
-import { matchNone, orNode, type FilterNode } from '../../lib/filter/index.js'
+import { andNode, matchNone, orNode, type FilterNode, type Operand } from '../../lib/filter/index.js'
 import type { Principal } from '../../lib/principal.js'
 import { actionImplies, parsePermission, permissionCovers, resourceCovers, type Permission } from './permission.js'
 
@@ -137,4 +137,22 @@ export function fitGrants(role: RoleRules, requested: Permission, fit: (filter: 
     }
   })
   return { role: changed ? { ...role, grants } : role, unfit }
+}
+
+/**
+ * Two decisions at once (a capped principal's own and its ceiling's, decision 045): allowed by both, the rows
+ * both reach (AND of the filters; null is every row), the columns both hold (null is all).
+ */
+export function intersectDecisions<O extends Operand>(a: DecisionOf<O>, b: DecisionOf<O>): DecisionOf<O> {
+  if (!a.allowed || !b.allowed) return { allowed: false, itemFilter: null, fields: null }
+  const itemFilter = a.itemFilter === null ? b.itemFilter : b.itemFilter === null ? a.itemFilter : andNode([a.itemFilter, b.itemFilter])
+  const fields = a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
+  return { allowed: true, itemFilter, fields }
+}
+
+/** A decision whose row filter holds operands of type O (variables, or resolved literals). */
+export interface DecisionOf<O extends Operand> {
+  readonly allowed: boolean
+  readonly itemFilter: FilterNode<O> | null
+  readonly fields: readonly string[] | null
 }

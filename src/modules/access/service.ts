@@ -9,7 +9,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AuditService } from '../audit/index.js'
 import { builtInRoles, fixedRoles, PUBLIC } from './built-in-roles.js'
-import { decide, fitGrants, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
+import { decide, fitGrants, intersectDecisions, reachesAny, type CompiledGrant, type Decision, type RoleRules } from './decide.js'
 import { handOutRefusal } from './hand-out.js'
 import { compileInput, compileStored, stripRules, toGrantRow, toRole, toWireGrant, type Grant, type GrantInput, type Role } from './grants.js'
 import { parsePermission, type Permission } from './permission.js'
@@ -153,8 +153,19 @@ export async function createAccessService(deps: AccessDeps) {
     }
   }
 
-  /** Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. */
+  /**
+   * Checks a permission and returns the grant's row filter (variables resolved) and field allowlist. A capped
+   * principal (a flow run under its publisher, decision 045) gets the intersection of its own decision and its
+   * ceiling's: both must allow, rows both reach (each filter resolved for whom it belongs to), columns both hold.
+   */
   async function decideFor(principal: Principal, resource: string, action: string, options: DecideOptions = {}): Promise<ResolvedDecision> {
+    const own = await decideOwn(principal, resource, action, options)
+    if (principal.ceiling === null || !own.allowed) return own
+    return intersectDecisions(own, await decideFor(principal.ceiling, resource, action, options))
+  }
+
+  /** The decision for the principal's own rights, its ceiling left out. */
+  async function decideOwn(principal: Principal, resource: string, action: string, options: DecideOptions): Promise<ResolvedDecision> {
     const decision = await decideUnresolved(principal, resource, action, options)
     if (!decision.allowed || decision.itemFilter === null) return decision as ResolvedDecision
     const now = deps.clock.seconds()
@@ -173,7 +184,12 @@ export async function createAccessService(deps: AccessDeps) {
     return role
   }
 
+  /** Admin access of the principal's own role and of every ceiling it has. */
   async function hasAdminAccess(principal: Principal): Promise<boolean> {
+    return (await ownAdminAccess(principal)) && (principal.ceiling === null || (await hasAdminAccess(principal.ceiling)))
+  }
+
+  async function ownAdminAccess(principal: Principal): Promise<boolean> {
     if (principal.superAdmin) return true
     // System work administers its own project (decide.ts), never another one.
     if (principal.kind === 'system') return principal.projectId === principal.homeProjectId
@@ -187,13 +203,16 @@ export async function createAccessService(deps: AccessDeps) {
    * the filters held), and no column beyond those held. Administrators may hand out anything.
    */
   async function assertMayHandOut(actor: Principal, grants: readonly CompiledGrant[]): Promise<void> {
-    if (await hasAdminAccess(actor)) return
-    for (const grant of grants) {
-      const refusal = handOutRefusal(grant, await decideUnresolved(actor, grant.resource, grant.action))
-      if (refusal === null) continue
-      const permission = `${grant.resource}:${grant.action}`
-      const why = refusal === 'permission' ? 'which you do not hold' : `on more ${refusal === 'rows' ? 'rows' : 'fields'} than you may reach yourself`
-      throw new AppError('forbidden', `You cannot grant ${permission}, ${why}`, { resource: grant.resource, action: grant.action })
+    // A capped caller hands out only what it and every ceiling could each hand out.
+    for (let layer: Principal | null = actor; layer !== null; layer = layer.ceiling) {
+      if (await ownAdminAccess(layer)) continue
+      for (const grant of grants) {
+        const refusal = handOutRefusal(grant, await decideUnresolved(layer, grant.resource, grant.action))
+        if (refusal === null) continue
+        const permission = `${grant.resource}:${grant.action}`
+        const why = refusal === 'permission' ? 'which you do not hold' : `on more ${refusal === 'rows' ? 'rows' : 'fields'} than you may reach yourself`
+        throw new AppError('forbidden', `You cannot grant ${permission}, ${why}`, { resource: grant.resource, action: grant.action })
+      }
     }
   }
 
@@ -239,7 +258,10 @@ export async function createAccessService(deps: AccessDeps) {
      * collection, through a grant on it or on all); row filters play no part.
      */
     async reachesAny(principal: Principal, resource: string, action: string): Promise<boolean> {
-      return reachesAny(principal, await applyingRole(principal), { resource, action })
+      for (let layer: Principal | null = principal; layer !== null; layer = layer.ceiling) {
+        if (!reachesAny(layer, await applyingRole(layer), { resource, action })) return false
+      }
+      return true
     },
 
     /**

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js'
 import { randomToken, sha256Hex } from '../../lib/crypto/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
-import { requirePerson, type Principal } from '../../lib/principal.js'
+import { isSuperAdmin, requirePerson, type Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import type { AccessService } from '../access/index.js'
 import { parseCapability } from '../access/index.js'
@@ -108,7 +108,7 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
      */
     async create(actor: Principal, input: { label: string; capabilities: string[]; expires_at?: number | null; service?: boolean }): Promise<ApiKey & { raw: string }> {
       assertSession(actor)
-      if (input.service && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may create a service key')
+      if (input.service && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may create a service key')
       const capabilities = [...new Set(input.capabilities)]
       // Well formed and naming a resource Plinth knows (400 naming the capability otherwise).
       capabilities.forEach(parseCapability)
@@ -174,6 +174,18 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
         await store.touch(key.id, now)
       }
       return key
+    },
+
+    /**
+     * The key with this id as `resolve` would give it (its creator's current role), or null when unknown,
+     * revoked, expired or its creator is gone or banned: a flow published through a key runs within it (decision 045).
+     */
+    async byId(id: string): Promise<ResolvedKey | null> {
+      const row = await store.byId(id)
+      if (!row || (row.expires_at !== null && row.expires_at <= deps.clock.seconds())) return null
+      const creatorRoleId = row.user_id ? await deps.creatorRole(row.user_id) : null
+      if (row.user_id && !creatorRoleId) return null
+      return { id: row.id, projectId: row.project_id, userId: row.user_id, creatorRoleId, capabilities: JSON.parse(row.capabilities) as string[], expiresAt: row.expires_at }
     },
 
     /** Drops cached keys of a user (role change, ban, deletion) on every instance. */

@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js'
-import type { Principal } from '../../lib/principal.js'
+import { isSuperAdmin, type Principal } from '../../lib/principal.js'
 import type { UserRow } from '../users/index.js'
 import type { AuthContext, RequestContext, SignedIn } from './context.js'
 import { trustedUrl, withQuery } from './trusted-urls.js'
@@ -71,7 +71,7 @@ export function createRecovery(auth: AuthContext) {
       const target = await users.findRow(userId)
       if (!target || target.project_id !== projectId) throw new AppError('not_found', 'User not found')
       const targetRole = await deps.access.roleById(target.project_id, target.role_id)
-      if (targetRole?.name === 'super_admin' && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may reset a super_admin')
+      if (targetRole?.name === 'super_admin' && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may reset a super_admin')
       // A reset link hands over the account: only to someone who could act on the account's role.
       await deps.access.assertMayAssign(actor, target.project_id, target.role_id)
       const link = await resetLink(target, null)

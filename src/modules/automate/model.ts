@@ -97,6 +97,8 @@ export interface FlowForRun {
   readonly createdBy: string | null
   readonly webhookToken: string
   readonly publishedVersion: number | null
+  /** Who made the published version the one that runs (a person's id or `key:<id>`): no run acts beyond them (decision 045). */
+  readonly publishedBy?: string | null
   /** What production runs: the published version's definition; null until the first publish. */
   readonly published: FlowDefinition | null
   /** The draft (what the test endpoint dry-runs). */

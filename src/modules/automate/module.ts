@@ -32,6 +32,8 @@ export interface AutomateDeps {
   operations: OperationRegistry
   /** A user row by id (users.findRow): the flow owner's role for runAs flow_owner; a run's $user.email. */
   findUser(id: string): Promise<{ id: string; project_id: string; role_id: string; email: string | null; banned: boolean | number } | null>
+  /** An API key by id with its creator's current role (apikeys.byId): the publisher of a flow published through a key. */
+  findApiKey(id: string): Promise<{ id: string; projectId: string; userId: string | null; creatorRoleId: string | null; capabilities: readonly string[] } | null>
   publicUrl: string
   /** Runs: runs per hour, concurrency places, the flow-runs queue, and what operations reach as ctx.services. */
   limiter: RateLimiter
@@ -73,7 +75,7 @@ export async function createAutomateModule(deps: AutomateDeps) {
   const withQuotas = deps.quotaServices?.(quotas)
   const services = { ...(deps.services as object), ...withQuotas?.services, scripts: scripts.host, quotas }
   const runs = await createRuns({
-    systemDb, registry: deps.operations, flows: flows.lookup, quotas, access, users: { findRow: deps.findUser }, limiter: deps.limiter, queue: deps.queue, slots: deps.slots,
+    systemDb, registry: deps.operations, flows: flows.lookup, quotas, access, users: { findRow: deps.findUser }, apiKeys: { findApiKey: deps.findApiKey }, limiter: deps.limiter, queue: deps.queue, slots: deps.slots,
     pubsub, clock, log: deps.log, services,
   })
   const dropUsage = quotas.addUsage(runs.usage)

@@ -8,7 +8,7 @@ import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import { isBlockedAddressError } from '../../lib/outbound/index.js'
-import type { Principal } from '../../lib/principal.js'
+import { isSuperAdmin, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { CollectionsService } from '../collections/index.js'
@@ -102,7 +102,7 @@ export function createDatabasesService(deps: DatabasesDeps) {
         name: input.name,
         kind: input.kind,
         url_sealed: input.url ? deps.box.seal(input.url) : null,
-        private_network: actor.superAdmin,
+        private_network: isSuperAdmin(actor),
         created_at: deps.clock.seconds(),
       }
       try {

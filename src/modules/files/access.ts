@@ -1,7 +1,7 @@
 import { AppError } from '../../lib/errors.js'
 import { evaluateFilter } from '../../lib/filter/index.js'
 import { idPattern } from '../../lib/ids.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import { ownerOf, toWire, type FileRow } from './model.js'
 import type { FilesStore, Sight } from './store.js'
@@ -21,9 +21,16 @@ function notFound(): AppError {
  * - update and delete stay inside the grant's item_filter, evaluated over the file object (camelCase).
  */
 export function createFileAccess(access: AccessService, store: FilesStore) {
+  /** What the caller sees; a capped caller (a flow run under its publisher) only what it and its ceiling both see. */
   async function sightOf(principal: Principal): Promise<Sight> {
     const serviceKey = principal.kind === 'api_key' && principal.userId === null
-    return { owner: ownerOf(principal), bypass: serviceKey || (await access.hasAdminAccess(principal)) }
+    const own: Sight = { owner: ownerOf(principal), bypass: serviceKey || (await access.hasAdminAccess(principals.uncapped(principal))) }
+    if (principal.ceiling === null) return own
+    const below = await sightOf(principal.ceiling)
+    if (own.bypass) return below
+    if (below.bypass || below.owner === own.owner) return own
+    // Two different people: only public files are seen by both.
+    return { owner: null, bypass: false }
   }
 
   function sees(sight: Sight, row: FileRow): boolean {
@@ -75,8 +82,10 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
 
     /** Throws forbidden unless the caller uploaded the file (its user, or the very service key). */
     assertOwner(principal: Principal, row: FileRow, what: string): void {
-      const owner = ownerOf(principal)
-      if (owner === null || owner !== row.owner) throw new AppError('forbidden', `Only the uploader may ${what}`)
+      for (let layer: Principal | null = principal; layer !== null; layer = layer.ceiling) {
+        const owner = ownerOf(layer)
+        if (owner === null || owner !== row.owner) throw new AppError('forbidden', `Only the uploader may ${what}`)
+      }
     },
 
     /** The row scope of the caller for an action on files, as a test of one file; throws forbidden when the action is not granted at all. */

@@ -1,11 +1,11 @@
 import { AppError, isAppError } from '../../lib/errors.js'
 import { checkFilter, type FieldResolver, type FilterNode } from '../../lib/filter/index.js'
-import type { Principal } from '../../lib/principal.js'
+import { principals, type Principal } from '../../lib/principal.js'
 import { withinCapabilities, type AccessService, type GrantFilterCheck } from '../access/index.js'
 import type { Collection, CollectionsService } from '../collections/index.js'
 import { fieldResolver, shapeOf } from './codec.js'
 import { withFieldValues } from './filter-values.js'
-import { recordScope, shareCovers, type RecordScope, type ShareAccess } from './scope.js'
+import { intersectScopes, recordScope, shareCovers, type RecordScope, type ShareAccess } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 
 const shareLevels: readonly ShareAccess[] = ['view', 'comment', 'edit']
@@ -66,24 +66,39 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
     return (await deps.access.decide(principal, `collections/${name}`, action)).allowed
   }
 
+  /** The record scope of the principal's own rights: grants, preset, and shares together. */
+  async function ownScope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
+    // A grant filter that cannot apply to this collection (a wildcard grant naming a field it lacks) matches
+    // none of its records: the access service logs it and leaves the grant's rows and columns out.
+    const decision = await deps.access.decide(principal, `collections/${collection.name}`, action, { fitRowFilter: fitTo(collection) })
+    const admin = await deps.access.hasAdminAccess(principal)
+    const preset = collection.accessControl?.preset ?? 'team'
+    const sharing = collection.accessControl?.sharing === true
+    const levels = shareLevels.filter((level) => shareCovers(level, action))
+    // A share opens a record to its person; a key of that person only within the key's capabilities.
+    const sharedIds =
+      sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && withinCapabilities(principal, { resource: `collections/${collection.name}`, action })
+        ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
+        : []
+    // A service key (no user) acts for the system: owner scoping has no owner to narrow to.
+    const unnarrowed = admin || (principal.kind === 'api_key' && principal.userId === null)
+    return { ...recordScope({ principal, action, decision, preset, sharing, admin: unnarrowed, sharedIds }), admin }
+  }
+
+  /**
+   * The record scope of a caller for one action on one collection; a capped caller (a flow run under its
+   * publisher, decision 045) gets what it and its ceiling both reach: each layer's grants, preset and shares
+   * (its own rows, its own shares) apply to it, and the scopes intersect.
+   */
+  async function scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
+    if (principal.ceiling === null) return ownScope(principal, collection, action)
+    const own = await ownScope(principals.uncapped(principal), collection, action)
+    const below = await scope(principal.ceiling, collection, action)
+    return { ...intersectScopes(own, below), admin: own.admin && below.admin }
+  }
+
   return {
-    async scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
-      // A grant filter that cannot apply to this collection (a wildcard grant naming a field it lacks) matches
-      // none of its records: the access service logs it and leaves the grant's rows and columns out.
-      const decision = await deps.access.decide(principal, `collections/${collection.name}`, action, { fitRowFilter: fitTo(collection) })
-      const admin = await deps.access.hasAdminAccess(principal)
-      const preset = collection.accessControl?.preset ?? 'team'
-      const sharing = collection.accessControl?.sharing === true
-      const levels = shareLevels.filter((level) => shareCovers(level, action))
-      // A share opens a record to its person; a key of that person only within the key's capabilities.
-      const sharedIds =
-        sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && withinCapabilities(principal, { resource: `collections/${collection.name}`, action })
-          ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
-          : []
-      // A service key (no user) acts for the system: owner scoping has no owner to narrow to.
-      const unnarrowed = admin || (principal.kind === 'api_key' && principal.userId === null)
-      return { ...recordScope({ principal, action, decision, preset, sharing, admin: unnarrowed, sharedIds }), admin }
-    },
+    scope,
 
     /**
      * The check the access service runs when grants are saved (bound once collections exist): a row filter

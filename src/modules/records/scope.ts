@@ -75,3 +75,10 @@ export function recordScope(input: ScopeInput): RecordScope {
   return Object.freeze({ allowed: true, rows, fields: decision.allowed ? decision.fields : null })
 }
 
+/** What two scopes both reach: allowed by both, rows in both (AND; null is every row), columns in both (null is all). */
+export function intersectScopes(a: RecordScope, b: RecordScope): RecordScope {
+  if (!a.allowed || !b.allowed) return denied
+  const rows = a.rows === null ? b.rows : b.rows === null ? a.rows : andNode([a.rows, b.rows])
+  const fields = a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
+  return Object.freeze({ allowed: true, rows, fields })
+}

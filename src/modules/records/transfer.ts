@@ -77,7 +77,8 @@ export function createTransfer(deps: TransferDeps) {
   /** Throws unauthorized or forbidden unless the caller may transfer this (readable) record. */
   async function assertMayTransfer(principal: Principal, opened: Opened, row: Row): Promise<void> {
     const owner = ownerOf(row)
-    if (owner !== null && principal.userId === owner && keyMayTransfer(principal, opened.collection.name)) return
+    // The owner transfers their own record; a capped caller (a flow run) only when its ceiling is the owner too.
+    if (owner !== null && ownedByEveryLayer(principal, owner) && keyMayTransfer(principal, opened.collection.name)) return
     // Throws 401 for anonymous callers, 403 naming collections/<name>:transfer for others.
     const asTransfer = await deps.open(principal, opened.collection.name, 'transfer')
     if (asTransfer.scope.rows === null) return
@@ -184,3 +185,8 @@ export function createTransfer(deps: TransferDeps) {
 
 export type Transfer = ReturnType<typeof createTransfer>
 
+/** True when the principal and each of its ceilings act for this person. */
+function ownedByEveryLayer(principal: Principal, owner: string): boolean {
+  for (let layer: Principal | null = principal; layer !== null; layer = layer.ceiling) if (layer.userId !== owner) return false
+  return true
+}

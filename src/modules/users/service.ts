@@ -4,7 +4,7 @@ import { hashPassword } from '../../lib/crypto/index.js'
 import { lockTransaction, type DbKind } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { Principal } from '../../lib/principal.js'
+import { isSuperAdmin, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { User } from './schemas.js'
@@ -115,7 +115,7 @@ export function createUsersService(deps: UsersDeps) {
    * Throws forbidden, invalid_request (unknown role).
    */
   async function assertMayManage(actor: Principal, target: UserRow | null, newRoleName: string | null, projectId: string): Promise<void> {
-    if (target && !actor.superAdmin) {
+    if (target && !isSuperAdmin(actor)) {
       const current = await access.roleById(target.project_id, target.role_id)
       if (current?.name === 'super_admin') throw new AppError('forbidden', 'Only a super_admin may change a super_admin')
       if (current) await access.assertMayAssign(actor, target.project_id, current.id)
@@ -123,7 +123,7 @@ export function createUsersService(deps: UsersDeps) {
     if (newRoleName !== null) {
       const role = await access.roleByName(projectId, newRoleName)
       if (!role) throw new AppError('invalid_request', `Unknown role "${newRoleName}"`, { role: newRoleName })
-      if (role.name === 'super_admin' && !actor.superAdmin) throw new AppError('forbidden', 'Only a super_admin may grant super_admin')
+      if (role.name === 'super_admin' && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may grant super_admin')
       if (role.adminAccess && !(await access.hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may grant a role with admin access')
       }

@@ -13,6 +13,7 @@ import type { AuditService } from '../../audit/index.js'
 import type { OperationRegistry } from '../../operations/index.js'
 import type { FlowForRun, Step, TriggerType } from '../model.js'
 import { quotaExceeded, type QuotasService } from '../quotas/index.js'
+import type { RunAsDeps } from './run-as.js'
 import { freeSlug, slugFromName } from './slug.js'
 import { createFlowsStore, type FlowRow, type FlowsDb } from './store.js'
 import { checkDraft } from './validate.js'
@@ -23,13 +24,15 @@ export interface FlowsDeps {
   dbKind: DbKind
   clock: Clock
   pubsub: PubSub
-  access: Pick<AccessService, 'authorize' | 'decide' | 'assertMayAssign' | 'roleById' | 'listRoles'>
+  access: Pick<AccessService, 'authorize' | 'decide' | 'assertMayAssign' | 'roleById' | 'listRoles' | 'hasAdminAccess'>
   audit: Pick<AuditService, 'record'>
   /** The save-time checks of steps (types, configs, keys, templates, rule trees). */
   operations: OperationRegistry
   quotas: Pick<QuotasService, 'limits' | 'addUsage'>
-  /** A user row by id (the flow owner's role, for runAs flow_owner). */
-  findUser(id: string): Promise<{ project_id: string; role_id: string } | null>
+  /** A user row by id (the flow owner's role, for runAs flow_owner; a publisher's, for activation). */
+  findUser(id: string): Promise<{ project_id: string; role_id: string; banned?: boolean | number } | null>
+  /** An API key by id (apikeys.byId): the publisher of a flow published through a key. */
+  findApiKey: RunAsDeps['findApiKey']
   /** PUBLIC_URL: the base of webhook endpoints. */
   publicUrl: string
 }
@@ -74,7 +77,7 @@ export async function createFlowsCore(deps: FlowsDeps) {
   return {
     deps,
     store,
-    runAsDeps: { access: deps.access, findUser: deps.findUser },
+    runAsDeps: { access: deps.access, findUser: deps.findUser, findApiKey: deps.findApiKey } satisfies RunAsDeps,
     changes,
     active,
     forRun,
@@ -154,6 +157,7 @@ export async function createFlowsCore(deps: FlowsDeps) {
           run_as: 'triggering_user',
           current_version: 0,
           published_version: null,
+          published_by: null,
           webhook_token: randomToken(24),
           last_run_at: null,
           run_count: 0,

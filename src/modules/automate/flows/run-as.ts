@@ -1,12 +1,15 @@
 import { AppError, isAppError } from '../../../lib/errors.js'
-import { principals, type Principal } from '../../../lib/principal.js'
+import { isSuperAdmin, principals, type Principal } from '../../../lib/principal.js'
 import type { AccessService } from '../../access/index.js'
 import type { RunAs } from '../model.js'
+import { publisherRef } from '../run-identity.js'
 
 export interface RunAsDeps {
-  access: Pick<AccessService, 'authorize' | 'assertMayAssign' | 'roleById' | 'listRoles'>
+  access: Pick<AccessService, 'authorize' | 'assertMayAssign' | 'roleById' | 'listRoles' | 'hasAdminAccess'>
   /** The flow owner's account (role and project), or null once deleted. */
-  findUser(id: string): Promise<{ project_id: string; role_id: string } | null>
+  findUser(id: string): Promise<{ project_id: string; role_id: string; banned?: boolean | number } | null>
+  /** An API key by id (apikeys.byId): the publisher of a flow published through a key. */
+  findApiKey(id: string): Promise<{ projectId: string; userId: string | null; creatorRoleId: string | null } | null>
 }
 
 const SUPER_ADMIN = 'super_admin'
@@ -32,13 +35,41 @@ export async function assertMaySetRunAs(deps: RunAsDeps, actor: Principal, proje
   await assertWithin(deps, actor, projectId, roleId, `the role ${role.name}, which holds more than you do`)
 }
 
-async function assertWithin(deps: RunAsDeps, actor: Principal, projectId: string, roleId: string, what: string): Promise<void> {
+/**
+ * Throws forbidden unless the caller could let a flow's published version run as it does (decision 045), for
+ * activation: a delegation (flow_owner, role:<id>) only by one who could set it; any other flow only by one
+ * who reaches over its publisher, whose rights its runs act within (themselves; a person whose role the
+ * caller could assign, super_admin only by a super_admin; an API key's creator; a service key only an
+ * administrator). Throws conflict when the publisher can no longer act (publish it again instead).
+ */
+export async function assertMayRelease(deps: RunAsDeps, actor: Principal, projectId: string, flow: { createdBy: string | null; runAs: RunAs; publishedBy: string | null }): Promise<void> {
+  if (flow.runAs !== 'triggering_user') await assertMaySetRunAs(deps, actor, projectId, flow.createdBy, flow.runAs)
+  const ref = flow.publishedBy
+  if (ref === null || ref === publisherRef(actor)) return
+  const gone = () => new AppError('conflict', 'The person or key that published this flow can no longer act: publish it again to run it under your name', { publishedBy: ref })
+  if (ref.startsWith('key:')) {
+    const key = await deps.findApiKey(ref.slice('key:'.length))
+    if (!key) throw gone()
+    if (key.userId === null || key.creatorRoleId === null) {
+      if (!(await deps.access.hasAdminAccess(actor))) throw new AppError('forbidden', 'This flow was published by a service key: only an administrator may set it running', { field: 'status' })
+      return
+    }
+    if (key.userId === actor.userId && actor.kind === 'user') return
+    return assertWithin(deps, actor, key.projectId, key.creatorRoleId, 'the key that published this flow, whose creator holds more than you do', 'status')
+  }
+  const publisher = await deps.findUser(ref)
+  if (!publisher || publisher.banned) throw gone()
+  await assertWithin(deps, actor, publisher.project_id, publisher.role_id, 'the person who published this flow, who holds more than you do', 'status')
+}
+
+async function assertWithin(deps: RunAsDeps, actor: Principal, projectId: string, roleId: string, what: string, field = 'runAs'): Promise<void> {
   const role = await deps.access.roleById(projectId, roleId)
-  if (role?.name === SUPER_ADMIN && !actor.superAdmin) throw new AppError('forbidden', `runAs: you may not delegate to ${what}`, { field: 'runAs' })
+  const refused = () => new AppError('forbidden', field === 'runAs' ? `runAs: you may not delegate to ${what}` : `You may not set this flow running as ${what}`, { field })
+  if (role?.name === SUPER_ADMIN && !isSuperAdmin(actor)) throw refused()
   try {
     await deps.access.assertMayAssign(actor, projectId, roleId)
   } catch (err) {
-    if (isAppError(err) && err.code === 'forbidden') throw new AppError('forbidden', `runAs: you may not delegate to ${what}`, { field: 'runAs', ...err.details })
+    if (isAppError(err) && err.code === 'forbidden') throw new AppError('forbidden', refused().message, { field, ...err.details })
     throw err
   }
 }
@@ -59,7 +90,7 @@ export async function assignableRoles(deps: RunAsDeps, actor: Principal): Promis
   const roles = await deps.access.listRoles(principals.system(actor.projectId, 'automate.assignable-roles'))
   const out: { id: string; name: string; description: string; runAs: string }[] = []
   for (const role of roles) {
-    if (role.name === SUPER_ADMIN && !actor.superAdmin) continue
+    if (role.name === SUPER_ADMIN && !isSuperAdmin(actor)) continue
     try {
       await deps.access.assertMayAssign(actor, actor.projectId, role.id)
       out.push({ id: role.id, name: role.name, description: role.description, runAs: `role:${role.id}` })

@@ -6,7 +6,7 @@ import { createFlowsCore, type FlowsDeps } from './core.js'
 import { createFlowLookup } from './lookup.js'
 import { restoreMasked, restoreMaskedTrigger } from './masking.js'
 import { createPortable } from './portable.js'
-import { assertMaySetRunAs, assignableRoles } from './run-as.js'
+import { assertMayRelease, assertMaySetRunAs, assignableRoles } from './run-as.js'
 import { CreateFlowSchema, PatchFlowSchema, StatusSchema } from './schemas.js'
 import type { FlowChanges } from './store.js'
 import { parseInput } from './validate.js'
@@ -113,8 +113,10 @@ export async function createFlowsService(deps: FlowsDeps) {
     },
 
     /**
-     * Moves the flow to draft, active or inactive. Activating needs a published version (409 conflict),
-     * and a schedule's published cron and time zone must be valid (422). Throws forbidden (update), not_found.
+     * Moves the flow to draft, active or inactive. Activating needs a published version (409 conflict), a
+     * schedule's published cron and time zone must be valid (422), and the caller must reach over what the
+     * runs will act as (its publisher, or its delegation: 403; a publisher who can no longer act: 409).
+     * Throws forbidden (update), not_found.
      */
     async setStatus(actor: Principal, id: string, input: unknown): Promise<FlowDetail> {
       await deps.access.authorize(actor, 'system/automate:update')
@@ -129,6 +131,8 @@ export async function createFlowsService(deps: FlowsDeps) {
       if (status === 'active') {
         const published = (await core.forRun(row)).published
         if (!published) throw new AppError('conflict', 'Publish the flow before activating it: only a published version runs', { status: row.status })
+        // Setting a flow running puts its publisher's rights (or its delegation) to work: decision 045.
+        if (row.system === null) await assertMayRelease(runAsDeps, actor, projectId, { createdBy: row.created_by, runAs: published.runAs, publishedBy: row.published_by })
         if (published.triggerType === 'schedule') {
           const config = published.triggerConfig as { cron?: string; timezone?: string }
           parseSchedule(String(config.cron ?? ''), config.timezone ?? 'UTC')

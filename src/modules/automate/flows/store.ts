@@ -21,6 +21,8 @@ export interface FlowRow {
   run_as: string
   current_version: number
   published_version: number | null
+  /** Who made the published version the one that runs (publish, rollback): a person's id or `key:<id>` (decision 045). */
+  published_by: string | null
   webhook_token: string
   last_run_at: number | null
   run_count: number

@@ -51,7 +51,7 @@ export function createSystemFlowInstaller(core: FlowsCore) {
           const row: FlowRow = {
             id: newId(), project_id: projectId, slug, name: spec.name, description: spec.description, icon: spec.icon, color: '#6750a4', status: 'active',
             trigger_type: 'schedule', trigger_config: JSON.stringify(definition.triggerConfig), operations: JSON.stringify(operations), options: JSON.stringify(definition.options),
-            collections: JSON.stringify(definition.collections), created_by: null, run_as: 'triggering_user', current_version: 1, published_version: 1,
+            collections: JSON.stringify(definition.collections), created_by: null, run_as: 'triggering_user', current_version: 1, published_version: 1, published_by: null,
             webhook_token: randomToken(24), last_run_at: null, run_count: 0, error_count: 0, created_at: now, updated_at: now, system: spec.kind,
           }
           await store.insert(row, trx)

@@ -2,6 +2,7 @@ import { AppError } from '../../../lib/errors.js'
 import type { Principal } from '../../../lib/principal.js'
 import { parseSchedule } from '../../../lib/queue/index.js'
 import type { FlowsCore } from './core.js'
+import { publisherRef } from '../run-identity.js'
 import { assertMaySetRunAs } from './run-as.js'
 import { PublishSchema } from './schemas.js'
 import { parseInput } from './validate.js'
@@ -39,14 +40,22 @@ function checkLiveSchedule(status: string, definition: { triggerType: string; tr
 export function createVersions(core: FlowsCore) {
   const { deps, store } = core
   return {
-    /** Freezes the draft as the next version and publishes it. Throws forbidden (update), not_found, validation_error, system_flow_readonly. */
+    /**
+     * Freezes the draft as the next version and publishes it; the caller becomes its publisher, whose rights
+     * its runs never exceed, and must be one who could set its runAs (decision 045). Throws forbidden (update;
+     * a delegation beyond the caller), not_found, validation_error, system_flow_readonly, conflict (the
+     * draft's runAs changed meanwhile).
+     */
     async publish(actor: Principal, id: string, input: unknown): Promise<{ version: number }> {
       await deps.access.authorize(actor, 'system/automate:update')
       const { changeSummary } = parseInput(PublishSchema, input)
       const projectId = actor.projectId
+      const checked = await core.requireUserFlow(projectId, id, 'published')
+      await assertMaySetRunAs(core.runAsDeps, actor, projectId, checked.created_by, draftOf(checked).runAs)
       const version = await store.lockedFlow(id, async (trx) => {
         const row = await core.requireUserFlow(projectId, id, 'published', trx)
         const draft = draftOf(row)
+        if (draft.runAs !== draftOf(checked).runAs) throw new AppError('conflict', 'The flow\'s runAs changed while it was being published; publish again')
         // The draft was checked when saved; checked again, as the registry may have changed since.
         core.check(draft.triggerType, draft.triggerConfig, [...draft.operations])
         checkLiveSchedule(row.status, draft)
@@ -56,7 +65,8 @@ export function createVersions(core: FlowsCore) {
           { flow_id: id, version: next, project_id: projectId, snapshot: JSON.stringify(draft), change_summary: changeSummary, created_by: actor.userId, created_at: now },
           trx,
         )
-        await store.update(projectId, id, { current_version: next, published_version: next, updated_at: now }, trx)
+        // The publisher takes responsibility for what the flow does: its runs never act beyond them (decision 045).
+        await store.update(projectId, id, { current_version: next, published_version: next, published_by: publisherRef(actor), updated_at: now }, trx)
         return next
       })
       await deps.audit.record({ projectId, action: 'flow.published', actor, target: { type: 'flow', id }, details: { version, changeSummary } })
@@ -87,8 +97,9 @@ export function createVersions(core: FlowsCore) {
     },
 
     /**
-     * Overwrites the draft with the version's snapshot and publishes that version again. runAs comes back
-     * as it was published. Throws forbidden (manage), not_found.
+     * Overwrites the draft with the version's snapshot and publishes that version again, the caller as its
+     * publisher (decision 045). runAs comes back as it was published, and must be one the caller could set.
+     * Throws forbidden (manage), not_found.
      */
     async rollback(actor: Principal, id: string, version: number): Promise<FlowDetail> {
       await deps.access.authorize(actor, 'system/automate:manage')
@@ -114,6 +125,7 @@ export function createVersions(core: FlowsCore) {
             collections: JSON.stringify(snapshot.collections),
             run_as: snapshot.runAs,
             published_version: version,
+            published_by: publisherRef(actor),
             updated_at: deps.clock.seconds(),
           },
           trx,

@@ -19,6 +19,8 @@ export interface Flow {
   collections: string[]
   createdBy: string | null
   runAs: string
+  /** Who made the published version the one that runs; its runs never act beyond them (decision 045). A person's id, `key:<id>`, or null. */
+  publishedBy: string | null
   currentVersion: number
   publishedVersion: number | null
   lastRunAt: string | null
@@ -95,6 +97,7 @@ export function toFlow(row: FlowRow, reveal: boolean): Flow {
     collections: [...draft.collections],
     createdBy: row.created_by,
     runAs: row.run_as,
+    publishedBy: row.published_by,
     currentVersion: row.current_version,
     publishedVersion: row.published_version,
     lastRunAt: row.last_run_at === null ? null : iso(row.last_run_at),
@@ -132,6 +135,7 @@ export function toFlowForRun(row: FlowRow, publishedSnapshot: string | null): Fl
     createdBy: row.created_by,
     webhookToken: row.webhook_token,
     publishedVersion: row.published_version,
+    publishedBy: row.published_by,
     published: publishedSnapshot === null ? null : snapshotOf(publishedSnapshot),
     draft: draftOf(row),
     system: row.system !== null,

@@ -1,10 +1,14 @@
 import type { TimeSource } from '../../../lib/clock.js'
+import { isAppError } from '../../../lib/errors.js'
 import { principals, type Principal } from '../../../lib/principal.js'
+import { assertMaySetRunAs, type RunAsDeps } from '../flows/run-as.js'
 import type { FlowForRun, RunAs, TriggerInput } from '../model.js'
+import { publisherPrincipal, type PublisherSources } from '../publisher.js'
+import { runIdentity } from '../run-identity.js'
 
 /**
- * Who a run acts as, resolved once when it starts (automation spec "runAs rules") and stored on the run
- * row, so any instance that runs it rebuilds the same principal. Never a credential.
+ * Who a run acts as, resolved once when it starts (run-identity.ts) and stored on the run row, so any
+ * instance that runs it rebuilds the same principal. Never a credential.
  */
 export interface Acting {
   readonly kind: Principal['kind']
@@ -19,11 +23,20 @@ export interface Acting {
   readonly capabilities: readonly string[] | null
   /** `$user.email`, read when the run started. */
   readonly email: string | null
+  /** Whom the run never exceeds (its publisher, or a service key that set off a delegation); null: nobody. Absent on runs stored before decision 045. */
+  readonly ceiling?: Acting | null
+}
+
+/** A run whose publisher can no longer stand behind it (gone, banned, demoted below the delegation): it fails as `delegation_revoked`. */
+export class DelegationRevoked extends Error {
+  override name = 'DelegationRevoked'
+  readonly code = 'delegation_revoked'
 }
 
 export interface ActingDeps {
   readonly users: { findRow(id: string): Promise<{ id: string; project_id: string; role_id: string; email: string | null; banned: boolean | number } | null> }
-  readonly access: { roleById(projectId: string, id: string): Promise<{ id: string; name: string } | null> }
+  readonly access: RunAsDeps['access']
+  readonly apiKeys: Pick<PublisherSources, 'findApiKey'>
 }
 
 export type ActingResolver = ReturnType<typeof createActingResolver>
@@ -31,7 +44,8 @@ export type ActingResolver = ReturnType<typeof createActingResolver>
 /**
  * The resolver runs use. `$user.email` of an initiator (already authenticated by their request) is kept a
  * few seconds, so a burst of executions by one person reads their row once; a changed address shows
- * within that time. Nothing else is cached: owners and roles are read at every start.
+ * within that time. Nothing else is cached: publishers, owners and roles are read at every start, so a
+ * demotion or a ban applies to the next run.
  */
 export function createActingResolver(deps: ActingDeps, clock: TimeSource) {
   const emails = new Map<string, { email: string | null; until: number }>()
@@ -46,44 +60,84 @@ export function createActingResolver(deps: ActingDeps, clock: TimeSource) {
     return email
   }
   return {
+    /** The identity of a run of `flow` (its published runAs); throws DelegationRevoked when its publisher no longer stands behind it. */
     resolve: (flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null) => resolveActing({ ...deps, initiatorEmail }, flow, runAs, trigger, initiator),
   }
 }
 
-/**
- * runAs → the identity the run acts as:
- * - triggering_user: the initiator as they are; with none, a schedule acts as the flow owner and anything
- *   else (a webhook) as the project's anonymous caller (the `public` role: least privilege); a write made
- *   by Plinth itself (the `system` principal) acts as the flow owner;
- * - flow_owner: the flow's creator with their current role;
- * - role:<id>: the initiator (else the owner) holding that role's grants instead of their own.
- * An identity that no longer exists (a deleted or banned owner, a deleted role) falls back to anonymous.
- */
-export async function resolveActing(deps: ActingDeps & { initiatorEmail?: (userId: string) => Promise<string | null> }, flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null): Promise<Acting> {
-  const projectId = flow.projectId
-  // A system-managed flow runs Plinth's own maintenance: it acts as the system, never as whoever set it off.
-  if (flow.system) return systemActing(projectId)
-  if (runAs === 'triggering_user') {
-    // Work Plinth starts itself (a repair, a sweep) may do anything in the project: a flow it sets off acts
-    // as the flow's owner instead, as a schedule does, so a flow author never borrows more than the owner holds.
-    if (initiator && initiator.kind !== 'system') return fromPrincipal(deps, initiator)
-    if (trigger.type === 'schedule' || initiator) return ownerActing(deps, flow, null)
-    return anonymous(projectId)
+type Deps = ActingDeps & { initiatorEmail?: (userId: string) => Promise<string | null> }
+
+/** runAs → the identity the run acts as (run-identity.ts says which; this builds it). Throws DelegationRevoked. */
+export async function resolveActing(deps: Deps, flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null): Promise<Acting> {
+  const identity = runIdentity(flow.system === true, runAs, trigger.type, initiator)
+  if (identity.who === 'system') return systemActing(flow.projectId)
+  const publisher = await publisherPrincipal({ findRow: deps.users.findRow, roleById: deps.access.roleById, findApiKey: deps.apiKeys.findApiKey }, flow.projectId, flow.publishedBy ?? null)
+  if (!publisher) throw new DelegationRevoked('The person or key that published this flow can no longer act (deleted, banned or revoked); publish it again to let it run')
+  const ceiling = await fromPrincipal(deps, publisher)
+  switch (identity.who) {
+    case 'initiator': {
+      const starter = await fromPrincipal(deps, initiator!)
+      // The publisher setting off their own flow needs no second copy of themselves as its ceiling.
+      return sameIdentity(starter, ceiling) ? starter : { ...starter, ceiling: below(starter, ceiling) }
+    }
+    case 'anonymous':
+      return { ...anonymous(flow.projectId), ceiling }
+    case 'publisher':
+      return ceiling
+    default:
+      break
   }
-  if (runAs === 'flow_owner') return ownerActing(deps, flow, null)
-  const roleId = runAs.slice('role:'.length)
-  const role = await deps.access.roleById(projectId, roleId)
-  if (!role) return anonymous(projectId)
-  if (initiator?.userId) {
-    const user = await deps.users.findRow(initiator.userId)
-    if (!user || user.banned) return anonymous(projectId)
-    return person(projectId, user, role)
+  await assertStillDelegable(deps, publisher, flow, runAs)
+  if (identity.who === 'owner') {
+    const owner = flow.createdBy ? await deps.users.findRow(flow.createdBy) : null
+    const role = owner && !owner.banned ? await deps.access.roleById(owner.project_id, owner.role_id) : null
+    if (!owner || !role) throw new DelegationRevoked('The flow owner this flow runs as can no longer act (deleted or banned)')
+    return person(flow.projectId, owner, role)
   }
-  return ownerActing(deps, flow, role)
+  const role = await deps.access.roleById(flow.projectId, identity.roleId)
+  if (!role) throw new DelegationRevoked(`The role this flow runs as (${identity.roleId}) no longer exists`)
+  if (identity.who === 'initiator_with_role') {
+    const starter = initiator!
+    const user = await deps.users.findRow(starter.userId!)
+    if (!user || user.banned) throw new DelegationRevoked('The person who set this run off can no longer act')
+    // A key keeps its capabilities: a run it sets off never reaches beyond them.
+    if (starter.kind === 'api_key') return { ...person(flow.projectId, user, role), kind: 'api_key', apiKeyId: starter.apiKeyId, capabilities: starter.capabilities, roleName: 'api' }
+    return person(flow.projectId, user, role)
+  }
+  const holder = publisher.userId ? await deps.users.findRow(publisher.userId) : null
+  if (!holder) throw new DelegationRevoked('A role delegation needs a person to hold the role; the publisher is a service key')
+  const held = publisher.kind === 'api_key' ? { ...person(flow.projectId, holder, role), kind: 'api_key' as const, apiKeyId: publisher.apiKeyId, capabilities: publisher.capabilities, roleName: 'api' } : person(flow.projectId, holder, role)
+  // A service key that set the run off bounds it too.
+  return initiator?.kind === 'api_key' ? { ...held, ceiling: await fromPrincipal(deps, initiator) } : held
 }
 
-/** The principal a stored Acting stands for. */
+/** True when both act with exactly the same rights (the same person or key, role and project, no ceilings). */
+function sameIdentity(a: Acting, b: Acting): boolean {
+  return !a.ceiling && !b.ceiling && a.kind === b.kind && a.userId === b.userId && a.roleId === b.roleId && a.apiKeyId === b.apiKeyId && a.projectId === b.projectId && a.homeProjectId === b.homeProjectId
+}
+
+/** The ceiling chain of `acting` with `last` at its end (an initiator already capped keeps its own ceilings). */
+function below(acting: Acting, last: Acting): Acting {
+  return acting.ceiling ? { ...acting.ceiling, ceiling: below(acting.ceiling, last) } : last
+}
+
+/** Throws DelegationRevoked unless the publisher could still set this runAs (manage, and reach over the owner or role). */
+async function assertStillDelegable(deps: Deps, publisher: Principal, flow: FlowForRun, runAs: RunAs): Promise<void> {
+  try {
+    await assertMaySetRunAs({ access: deps.access, findUser: deps.users.findRow, findApiKey: deps.apiKeys.findApiKey }, publisher, flow.projectId, flow.createdBy, runAs)
+  } catch (err) {
+    if (isAppError(err) && err.status < 500) throw new DelegationRevoked(`The publisher of this flow may no longer delegate it (${runAs}): ${err.message}`)
+    throw err
+  }
+}
+
+/** The principal a stored Acting stands for, with its ceilings. */
 export function principalOf(acting: Acting): Principal {
+  const own = ownPrincipalOf(acting)
+  return acting.ceiling ? principals.capped(own, principalOf(acting.ceiling)) : own
+}
+
+function ownPrincipalOf(acting: Acting): Principal {
   const person = { homeProjectId: acting.homeProjectId, projectId: acting.projectId, userId: acting.userId ?? '', roleId: acting.roleId ?? '', roleName: acting.roleName, superAdmin: acting.superAdmin }
   switch (acting.kind) {
     case 'user':
@@ -98,33 +152,26 @@ export function principalOf(acting: Acting): Principal {
   }
 }
 
-async function fromPrincipal(deps: ActingDeps & { initiatorEmail?: (userId: string) => Promise<string | null> }, p: Principal): Promise<Acting> {
+/** A principal as an Acting, its ceilings included. */
+async function fromPrincipal(deps: Deps, p: Principal): Promise<Acting> {
   const email = p.userId ? await (deps.initiatorEmail ?? (async (id: string) => (await deps.users.findRow(id))?.email ?? null))(p.userId) : null
   return {
     kind: p.kind, projectId: p.projectId, homeProjectId: p.homeProjectId, userId: p.userId, roleId: p.roleId, roleName: p.roleName, superAdmin: p.superAdmin,
-    apiKeyId: p.apiKeyId, capabilities: p.capabilities, email,
+    apiKeyId: p.apiKeyId, capabilities: p.capabilities, email, ceiling: p.ceiling ? await fromPrincipal(deps, p.ceiling) : null,
   }
-}
-
-async function ownerActing(deps: ActingDeps, flow: FlowForRun, role: { id: string; name: string } | null): Promise<Acting> {
-  const owner = flow.createdBy ? await deps.users.findRow(flow.createdBy) : null
-  if (!owner || owner.banned) return anonymous(flow.projectId)
-  const ownRole = role ?? (await deps.access.roleById(owner.project_id, owner.role_id))
-  if (!ownRole) return anonymous(flow.projectId)
-  return person(flow.projectId, owner, ownRole)
 }
 
 function person(projectId: string, user: { id: string; project_id: string; email: string | null }, role: { id: string; name: string }): Acting {
   return {
     kind: 'user', projectId, homeProjectId: user.project_id, userId: user.id, roleId: role.id, roleName: role.name, superAdmin: role.name === 'super_admin',
-    apiKeyId: null, capabilities: null, email: user.email,
+    apiKeyId: null, capabilities: null, email: user.email, ceiling: null,
   }
 }
 
 function systemActing(projectId: string): Acting {
-  return { kind: 'system', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'system', superAdmin: false, apiKeyId: null, capabilities: null, email: null }
+  return { kind: 'system', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'system', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
 }
 
 function anonymous(projectId: string): Acting {
-  return { kind: 'anonymous', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false, apiKeyId: null, capabilities: null, email: null }
+  return { kind: 'anonymous', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
 }

@@ -10,6 +10,7 @@ import type { Slots } from '../../../lib/slots/index.js'
 import type { OperationRegistry } from '../../operations/index.js'
 import type { FlowLookup, RunStarter } from '../model.js'
 import { createActingResolver, type ActingDeps } from './acting.js'
+import type { RunDataAccess } from './run-data.js'
 import { createDispatcher } from './dispatcher.js'
 import { createExecutor } from './executor.js'
 import { runsRoutes } from './routes.js'
@@ -24,8 +25,10 @@ export interface RunsDeps {
   readonly flows: FlowLookup
   /** The project's run-time limits (the quotas service); the spec's defaults when absent. */
   readonly quotas?: RunQuotas
-  readonly access: ActingDeps['access'] & { authorize(principal: Principal, permission: string): Promise<void> }
+  readonly access: ActingDeps['access'] & RunDataAccess
   readonly users: ActingDeps['users']
+  /** API keys by id: the publisher of a flow published through a key (decision 045). */
+  readonly apiKeys: ActingDeps['apiKeys']
   readonly limiter: RateLimiter
   readonly queue: JobQueue
   readonly slots: Slots
@@ -53,7 +56,7 @@ export async function createRuns(deps: RunsDeps) {
   const executor = createExecutor({ registry: deps.registry, clock })
   const dispatcher = await createDispatcher({ slots: deps.slots, pubsub: deps.pubsub, clock, log, leaseMs: deps.leaseMs })
   const quotas = deps.quotas ?? { limits: async () => defaultRunLimits }
-  const acting = createActingResolver({ users: deps.users, access: deps.access }, clock)
+  const acting = createActingResolver({ users: deps.users, access: deps.access, apiKeys: deps.apiKeys }, clock)
   const staleAfterMs = deps.staleAfterMs ?? 120_000
   const jobs = await deps.queue.define<{ run: { runId: string; projectId: string }; cleanup: Record<string, never> }>('flow-runs', {
     concurrency: deps.queueConcurrency ?? 256,

@@ -2,12 +2,13 @@ import type { Clock } from '../../../lib/clock.js'
 import { AppError } from '../../../lib/errors.js'
 import { newId } from '../../../lib/ids.js'
 import type { Logger } from '../../../lib/log.js'
-import type { Principal } from '../../../lib/principal.js'
+import { principals, type Principal } from '../../../lib/principal.js'
 import type { RateLimiter } from '../../../lib/ratelimit/index.js'
 import type { SlotClaim } from '../../../lib/slots/index.js'
 import { defaultLimits, quotaExceeded, type Limits } from '../quotas/index.js'
 import type { FlowDefinition, FlowForRun, FlowLookup, RunOutcome, RunStarter, RunStatus, TriggerInput } from '../model.js'
-import { principalOf, type Acting, type ActingResolver } from './acting.js'
+import { maxSubFlowDepth } from '../triggers/another-flow.js'
+import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
 import { claimsFor, keysFor, type Dispatcher } from './dispatcher.js'
 import { RunAborted, type ExecutionResult, type Executor, type StepRecord } from './executor.js'
 import { createFinishWriter } from './finish-writer.js'
@@ -87,14 +88,44 @@ export function createRunner(deps: RunnerDeps) {
     return flow.published
   }
 
+  /**
+   * How deep a run stands: a sub-flow's depth is given; a run set off by what another run did (a record it
+   * wrote, a file it uploaded) is one deeper than that run. Past 8 nothing starts (limit_exceeded), so a flow
+   * writing what triggers it stops instead of burning the project's runs per hour.
+   */
+  function depthOf(initiator: Principal | null, given: number | undefined): number {
+    const depth = given ?? (initiator?.run ? initiator.run.depth + 1 : 0)
+    if (depth > maxSubFlowDepth) {
+      throw new AppError('limit_exceeded', `Runs caused by runs chain at most ${maxSubFlowDepth} deep: a flow that triggers itself through its own writes stops here`, { reason: 'depth', limit: maxSubFlowDepth, depth })
+    }
+    return depth
+  }
+
+  /** Checks and counts a start; `acting` is the revoked delegation's error instead when the publisher can no longer stand behind the run. */
   async function prepare(flow: FlowForRun, trigger: TriggerInput, initiator: Principal | null, depth: number) {
     const definition = runnable(flow)
     const limits = await deps.quotas.limits(flow.projectId)
     await countHourly(flow.projectId, limits)
     await cleanupBeforeExecution(flow.projectId)
-    const acting = await deps.acting.resolve(flow, definition.runAs, trigger, initiator)
+    const acting = await deps.acting.resolve(flow, definition.runAs, trigger, initiator).catch((err: unknown) => {
+      if (err instanceof DelegationRevoked) return err
+      throw err
+    })
     const timeoutMs = Math.min(definition.options.timeout_ms, limits.maxExecutionMs)
     return { definition, limits, acting, timeoutMs, depth }
+  }
+
+  /** A run refused at its start (its delegation revoked): written failed with the reason, counted as a failed run, never executed. */
+  async function refused(flow: FlowForRun, trigger: TriggerInput, revoked: DelegationRevoked, depth: number, parentRunId: string | null): Promise<{ id: string; now: number; error: RunOutcome['error'] }> {
+    const id = newId()
+    const now = clock.now()
+    const error = { code: revoked.code, message: revoked.message }
+    const nobody: Acting = { kind: 'anonymous', projectId: flow.projectId, homeProjectId: flow.projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
+    const row = rowOf(id, flow, trigger, nobody, 'running', now, depth, parentRunId)
+    await store.insertRun({ ...row, status: 'failed', error: JSON.stringify(error), started_at: null, finished_at: now, duration_ms: 0 })
+    await flows.countRun(flow.projectId, flow.id, { failed: true, atSeconds: Math.floor(now / 1000) })
+    log.warn({ flowId: flow.id, projectId: flow.projectId, runId: id }, `flow run refused: ${revoked.message}`)
+    return { id, now, error }
   }
 
   function rowOf(id: string, flow: FlowForRun, trigger: TriggerInput, acting: Acting, status: 'pending' | 'running', now: number, depth: number, parentRunId: string | null): RunRow {
@@ -134,7 +165,9 @@ export function createRunner(deps: RunnerDeps) {
     try {
       const result = await executor.execute({
         id: run.id, flowId: run.flow.id, projectId: run.flow.projectId, steps: run.definition.operations, trigger: run.trigger,
-        options: { ...run.definition.options, timeout_ms: run.timeoutMs }, principal: principalOf(run.acting),
+        options: { ...run.definition.options, timeout_ms: run.timeoutMs },
+        // What the run writes carries it, so the runs its events start stand one deeper (depthOf).
+        principal: principals.inRun(principalOf(run.acting), { runId: run.id, flowId: run.flow.id, depth: run.depth }),
         user: run.acting.userId ? { id: run.acting.userId, email: run.acting.email } : null, dryRun: false, depth: run.depth, services, signal,
       })
       await writer.write({
@@ -207,14 +240,18 @@ export function createRunner(deps: RunnerDeps) {
 
   const starter: RunStarter = {
     async start(flow, trigger, initiator, options = {}) {
-      const { definition, limits, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, options.depth ?? 0)
+      const { definition, limits, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, depthOf(initiator, options.depth))
+      if (acting instanceof DelegationRevoked) {
+        const { id, now } = await refused(flow, trigger, acting, depth, options.parentRunId ?? initiator?.run?.runId ?? null)
+        return { runId: id, status: 'failed', startedAt: new Date(now).toISOString() }
+      }
       const id = newId()
       const now = clock.now()
       const claims = claimsFor(flow.projectId, flow.id, definition.options.concurrency, limits.maxConcurrentRuns)
       const status = (await dispatcher.acquire(id, claims)) ? 'running' : 'pending'
       const run: LocalRun = { id, flow, definition, acting, trigger, claims, timeoutMs, depth, startedAt: now, status }
       try {
-        await store.insertRun(rowOf(id, flow, trigger, acting, status, now, depth, options.parentRunId ?? null))
+        await store.insertRun(rowOf(id, flow, trigger, acting, status, now, depth, options.parentRunId ?? initiator?.run?.runId ?? null))
         local.set(id, run)
         await deps.enqueue({ runId: id, projectId: flow.projectId })
       } catch (err) {
@@ -228,10 +265,14 @@ export function createRunner(deps: RunnerDeps) {
     async runNow(flow, trigger, initiator, options = {}): Promise<RunOutcome> {
       // In the caller (a blocking event_filter, an awaited sub-flow): bounded by that request, so it takes
       // no concurrency place; it still counts against runs per hour and is a row like any run.
-      const { definition, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, options.depth ?? 0)
+      const { definition, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, depthOf(initiator, options.depth))
+      if (acting instanceof DelegationRevoked) {
+        const { id, error } = await refused(flow, trigger, acting, depth, options.parentRunId ?? initiator?.run?.runId ?? null)
+        return { runId: id, status: 'failed', steps: {}, error }
+      }
       const id = newId()
       const now = clock.now()
-      await store.insertRun(rowOf(id, flow, trigger, acting, 'running', now, depth, options.parentRunId ?? null))
+      await store.insertRun(rowOf(id, flow, trigger, acting, 'running', now, depth, options.parentRunId ?? initiator?.run?.runId ?? null))
       const run: LocalRun = { id, flow, definition, acting, trigger, claims: [], timeoutMs, depth, startedAt: now, status: 'running' }
       const result = await execute(run, options.signal)
       return { runId: id, status: result.status, steps: result.steps, error: result.error }
@@ -245,6 +286,11 @@ export function createRunner(deps: RunnerDeps) {
     /** What operations get as ctx.services (the dry run gives them the same). */
     services,
     reap,
+
+    /** Counts a dry run against the project's runs per hour, as a run: 403 quota_exceeded when over it. */
+    async countDryRun(projectId: string): Promise<void> {
+      await countHourly(projectId, await deps.quotas.limits(projectId))
+    },
 
     /** The queue job of a run: executes it, or parks it until its places free. */
     async handle(job: { runId: string; projectId: string }): Promise<void> {

@@ -3,7 +3,9 @@ import { AppError } from '../../../lib/errors.js'
 import { newId } from '../../../lib/ids.js'
 import type { Principal } from '../../../lib/principal.js'
 import { triggerTypes, type FlowLookup, type RunStatus, type TriggerInput } from '../model.js'
-import { principalOf, type Acting, type ActingResolver } from './acting.js'
+import { publisherRef } from '../run-identity.js'
+import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
+import { mayReadRunData, redactedSteps, type RunDataAccess } from './run-data.js'
 import { keysFor, type Dispatcher } from './dispatcher.js'
 import type { Executor } from './executor.js'
 import type { RunQuotas, Runner } from './runner.js'
@@ -16,7 +18,7 @@ export interface RunsServiceDeps {
   readonly dispatcher: Dispatcher
   readonly flows: FlowLookup
   readonly quotas: RunQuotas
-  readonly access: { authorize(principal: Principal, permission: string): Promise<void> }
+  readonly access: RunDataAccess & { authorize(principal: Principal, permission: string): Promise<void> }
   readonly acting: ActingResolver
   readonly clock: Clock
   readonly services: unknown
@@ -106,17 +108,27 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     /**
      * Dry-runs the flow's draft: nothing is written anywhere (no run row, step logs, counters or events;
-     * operations that write are not run). Throws unauthorized, forbidden (execute), not_found.
+     * operations that write are not run). It counts against runs per hour like a run, and acts with the
+     * caller standing as its publisher: never beyond the caller, and a delegated draft only for one who
+     * could set it (else the trace's error is delegation_revoked). Throws unauthorized, forbidden (execute),
+     * not_found, quota_exceeded.
      */
     async test(principal: Principal, flowId: string, body: unknown) {
       await access.authorize(principal, `${resource}:execute`)
       const flow = await flowOf(principal, flowId)
       if (flow.system) await access.authorize(principal, `${resource}:manage`)
       const draft = flow.draft
+      await runner.countDryRun(flow.projectId)
       const limits = await deps.quotas.limits(flow.projectId)
       const trigger = executeTrigger(body)
-      const acting: Acting = await deps.acting.resolve(flow, draft.runAs, trigger, principal)
       const runId = newId()
+      let acting: Acting
+      try {
+        acting = await deps.acting.resolve({ ...flow, publishedBy: publisherRef(principal) }, draft.runAs, trigger, principal)
+      } catch (err) {
+        if (!(err instanceof DelegationRevoked)) throw err
+        return { runId, status: 'failed' as const, dryRun: true as const, error: { code: err.code, message: err.message }, steps: [], logs: [] }
+      }
       const result = await deps.executor.execute({
         id: runId, flowId: flow.id, projectId: flow.projectId, steps: draft.operations, trigger, principal: principalOf(acting),
         options: { ...draft.options, timeout_ms: Math.min(draft.options.timeout_ms, limits.maxExecutionMs) },
@@ -145,14 +157,22 @@ export function createRunsService(deps: RunsServiceDeps) {
       return list(principal, { ...query, flowId })
     },
 
-    /** One run with its step logs (credentials in recorded inputs masked). Throws unauthorized, forbidden (read), not_found. */
+    /**
+     * One run with its step logs (credentials in recorded inputs masked). What the run read and wrote (the
+     * trigger's body, each step's input, output and log lines) is shown only to a caller who could read it
+     * all themselves (run-data.ts); anyone else gets the run with those left out and `redacted: true`.
+     * Throws unauthorized, forbidden (read), not_found.
+     */
     async get(principal: Principal, runId: string) {
       await access.authorize(principal, `${resource}:read`)
       const row = await store.byId(principal.projectId, runId)
       if (!row) throw new AppError('not_found', 'Run not found')
-      const logs = await store.stepLogs(principal.projectId, runId)
+      const logs = (await store.stepLogs(principal.projectId, runId)).map(stepLogView)
       const acting = JSON.parse(row.acting) as Acting
-      return { ...runView(row), trigger: JSON.parse(row.trigger) as unknown, actingAs: { kind: acting.kind, userId: acting.userId, roleId: acting.roleId }, stepLogs: logs.map(stepLogView) }
+      const trigger = JSON.parse(row.trigger) as Record<string, unknown>
+      const actingAs = { kind: acting.kind, userId: acting.userId, roleId: acting.roleId, cappedBy: acting.ceiling ? { kind: acting.ceiling.kind, userId: acting.ceiling.userId, roleId: acting.ceiling.roleId } : null }
+      if (await mayReadRunData(access, principal, acting)) return { ...runView(row), trigger, actingAs, redacted: false, stepLogs: logs }
+      return { ...runView(row), trigger: { ...trigger, body: null }, actingAs, redacted: true, stepLogs: redactedSteps(logs) }
     },
 
     /** Deletes a run and its step logs (an active one is stopped first). Throws unauthorized, forbidden (delete), not_found. */
