@@ -56,7 +56,7 @@ async function upload(token: string, filename: string, type: string, bytes: Buff
 /** Every file row of both projects (as the owner, who sees all) with its bytes' hash, and every stored object. */
 async function snapshot(): Promise<{ rows: string[]; objects: string[] }> {
   const rows: string[] = []
-  for (const headers of [{}, { 'X-Project-Id': bId }]) {
+  for (const headers of [{}, { 'X-Project-Id': bId }] as Record<string, string>[]) {
     const reply = await server.request('GET', '/api/v1/files?limit=100', { token: owner.token, headers })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.hasMore).toBe(false)
@@ -94,7 +94,7 @@ beforeAll(async () => {
   const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Project B' } })
   expect(project.status, project.text).toBe(201)
   bId = project.body.data.id
-  for (const headers of [{}, { 'X-Project-Id': bId }]) {
+  for (const headers of [{}, { 'X-Project-Id': bId }] as Record<string, string>[]) {
     const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, headers, body: { 'files.strategy': 'edge_cache_only' } })
     expect(settings.status, settings.text).toBe(200)
   }
