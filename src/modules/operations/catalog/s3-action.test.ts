@@ -72,6 +72,22 @@ describe('s3_action config', () => {
     expect(ok({ action: 'list', maxKeys: 1001 })).toBe(false)
     expect(s3Action.configSchema.parse({ connectionId: 'c', action: 'list' })).toMatchObject({ prefix: '', maxKeys: 100, encoding: 'text' })
   })
+
+  // A store or proxy that normalises the request path would resolve these out of the connection's bucket.
+  it.each([
+    ['..'], ['../other/secret.txt'], ['a/../../other/x'], ['./x'], ['a/./b'], ['a/..'], ['..\\other\\x'], ['a\\b'], ['/abs'], ['//x'],
+    ['a\u0000b'], ['a\r\nx-amz-acl: public-read'], ['\u007f'], ['．．/other/x'], ['‥/other/x'], ['a／．．／b'], ['\uFE52\uFE52/x'],
+  ])('a key %j is refused for every keyed action', (key) => {
+    for (const action of ['put', 'get', 'delete', 'head']) {
+      const parsed = s3Action.configSchema.safeParse({ connectionId: 'c', action, key, content: 'x' })
+      expect(parsed.success, `${action} ${key}`).toBe(false)
+      expect(parsed.error?.issues.map((i) => i.path.join('.'))).toContain('key')
+    }
+  })
+
+  it.each([['a..b'], ['...'], ['reports/2026/a.json'], ['x/.../y'], ['%2e%2e/x'], ['a b/ü.txt'], ['.hidden'], ['trailing/']])('a key %j is accepted', (key) => {
+    expect(ok({ action: 'get', key })).toBe(true)
+  })
 })
 
 describe('s3_action on a bucket', () => {

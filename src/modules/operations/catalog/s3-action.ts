@@ -6,6 +6,25 @@ import { defineOperation, StepError } from '../types.js'
 
 const keyed = new Set(['put', 'get', 'delete', 'head'])
 
+/**
+ * Why a key may not be sent to a bucket, or null. The SDK puts the key in the request path with `.` and `/`
+ * as they are, so a `.` or `..` segment (also one NFKC folds to it: `．．`, `‥`) is resolved away by a
+ * store or proxy that normalises paths: `../other/x` on a connection to one bucket reads or writes another
+ * bucket with the same credentials, or a path above the endpoint's (s3rver even writes outside its
+ * directory). A backslash is a separator to some stores, a leading `/` an empty segment, control
+ * characters split headers and logs. S3 allows all of these; no real key needs them.
+ */
+function unsafeBucketKey(key: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(key)) return 'a key may not contain control characters'
+  if (key.includes('\\')) return 'a key may not contain a backslash'
+  if (key.startsWith('/')) return 'a key may not start with "/"'
+  for (const form of [key, key.normalize('NFKC')]) {
+    if (form.split(/[\\/]/).some((segment) => segment === '.' || segment === '..')) return 'a key may not have a "." or ".." segment'
+  }
+  return null
+}
+
 /** A bucket failure as the step's typed error: blocked_address as the network operations say it, the rest s3_<reason>. */
 function stepErrorOf(err: BucketError): StepError {
   const details = { reason: err.reason, remoteStatus: err.remoteStatus, remoteCode: err.remoteCode }
@@ -42,7 +61,7 @@ export const s3Action = defineOperation({
     .strictObject({
       connectionId: text(64, 1).describe('The storage connection\'s id'),
       action: z.enum(['put', 'get', 'delete', 'list', 'head']).describe('What to do'),
-      key: text(1024).optional().describe('The object key (put, get, delete, head)'),
+      key: text(1024).optional().describe('The object key (put, get, delete, head); no "." or ".." segment, backslash, leading "/" or control character'),
       content: text(Math.ceil((maxWriteBytes * 4) / 3) + 4).optional().describe('What put writes: text, or base64 with encoding base64'),
       contentType: text(255, 1).optional().describe('The media type put stores (default application/octet-stream)'),
       encoding: readEncoding().describe('get: the content as text, base64 or parsed JSON; put: content given as text or base64'),
@@ -51,6 +70,8 @@ export const s3Action = defineOperation({
     })
     .superRefine((config, issues) => {
       if (keyed.has(config.action) && (config.key === undefined || config.key === '')) issues.addIssue({ code: 'custom', path: ['key'], message: `Required for ${config.action}` })
+      const unsafe = keyed.has(config.action) && config.key ? unsafeBucketKey(config.key) : null
+      if (unsafe) issues.addIssue({ code: 'custom', path: ['key'], message: unsafe })
       if (config.action === 'put' && config.content === undefined) issues.addIssue({ code: 'custom', path: ['content'], message: 'Required for put' })
       if (config.action === 'put' && config.encoding === 'json') issues.addIssue({ code: 'custom', path: ['encoding'], message: 'put takes text or base64 content' })
     }),
