@@ -1,5 +1,5 @@
 import type { TimeSource } from '../../../lib/clock.js'
-import { isAppError } from '../../../lib/errors.js'
+import { AppError, isAppError } from '../../../lib/errors.js'
 import { principals, type Principal } from '../../../lib/principal.js'
 import { assertMaySetRunAs, type RunAsDeps } from '../flows/run-as.js'
 import type { FlowForRun, RunAs, TriggerInput } from '../model.js'
@@ -69,6 +69,8 @@ type Deps = ActingDeps & { initiatorEmail?: (userId: string) => Promise<string |
 
 /** runAs → the identity the run acts as (run-identity.ts says which; this builds it). Throws DelegationRevoked. */
 export async function resolveActing(deps: Deps, flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null): Promise<Acting> {
+  // Every trigger finds its flow in its initiator's project: a run never acts for a caller of another one.
+  if (initiator && initiator.projectId !== flow.projectId) throw new AppError('forbidden', 'A run acts only in the project of whoever sets it off', { projectId: flow.projectId })
   const identity = runIdentity(flow.system === true, runAs, trigger.type, initiator)
   if (identity.who === 'system') return systemActing(flow.projectId)
   const publisher = await publisherPrincipal({ findRow: deps.users.findRow, roleById: deps.access.roleById, findApiKey: deps.apiKeys.findApiKey }, flow.projectId, flow.publishedBy ?? null)
