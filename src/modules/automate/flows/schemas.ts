@@ -79,6 +79,7 @@ export const FlowSchema = z
     collections: z.array(z.string()),
     createdBy: z.string().nullable(),
     runAs: z.string(),
+    publishedBy: z.string().nullable().openapi({ description: "Who made the published version the one that runs (publish, rollback): a person's id, or key:<id>. No run acts beyond their rights (decision 045)" }),
     currentVersion: z.number().int().openapi({ description: 'The highest version published so far (0 before the first publish)' }),
     publishedVersion: z.number().int().nullable().openapi({ description: 'The version triggers run (null until the first publish)' }),
     lastRunAt: z.string().nullable(),

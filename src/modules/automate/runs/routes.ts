@@ -24,7 +24,13 @@ const StepLogSchema = z
     unresolved: z.array(z.unknown()), attempts: z.number(), startedAt: z.string(), durationMs: z.number(),
   })
   .openapi('FlowStepLog')
-const RunDetailSchema = RunSchema.extend({ trigger: z.unknown(), actingAs: z.unknown(), stepLogs: z.array(StepLogSchema) })
+const Identity = z.object({ kind: z.string(), userId: z.string().nullable(), roleId: z.string().nullable() })
+const RunDetailSchema = RunSchema.extend({
+  trigger: z.unknown(),
+  actingAs: Identity.extend({ cappedBy: Identity.nullable().openapi({ description: 'Whom the run never acted beyond (its publisher); null when not capped' }) }),
+  redacted: z.boolean().openapi({ description: "true: the trigger's body and the steps' input, output and logs are left out, as the caller could not read all the run read (decision 045)" }),
+  stepLogs: z.array(StepLogSchema),
+})
 const RunPage = z.object({ data: z.array(RunSchema), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() })
 const Started = z.object({ data: z.object({ runId: z.string(), flowId: z.string(), status: z.enum(runStatuses), startedAt: z.string() }) })
 const DryRun = z.object({
