@@ -25,7 +25,7 @@ const createConnection = defineRoute({
   responses: { 201: jsonContent(One, 'Saved'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'unsupported_media_type') },
 })
 const updateConnection = defineRoute({
-  method: 'put', path: '/api/v1/storage-connections/{id}', operationId: 'storageConnections.update', summary: 'Change a storage connection; an omitted secretKey keeps the stored one', tags,
+  method: 'put', path: '/api/v1/storage-connections/{id}', operationId: 'storageConnections.update', summary: 'Change a storage connection; an omitted secretKey keeps the stored one, unless the endpoint moves to another origin', tags,
   permission: `${resource}:update`,
   request: { params: IdParams, ...jsonBody(UpdateConnectionSchema) },
   responses: { 200: jsonContent(One, 'Updated'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'unsupported_media_type') },

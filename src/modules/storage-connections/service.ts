@@ -116,8 +116,9 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
     },
 
     /**
-     * Changes the fields sent; an omitted secretKey keeps the stored one. A body that changes nothing
-     * answers the connection as it is. Throws not_found, invalid_request (a refused endpoint).
+     * Changes the fields sent; an omitted secretKey keeps the stored one, except that an endpoint on
+     * another origin (scheme, host, port) needs it sent again. A body that changes nothing answers the
+     * connection as it is. Throws not_found, invalid_request (a refused endpoint, a moved one without secretKey).
      */
     async update(actor: Principal, id: string, input: UpdateConnectionInput): Promise<StorageConnection> {
       await deps.access.authorize(actor, 'system/storage-connections:update')
@@ -132,6 +133,14 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
         if (value === row[columns[key]]) continue
         Object.assign(changes, { [columns[key]]: value })
         changed.push(key)
+      }
+      // The secret key was given for one endpoint and is never shown: whoever moves the connection must give
+      // it again. Requests signed with it (SigV4) could otherwise be replayed from the new host against a
+      // store that does not check Host (MinIO), or read in the clear after a switch to http (decision 048).
+      if (changes.endpoint !== undefined && input.secretKey === undefined && new URL(changes.endpoint).origin !== new URL(row.endpoint).origin) {
+        throw new AppError('invalid_request', 'secretKey: send it again to move the endpoint to another scheme, host or port (the stored one stays with the endpoint it was given for)', {
+          fields: ['secretKey'],
+        })
       }
       // Not compared with the stored one: a secret sent is a secret replaced (even if sealed under an old key).
       if (input.secretKey !== undefined) {

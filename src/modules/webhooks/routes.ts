@@ -25,7 +25,7 @@ const createWebhook = defineRoute({
   responses: { 201: jsonContent(One, 'Saved'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'collection_not_found', 'unsupported_media_type') },
 })
 const updateWebhook = defineRoute({
-  method: 'patch', path: '/api/v1/webhooks/{id}', operationId: 'webhooks.update', summary: 'Change a webhook; an omitted or masked secret is kept, null removes it', tags,
+  method: 'patch', path: '/api/v1/webhooks/{id}', operationId: 'webhooks.update', summary: 'Change a webhook; an omitted or masked secret is kept, null removes it; a url on another origin drops the stored secret and header values not sent again', tags,
   permission: `${resource}:update`,
   request: { params: IdParams, ...jsonBody(UpdateWebhookSchema) },
   responses: { 200: jsonContent(One, 'Updated'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'collection_not_found', 'unsupported_media_type') },

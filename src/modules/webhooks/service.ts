@@ -140,7 +140,8 @@ export async function createWebhooksService(deps: WebhooksDeps) {
 
     /**
      * Changes the fields sent. `secret`: a value sets it, null removes it, the mask (or leaving it out)
-     * keeps it. `headers` replaces the set; a mask as a value keeps that header's stored value.
+     * keeps it. `headers` replaces the set; a mask as a value keeps that header's stored value. A `url` on
+     * another origin (scheme, host, port) drops the stored secret and header values not sent again.
      * Throws forbidden, not_found, collection_not_found, invalid_request.
      */
     async update(actor: Principal, id: string, input: UpdateWebhookInput): Promise<Webhook> {
@@ -154,16 +155,28 @@ export async function createWebhooksService(deps: WebhooksDeps) {
       if (input.events !== undefined) changes.events = JSON.stringify(input.events)
       if (input.url !== undefined) changes.url = checkedUrl(input.url)
       if (input.active !== undefined) changes.active = input.active
+      // The secret and header values were given for one origin and read as the mask: a caller who moves the
+      // webhook elsewhere must send them again, or the new origin would get them unseen (issue 25, finding 6).
+      const moved = input.url !== undefined && originOf(input.url) !== originOf(row.url)
+      const stored = storedHeaders(row)
+      const dropped: string[] = []
       if (input.secret === null) changes.secret_sealed = null
       else if (input.secret !== undefined && input.secret !== MASK) changes.secret_sealed = deps.box.seal(input.secret)
-      if (input.headers !== undefined) Object.assign(changes, sealHeaders(mergedHeaders(input.headers, storedHeaders(row))))
+      else if (moved && row.secret_sealed !== null) {
+        changes.secret_sealed = null
+        dropped.push('secret')
+      }
+      if (input.headers !== undefined) Object.assign(changes, sealHeaders(mergedHeaders(input.headers, moved ? {} : stored)))
+      else if (moved && row.headers_sealed !== null) Object.assign(changes, sealHeaders({}))
+      if (moved) for (const name of Object.keys(stored)) if (input.headers === undefined || input.headers[name] === MASK) dropped.push(`headers.${name}`)
       const changed = Object.keys(input).filter((key) => key !== 'secret' || input.secret !== MASK)
       if (changed.length === 0) return toWebhook(row)
       changes.updated_at = deps.clock.seconds()
       if (!(await store.update(actor.projectId, id, changes))) throw notFound()
       await active.changed(actor.projectId)
       // Field names only: the new values may include the secret or a credential header.
-      await deps.audit.record({ projectId: actor.projectId, action: 'webhook.updated', actor, target: { type: 'webhook', id }, details: { name: changes.name ?? row.name, changed } })
+      const details = { name: changes.name ?? row.name, changed, ...(dropped.length > 0 ? { dropped } : {}) }
+      await deps.audit.record({ projectId: actor.projectId, action: 'webhook.updated', actor, target: { type: 'webhook', id }, details })
       return toWebhook({ ...row, ...changes })
     },
 
@@ -254,6 +267,11 @@ export function toDelivery(row: DeliveryRow): Delivery {
     createdAt: Math.floor(Number(row.created_at) / 1000),
     updatedAt: Math.floor(Number(row.updated_at) / 1000),
   }
+}
+
+/** Scheme, host and port, as URL normalises them (`HTTP://Hooks.Example.com:80` is `http://hooks.example.com`). */
+function originOf(value: string): string {
+  return new URL(value).origin
 }
 
 /** A URL for the audit log: scheme, host and path, never the query (tokens travel there). */
