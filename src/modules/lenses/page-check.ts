@@ -24,17 +24,17 @@ function pageText(nodes: readonly TemplateNode[]): string {
 /**
  * The page policy (routes.ts) stops scripts and loads, but a refresh or a base URL would still navigate
  * the viewer away, so a page template may not hold `<meta http-equiv>` or `<base>` in any spelling its
- * output could have: split by a comment, a section or a value that writes nothing, a value as (part of) a
- * tag name, or a value anywhere inside a `<meta>` tag (it could be the attribute's name). Throws
- * validation_error at template.html.
+ * output could have: split by a comment, a section or a value that writes nothing, a value as (part of) the
+ * name of a tag that has attributes (it could write `meta`), or a value anywhere inside a `<meta>` tag (it
+ * could be the attribute's name). Throws validation_error at template.html.
  */
 export function checkPageTemplate(template: SectionTemplate): void {
   const text = pageText(template.nodes)
   const joined = text.replaceAll(slot, '')
   const why = /http-equiv|<base[\s/>]/i.test(joined)
     ? '<meta http-equiv> and <base> are not allowed in a lens page'
-    : new RegExp(`<\\/?[^\\s/>]*${slot}`).test(text)
-      ? 'a value may not be (part of) a tag name'
+    : new RegExp(`<\\/?[^\\s/>]*${slot}[^>]*[=${slot}]`).test(text)
+      ? 'a value may not be (part of) the name of a tag with attributes'
       : new RegExp(`<meta\\b[^>]*${slot}`, 'i').test(text)
         ? 'a value may not be written inside a <meta> tag'
         : null
