@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type Reply, type TestServer } from '../support/harness.js'
+import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { startMailbox, type Mail, type Mailbox } from '../support/mailbox.js'
 import { accountWithGrants } from './collections-support.js'
