@@ -164,4 +164,15 @@ describe('links', () => {
     const links = (await as(alice.token)('GET', `${INBOX}?limit=100`)).body.data.map((n: any) => n.link)
     expect(links).toEqual(expect.arrayContaining(['/orders/o-1', 'https://shop.example/o/1', 'mailto:ops@example.test']))
   })
+
+  it('a NUL from the trigger is a clear validation error on every database, not a database failure', async () => {
+    const flow = await activeFlow(as(author.token), 'nul', notify({ userId: alice.id, title: 'T{{$trigger.body.t}}', message: 'M{{$trigger.body.m}}', link: '/x{{$trigger.body.l}}' }))
+    const before = (await rowsFor(alice.id)).length
+    for (const body of [{ t: 'a\u0000b' }, { m: '\u0000' }, { l: '\u0000' }]) {
+      const run = await executeToEnd(as(author.token), as(owner.token), flow, body)
+      expect(run.status, JSON.stringify(body)).toBe('failed')
+      expect(run.error, JSON.stringify(body)).toMatchObject({ code: 'validation_error', statusCode: 422, message: expect.stringContaining('U+0000') })
+    }
+    expect(await rowsFor(alice.id)).toHaveLength(before)
+  })
 })

@@ -39,16 +39,19 @@ export function isSafeLink(link: string): boolean {
   }
 }
 
+/** Text a notification stores: PostgreSQL cannot hold U+0000, so it is refused on every database alike. */
+const storedText = (max: number, min = 0) => z.string().min(min).max(max).refine((value) => !value.includes('\u0000'), 'must not contain the character U+0000')
+
 /** What a sender hands the service: checked again here, whoever calls. */
 export const SendSchema = z.strictObject({
   userId: z.string().min(1).max(64),
-  title: z.string().min(1).max(notificationBounds.title),
-  message: z.string().max(notificationBounds.message),
+  title: storedText(notificationBounds.title, 1),
+  message: storedText(notificationBounds.message),
   type: z.enum(notificationTypes).default('info'),
-  link: z.string().max(notificationBounds.link).refine(isSafeLink, 'must be a path, or an http, https or mailto URL').nullable().optional(),
+  link: storedText(notificationBounds.link).refine(isSafeLink, 'must be a path, or an http, https or mailto URL').nullable().optional(),
   flowId: z.string().max(64).nullable().optional(),
   runId: z.string().max(64).nullable().optional(),
-  dedupeKey: z.string().max(200).nullable().optional(),
+  dedupeKey: storedText(200).nullable().optional(),
 })
 export type SendInput = z.input<typeof SendSchema>
 
