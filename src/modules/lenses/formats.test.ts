@@ -30,6 +30,7 @@ describe('lens formats: escaping', () => {
     ['-1', "'-1"],
     ['@SUM(A1)', "'@SUM(A1)"],
     ['\tx', "'\tx"],
+    ['\0=1+1', "'\0=1+1"],
     ['=HYPERLINK("http://x","y")', '"\'=HYPERLINK(""http://x"",""y"")"'],
     [-1, '-1'],
     [true, 'true'],

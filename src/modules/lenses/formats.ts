@@ -47,12 +47,12 @@ export function escapeMarkdown(value: unknown): string {
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a quote, comma, CR or LF, quotes doubled. Text that a
- * spreadsheet would take for a formula (a leading =, +, -, @, tab or CR) gets a leading apostrophe
- * (OWASP's CSV injection advice); numbers are written as numbers, so -5 stays -5.
+ * spreadsheet would take for a formula (a leading =, +, -, @, tab, CR or NUL) gets a leading apostrophe
+ * (OWASP's CSV injection advice, ASVS 5 1.2.10); numbers are written as numbers, so -5 stays -5.
  */
 export function csvField(value: unknown): string {
   let text = textOf(value)
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  if (typeof value === 'string' && /^[=+\-@\t\r\0]/.test(text)) text = `'${text}`
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 

@@ -7,6 +7,7 @@ import { parseSectionTemplate } from '../../lib/template/sections.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { RecordsService } from '../records/index.js'
+import { checkPageTemplate } from './page-check.js'
 import { createRenderer, type RenderInput, type Rendered } from './render.js'
 import { checkFilterParams, sampleParams, substituteFilter } from './params.js'
 import type { CreateLensInput, Lens, LensDefinition, LensVersion, UpdateLensInput } from './schemas.js'
@@ -56,10 +57,7 @@ export function createLensesService(deps: LensesDeps) {
       if (text === undefined) continue
       const parsed = parseSectionTemplate(text)
       if (!parsed.ok) throw new AppError('validation_error', `template.${format}: ${parsed.error.message}`, { at: `template.${format}`, code: parsed.error.code })
-      // The page's policy stops scripts and loads (routes.ts); a refresh or a base URL would still navigate away.
-      if (format === 'html' && /http-equiv|<base[\s>]/i.test(text)) {
-        throw new AppError('validation_error', 'template.html: <meta http-equiv> and <base> are not allowed in a lens page', { at: 'template.html' })
-      }
+      if (format === 'html') checkPageTemplate(parsed.template)
     }
     checkFilterParams(definition.filter, definition.params)
     let samples: ReturnType<typeof sampleParams>

@@ -19,6 +19,8 @@ describe('ftsExpression', () => {
     ['a"b"c', '"a" "b" "c"'],
     ['&& alpha', '"alpha"'],
     ['wörld', '"wörld"'],
+    ['a\u0000b', '"a" "b"'],
+    ['"a\u0000b" c\u0001d\u007f', '"a b" "c" "d"'],
   ])('%s → %s', (text, expected) => {
     expect(ftsExpression(text)).toBe(expected)
   })
@@ -37,7 +39,7 @@ describe('ftsExpression', () => {
     const db = new Database(':memory:')
     db.exec('create virtual table t using fts5(c0, c1)')
     db.prepare('insert into t values (?, ?)').run('Hello wörld programming', 'second body')
-    const hostile = ['a AND', 'OR', 'NOT NOT', 'NEAR(', '(((x', 'x)', '^x', 'c0:hello', '{c1}:body', '-x', '+y', 'a"b"c', 'x* *y', 'hello*', 'prog*']
+    const hostile = ['a\u0000b', 'x\u0000"y"', 'a AND', 'OR', 'NOT NOT', 'NEAR(', '(((x', 'x)', '^x', 'c0:hello', '{c1}:body', '-x', '+y', 'a"b"c', 'x* *y', 'hello*', 'prog*']
     for (const text of hostile) {
       const expression = ftsExpression(text)
       expect(() => db.prepare('select * from t where t match ?').all(expression), text).not.toThrow()

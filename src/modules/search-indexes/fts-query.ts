@@ -4,12 +4,14 @@ import { AppError } from '../../lib/errors.js'
  * A user's search text as an FTS5 expression that cannot be an FTS5 syntax error: every word and every
  * "quoted phrase" becomes a double-quoted FTS5 string (quotes inside doubled), a trailing `*` on a word a
  * prefix search, and all of them must match (FTS5's implicit AND). FTS5's own operators (AND, OR, NOT,
- * NEAR, column filters, parentheses, ^) are words like any other. Throws invalid_request for an
- * unbalanced quote or a text with no word in it.
+ * NEAR, column filters, parentheses, ^) are words like any other, and a control character separates
+ * words (FTS5 reads a NUL inside a string as its end). Throws invalid_request for an unbalanced quote or
+ * a text with no word in it.
  */
 export function ftsExpression(text: string): string {
   const terms: string[] = []
-  let rest = text
+  // eslint-disable-next-line no-control-regex -- control characters are what is taken out
+  let rest = text.replace(/[\u0000-\u001f\u007f]/g, ' ')
   while (rest.length > 0) {
     rest = rest.replace(/^\s+/, '')
     if (rest.length === 0) break
