@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { jsonValueCount, maxJsonValues } from '../lib/json-bounds.js'
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { AppError } from '../lib/errors.js'
@@ -68,6 +69,11 @@ export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
       const text = await readAll(incoming, maxSize)
       // Every JSON body passes here, whichever route reads it: one place refuses `__proto__` keys.
       refuseProtoKey(text, ndjsonType.test(type))
+      // Parsed JSON can take 40× its text in memory (lib/json-bounds): a plain JSON body holds at most a
+      // million values. NDJSON is parsed a line at a time by its importers.
+      if (!ndjsonType.test(type) && text.length >= 2 * maxJsonValues && jsonValueCount(text) > maxJsonValues) {
+        throw new AppError('payload_too_large', `Request body holds more than ${maxJsonValues} JSON values`, { limit: maxJsonValues })
+      }
       // Hono keeps body promises in this cache (its type says the value); json() awaits the text.
       c.req.bodyCache.text = Promise.resolve(text) as unknown as string
     } else if (declared === undefined && incoming.headers['transfer-encoding'] !== undefined) {

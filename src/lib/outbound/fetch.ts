@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { JsonTooLarge, parseJsonBounded } from '../json-bounds.js'
 import { isBlockedAddress, isLoopbackName } from './address.js'
 import { isOutboundError, OutboundError } from './errors.js'
 import { createGuardedLookup, isBlockedAddressError, type Resolver, type SocketLookup } from './lookup.js'
@@ -52,7 +53,7 @@ export interface OutboundResponse {
   /** The body bytes, decoded from gzip, deflate or br. Empty for HEAD, 204 and 304. */
   readonly body: Uint8Array
   text(): string
-  /** @throws SyntaxError when the body is not JSON. */
+  /** @throws SyntaxError when the body is not JSON; OutboundError too_large when it holds over 1,000,000 values (lib/json-bounds). */
   json(): unknown
 }
 
@@ -207,6 +208,14 @@ function response(url: URL, status: number, statusText: string, rawHeaders: stri
     redirected,
     body,
     text: () => body.toString('utf8'),
-    json: () => JSON.parse(body.toString('utf8')) as unknown,
+    json: () => {
+      try {
+        return parseJsonBounded(body.toString('utf8'))
+      } catch (err) {
+        // Parsed JSON can take 40× its text in memory: the value count is bounded, not only the bytes.
+        if (err instanceof JsonTooLarge) throw new OutboundError('too_large', `The response from ${url.host} holds more than ${err.limit} JSON values`)
+        throw err
+      }
+    },
   }
 }

@@ -1,4 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import { parseJsonBounded } from '../../lib/json-bounds.js'
 import { z } from 'zod'
 import type { Principal } from '../../lib/principal.js'
 import { checkPattern } from './safe-regex.js'
@@ -117,7 +118,7 @@ export function parseJsonAnswer(answer: string): unknown {
   }
   for (const attempt of attempts) {
     try {
-      return JSON.parse(attempt) as unknown
+      return parseJsonBounded(attempt)
     } catch {
       // next
     }

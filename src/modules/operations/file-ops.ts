@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseJsonBounded } from '../../lib/json-bounds.js'
 import type { OutboundClient } from '../../lib/outbound/index.js'
 import type { FilesService } from '../files/index.js'
 import type { StorageConnectionsService } from '../storage-connections/index.js'
@@ -49,7 +50,7 @@ export function decodeContent(bytes: Buffer, encoding: ReadEncoding): unknown {
   }
   if (encoding === 'text') return content
   try {
-    return JSON.parse(content) as unknown
+    return parseJsonBounded(content)
   } catch (err) {
     throw new StepError('invalid_json', `The content is not JSON: ${(err as Error).message.slice(0, 200)}`, {}, 422, false)
   }

@@ -207,3 +207,34 @@ describe('executor', () => {
     expect(limited.records[0]!.attempts).toBe(3)
   })
 })
+
+describe('the run data budget', () => {
+  // Gives out a list of `n` small objects: what a large response or a wide read gives a step.
+  const wide = defineOperation({
+    type: 'wide', category: 'data', label: 'Wide', description: 'A big output', effects: 'none',
+    configSchema: z.object({ n: z.number().int() }),
+    async run({ n }) {
+      return { items: Array.from({ length: n }, (_, i) => ({ i, name: `item ${i}` })) }
+    },
+  })
+  const executor = createExecutor({ registry: withCatalog(wide), clock: systemClock, maxRunDataBytes: 1_000_000 })
+
+  it('a step whose output would pass it fails run_data_limit, and the step before it keeps its output', async () => {
+    const result = await executor.execute(runOf([step('small', 'wide', { n: 100 }), step('huge', 'wide', { n: 100_000 })]))
+    expect(result.status).toBe('failed')
+    expect(result.error).toMatchObject({ code: 'run_data_limit', step: 'huge' })
+    expect(result.records.map((r) => [r.key, r.status])).toEqual([['small', 'completed'], ['huge', 'failed']])
+    expect(result.records[1]!.output).toBeNull()
+    expect((result.steps.small as { items: unknown[] }).items).toHaveLength(100)
+  })
+
+  it('outputs add up across a loop: the pass that passes the budget stops it', async () => {
+    const result = await executor.execute(runOf([step('each', 'loop', { items: Array.from({ length: 200 }, (_, i) => i), operations: [step('read', 'wide', { n: 100 })] })]))
+    expect(result.status).toBe('failed')
+    expect(result.records.find((r) => r.status === 'failed' && r.key.startsWith('each['))?.error?.code).toBe('run_data_limit')
+    const passes = result.records.filter((r) => r.key.startsWith('each[') && r.status === 'completed').length
+    expect(passes).toBeGreaterThan(10)
+    expect(passes).toBeLessThan(200)
+  })
+})
+

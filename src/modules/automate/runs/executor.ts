@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { Clock } from '../../../lib/clock.js'
 import { AppError } from '../../../lib/errors.js'
+import { valueWeight } from '../../../lib/json-bounds.js'
 import type { Principal } from '../../../lib/principal.js'
 import { StepError, stepErrorFrom, StopRun, type OperationContext, type OperationRegistry, type PreparedConfig, type StepLogLine, type StepNode } from '../../operations/index.js'
 import type { FlowOptions, RunStatus, StepStatus, TriggerInput } from '../model.js'
@@ -74,7 +75,17 @@ export interface RunToExecute {
 export interface ExecutorDeps {
   readonly registry: OperationRegistry
   readonly clock: Clock
+  /** The run data budget; maxRunDataBytes when absent (tests lower it). */
+  readonly maxRunDataBytes?: number
 }
+
+/**
+ * The most a run keeps of what its steps took in and gave out (their resolved configs and outputs, kept in
+ * `$steps` and the step log until the run ends), as an estimate of the heap it takes (lib/json-bounds
+ * valueWeight). A step whose input and output would pass it fails `run_data_limit`: a loop of large
+ * responses cannot grow one run until the process runs out of memory.
+ */
+export const maxRunDataBytes = 256 * 1024 * 1024
 
 /** The reason a run's signal aborts with; anything else aborting it counts as a cancel. */
 export class RunAborted extends Error {
@@ -96,6 +107,7 @@ export type Executor = ReturnType<typeof createExecutor>
 /** Builds the executor once; `execute` runs one flow run and never throws (failures are the outcome). */
 export function createExecutor(deps: ExecutorDeps) {
   const { registry, clock } = deps
+  const budget = deps.maxRunDataBytes ?? maxRunDataBytes
   // Failures an operation marked not retryable (throw_error): a whole-run retry would only repeat them.
   const deliberate = new WeakSet<RunError>()
 
@@ -149,7 +161,7 @@ export function createExecutor(deps: ExecutorDeps) {
       $run: { id: run.id },
       $now: new Date(clock.now()).toISOString(),
     }
-    const state: RunState = { run, signal, records, failure: null }
+    const state: RunState = { run, signal, records, failure: null, kept: 0 }
     try {
       await runSequence(state, run.steps, data, steps, '')
     } catch (err) {
@@ -177,6 +189,8 @@ export function createExecutor(deps: ExecutorDeps) {
     readonly records: StepRecord[]
     /** The first failure continue_all carried on past. */
     failure: RunError | null
+    /** The estimated bytes of the inputs and outputs the run keeps (maxRunDataBytes). */
+    kept: number
   }
 
   /** Runs steps in order, writing each output to `outputs` (`$steps` at the top, the nested result below). */
@@ -247,6 +261,7 @@ export function createExecutor(deps: ExecutorDeps) {
         record.unresolved = prepared.unresolved
         if (signal.aborted) throw signal.reason
         const output = await untilAborted(operation.run(prepared.config, ctx), signal)
+        keep(state, prepared.config, output)
         record.error = null
         return { output: finish('completed', output), failure: null }
       } catch (err) {
@@ -287,6 +302,16 @@ export function createExecutor(deps: ExecutorDeps) {
         return { output: null, failure }
       }
     }
+  }
+
+  /** Counts a step's input and output against the run's data budget; throws run_data_limit (not retryable) when they would pass it. */
+  function keep(state: RunState, input: unknown, output: unknown): void {
+    const room = budget - state.kept
+    const weight = valueWeight(input, room) + valueWeight(output, room)
+    if (weight > room) {
+      throw new StepError('run_data_limit', `The run's steps would hold more than ${Math.round(budget / 1024 / 1024)} MB of data; a step should read less (a filter, a limit, fields)`, { limitBytes: budget }, 413, false)
+    }
+    state.kept += weight
   }
 
   return { execute }

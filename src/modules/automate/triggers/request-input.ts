@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { JsonTooLarge, parseJsonBounded } from '../../../lib/json-bounds.js'
 import { AppError } from '../../../lib/errors.js'
 import type { AppEnv } from '../../../lib/http/index.js'
 
@@ -17,8 +18,9 @@ export async function requestInput(c: Context<AppEnv>): Promise<unknown> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
   if (jsonType.test(type)) {
     try {
-      return JSON.parse(text) as unknown
-    } catch {
+      return parseJsonBounded(text)
+    } catch (err) {
+      if (err instanceof JsonTooLarge) throw new AppError('payload_too_large', `The request body ${err.message.slice('The JSON '.length)}`, { limit: err.limit })
       throw new AppError('invalid_request', 'Malformed JSON in request body')
     }
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { headers, hasHeader, send, timeoutMs, url } from '../outbound-step.js'
+import { isOutboundError } from '../../../lib/outbound/index.js'
+import { headers, hasHeader, send, stepErrorOf, timeoutMs, url } from '../outbound-step.js'
 import { text } from '../schema-helpers.js'
 import { defineOperation, StepError } from '../types.js'
 
@@ -32,7 +33,8 @@ export const graphqlRequest = defineOperation({
     let answer: unknown
     try {
       answer = res.json()
-    } catch {
+    } catch (err) {
+      if (isOutboundError(err)) throw stepErrorOf(err)
       throw invalidResponse(res.status, 'the response is not JSON')
     }
     if (typeof answer !== 'object' || answer === null || Array.isArray(answer) || !('data' in answer || 'errors' in answer)) {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { headers, headersObject, hasHeader, send, timeoutMs, url } from '../outbound-step.js'
+import { isOutboundError } from '../../../lib/outbound/index.js'
+import { headers, headersObject, hasHeader, send, stepErrorOf, timeoutMs, url } from '../outbound-step.js'
 import { text } from '../schema-helpers.js'
 import { defineOperation } from '../types.js'
 
@@ -82,7 +83,8 @@ function readBody(res: { body: Uint8Array; text(): string; json(): unknown }, re
   if (raw.trim() === '') return null
   try {
     return res.json()
-  } catch {
+  } catch (err) {
+    if (isOutboundError(err)) throw stepErrorOf(err)
     ctx.log({ level: 'warn', message: 'The response body is not JSON; it is given as text' })
     return raw
   }

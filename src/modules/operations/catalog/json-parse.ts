@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { JsonTooLarge, parseJsonBounded } from '../../../lib/json-bounds.js'
 import { parseItemPath, readItemPath } from '../item-path.js'
 import { requiredValue } from '../schema-helpers.js'
 import { defineOperation, StepError } from '../types.js'
@@ -36,8 +37,9 @@ export const jsonParse = defineOperation({
       const text = config.input
       if (text.length > maxJsonTextLength) throw new StepError('json_parse_failed', `The text is longer than ${maxJsonTextLength} characters`, {}, 400, false)
       try {
-        value = JSON.parse(text) as unknown
+        value = parseJsonBounded(text)
       } catch (err) {
+        if (err instanceof JsonTooLarge) throw new StepError('json_parse_failed', err.message, { limit: err.limit }, 400, false)
         throw new StepError('json_parse_failed', `The input is not JSON: ${(err as Error).message}`, { preview: text.slice(0, 100) }, 400, false)
       }
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseJsonBounded } from '../../../lib/json-bounds.js'
 import { numeric, StepListSchema } from '../schema-helpers.js'
 import { defineOperation, type OperationContext, type StepNode } from '../types.js'
 
@@ -15,7 +16,7 @@ const itemsSchema = z.preprocess((value) => {
   if (value === null || value === '') return []
   if (typeof value === 'string' && value.trimStart().startsWith('[')) {
     try {
-      return JSON.parse(value) as unknown
+      return parseJsonBounded(value)
     } catch {
       return value
     }
