@@ -1,13 +1,15 @@
 import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxOptions, type SandboxResult } from './quickjs.js'
+import { createAdmission, machineAdmissionLimits } from './admission.js'
+import { compiledQuickJS, linearMemoryBytes, minimumMemoryBytes } from './memory.js'
+import { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxOptions, type SandboxResult } from './types.js'
+import { newRunShare, watchCpu } from './watchdog.js'
 
-/** The options that cross to the worker (no functions), with the shared abort flag. */
+/** The options that cross to the worker (no functions), with the buffer shared with it (watchdog.ts). */
 export type WorkerRun = {
-  readonly options: Omit<SandboxOptions, 'fetch' | 'signal' | 'interrupted'> & { readonly canFetch: boolean }
-  readonly flag: Int32Array
+  readonly options: Omit<SandboxOptions, 'fetch' | 'signal' | 'interrupted' | 'onSlice'> & { readonly canFetch: boolean }
+  readonly share: SharedArrayBuffer
 }
 export type FromWorker = { type: 'ready' } | { type: 'fetch'; id: number; request: SandboxFetchRequest } | { type: 'result'; result: SandboxResult }
 export type ToWorker =
@@ -19,20 +21,36 @@ export type ToWorker =
 const graceMs = 2000
 /** How long a new worker may take to start. */
 const bootMs = 60_000
-/** Workers kept for the next runs (a run that had to be terminated takes its worker with it). */
+/** Workers kept for the next runs (a run that had to be terminated, or whose memory grew, takes its worker with it). */
 const maxIdle = 2
+/**
+ * What a running script costs the process besides its WebAssembly memory (measured, decision 047): its
+ * worker thread (a V8 isolate and Node's environment; the compiled QuickJS code is shared) and the bounded
+ * copies of its strings on the host side (prelude.ts).
+ */
+export const perScriptOverheadBytes = 40 * 1024 * 1024
+/** The most a script with this memory limit may add to the process: its WebAssembly memory at most, plus the overhead. */
+export function reservationBytes(memoryBytes: number): number {
+  return linearMemoryBytes(memoryBytes) + perScriptOverheadBytes
+}
+/** The largest memory limit a caller gives (lib/sandbox does not know the scripts' settings; 256 MB is theirs): the budget is at least its reservation. */
+const largestLimitBytes = 256 * 1024 * 1024
+
+// One admission and one set of idle workers per process: the memory and cores they share are the machine's.
+const admission = createAdmission(machineAdmissionLimits(reservationBytes(largestLimitBytes)))
 
 // The built server has worker.js beside this file. Under the TypeScript sources (tests, tsx), the worker
 // registers tsx's loader first: a worker does not inherit the parent's loader hooks.
 const fromSources = import.meta.url.endsWith('.ts')
-function spawn(): Worker {
+function spawn(wasmModule: WebAssembly.Module): Worker {
+  const options = { ...workerOptions, workerData: { wasmModule } }
   let worker: Worker
   if (fromSources) {
     const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href
     const entry = new URL('./worker.ts', import.meta.url).href
-    worker = new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}) })`, { eval: true, ...workerOptions })
+    worker = new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}) })`, { eval: true, ...options })
   } else {
-    worker = new Worker(new URL('./worker.js', import.meta.url), workerOptions)
+    worker = new Worker(new URL('./worker.js', import.meta.url), options)
   }
   // Whatever the worker prints (an assertion of the interpreter) is dropped, not mixed into the server's log.
   worker.stdout.resume()
@@ -42,40 +60,8 @@ function spawn(): Worker {
 const workerOptions = {
   // No copy of the server's environment: nothing to find even past the interpreter.
   env: {}, stdout: true, stderr: true,
-  // The V8 heap of the worker's own code; the script's heap is the WebAssembly memory, capped by memoryBytes.
+  // The V8 heap of the worker's own code; the script's memory is the WebAssembly memory, capped by memoryBytes.
   resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-}
-
-/** Scripts running at once (each holds a thread and a core while it computes); the others wait their turn. */
-const maxBusy = Math.max(2, availableParallelism())
-let busy = 0
-const queue: (() => void)[] = []
-
-/** Waits for a turn; false when `signal` aborts first. */
-function turn(signal: AbortSignal | undefined): Promise<boolean> {
-  if (busy < maxBusy) {
-    busy++
-    return Promise.resolve(true)
-  }
-  if (signal?.aborted) return Promise.resolve(false)
-  return new Promise((resolve) => {
-    const go = () => {
-      signal?.removeEventListener('abort', cancel)
-      busy++
-      resolve(true)
-    }
-    const cancel = () => {
-      queue.splice(queue.indexOf(go), 1)
-      resolve(false)
-    }
-    queue.push(go)
-    signal?.addEventListener('abort', cancel, { once: true })
-  })
-}
-
-function endTurn(): void {
-  busy--
-  queue.shift()?.()
 }
 
 interface Ready {
@@ -84,13 +70,13 @@ interface Ready {
 }
 const idle: Ready[] = []
 
-function take(): Ready {
+async function take(): Promise<Ready> {
   const found = idle.pop()
   if (found) {
     found.worker.ref()
     return found
   }
-  const worker = spawn()
+  const worker = spawn(await compiledQuickJS())
   const ready = new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), bootMs)
     worker.once('message', () => (clearTimeout(timer), resolve(true)))
@@ -117,25 +103,29 @@ function drop(entry: Ready): void {
 }
 
 /**
- * runInSandbox in a worker thread: the server's event loop never waits on a script, however long a
- * builtin call runs between two checks of the interrupt handler, and a run still going `timeoutMs` + 2 s
- * after it started is ended by terminating its worker (as `cpu`, or `timeout` while a fetch was out).
- * Workers have an empty environment and are reused (each run gets a fresh WebAssembly instance); at most
- * max(2, cores) run at once, the others wait (an abort while waiting ends the run as aborted). `fetch`
- * runs here, in the parent, so lib/outbound stays the only way out. Never throws for anything the script does.
+ * runInSandbox in a worker thread: the server's event loop never waits on a script. A watchdog here reads
+ * the script's time in the interpreter from the shared meter and terminates the worker once it passes
+ * `cpuMs` (plus a 3% grace), even inside one long builtin call: the run ends as `cpu`. A run still going
+ * `timeoutMs` + 2 s after it started is terminated too (`timeout` while a fetch was out). Workers have
+ * an empty environment and are reused while their script's memory stayed at the initial 16 MiB (one that
+ * grew is terminated, which returns its memory at once). Runs wait their turn (admission.ts): at most
+ * max(2, cores) at once, and their reservations (limit + headroom + overhead) within the memory budget; an
+ * abort while waiting ends the run as aborted. `fetch` runs here, in the parent, so lib/outbound stays
+ * the only way out. Never throws for anything the script does.
  */
 export async function runIsolated(options: SandboxOptions): Promise<SandboxResult> {
   const { fetch, signal, code, input, context, cpuMs, timeoutMs, memoryBytes, maxOutputBytes, maxLogLines } = options
-  const failed = (kind: SandboxFailureKind, message: string): SandboxResult => ({ ok: false, kind, name: 'InternalError', message, logs: [], cpuMs: 0 })
-  if (!(await turn(signal))) return failed('aborted', 'aborted while waiting for a turn')
-  const entry = take()
-  if (!(await entry.ready)) {
-    release(entry, false)
-    endTurn()
+  const failed = (kind: SandboxFailureKind, message: string, used = 0): SandboxResult => ({ ok: false, kind, name: 'InternalError', message, logs: [], cpuMs: Math.round(used), memoryBytes: 0 })
+  const reserved = reservationBytes(memoryBytes)
+  if (!(await admission.enter(reserved, signal))) return failed('aborted', 'aborted while waiting for a turn')
+  const entry = await take().catch(() => null)
+  if (!entry || !(await entry.ready)) {
+    if (entry) release(entry, false)
+    admission.leave(reserved)
     return failed('thrown', 'The script worker did not start')
   }
   const { worker } = entry
-  const flag = new Int32Array(new SharedArrayBuffer(4))
+  const share = newRunShare()
   const fetches = new AbortController()
   let inFlight = 0
   return new Promise<SandboxResult>((resolve) => {
@@ -144,15 +134,17 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
       if (done) return
       done = true
       clearTimeout(killer)
+      stopWatching()
       signal?.removeEventListener('abort', onAbort)
       fetches.abort()
-      release(entry, reusable)
-      endTurn()
+      release(entry, reusable && result.memoryBytes <= minimumMemoryBytes)
+      admission.leave(reserved)
       resolve(result)
     }
     const killer = setTimeout(() => finish(failed(inFlight > 0 ? 'timeout' : 'cpu', 'terminated'), false), timeoutMs + graceMs)
+    const stopWatching = watchCpu(share.meter, cpuMs, (usedMs) => finish(failed('cpu', 'interrupted', usedMs), false))
     const onAbort = () => {
-      Atomics.store(flag, 0, 1)
+      Atomics.store(share.flag, 0, 1)
       worker.postMessage({ type: 'abort' } satisfies ToWorker)
     }
     worker.on('message', (message: FromWorker) => {
@@ -173,7 +165,7 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
     })
     worker.on('error', (err: Error & { code?: string }) => finish(failed(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'thrown', 'The script worker failed'), false))
     worker.on('exit', () => finish(failed('thrown', 'The script worker ended without a result'), false))
-    const run: ToWorker = { type: 'run', options: { code, input, context, cpuMs, timeoutMs, memoryBytes, maxOutputBytes, maxLogLines, canFetch: fetch !== undefined }, flag }
+    const run: ToWorker = { type: 'run', options: { code, input, context, cpuMs, timeoutMs, memoryBytes, maxOutputBytes, maxLogLines, canFetch: fetch !== undefined }, share: share.buffer }
     worker.postMessage(run)
     if (signal?.aborted) onAbort()
     else signal?.addEventListener('abort', onAbort, { once: true })
