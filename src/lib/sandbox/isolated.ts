@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { createAdmission, machineAdmissionLimits } from './admission.js'
+import { threadClock, type Clock } from './cpu-time.js'
 import { compiledQuickJS, linearMemoryBytes, minimumMemoryBytes } from './memory.js'
 import { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxOptions, type SandboxResult } from './types.js'
 import { newRunShare, watchCpu } from './watchdog.js'
@@ -11,7 +12,7 @@ export type WorkerRun = {
   readonly options: Omit<SandboxOptions, 'fetch' | 'signal' | 'interrupted' | 'onSlice'> & { readonly canFetch: boolean }
   readonly share: SharedArrayBuffer
 }
-export type FromWorker = { type: 'ready' } | { type: 'fetch'; id: number; request: SandboxFetchRequest } | { type: 'result'; result: SandboxResult }
+export type FromWorker = { type: 'ready'; tid: number | null } | { type: 'fetch'; id: number; request: SandboxFetchRequest } | { type: 'result'; result: SandboxResult }
 export type ToWorker =
   | ({ type: 'run' } & WorkerRun)
   | { type: 'abort' }
@@ -66,7 +67,8 @@ const workerOptions = {
 
 interface Ready {
   readonly worker: Worker
-  readonly ready: Promise<boolean>
+  /** Once started: the clock its runs' CPU time is read on (its thread's), or null when it did not start. */
+  readonly ready: Promise<Clock | null>
 }
 const idle: Ready[] = []
 
@@ -77,23 +79,24 @@ async function take(): Promise<Ready> {
     return found
   }
   const worker = spawn(await compiledQuickJS())
-  const ready = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), bootMs)
-    worker.once('message', () => (clearTimeout(timer), resolve(true)))
-    worker.once('error', () => (clearTimeout(timer), resolve(false)))
-    worker.once('exit', () => (clearTimeout(timer), resolve(false)))
+  const ready = new Promise<Clock | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), bootMs)
+    worker.once('message', (message: FromWorker) => (clearTimeout(timer), resolve(threadClock(message.type === 'ready' ? message.tid : null))))
+    worker.once('error', () => (clearTimeout(timer), resolve(null)))
+    worker.once('exit', () => (clearTimeout(timer), resolve(null)))
   })
   return { worker, ready }
 }
 
-function release(entry: Ready, reusable: boolean): void {
+/** Keeps the worker for the next run, or terminates it; resolves once its thread (and so its memory) is gone. */
+async function release(entry: Ready, reusable: boolean): Promise<void> {
   entry.worker.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit')
   if (reusable && idle.length < maxIdle) {
     entry.worker.on('error', () => drop(entry)).on('exit', () => drop(entry))
     entry.worker.unref()
     idle.push(entry)
   } else {
-    void entry.worker.terminate()
+    await entry.worker.terminate().catch(() => undefined)
   }
 }
 
@@ -119,8 +122,9 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
   const reserved = reservationBytes(memoryBytes)
   if (!(await admission.enter(reserved, signal))) return failed('aborted', 'aborted while waiting for a turn')
   const entry = await take().catch(() => null)
-  if (!entry || !(await entry.ready)) {
-    if (entry) release(entry, false)
+  const clock = await entry?.ready
+  if (!entry || !clock) {
+    if (entry) await release(entry, false)
     admission.leave(reserved)
     return failed('thrown', 'The script worker did not start')
   }
@@ -137,12 +141,12 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
       stopWatching()
       signal?.removeEventListener('abort', onAbort)
       fetches.abort()
-      release(entry, reusable && result.memoryBytes <= minimumMemoryBytes)
-      admission.leave(reserved)
       resolve(result)
+      // The turn ends when the worker's memory is back: the next script must not start beside a dying one's.
+      void release(entry, reusable && result.memoryBytes <= minimumMemoryBytes).then(() => admission.leave(reserved))
     }
     const killer = setTimeout(() => finish(failed(inFlight > 0 ? 'timeout' : 'cpu', 'terminated'), false), timeoutMs + graceMs)
-    const stopWatching = watchCpu(share.meter, cpuMs, (usedMs) => finish(failed('cpu', 'interrupted', usedMs), false))
+    const stopWatching = watchCpu(share.meter, clock, cpuMs, (usedMs) => finish(failed('cpu', 'terminated', usedMs), false))
     const onAbort = () => {
       Atomics.store(share.flag, 0, 1)
       worker.postMessage({ type: 'abort' } satisfies ToWorker)

@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
 import { performance } from 'node:perf_hooks'
+import { InterpreterMeter } from './cpu-time.js'
 import { newSandboxInstance, type SandboxInstance } from './memory.js'
 import { prelude } from './prelude.js'
 import { epochMs, SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxLogLine, type SandboxOptions, type SandboxResult } from './types.js'
@@ -21,15 +22,21 @@ const maxLineChars = 2000
  * run at `timeoutMs`. Never throws for anything the script does: every failure is a `{ ok: false, kind }` result.
  */
 export async function runInSandbox(options: SandboxOptions): Promise<SandboxResult> {
-  const instance = await newSandboxInstance(options.memoryBytes)
-  const run = new SandboxRun(instance, options)
+  // The whole run is the script's time (setting up its instance included), but for its waits on the host.
+  const meter = new InterpreterMeter(options.cpuClock ?? epochMs, options.onSlice)
+  meter.enter()
   try {
-    return await run.execute()
-  } catch (err) {
-    // The host side failed (a bound hit while installing the prelude, say): still a result, never a throw.
-    return run.crashed(err)
+    const run = new SandboxRun(await newSandboxInstance(options.memoryBytes), meter, options)
+    try {
+      return await run.execute()
+    } catch (err) {
+      // The host side failed (a bound hit while installing the prelude, say): still a result, never a throw.
+      return run.crashed(err)
+    } finally {
+      run.dispose()
+    }
   } finally {
-    run.dispose()
+    meter.leave()
   }
 }
 
@@ -43,14 +50,14 @@ class SandboxRun {
   private readonly deferreds = new Set<QuickJSDeferredPromise>()
   /** Aborts the host's fetches when the script ends or is stopped. */
   private readonly hostAbort = new AbortController()
-  private cpuUsed = 0
-  private sliceStart: number | null = null
   private readonly startedAt = performance.now()
   /** Set by the interrupt handler or the wall clock: why the script was stopped. */
   private stopped: SandboxFailureKind | null = null
 
   constructor(
     private readonly instance: SandboxInstance,
+    /** The run's CPU time (cpu-time.ts): inside from the start, outside while waiting on the host. */
+    private readonly meter: InterpreterMeter,
     private readonly options: SandboxOptions,
   ) {
     const runtime = (this.runtime = instance.module.newRuntime())
@@ -63,44 +70,24 @@ class SandboxRun {
 
   private shouldStop(): boolean {
     if (this.stopped) return true
-    const now = performance.now()
     // Inside the interpreter the CPU bound applies (cpuMs ≤ timeoutMs, so a busy script always meets it first); the wall bound while it waits for the host.
-    if (this.sliceStart !== null && this.cpuUsed + (now - this.sliceStart) > this.options.cpuMs) this.stopped = 'cpu'
+    if (this.meter.inside && this.meter.over(this.options.cpuMs)) this.stopped = 'cpu'
     else if (this.options.signal?.aborted || this.options.interrupted?.()) this.stopped = 'aborted'
     return this.stopped !== null
-  }
-
-  /** Runs `fn` inside the interpreter, counting its time as the script's CPU time (and telling `onSlice`, the watchdog's view of it). */
-  private inVm<T>(fn: () => T): T {
-    if (this.sliceStart !== null) return fn()
-    this.sliceStart = performance.now()
-    this.options.onSlice?.(this.cpuUsed, epochMs())
-    try {
-      return fn()
-    } finally {
-      this.cpuUsed += performance.now() - this.sliceStart
-      this.sliceStart = null
-      this.options.onSlice?.(this.cpuUsed, null)
-    }
   }
 
   async execute(): Promise<SandboxResult> {
     const vm = this.context
     this.install()
-    const compiled = this.inVm(() => vm.evalCode(`(async function (input, context) {\n${this.options.code}\n})`, 'script.js'))
+    const compiled = vm.evalCode(`(async function (input, context) {\n${this.options.code}\n})`, 'script.js')
     if (compiled.error) return this.failure(compiled.error, 'syntax')
     const fn = compiled.value
-    const call = this.inVm(() => {
-      const input = this.jsonIn(this.options.input)
-      const context = this.jsonIn(this.options.context)
-      try {
-        return vm.callFunction(fn, vm.undefined, input, context)
-      } finally {
-        input.dispose()
-        context.dispose()
-        fn.dispose()
-      }
-    })
+    const input = this.jsonIn(this.options.input)
+    const context = this.jsonIn(this.options.context)
+    const call = vm.callFunction(fn, vm.undefined, input, context)
+    input.dispose()
+    context.dispose()
+    fn.dispose()
     if (call.error) return this.failure(call.error, 'thrown')
     const promise = call.value
     try {
@@ -118,7 +105,7 @@ class SandboxRun {
   /** Runs the promise jobs, waiting for the host's fetches in between, until the script's promise settles or a bound is hit. */
   private async settle(promise: QuickJSHandle): Promise<SandboxResult | null> {
     for (;;) {
-      const jobs = this.inVm(() => this.runtime.executePendingJobs())
+      const jobs = this.runtime.executePendingJobs()
       if (jobs.error) return this.failure(jobs.error, 'thrown')
       if (this.stopped) return this.fail(this.stopped, 'InternalError', 'interrupted')
       if (this.isSettled(promise)) return null
@@ -147,6 +134,8 @@ class SandboxRun {
       if (this.options.signal?.aborted) resolve('aborted')
       this.options.signal?.addEventListener('abort', onAbort, { once: true })
     })
+    // Waiting is not the script's time: the meter is outside until the host answers.
+    this.meter.leave()
     try {
       const outcome = await Promise.race([stop, Promise.race(this.pending).then(() => null)])
       if (outcome) {
@@ -155,6 +144,7 @@ class SandboxRun {
       }
       return null
     } finally {
+      this.meter.enter()
       clearTimeout(timer)
       if (onAbort) this.options.signal?.removeEventListener('abort', onAbort)
     }
@@ -171,11 +161,11 @@ class SandboxRun {
       }
     })
     const hostFetch = vm.newFunction('hostFetch', (requestHandle) => this.startFetch(vm.typeof(requestHandle) === 'string' ? vm.getString(requestHandle) : ''))
-    const installer = this.inVm(() => vm.unwrapResult(vm.evalCode(prelude, 'prelude.js')))
+    const installer = vm.unwrapResult(vm.evalCode(prelude, 'prelude.js'))
     const maxLine = vm.newNumber(maxLineChars)
     const maxRequest = vm.newNumber(maxRequestChars)
     try {
-      const helpers = this.inVm(() => vm.unwrapResult(vm.callFunction(installer, vm.undefined, hostFetch, hostLog, maxLine, maxRequest)))
+      const helpers = vm.unwrapResult(vm.callFunction(installer, vm.undefined, hostFetch, hostLog, maxLine, maxRequest))
       this.helpers = { describe: vm.getProp(helpers, 'describe'), output: vm.getProp(helpers, 'output') }
       helpers.dispose()
     } finally {
@@ -246,13 +236,13 @@ class SandboxRun {
       const max = this.options.maxOutputBytes ?? defaultMaxOutput
       const maxHandle = vm.newNumber(max)
       // The JSON is made inside; a text longer than `max` characters is only measured there, never copied out.
-      const json = this.inVm(() => vm.callFunction(this.helpers!.output, vm.undefined, value, maxHandle))
+      const json = vm.callFunction(this.helpers!.output, vm.undefined, value, maxHandle)
       maxHandle.dispose()
       if (json.error) return this.failure(json.error, 'output')
       const text = vm.typeof(json.value) === 'string' ? vm.getString(json.value) : null
       json.value.dispose()
       if (text === null || Buffer.byteLength(text) > max) return this.fail('output', 'RangeError', `The result is over ${max} bytes as JSON`)
-      return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs, cpuMs: Math.round(this.cpuUsed), memoryBytes: this.instance.memory.buffer.byteLength }
+      return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
     } finally {
       value.dispose()
     }
@@ -265,7 +255,7 @@ class SandboxRun {
     let message = this.instance.exhausted() ? 'out of memory' : 'The script failed'
     try {
       // Read inside the interpreter (a getter counts as the script's CPU time), bounded there (prelude.ts).
-      const described = this.helpers && this.inVm(() => vm.callFunction(this.helpers!.describe, vm.undefined, errorHandle))
+      const described = this.helpers && vm.callFunction(this.helpers!.describe, vm.undefined, errorHandle)
       if (described && !described.error && vm.typeof(described.value) === 'string') {
         const [n, m] = JSON.parse(vm.getString(described.value)) as [string, string]
         name = n
@@ -293,7 +283,7 @@ class SandboxRun {
   }
 
   private fail(kind: SandboxFailureKind, name: string, message: string): SandboxResult {
-    return { ok: false, kind, name, message, logs: this.logs, cpuMs: Math.round(this.cpuUsed), memoryBytes: this.instance.memory.buffer.byteLength }
+    return { ok: false, kind, name, message, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
   }
 
   dispose(): void {

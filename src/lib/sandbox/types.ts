@@ -42,7 +42,9 @@ export interface SandboxOptions {
   readonly signal?: AbortSignal
   /** Asked while the script runs in the interpreter, where no event can arrive: true stops it as aborted (a worker's shared flag). */
   readonly interrupted?: () => boolean
-  /** Told when a stretch of time in the interpreter starts (`sliceStart`, epoch ms) and ends (null), with the time used before it: what a watchdog on another thread reads. */
+  /** The clock the time in the interpreter is counted on (ms): the thread's CPU time where it can be read (cpu-time.ts); the wall clock by default. */
+  readonly cpuClock?: () => number
+  /** Told when a stretch of time in the interpreter starts (`sliceStart`, on `cpuClock`) and ends (null), with the time used before it: what a watchdog on another thread reads. */
   readonly onSlice?: (usedMs: number, sliceStart: number | null) => void
   /** The host side of `fetch`; absent: every fetch is refused. The signal given aborts when the script ends. */
   readonly fetch?: (request: SandboxFetchRequest, signal: AbortSignal) => Promise<SandboxFetchResponse>

@@ -1,10 +1,11 @@
-import { epochMs } from './types.js'
+import type { Clock } from './cpu-time.js'
 
 /**
  * What a run shares with its worker (one SharedArrayBuffer): the abort flag the interrupt handler reads,
  * and the meter the worker writes as it enters and leaves the interpreter: the time used before the
- * current stretch and when that stretch began (µs; 0 while outside). Read from the parent, they give the
- * run's time in the interpreter even while the worker's thread is stuck in one builtin call.
+ * current stretch and when that stretch began (µs on the run's clock, the worker thread's CPU time where
+ * it can be read; 0 while outside). Read from the parent with the same clock, they give the run's time in
+ * the interpreter even while the worker's thread is stuck in one builtin call.
  */
 export interface RunShare {
   readonly buffer: SharedArrayBuffer
@@ -34,10 +35,10 @@ export function writeMeter(meter: BigInt64Array, usedMs: number, sliceStart: num
 }
 
 /** The run's time in the interpreter so far, as the parent sees it, and whether it is in there now. */
-export function readMeter(meter: BigInt64Array): { usedMs: number; inside: boolean } {
+export function readMeter(meter: BigInt64Array, clock: Clock): { usedMs: number; inside: boolean } {
   const used = Number(Atomics.load(meter, 0)) / 1000
   const start = Number(Atomics.load(meter, 1)) / 1000
-  return start > 0 ? { usedMs: used + Math.max(0, epochMs() - start), inside: true } : { usedMs: used, inside: false }
+  return start > 0 ? { usedMs: used + Math.max(0, clock() - start), inside: true } : { usedMs: used, inside: false }
 }
 
 /** Past the CPU bound, how long the interrupt handler gets to stop the script itself (keeping its worker) before the watchdog ends it. */
@@ -49,14 +50,15 @@ const outsidePollMs = 10
 
 /**
  * Calls `onOver(usedMs)` once the run's time in the interpreter passes `cpuMs` plus the grace. The timer
- * is set for the moment the budget would run out if the script stays inside, so the bound holds however
- * long one builtin call lasts, within the parent's timer delay. Returns the function that stops watching.
+ * is set for the earliest moment the budget can run out (CPU time grows at most as fast as the wall
+ * clock), and set again while it has not, so the bound holds however long one builtin call lasts, within
+ * the parent's timer delay. Returns the function that stops watching.
  */
-export function watchCpu(meter: BigInt64Array, cpuMs: number, onOver: (usedMs: number) => void): () => void {
+export function watchCpu(meter: BigInt64Array, clock: Clock, cpuMs: number, onOver: (usedMs: number) => void): () => void {
   const over = cpuMs + watchdogGraceMs(cpuMs)
   let timer: NodeJS.Timeout | undefined
   const check = () => {
-    const { usedMs, inside } = readMeter(meter)
+    const { usedMs, inside } = readMeter(meter, clock)
     if (usedMs >= over) return onOver(usedMs)
     const left = Math.max(1, over - usedMs)
     timer = setTimeout(check, inside ? left : Math.min(outsidePollMs, left))
