@@ -9,3 +9,6 @@ export {
   type SandboxResult,
 } from './types.js'
 export { runIsolated } from './isolated.js'
+export { createAdmission, machineAdmissionLimits, type Admission, type AdmissionLimits } from './admission.js'
+export { linearMemoryBytes } from './memory.js'
+export { perScriptOverheadBytes, reservationBytes } from './isolated.js'
