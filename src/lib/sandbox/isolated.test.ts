@@ -40,7 +40,8 @@ describe('runIsolated', () => {
       const result = await run(hog, { cpuMs: 200, timeoutMs: 20_000, memoryBytes: 256 * 1024 * 1024 })
       expect(result).toMatchObject({ ok: false, kind: 'cpu' })
       expect(result.cpuMs).toBeGreaterThanOrEqual(180)
-      expect(result.cpuMs).toBeLessThanOrEqual(220)
+      // +20 ms: this thread's timer may fire late on a loaded machine (test/api/automate-script-limits.test.ts).
+      expect(result.cpuMs).toBeLessThanOrEqual(220 + 20)
     }
     expect(await run('return 1')).toMatchObject({ ok: true, value: 1 })
   })
