@@ -14,11 +14,11 @@ function schedstatClock(path: string): Clock | null {
   }
 }
 
-/** This thread's Linux thread id, null elsewhere: a worker tells the parent, which then reads the worker's CPU time. */
+/** This thread's Linux thread id, null elsewhere: a worker tells the parent, which then reads the worker's CPU time (both through the same path). */
 export function ownThreadId(): number | null {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    return Number.isInteger(tid) && schedstatClock('/proc/thread-self/schedstat') ? tid : null
+    return Number.isInteger(tid) && schedstatClock(`/proc/self/task/${tid}/schedstat`) ? tid : null
   } catch {
     return null
   }
