@@ -1,5 +1,5 @@
+export { runInSandbox } from './quickjs.js'
 export {
-  runInSandbox,
   SandboxFetchError,
   type SandboxFailureKind,
   type SandboxFetchRequest,
@@ -7,5 +7,8 @@ export {
   type SandboxLogLine,
   type SandboxOptions,
   type SandboxResult,
-} from './quickjs.js'
+} from './types.js'
 export { runIsolated } from './isolated.js'
+export { createAdmission, machineAdmissionLimits, type Admission, type AdmissionLimits } from './admission.js'
+export { linearMemoryBytes } from './memory.js'
+export { perScriptOverheadBytes, reservationBytes } from './isolated.js'

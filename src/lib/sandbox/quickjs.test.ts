@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { linearMemoryBytes } from './memory.js'
 import { runInSandbox, SandboxFetchError, type SandboxOptions } from './quickjs.js'
 
 // Bounds are generous for a slow, shared machine; the assertions are on what the script saw or why it stopped, never on time.
@@ -98,6 +99,28 @@ describe('runInSandbox: escapes (each must fail inside the sandbox, and the host
     expect(await run('return new ArrayBuffer(1024 * 1024 * 1024).byteLength')).toMatchObject({ ok: false, kind: 'memory' })
     expect(await run('return "x".repeat(2 ** 28).length')).toMatchObject({ ok: false, kind: 'memory' })
     expect(await run('const a = []; while (true) a.push({ i: a.length, s: "abc" + a.length })', { cpuMs: 20_000 })).toMatchObject({ ok: false, kind: 'memory' })
+  })
+  it('many small allocations end at the memory bound: the WebAssembly memory never grows past the limit plus its headroom', async () => {
+    // QuickJS's own count misses these (8 bytes per block in this build); the memory's maximum does not.
+    const result = await run("const a = []; for (;;) a.push('x'.repeat(1e6))", { cpuMs: 20_000 })
+    expect(result).toMatchObject({ ok: false, kind: 'memory' })
+    expect(result.memoryBytes).toBeLessThanOrEqual(linearMemoryBytes(base.memoryBytes))
+  })
+  it("a thrown object's getter runs on the script's CPU time: it cannot hang the host", async () => {
+    expect(await run('throw { get message() { for (;;) {} } }', { cpuMs: 200 })).toMatchObject({ ok: false, kind: 'cpu' })
+  })
+  it('what the host copies out is bounded inside, whatever the script replaced: a console line, a fetch request', async () => {
+    const seen: unknown[] = []
+    const fetch = async (request: unknown) => (seen.push(request), { url: '', status: 200, statusText: 'OK', headers: {}, body: '' })
+    const code = `
+      String.prototype.slice = () => 'y'.repeat(3e6)
+      JSON.stringify = () => 'z'.repeat(3e6)
+      console.log('x'.repeat(3e6))
+      try { await fetch('https://api.test/', { method: 'POST', body: 'b'.repeat(2 * 1024 * 1024) }) } catch (e) { return [e.name, e.code] }`
+    const result = await run(code, { fetch })
+    expect(result).toMatchObject({ ok: true, value: ['FetchError', 'too_large'] })
+    expect(seen).toEqual([])
+    expect(result.logs).toEqual([{ level: 'info', message: 'x'.repeat(2000) }])
   })
   it('deep recursion is a stack overflow, not a crash', async () => {
     expect(await run('function f(n) { return f(n + 1) + 1 } return f(0)')).toMatchObject({ ok: false, kind: 'stack' })

@@ -1,142 +1,67 @@
-import releaseSync from '@jitl/quickjs-wasmfile-release-sync'
-import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSSyncVariant, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
 import { performance } from 'node:perf_hooks'
+import { InterpreterMeter } from './cpu-time.js'
+import { newSandboxInstance, type SandboxInstance } from './memory.js'
+import { prelude } from './prelude.js'
+import { epochMs, SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxLogLine, type SandboxOptions, type SandboxResult } from './types.js'
 
-/** What a sandboxed script's `fetch(url, init)` hands the host: plain strings, nothing else. */
-export interface SandboxFetchRequest {
-  readonly url: string
-  readonly method: string
-  readonly headers: Record<string, string>
-  readonly body: string | null
-}
-
-/** What the host answers a sandboxed `fetch` with (the body as text). */
-export interface SandboxFetchResponse {
-  readonly url: string
-  readonly status: number
-  readonly statusText: string
-  readonly headers: Record<string, string>
-  readonly body: string
-}
-
-/** A refused or failed `fetch`: the script sees an Error with this `code` (it may catch it). */
-export class SandboxFetchError extends Error {
-  override name = 'FetchError'
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
-export interface SandboxOptions {
-  /** The body of an async function of (input, context): `return` gives the result. */
-  readonly code: string
-  /** JSON values given to the script as its `input` and `context` arguments (copied in as JSON). */
-  readonly input: unknown
-  readonly context: unknown
-  /** Time spent inside the interpreter (the script's CPU time), awaits excluded. */
-  readonly cpuMs: number
-  /** The whole run, awaits (fetch) included; checked while the script waits for the host (inside the interpreter, cpuMs applies). */
-  readonly timeoutMs: number
-  /** The script's heap. */
-  readonly memoryBytes: number
-  /** Aborts the script (the run's timeout, a cancel). */
-  readonly signal?: AbortSignal
-  /** Asked while the script runs in the interpreter, where no event can arrive: true stops it as aborted (a worker's shared flag). */
-  readonly interrupted?: () => boolean
-  /** The host side of `fetch`; absent: every fetch is refused. The signal given aborts when the script ends. */
-  readonly fetch?: (request: SandboxFetchRequest, signal: AbortSignal) => Promise<SandboxFetchResponse>
-  /** Longest JSON of the result (default 1 MiB). */
-  readonly maxOutputBytes?: number
-  /** Console lines kept (default 100) and their length (default 2,000). */
-  readonly maxLogLines?: number
-}
-
-export interface SandboxLogLine {
-  readonly level: 'debug' | 'info' | 'warn' | 'error'
-  readonly message: string
-}
-
-/** Why a script failed: its own exception, or a bound the host put on it. */
-export type SandboxFailureKind = 'thrown' | 'syntax' | 'cpu' | 'timeout' | 'memory' | 'stack' | 'output' | 'aborted' | 'stalled'
-
-export type SandboxResult =
-  | { readonly ok: true; readonly value: unknown; readonly logs: readonly SandboxLogLine[]; readonly cpuMs: number }
-  | {
-      readonly ok: false
-      readonly kind: SandboxFailureKind
-      readonly name: string
-      readonly message: string
-      readonly logs: readonly SandboxLogLine[]
-      readonly cpuMs: number
-    }
-
-// The package's types describe its CommonJS build (default under `.default`); its ES module exports the variant itself.
-const variant = ((releaseSync as { default?: QuickJSSyncVariant }).default ?? releaseSync) as QuickJSSyncVariant
+export { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxLogLine, type SandboxOptions, type SandboxResult } from './types.js'
 
 /** The interpreter's own stack, below the WebAssembly stack, so deep recursion is a RangeError rather than a trap. */
 const maxStackBytes = 256 * 1024
 const defaultMaxOutput = 1024 * 1024
+/** Longest fetch request a script may make, as JSON (URL, headers, body): what the host copies out of the sandbox. */
+const maxRequestChars = 1024 * 1024
+const maxLineChars = 2000
 
 /**
- * Installed before the script: `console` and `fetch` built over the two host functions, which only ever
- * pass strings. Nothing of the host's is reachable from the script: no process, require, file system,
- * timers or host objects; `Function` and `eval` exist but compile inside the sandbox.
- */
-const prelude = `(function (hostFetch, hostLog) {
-  'use strict';
-  const text = (v) => { if (typeof v === 'string') return v; try { const j = JSON.stringify(v); return j === undefined ? String(v) : j } catch { return String(v) } };
-  const line = (level) => (...args) => { hostLog(level, args.map(text).join(' ')) };
-  globalThis.console = Object.freeze({ log: line('info'), info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') });
-  globalThis.fetch = async function fetch(url, init) {
-    init = init || {};
-    const request = JSON.stringify({ url: String(url), method: String(init.method || 'GET'), headers: init.headers || {}, body: init.body === undefined || init.body === null ? null : (typeof init.body === 'string' ? init.body : JSON.stringify(init.body)) });
-    const r = JSON.parse(await hostFetch(request));
-    return Object.freeze({ url: r.url, status: r.status, statusText: r.statusText, ok: r.status >= 200 && r.status < 300, headers: Object.freeze(r.headers),
-      text: async () => r.body, json: async () => JSON.parse(r.body) });
-  };
-})`
-
-/**
- * Runs untrusted JavaScript in QuickJS compiled to WebAssembly: a fresh WebAssembly instance per run (its
- * memory is the script's and is dropped with it), the interpreter's heap capped at `memoryBytes`, its time
- * in the interpreter capped at `cpuMs` through the interrupt handler (an infinite loop stops there, and
- * the script cannot catch that), the whole run at `timeoutMs`. Never throws for anything the script
- * does: every failure is a `{ ok: false, kind }` result.
+ * Runs untrusted JavaScript in QuickJS compiled to WebAssembly: a fresh WebAssembly instance per run over
+ * its own memory, capped at `memoryBytes` plus a fixed headroom (memory.ts; dropped with the run), its
+ * time in the interpreter capped at `cpuMs` through the interrupt handler (an infinite loop stops there,
+ * and the script cannot catch that; a long builtin call is stopped by runIsolated's watchdog), the whole
+ * run at `timeoutMs`. Never throws for anything the script does: every failure is a `{ ok: false, kind }` result.
  */
 export async function runInSandbox(options: SandboxOptions): Promise<SandboxResult> {
-  const module = await newQuickJSWASMModuleFromVariant(variant)
-  const runtime = module.newRuntime()
-  const run = new SandboxRun(runtime, options)
+  // The whole run is the script's time (setting up its instance included), but for its waits on the host.
+  const meter = new InterpreterMeter(options.cpuClock ?? epochMs, options.onSlice)
+  meter.enter()
   try {
-    return await run.execute()
-  } catch (err) {
-    // The host side failed (a bound hit while installing the prelude, say): still a result, never a throw.
-    return run.crashed(err)
+    const run = new SandboxRun(await newSandboxInstance(options.memoryBytes), meter, options)
+    try {
+      return await run.execute()
+    } catch (err) {
+      // The host side failed (a bound hit while installing the prelude, say): still a result, never a throw.
+      return run.crashed(err)
+    } finally {
+      run.dispose()
+    }
   } finally {
-    run.dispose()
+    meter.leave()
   }
 }
 
 class SandboxRun {
+  private readonly runtime: QuickJSRuntime
   private readonly context: QuickJSContext
+  /** The prelude's `describe` and `output` (prelude.ts), set once it is installed. */
+  private helpers: { describe: QuickJSHandle; output: QuickJSHandle } | null = null
   private readonly logs: SandboxLogLine[] = []
   private readonly pending = new Set<Promise<void>>()
   private readonly deferreds = new Set<QuickJSDeferredPromise>()
   /** Aborts the host's fetches when the script ends or is stopped. */
   private readonly hostAbort = new AbortController()
-  private cpuUsed = 0
-  private sliceStart: number | null = null
   private readonly startedAt = performance.now()
   /** Set by the interrupt handler or the wall clock: why the script was stopped. */
   private stopped: SandboxFailureKind | null = null
 
   constructor(
-    private readonly runtime: QuickJSRuntime,
+    private readonly instance: SandboxInstance,
+    /** The run's CPU time (cpu-time.ts): inside from the start, outside while waiting on the host. */
+    private readonly meter: InterpreterMeter,
     private readonly options: SandboxOptions,
   ) {
+    const runtime = (this.runtime = instance.module.newRuntime())
+    // QuickJS's own limit still refuses one allocation over the limit at once (a 1 GB ArrayBuffer); the memory's maximum bounds the sum.
     runtime.setMemoryLimit(options.memoryBytes)
     runtime.setMaxStackSize(maxStackBytes)
     runtime.setInterruptHandler(() => this.shouldStop())
@@ -145,41 +70,24 @@ class SandboxRun {
 
   private shouldStop(): boolean {
     if (this.stopped) return true
-    const now = performance.now()
     // Inside the interpreter the CPU bound applies (cpuMs ≤ timeoutMs, so a busy script always meets it first); the wall bound while it waits for the host.
-    if (this.sliceStart !== null && this.cpuUsed + (now - this.sliceStart) > this.options.cpuMs) this.stopped = 'cpu'
+    if (this.meter.inside && this.meter.over(this.options.cpuMs)) this.stopped = 'cpu'
     else if (this.options.signal?.aborted || this.options.interrupted?.()) this.stopped = 'aborted'
     return this.stopped !== null
-  }
-
-  /** Runs `fn` inside the interpreter, counting its time as the script's CPU time. */
-  private inVm<T>(fn: () => T): T {
-    this.sliceStart = performance.now()
-    try {
-      return fn()
-    } finally {
-      this.cpuUsed += performance.now() - this.sliceStart
-      this.sliceStart = null
-    }
   }
 
   async execute(): Promise<SandboxResult> {
     const vm = this.context
     this.install()
-    const compiled = this.inVm(() => vm.evalCode(`(async function (input, context) {\n${this.options.code}\n})`, 'script.js'))
+    const compiled = vm.evalCode(`(async function (input, context) {\n${this.options.code}\n})`, 'script.js')
     if (compiled.error) return this.failure(compiled.error, 'syntax')
     const fn = compiled.value
-    const call = this.inVm(() => {
-      const input = this.jsonIn(this.options.input)
-      const context = this.jsonIn(this.options.context)
-      try {
-        return vm.callFunction(fn, vm.undefined, input, context)
-      } finally {
-        input.dispose()
-        context.dispose()
-        fn.dispose()
-      }
-    })
+    const input = this.jsonIn(this.options.input)
+    const context = this.jsonIn(this.options.context)
+    const call = vm.callFunction(fn, vm.undefined, input, context)
+    input.dispose()
+    context.dispose()
+    fn.dispose()
     if (call.error) return this.failure(call.error, 'thrown')
     const promise = call.value
     try {
@@ -197,7 +105,7 @@ class SandboxRun {
   /** Runs the promise jobs, waiting for the host's fetches in between, until the script's promise settles or a bound is hit. */
   private async settle(promise: QuickJSHandle): Promise<SandboxResult | null> {
     for (;;) {
-      const jobs = this.inVm(() => this.runtime.executePendingJobs())
+      const jobs = this.runtime.executePendingJobs()
       if (jobs.error) return this.failure(jobs.error, 'thrown')
       if (this.stopped) return this.fail(this.stopped, 'InternalError', 'interrupted')
       if (this.isSettled(promise)) return null
@@ -226,6 +134,8 @@ class SandboxRun {
       if (this.options.signal?.aborted) resolve('aborted')
       this.options.signal?.addEventListener('abort', onAbort, { once: true })
     })
+    // Waiting is not the script's time: the meter is outside until the host answers.
+    this.meter.leave()
     try {
       const outcome = await Promise.race([stop, Promise.race(this.pending).then(() => null)])
       if (outcome) {
@@ -234,6 +144,7 @@ class SandboxRun {
       }
       return null
     } finally {
+      this.meter.enter()
       clearTimeout(timer)
       if (onAbort) this.options.signal?.removeEventListener('abort', onAbort)
     }
@@ -241,17 +152,22 @@ class SandboxRun {
 
   private install(): void {
     const vm = this.context
+    // Both receive strings the prelude has already bounded; anything else is ignored rather than copied.
     const hostLog = vm.newFunction('hostLog', (level, message) => {
       const maxLines = this.options.maxLogLines ?? 100
-      if (this.logs.length < maxLines) {
-        const name = vm.getString(level)
-        this.logs.push({ level: name === 'warn' || name === 'error' || name === 'debug' ? name : 'info', message: vm.getString(message).slice(0, 2000) })
+      if (this.logs.length < maxLines && vm.typeof(message) === 'string') {
+        const name = vm.typeof(level) === 'string' ? vm.getString(level) : 'info'
+        this.logs.push({ level: name === 'warn' || name === 'error' || name === 'debug' ? name : 'info', message: vm.getString(message).slice(0, maxLineChars) })
       }
     })
-    const hostFetch = vm.newFunction('hostFetch', (requestHandle) => this.startFetch(vm.getString(requestHandle)))
-    const installer = this.inVm(() => vm.unwrapResult(vm.evalCode(prelude, 'prelude.js')))
+    const hostFetch = vm.newFunction('hostFetch', (requestHandle) => this.startFetch(vm.typeof(requestHandle) === 'string' ? vm.getString(requestHandle) : ''))
+    const installer = vm.unwrapResult(vm.evalCode(prelude, 'prelude.js'))
+    const maxLine = vm.newNumber(maxLineChars)
+    const maxRequest = vm.newNumber(maxRequestChars)
     try {
-      this.inVm(() => vm.unwrapResult(vm.callFunction(installer, vm.undefined, hostFetch, hostLog))).dispose()
+      const helpers = vm.unwrapResult(vm.callFunction(installer, vm.undefined, hostFetch, hostLog, maxLine, maxRequest))
+      this.helpers = { describe: vm.getProp(helpers, 'describe'), output: vm.getProp(helpers, 'output') }
+      helpers.dispose()
     } finally {
       installer.dispose()
       hostFetch.dispose()
@@ -317,17 +233,16 @@ class SandboxRun {
   private result(value: QuickJSHandle): SandboxResult {
     const vm = this.context
     try {
-      const JSONObject = vm.getProp(vm.global, 'JSON')
-      const stringify = vm.getProp(JSONObject, 'stringify')
-      const json = this.inVm(() => vm.callFunction(stringify, JSONObject, value))
-      stringify.dispose()
-      JSONObject.dispose()
-      if (json.error) return this.failure(json.error, 'output')
-      const text = vm.typeof(json.value) === 'string' ? vm.getString(json.value) : 'null'
-      json.value.dispose()
       const max = this.options.maxOutputBytes ?? defaultMaxOutput
-      if (Buffer.byteLength(text) > max) return this.fail('output', 'RangeError', `The result is over ${max} bytes as JSON`)
-      return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs, cpuMs: Math.round(this.cpuUsed) }
+      const maxHandle = vm.newNumber(max)
+      // The JSON is made inside; a text longer than `max` characters is only measured there, never copied out.
+      const json = vm.callFunction(this.helpers!.output, vm.undefined, value, maxHandle)
+      maxHandle.dispose()
+      if (json.error) return this.failure(json.error, 'output')
+      const text = vm.typeof(json.value) === 'string' ? vm.getString(json.value) : null
+      json.value.dispose()
+      if (text === null || Buffer.byteLength(text) > max) return this.fail('output', 'RangeError', `The result is over ${max} bytes as JSON`)
+      return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
     } finally {
       value.dispose()
     }
@@ -337,22 +252,24 @@ class SandboxRun {
   private failure(errorHandle: QuickJSHandle, fallback: SandboxFailureKind): SandboxResult {
     const vm = this.context
     let name = 'Error'
-    let message = 'The script failed'
+    let message = this.instance.exhausted() ? 'out of memory' : 'The script failed'
     try {
-      const dumped = vm.dump(errorHandle) as unknown
-      if (dumped && typeof dumped === 'object') {
-        const { name: n, message: m } = dumped as { name?: unknown; message?: unknown }
-        if (typeof n === 'string') name = n
-        if (typeof m === 'string') message = m
-      } else {
-        message = String(dumped)
+      // Read inside the interpreter (a getter counts as the script's CPU time), bounded there (prelude.ts).
+      const described = this.helpers && vm.callFunction(this.helpers!.describe, vm.undefined, errorHandle)
+      if (described && !described.error && vm.typeof(described.value) === 'string') {
+        const [n, m] = JSON.parse(vm.getString(described.value)) as [string, string]
+        name = n
+        message = m
       }
+      if (described) (described.error ?? described.value).dispose()
     } catch {
-      // A value that cannot be dumped (out of memory while dumping): the generic message stands.
+      // Nothing could be read (out of memory while describing): the generic message stands.
     } finally {
       errorHandle.dispose()
     }
     let kind: SandboxFailureKind = this.stopped ?? fallback
+    // Once its memory was at the maximum, a script's failure is that bound (QuickJS throws null when it cannot even make the error).
+    if (!this.stopped && kind === 'thrown' && this.instance.exhausted() && !/out of memory/i.test(message)) return this.fail('memory', 'InternalError', 'out of memory')
     if (!this.stopped && /out of memory/i.test(message)) kind = 'memory'
     else if (!this.stopped && /stack overflow|call stack/i.test(message)) kind = 'stack'
     return this.fail(kind, name, message.slice(0, 2000))
@@ -360,11 +277,13 @@ class SandboxRun {
 
   crashed(err: unknown): SandboxResult {
     if (this.shouldStop()) return this.fail(this.stopped!, 'InternalError', 'interrupted')
+    // The host's side of the instance failed to allocate (a string copied in) once the memory was at its maximum.
+    if (this.instance.exhausted()) return this.fail('memory', 'InternalError', 'out of memory')
     return this.fail('thrown', 'InternalError', err instanceof Error ? err.message.slice(0, 500) : 'The sandbox failed')
   }
 
   private fail(kind: SandboxFailureKind, name: string, message: string): SandboxResult {
-    return { ok: false, kind, name, message, logs: this.logs, cpuMs: Math.round(this.cpuUsed) }
+    return { ok: false, kind, name, message, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
   }
 
   dispose(): void {
@@ -373,6 +292,7 @@ class SandboxRun {
     this.deferreds.clear()
     // The WebAssembly instance is dropped with the run either way; a leak QuickJS asserts on must not surface.
     try {
+      if (this.helpers) for (const handle of Object.values(this.helpers)) handle.dispose()
       this.context.dispose()
       this.runtime.dispose()
     } catch {
