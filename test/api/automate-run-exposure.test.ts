@@ -152,15 +152,21 @@ describe('finding 7: dry runs count against runs per hour', () => {
     await quota?.stop()
   })
 
-  it('once the hour’s runs are spent, the dry run is refused like an execution', async () => {
+  it('once the hour’s runs are spent, a dry run and a script test are refused like an execution', async () => {
     quota = await startServer()
     const boss = await signUpOwner(quota)
     const req = (method: string, path: string, body?: unknown) => quota.request(method, path, { token: boss.token, ...(body === undefined ? {} : { body }) })
     expect((await req('PATCH', `${BASE}/quotas`, { maxRunsPerHour: 3 })).status).toBe(200)
     const flow = await req('POST', `${BASE}/flows`, { name: 'Dry', triggerType: 'manual', triggerConfig: {}, operations: [{ key: 'hi', type: 'log', config: { message: 'hi' } }] })
-    for (let i = 0; i < 3; i++) expect((await req('POST', `${BASE}/flows/${flow.body.data.id}/test`, {})).status).toBe(200)
-    const refused = await req('POST', `${BASE}/flows/${flow.body.data.id}/test`, {})
-    expect(refused.status, refused.text).toBe(403)
-    expect(refused.body).toMatchObject({ error: 'quota_exceeded', details: { quota: 'maxRunsPerHour' } })
+    const script = await req('POST', `${BASE}/scripts`, { name: 'Spin', code: 'return 1' })
+    expect(script.status, script.text).toBe(201)
+    for (let i = 0; i < 2; i++) expect((await req('POST', `${BASE}/flows/${flow.body.data.id}/test`, {})).status).toBe(200)
+    // A script's test evaluates as much as a run does: it counts too.
+    expect((await req('POST', `${BASE}/scripts/${script.body.data.id}/test`, {})).status).toBe(200)
+    for (const path of [`${BASE}/flows/${flow.body.data.id}/test`, `${BASE}/scripts/${script.body.data.id}/test`]) {
+      const refused = await req('POST', path, {})
+      expect(refused.status, refused.text).toBe(403)
+      expect(refused.body).toMatchObject({ error: 'quota_exceeded', details: { quota: 'maxRunsPerHour' } })
+    }
   })
 })

@@ -16,7 +16,7 @@ import type { OperationRegistry } from '../operations/index.js'
 import type { WriteHooks } from '../records/index.js'
 import { createFlowsService } from './flows/service.js'
 import { flowsRoutes } from './flows/routes.js'
-import { createQuotasService, quotasRoutes, type QuotasService, type UsageProvider } from './quotas/index.js'
+import { createQuotasService, createRunsPerHour, quotasRoutes, type QuotasService, type UsageProvider } from './quotas/index.js'
 import { createRuns } from './runs/index.js'
 import { createScriptsService, scriptsRoutes } from './scripts/index.js'
 import { createPersonOf, createTriggers, type TriggerEvents } from './triggers/index.js'
@@ -67,7 +67,8 @@ export async function createAutomateModule(deps: AutomateDeps) {
   const { systemDb, clock, pubsub, access, audit } = deps
   const quotas = await createQuotasService({ systemDb, clock, pubsub, access, audit })
   const flows = await createFlowsService({ ...deps, quotas })
-  const scripts = createScriptsService({ systemDb, clock, access, audit, quotas, outbound: deps.outbound })
+  const runsPerHour = createRunsPerHour({ limiter: deps.limiter, clock, limits: (projectId) => quotas.limits(projectId) })
+  const scripts = createScriptsService({ systemDb, clock, access, audit, quotas, runsPerHour, outbound: deps.outbound })
   // Operations reach saved scripts, the script CPU quota and lib/outbound as ctx.services.scripts (run_script),
   // the quotas with their usage as ctx.services.quotas (system_limit_check; send_email's maxEmailsPerDay), and
   // what modules built on the quotas give (ai: the ai_* operations' service).

@@ -5,7 +5,7 @@ import type { Logger } from '../../../lib/log.js'
 import { principals, type Principal } from '../../../lib/principal.js'
 import type { RateLimiter } from '../../../lib/ratelimit/index.js'
 import type { SlotClaim } from '../../../lib/slots/index.js'
-import { defaultLimits, quotaExceeded, type Limits } from '../quotas/index.js'
+import { createRunsPerHour, defaultLimits, type Limits } from '../quotas/index.js'
 import type { FlowDefinition, FlowForRun, FlowLookup, RunOutcome, RunStarter, RunStatus, TriggerInput } from '../model.js'
 import { maxSubFlowDepth } from '../triggers/another-flow.js'
 import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
@@ -57,7 +57,6 @@ interface LocalRun {
   status: 'pending' | 'running'
 }
 
-const hourMs = 3_600_000
 // Cleanup before an execution runs at most this often per project and instance.
 const cleanupEveryMs = 10_000
 
@@ -72,14 +71,8 @@ export function createRunner(deps: RunnerDeps) {
   // A run started here as running whose job another instance executed: nothing of it is left to do here.
   dispatcher.onFreedElsewhere((runId) => local.delete(runId))
 
-  /** The counter of the project's runs in this clock hour. */
-  const hourlyKey = (projectId: string) => `automate-runs:${projectId}:${Math.floor(clock.now() / hourMs)}`
-
-  /** Counts one run against the project's runs per hour (one counter per clock hour, shared through Redis in scale-out); 403 quota_exceeded when over it. */
-  async function countHourly(projectId: string, limits: RunLimits): Promise<void> {
-    const verdict = await deps.limiter.hit(hourlyKey(projectId), limits.maxRunsPerHour, hourMs)
-    if (!verdict.allowed) throw quotaExceeded('maxRunsPerHour', limits.maxRunsPerHour, limits.maxRunsPerHour)
-  }
+  // Runs per hour: one counter per project and clock hour (shared with dry runs and script tests).
+  const hourly = createRunsPerHour({ limiter: deps.limiter, clock, limits: (projectId) => deps.quotas.limits(projectId) })
 
   function runnable(flow: FlowForRun): FlowDefinition {
     if (flow.status !== 'active' || !flow.published) {
@@ -105,7 +98,7 @@ export function createRunner(deps: RunnerDeps) {
   async function prepare(flow: FlowForRun, trigger: TriggerInput, initiator: Principal | null, depth: number) {
     const definition = runnable(flow)
     const limits = await deps.quotas.limits(flow.projectId)
-    await countHourly(flow.projectId, limits)
+    await hourly.count(flow.projectId, limits.maxRunsPerHour)
     await cleanupBeforeExecution(flow.projectId)
     const acting = await deps.acting.resolve(flow, definition.runAs, trigger, initiator).catch((err: unknown) => {
       if (err instanceof DelegationRevoked) return err
@@ -289,7 +282,7 @@ export function createRunner(deps: RunnerDeps) {
 
     /** Counts a dry run against the project's runs per hour, as a run: 403 quota_exceeded when over it. */
     async countDryRun(projectId: string): Promise<void> {
-      await countHourly(projectId, await deps.quotas.limits(projectId))
+      await hourly.count(projectId)
     },
 
     /** The queue job of a run: executes it, or parks it until its places free. */
@@ -316,7 +309,7 @@ export function createRunner(deps: RunnerDeps) {
      * refused attempts are counted too.
      */
     async usage(projectId: string): Promise<{ concurrentRuns: number; runsThisHour: number }> {
-      const [concurrentRuns, counted, limits] = await Promise.all([dispatcher.count(`automate:project:${projectId}`), deps.limiter.count(hourlyKey(projectId)), deps.quotas.limits(projectId)])
+      const [concurrentRuns, counted, limits] = await Promise.all([dispatcher.count(`automate:project:${projectId}`), hourly.counted(projectId), deps.quotas.limits(projectId)])
       return { concurrentRuns, runsThisHour: Math.min(counted, limits.maxRunsPerHour) }
     },
 

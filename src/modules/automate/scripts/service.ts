@@ -8,7 +8,7 @@ import type { z } from '../../../lib/http/index.js'
 import type { AccessService } from '../../access/index.js'
 import type { AuditService } from '../../audit/index.js'
 import { executeScript, scriptContext, StepError, type RunnableScript, type ScriptHost } from '../../operations/index.js'
-import type { QuotasService } from '../quotas/index.js'
+import type { QuotasService, RunsPerHour } from '../quotas/index.js'
 import { ScriptCreateSchema, ScriptPatchSchema, ScriptTestSchema, type ScriptPatch } from './schemas.js'
 import { createScriptsStore, type ScriptChanges, type ScriptRow } from './store.js'
 
@@ -18,6 +18,8 @@ export interface ScriptsDeps {
   access: Pick<AccessService, 'authorize'>
   audit: Pick<AuditService, 'record'>
   quotas: Pick<QuotasService, 'limits'>
+  /** The runs-per-hour quota: a script test counts as a run (decision 045). */
+  runsPerHour: Pick<RunsPerHour, 'count'>
   /** lib/outbound's client: the only way a script's fetch leaves the server. */
   outbound: OutboundClient
 }
@@ -134,13 +136,14 @@ export function createScriptsService(deps: ScriptsDeps) {
     /**
      * Runs the saved script on mock data (`input`, `context.trigger|steps|user`) as the caller, with its own
      * bounds (timeout capped at the project's script CPU quota) and its allowed_hosts. A script failure is a
-     * result with status failed and the step error's code. Throws unauthorized, forbidden
-     * (system/automate:execute), not_found, validation_error.
+     * result with status failed and the step error's code. It counts against runs per hour, as a dry run
+     * does. Throws unauthorized, forbidden (system/automate:execute), not_found, validation_error, quota_exceeded.
      */
     async test(actor: Principal, id: string, body: unknown, signal: AbortSignal = new AbortController().signal): Promise<ScriptTestResult> {
       await access.authorize(actor, 'system/automate:execute')
       const mock = parse(ScriptTestSchema, body ?? {})
       const script = runnable(await rowOf(actor, id))
+      await deps.runsPerHour.count(actor.projectId)
       // As run_script with the longest timeout_ms: CPU capped by the quota and the script's max_cpu_ms.
       const timeoutMs = 30_000
       const cpuMs = Math.min(timeoutMs, await cpuQuotaMs(actor.projectId), script.maxCpuMs)
