@@ -20,7 +20,7 @@ describe('child pool', () => {
     const before = pool.stats().spawned
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => run([{ sleepMs: 20, then: i }, { pid: true }])))
     expect(answers.map((a) => a[0])).toEqual([0, 1, 2, 3, 4, 5].map((value) => ({ ok: true, value })))
-    expect(new Set(answers.map((a) => (a[1]!.ok ? a[1].value : null))).size).toBeLessThanOrEqual(2)
+    expect(new Set(answers.map((a) => { const pid = a[1]!; return pid.ok ? pid.value : null })).size).toBeLessThanOrEqual(2)
     expect(pool.stats().spawned - before).toBeLessThanOrEqual(2)
   })
   it('gives every part its own time: parts each within it pass, one over it ends its child', async () => {

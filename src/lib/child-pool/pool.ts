@@ -117,7 +117,8 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     child.process[method]()
     const channel = child.process.channel as { ref(): void; unref(): void } | undefined
     channel?.[method]()
-    child.process.stderr?.[method]()
+    const stderr = child.process.stderr as unknown as { ref(): void; unref(): void } | null
+    stderr?.[method]()
   }
 
   function turn(signal: AbortSignal | undefined): Promise<boolean> {
