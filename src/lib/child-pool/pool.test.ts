@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createChildPool } from './pool.js'
 
@@ -61,5 +63,25 @@ describe('child pool turns', () => {
     small.close()
     expect(await closedOut).toEqual([{ ok: false, reason: 'unavailable' }])
     expect((await busy)[0]).toMatchObject({ ok: false })
+  })
+})
+
+describe('child pool and its server', () => {
+  it('a child computing when its server is killed (SIGKILL) does not outlive it', async () => {
+    const tsx = createRequire(import.meta.url).resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/index.mjs')
+    const script = new URL('../../../test/support/child-pool-orphan.ts', import.meta.url).pathname
+    const stdout = await new Promise<string>((resolve) => execFile(process.execPath, ['--import', tsx, script], (_err, out) => resolve(out)))
+    const { value: pid } = JSON.parse(stdout.trim()) as { value: number }
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    // The child's watchdog looks for its parent every 500 ms.
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(alive()).toBe(false)
   })
 })

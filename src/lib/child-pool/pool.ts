@@ -76,6 +76,10 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
   let spawned = 0
   let nextId = 0
   let closed = false
+  // A child computing for a job never reads its channel: the server's own exit kills its children.
+  process.once('exit', () => {
+    for (const child of alive) child.process.kill('SIGKILL')
+  })
 
   function spawn(): Child {
     spawned++
