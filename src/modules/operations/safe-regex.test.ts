@@ -64,9 +64,9 @@ describe('boundedReplace', () => {
   it.each(patterns.flatMap(([pattern, subject]) => replacements.map((replacement) => [String(pattern), replacement, pattern, subject] as const)))('%s with %j as the engine does', (_name, replacement, pattern, subject) => {
     expect(boundedReplace(pattern, subject, replacement)).toBe(subject.replace(pattern, replacement))
   })
-  it("refuses a replacement that would grow past maxLength, before the engine builds it (`$'` repeated ended the process)", () => {
-    expect(() => boundedReplace(/a/g, 'a'.repeat(20_000), "$'".repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
-    expect(() => boundedReplace(/a/g, 'a'.repeat(20_000), 'b'.repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
+  it("refuses a replacement that would grow past maxLength, before the engine builds it (`$'` repeated froze or ended the process)", () => {
+    expect(() => boundedReplace(/a/g, 'a'.repeat(2000), "$'".repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
+    expect(() => boundedReplace(/a/g, 'a'.repeat(2000), 'b'.repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
     expect(boundedReplace(/a/g, 'a'.repeat(1000), 'b'.repeat(100))).toHaveLength(100_000)
   })
 })
