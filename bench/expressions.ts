@@ -8,7 +8,8 @@ import { evaluateBatch, expressionTimeoutMs, precomputeExpressions } from '../sr
  * to an evaluator process, only what the expressions read sent), in the same process and run, for a
  * typical step config with two `{{= }}` templates and a typical run_expression; and the same template with
  * a 1 MB step output in the context that it does not read. Printed per evaluation: wall time one at a
- * time, this process's CPU (the evaluator's own is another process's), and throughput with 16 in flight.
+ * time, this process's CPU (the evaluator's own is another process's; V8's GC threads count here), and
+ * throughput with 16 in flight: the median of BENCH_ROUNDS (5) rounds, baseline and subject alternating.
  */
 const rows = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}`, status: i % 3 === 0 ? 'open' : 'closed', price: i * 1.5, qty: (i % 4) + 1, name: `item ${i}` }))
 const context: Record<string, unknown> = {
@@ -66,7 +67,14 @@ interface Figures {
   readonly rate: number
 }
 
-const sequential = Number(process.env.BENCH_EXPRESSIONS ?? 3000)
+const sequential = Number(process.env.BENCH_EXPRESSIONS ?? 2000)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+
+/** Each figure's median over the rounds. */
+function median(list: readonly Figures[]): Figures {
+  const mid = (pick: (f: Figures) => number) => [...list].map(pick).sort((a, b) => a - b)[Math.floor(list.length / 2)]!
+  return { wallMicros: mid((f) => f.wallMicros), cpuMicros: mid((f) => f.cpuMicros), rate: mid((f) => f.rate) }
+}
 const inFlight = 16
 
 async function figures(run: () => Promise<unknown>): Promise<Figures> {
@@ -98,12 +106,20 @@ function print(name: string, old: Figures, now: Figures): void {
 export async function benchExpressions(): Promise<{ ok: boolean }> {
   const same = JSON.stringify(await oldTemplate(context)) === JSON.stringify(await newTemplate(context)) && JSON.stringify(await oldRunExpression()) === JSON.stringify(await newRunExpression())
   if (!same) console.log('expressions: the two paths gave different results')
-  // Baseline and subject alternate, so a machine that speeds up or slows down shifts both alike.
+  // Baseline and subject alternate round by round, so a machine that speeds up or slows down shifts both alike.
   const cases: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
     [`a step config with two {{= }} templates (${templateCodes.join(' ; ')})`, () => oldTemplate(context), () => newTemplate(context)],
     [`run_expression (${expression}) over 50 rows`, oldRunExpression, newRunExpression],
     ['the same two templates, with a 1 MB step output in the context they do not read', () => oldTemplate(bigContext), () => newTemplate(bigContext)],
   ]
-  for (const [name, old, now] of cases) print(name, await figures(old), await figures(now))
+  for (const [name, old, now] of cases) {
+    const olds: Figures[] = []
+    const nows: Figures[] = []
+    for (let round = 0; round < rounds; round++) {
+      olds.push(await figures(old))
+      nows.push(await figures(now))
+    }
+    print(name, median(olds), median(nows))
+  }
   return { ok: same }
 }
