@@ -46,6 +46,10 @@ describe('narrowScope', () => {
     expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$count($steps)'])).toEqual({ kind: 'context', data: { $steps: data.$steps } })
     expect(narrowScope({ kind: 'context', data }, ['1 + 1'])).toEqual({ kind: 'context', data: {} })
   })
+  it('sends everything for an expression too long to parse on the server\'s thread (or too many at once)', () => {
+    expect(narrowScope({ kind: 'context', data }, [`$steps.a.n${' + 1'.repeat(300)}`])).toEqual({ kind: 'context', data })
+    expect(narrowScope({ kind: 'context', data }, Array.from({ length: 9 }, (_, i) => `$steps.a.n${' + 1'.repeat(110)} + ${i}`))).toEqual({ kind: 'context', data })
+  })
   it('sends everything when an expression reads its input', () => {
     expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$.$now'])).toEqual({ kind: 'context', data })
   })

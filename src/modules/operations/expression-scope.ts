@@ -19,6 +19,11 @@ interface Collecting {
 
 const cacheSize = 500
 const cache = new Map<string, ExpressionNeeds>()
+// Parsing happens on the server's thread, and JSONata's parser takes time that grows faster than the text
+// (a 10,000-character path: 170 ms): past these, expressions are not parsed here and get everything.
+const maxParsedCode = 1000
+const maxParsedBatch = 4000
+const everything: ExpressionNeeds = Object.freeze({ input: true, variables: new Map() })
 
 /** What one expression reads; one that does not parse reads nothing (its evaluation only reports the error). */
 export function needsOf(code: string): ExpressionNeeds {
@@ -43,9 +48,14 @@ export function needsOf(code: string): ExpressionNeeds {
   return found
 }
 
-/** The scope with only what `codes` read: unread roots left out, a root read by some keys cut to them. */
+/**
+ * The scope with only what `codes` read: unread roots left out, a root read by some keys cut to them.
+ * Codes not parsed yet that are long (over 1,000 characters, or 4,000 together) are not parsed: the whole scope goes.
+ */
 export function narrowScope(scope: ExpressionScope, codes: readonly string[]): ExpressionScope {
-  const needs = mergeNeeds(codes.map(needsOf))
+  const unparsed = codes.filter((code) => !cache.has(code))
+  const tooLong = unparsed.some((code) => code.length > maxParsedCode) || unparsed.reduce((n, code) => n + code.length, 0) > maxParsedBatch
+  const needs = tooLong ? everything : mergeNeeds(codes.map(needsOf))
   if (scope.kind === 'context') {
     if (needs.input) return scope
     const data: Record<string, unknown> = {}
