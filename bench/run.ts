@@ -1,5 +1,6 @@
 // npm run bench [name…] [--rows N]: each benchmark runs its baseline in the same run and prints the ratio.
 import { benchDataTools } from './data-tools.js'
+import { benchExpressions } from './expressions.js'
 import { benchFiles } from './files.js'
 import { benchFlows } from './flows.js'
 import { benchHealth } from './health.js'
@@ -19,6 +20,7 @@ const benches: Record<string, (options: BenchOptions) => Promise<{ ok: boolean }
   data: benchDataTools,
   files: benchFiles,
   flows: benchFlows,
+  expressions: benchExpressions,
 }
 
 function positiveInteger(flag: string, text: string | undefined): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { UnresolvedReason } from './lookup.js'
+import { createTemplateBudget } from './budget.js'
 import { renderTemplateText, resolveTemplate } from './resolve.js'
 
 // A flow's context, as the spec's template variables name it.
@@ -194,5 +195,24 @@ describe('renderTemplateText (send_email: {{key}} over templateData)', () => {
     const result = renderTemplateText(template, templateData)
     expect(result.text).toBe(text)
     expect(result.unresolved.map((u) => u.reason)).toEqual(reasons)
+  })
+})
+
+describe('a budget shared by the strings of one config', () => {
+  const big = { $steps: { big: { text: 'x'.repeat(100_000), rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: 'n'.repeat(90) })) } } }
+  it('counts what each tag gives (a whole value by its JSON), and refuses the string that would pass it', () => {
+    const budget = createTemplateBudget(250_000)
+    expect(resolveTemplate('{{$steps.big.text}}', big, { budget }).value).toHaveLength(100_000)
+    expect(resolveTemplate('a {{$steps.big.text}}', big, { budget }).value).toHaveLength(100_002)
+    expect(budget.left).toBe(250_000 - 100_002 - 100_002)
+    const refused = resolveTemplate('{{$steps.big.rows}}', big, { budget })
+    expect(refused).toEqual({ value: '', unresolved: [expect.objectContaining({ reason: 'too_long', message: expect.stringContaining('more than 250000 characters in all') })] })
+    expect(budget.exceeded).toBe(true)
+  })
+  it('a value named many times is refused once the sum passes, before it is copied each time', () => {
+    const budget = createTemplateBudget(1_000_000)
+    const results = Array.from({ length: 20 }, () => resolveTemplate('{{$steps.big.text}}', big, { budget }))
+    expect(results.filter((r) => r.value !== '')).toHaveLength(9)
+    expect(results.at(-1)!.unresolved[0]).toMatchObject({ reason: 'too_long' })
   })
 })

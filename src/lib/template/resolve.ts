@@ -1,4 +1,6 @@
+import { jsonSize } from '../json-size.js'
 import type { TagPart } from './ast.js'
+import type { TemplateBudget } from './budget.js'
 import { isData, isPlainObject, lookupPath, type Lookup, type UnresolvedReason } from './lookup.js'
 import { parseTemplate } from './parse.js'
 
@@ -10,6 +12,11 @@ export interface ResolveOptions {
   readonly evaluate?: (code: string, context: unknown) => unknown
   /** The longest string an in-string substitution may build, in characters (default 1,000,000). */
   readonly maxLength?: number
+  /**
+   * Shared by the strings of one config: what their tags produce in all (a whole-value tag by the size of
+   * its value's JSON, an in-string one by its text). A string past it resolves to empty with too_long.
+   */
+  readonly budget?: TemplateBudget
 }
 
 /** A tag that gave the empty value, and why: what flows write to the step log. */
@@ -44,7 +51,9 @@ export function resolveTemplate(text: string, context: unknown, options: Resolve
   const unresolved: Unresolved[] = []
   if (template.whole) {
     const found = valueOf(template.whole, context, options)
-    if (found.ok) {
+    if (found.ok && options.budget && !options.budget.spend(jsonSize(found.value, options.budget.left))) {
+      unresolved.push(overBudget(template.whole.source, template.whole.position, options.budget))
+    } else if (found.ok) {
       const copied = copy(found.value)
       if (copied.ok) return { value: copied.value, unresolved }
       unresolved.push(miss(template.whole, copied))
@@ -68,7 +77,12 @@ export function resolveTemplate(text: string, context: unknown, options: Resolve
       return { value: '', unresolved: [...unresolved, { tag: text, position: 0, reason: 'too_long', message: `The text would be longer than ${maxLength} characters` }] }
     }
   }
+  if (options.budget && !options.budget.spend(out.length)) return { value: '', unresolved: [...unresolved, overBudget(text, 0, options.budget)] }
   return { value: out, unresolved }
+}
+
+function overBudget(tag: string, position: number, budget: TemplateBudget): Unresolved {
+  return { tag, position, reason: 'too_long', message: `The templates of this config would give more than ${budget.limit} characters in all` }
 }
 
 /** Like resolveTemplate, but always text: a string that is exactly one tag is written as in-string (send_email's templates). */

@@ -63,3 +63,21 @@ describe('section templates: refused when parsed', () => {
     expect(errorOf(text)).toBe(code)
   })
 })
+
+describe('section templates: bounded work', () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => ({ i }))
+  const parsed = (text: string) => {
+    const result = parseSectionTemplate(text)
+    if (!result.ok) throw new Error(result.error.message)
+    return result.template
+  }
+  it('sections nested over a long list stop at maxSteps, even when they write nothing', () => {
+    // 20 levels over 1,000 rows: 1,000^20 passes, none writing a character (a missing name is empty).
+    const nested = parsed(`${'{{#rows}}'.repeat(20)}{{missing}}${'{{/rows}}'.repeat(20)}`)
+    expect(() => renderSectionTemplate(nested, { rows }, { escape: String })).toThrow(expect.objectContaining({ name: 'SectionRenderLimit', what: 'steps', limit: 2_000_000 }))
+  })
+  it('a long but linear render passes', () => {
+    const table = parsed('{{#rows}}<tr><td>{{i}}</td></tr>{{/rows}}')
+    expect(renderSectionTemplate(table, { rows }, { escape: (v) => (v === null ? '' : String(v)) })).toContain('<td>999</td>')
+  })
+})

@@ -129,25 +129,43 @@ export interface SectionRenderOptions {
   readonly escape: (value: unknown) => string
   /** Longest output; past it rendering stops with SectionRenderLimit. */
   readonly maxLength?: number
+  /**
+   * Most work a render may do (default 2,000,000 steps): a text counts 1, a tag and a section pass count
+   * the levels of sections they search or copy. Past it rendering stops with SectionRenderLimit.
+   */
+  readonly maxSteps?: number
 }
 
-/** The output would pass `maxLength`. */
+/** The output would pass `maxLength` (`what: 'length'`), or the rendering `maxSteps` (`what: 'steps'`). */
 export class SectionRenderLimit extends Error {
-  constructor(readonly maxLength: number) {
-    super(`The output would be longer than ${maxLength} characters`)
+  constructor(
+    readonly limit: number,
+    readonly what: 'length' | 'steps' = 'length',
+  ) {
+    super(what === 'length' ? `The output would be longer than ${limit} characters` : `Rendering would take more than ${limit} steps (sections nested over long lists)`)
     this.name = 'SectionRenderLimit'
   }
 }
 
-/** Renders over plain data: a name is looked up in the innermost section item holding it, then outwards. Throws SectionRenderLimit. */
+/**
+ * Renders over plain data: a name is looked up in the innermost section item holding it, then outwards.
+ * Bounded in output and in work: sections nested over lists multiply (20 levels over 1,000 rows would be
+ * 1,000^20 passes) even when they write nothing. Throws SectionRenderLimit.
+ */
 export function renderSectionTemplate(template: SectionTemplate, data: unknown, options: SectionRenderOptions): string {
   const maxLength = options.maxLength ?? 10_000_000
+  const maxSteps = options.maxSteps ?? 2_000_000
   const out: string[] = []
   let length = 0
+  let steps = 0
   const write = (text: string) => {
     length += text.length
     if (length > maxLength) throw new SectionRenderLimit(maxLength)
     out.push(text)
+  }
+  const step = (cost: number) => {
+    steps += cost
+    if (steps > maxSteps) throw new SectionRenderLimit(maxSteps, 'steps')
   }
   const lookup = (stack: readonly unknown[], path: PathPart | null): unknown => {
     if (path === null) return stack[stack.length - 1]
@@ -160,7 +178,9 @@ export function renderSectionTemplate(template: SectionTemplate, data: unknown, 
     return null
   }
   const walk = (nodes: readonly Node[], stack: readonly unknown[]) => {
+    step(stack.length)
     for (const node of nodes) {
+      step(node.kind === 'text' || node.path === null ? 1 : stack.length)
       if (node.kind === 'text') write(node.text)
       else if (node.kind === 'value') write(options.escape(lookup(stack, node.path)))
       else {

@@ -69,6 +69,7 @@ export function createRenderer(deps: { records: Pick<RecordsService, 'find' | 'o
       try {
         body = renderFormat(input.format, template ? template.template : null, data)
       } catch (err) {
+        if (err instanceof SectionRenderLimit && err.what === 'steps') throw new AppError('limit_exceeded', `Rendering the ${input.format} template would take more than ${err.limit} steps (sections nested over long lists)`, { limit: err.limit })
         if (err instanceof SectionRenderLimit) throw new AppError('limit_exceeded', `The rendered ${input.format} would be longer than ${maxOutputLength} characters`, { limit: maxOutputLength })
         throw err
       }

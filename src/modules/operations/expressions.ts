@@ -1,93 +1,72 @@
-import jsonata from 'jsonata'
+import { availableParallelism } from 'node:os'
+import { createChildPool, type PartOutcome } from '../../lib/child-pool/index.js'
 import { parseTemplate } from '../../lib/template/index.js'
-import { checkPatternShape } from './safe-regex.js'
+import type { ExpressionOutcome, ExpressionScope } from './expression-job.js'
+import { narrowScope } from './expression-scope.js'
 
 /** How long one `{{= }}` expression may run. */
 export const expressionTimeoutMs = 1000
-/** How deep its evaluation may nest (recursive functions). */
-const expressionStack = 200
-/** The longest sequence it may build. */
-const expressionSequence = 100_000
-/** Compiled expressions kept (compiling costs more than most evaluations); the oldest goes first. */
-const cacheSize = 500
+/** Past an expression's own time, how long its evaluator process is given before it is killed (a builtin JSONata cannot interrupt). */
+export const expressionGraceMs = 500
+/** The V8 heap of each evaluator process. */
+export const evaluatorHeapMb = 256
 
 /** A sync evaluator for lib/template's `evaluate` option. */
 export type Evaluate = (code: string, context: unknown) => unknown
 
+// One pool for the whole process: evaluators are a share of the machine (a core each while they compute),
+// like lib/sandbox's script workers, whatever the number of app instances. Nothing starts until the first
+// expression; idle evaluators never keep the process alive, and they end with it.
+const pool = createChildPool({
+  entry: new URL(`./expression-child${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  size: Math.max(2, Math.min(availableParallelism(), 4)),
+  heapMb: evaluatorHeapMb,
+})
+
 /**
- * JSONata's regular expressions (`$match`, `$replace`, `/…/`) go through the same shape check as a rule's
- * `matches`: a pattern with nested repetition is refused, since the expression's timeout cannot stop the
- * regular expression engine mid-match.
+ * Evaluates JSONata expressions in an evaluator process (one message for all of them), each bounded by
+ * `timeoutMs`, expression-bounds.ts' limits and the process's memory; only what they read is sent. A
+ * process that outlives an expression's time by 500 ms is killed and replaced. `signal` ends a wait for a
+ * free evaluator. One outcome per code, in order; never throws.
  */
-export function GuardedRegExp(pattern: string | RegExp, flags?: string): RegExp {
-  const source = pattern instanceof RegExp ? pattern.source : pattern
-  const refused = checkPatternShape(source)
-  if (refused) throw new Error(`Regular expression refused: ${refused}`)
-  return new RegExp(pattern, flags)
+export async function evaluateBatch(codes: readonly string[], scope: ExpressionScope, timeoutMs: number, signal?: AbortSignal): Promise<ExpressionOutcome[]> {
+  if (codes.length === 0) return []
+  const job = { codes, timeoutMs, scope: narrowScope(scope, codes) }
+  const outcomes = await pool.run(job, { parts: codes.length, partMs: timeoutMs + expressionGraceMs, ...(signal ? { signal } : {}) })
+  return outcomes.map((outcome) => outcomeOf(outcome, timeoutMs))
 }
 
-const compiled = new Map<string, jsonata.Expression | Error>()
-
-function compile(code: string): jsonata.Expression {
-  let found = compiled.get(code)
-  if (found === undefined) {
-    try {
-      found = jsonata(code, { timeout: expressionTimeoutMs, stack: expressionStack, sequence: expressionSequence, RegexEngine: GuardedRegExp as unknown as RegExpConstructor })
-    } catch (err) {
-      found = new Error(`Invalid expression: ${messageOf(err)}`)
-    }
-    if (compiled.size >= cacheSize) compiled.delete(compiled.keys().next().value!)
-    compiled.set(code, found)
+function outcomeOf(outcome: PartOutcome, timeoutMs: number): ExpressionOutcome {
+  if (outcome.ok) return outcome.value as ExpressionOutcome
+  switch (outcome.reason) {
+    case 'timeout':
+      return { ok: false, kind: 'timeout', message: `The expression did not finish within ${timeoutMs} ms (its evaluator was stopped)` }
+    case 'memory':
+      return { ok: false, kind: 'limit', message: `The expression needed more memory than its evaluator has (${evaluatorHeapMb} MB)` }
+    case 'crashed':
+      return { ok: false, kind: 'failed', message: 'The expression ended its evaluator' }
+    case 'skipped':
+      return { ok: false, kind: 'failed', message: 'Not evaluated: an expression before it in the same step stopped its evaluator' }
+    case 'unavailable':
+      return { ok: false, kind: 'failed', message: 'No expression evaluator was available' }
   }
-  if (found instanceof Error) throw found
-  return found
 }
 
-/** JSONata throws plain objects ({ code, message, position }); this gives their message. */
-function messageOf(err: unknown): string {
-  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message)
-  return String(err)
+/** A failed outcome as the Error a template's evaluator throws (its message is what the step log shows). */
+function errorOf(outcome: Extract<ExpressionOutcome, { ok: false }>): Error {
+  return new Error(outcome.kind === 'syntax' ? `Invalid expression: ${outcome.message}` : outcome.message)
 }
 
 /**
  * Evaluates one JSONata expression over a template context: its roots (`$trigger`, `$steps`, …) are
- * variables, and the context is also the input (`$`). Bounded by 1 s, a stack of 200 and sequences of
- * 100,000. Resolves to plain data (JSONata's sequences become arrays; functions become undefined).
- * Rejects with an Error carrying JSONata's message.
+ * variables, and the context is also the input (`$`). Bounded as evaluateBatch with 1 s. Resolves to
+ * plain data (JSONata's sequences become arrays; functions become undefined). Rejects with an Error
+ * carrying JSONata's message, or the bound that was hit.
  */
 export async function evaluateExpression(code: string, data: Readonly<Record<string, unknown>>): Promise<unknown> {
-  const expression = compile(code)
-  const bindings: Record<string, unknown> = {}
-  // `$now` stays JSONata's function (`$now()`); the run's timestamp is the template path {{$now}}.
-  for (const [name, value] of Object.entries(data)) if (name.startsWith('$') && name !== '$now') bindings[name.slice(1)] = value
-  try {
-    return plain(await expression.evaluate(data, bindings))
-  } catch (err) {
-    throw new Error(messageOf(err), { cause: err })
-  }
-}
-
-/**
- * JSONata's results as plain data: arrays without their sequence flags; functions (JSONata's lambdas are
- * objects holding their environment), regexes and cycles left out.
- */
-export function plain(value: unknown, seen: Set<object> = new Set()): unknown {
-  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? undefined : value
-  if (value instanceof RegExp || seen.has(value) || '_jsonata_lambda' in value || '_jsonata_function' in value) return undefined
-  seen.add(value)
-  let out: unknown
-  if (Array.isArray(value)) {
-    out = value.map((item) => plain(item, seen)).filter((item) => item !== undefined)
-  } else {
-    const copy: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
-      const copied = plain(item, seen)
-      if (copied !== undefined) copy[key] = copied
-    }
-    out = copy
-  }
-  seen.delete(value)
-  return out
+  const [outcome] = await evaluateBatch([code], { kind: 'context', data }, expressionTimeoutMs)
+  if (!outcome!.ok) throw errorOf(outcome!)
+  return outcome!.value
 }
 
 /** The code of every `{{= }}` tag in a string (none when it does not parse: the resolver reports that). */
@@ -99,24 +78,18 @@ export function expressionCodes(text: string): string[] {
 }
 
 /**
- * Evaluates the given expressions now (JSONata is asynchronous) and answers a synchronous evaluator for
- * lib/template that hands back their results: a failed one throws its error there, so the resolver
- * records it as expression_failed.
+ * Evaluates the given expressions now, all in one message to an evaluator (JSONata is asynchronous), and
+ * answers a synchronous evaluator for lib/template that hands back their results: a failed one throws its
+ * error there, so the resolver records it as expression_failed.
  */
 export async function precomputeExpressions(codes: Iterable<string>, data: Readonly<Record<string, unknown>>): Promise<Evaluate> {
-  const results = new Map<string, { ok: true; value: unknown } | { ok: false; error: Error }>()
-  for (const code of codes) {
-    if (results.has(code)) continue
-    try {
-      results.set(code, { ok: true, value: await evaluateExpression(code, data) })
-    } catch (err) {
-      results.set(code, { ok: false, error: err instanceof Error ? err : new Error(String(err)) })
-    }
-  }
+  const unique = [...new Set(codes)]
+  const outcomes = await evaluateBatch(unique, { kind: 'context', data }, expressionTimeoutMs)
+  const results = new Map(unique.map((code, i) => [code, outcomes[i]!]))
   return (code) => {
     const result = results.get(code)
     if (!result) throw new Error('The expression was not evaluated')
-    if (!result.ok) throw result.error
+    if (!result.ok) throw errorOf(result)
     return result.value
   }
 }

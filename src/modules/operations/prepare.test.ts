@@ -69,4 +69,11 @@ describe('prepare', () => {
     expect(({} as Record<string, unknown>).a).toBeUndefined()
     expect(prepared.unresolved).toEqual([expect.objectContaining({ reason: 'invalid_template' })])
   })
+  it('refuses a config whose templates name a large value so often that the copies would pass 20,000,000 characters', async () => {
+    const large = { ...data, $steps: { read: { content: 'x'.repeat(1_000_000) } } }
+    // One copy is fine; 30 copies of the same megabyte would be 30 MB built from a config of a few hundred bytes.
+    expect((await registry.prepare(step('set_variable', { key: 'k', value: '{{$steps.read.content}}' }), large)).config).toMatchObject({ value: large.$steps.read.content })
+    const many = step('set_variable', { key: 'k', value: Array.from({ length: 30 }, () => '{{$steps.read.content}}') })
+    await expect(registry.prepare(many, large)).rejects.toMatchObject({ code: 'invalid_config', retryable: false, message: "Step 's': its templates would give more than 20000000 characters in all", details: { limit: 20_000_000 } })
+  })
 })

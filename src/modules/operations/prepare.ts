@@ -1,4 +1,4 @@
-import { resolveTemplate } from '../../lib/template/index.js'
+import { createTemplateBudget, resolveTemplate } from '../../lib/template/index.js'
 import { formatPath, mapStrings, visitStrings } from './config-paths.js'
 import { expressionCodes, precomputeExpressions } from './expressions.js'
 import { StepError, type OperationDefinition, type PreparedConfig, type StepNode } from './types.js'
@@ -6,10 +6,18 @@ import { StepError, type OperationDefinition, type PreparedConfig, type StepNode
 type Unresolved = PreparedConfig['unresolved'][number]
 
 /**
+ * The most one step's templates may produce in all, in characters (a whole-value tag counts its value's
+ * JSON): above file_upload's 10 MB of base64, far below what naming one large value thousands of times
+ * in a config would otherwise copy.
+ */
+export const maxResolvedLength = 20_000_000
+
+/**
  * A step's config made ready to run (OperationRegistry.prepare): every `{{= }}` code outside `rawPaths`
  * evaluated first (JSONata is asynchronous; lib/template's evaluator is not), then the templates
- * resolved over `data`, then the schema applied (defaults filled in). Throws StepError invalid_config
- * (not retried) when the resolved config does not satisfy the schema.
+ * resolved over `data` (at most maxResolvedLength in all), then the schema applied (defaults filled in).
+ * Throws StepError invalid_config (not retried) when the templates would produce more than that, or the
+ * resolved config does not satisfy the schema.
  */
 export async function prepareConfig(definition: OperationDefinition, step: StepNode, data: Readonly<Record<string, unknown>>): Promise<PreparedConfig> {
   const codes: string[] = []
@@ -24,11 +32,16 @@ export async function prepareConfig(definition: OperationDefinition, step: StepN
   let config: unknown = step.config
   if (templated) {
     const evaluate = codes.length > 0 ? await precomputeExpressions(codes, data) : undefined
+    const budget = createTemplateBudget(maxResolvedLength)
     config = mapStrings(step.config, definition.rawPaths, (text, path) => {
-      const result = resolveTemplate(text, data, evaluate ? { evaluate } : {})
+      if (budget.exceeded) return ''
+      const result = resolveTemplate(text, data, { budget, ...(evaluate ? { evaluate } : {}) })
       for (const miss of result.unresolved) unresolved.push({ path: formatPath(path), tag: miss.tag, reason: miss.reason, message: miss.message })
       return result.value
     })
+    if (budget.exceeded) {
+      throw new StepError('invalid_config', `Step '${step.key}': its templates would give more than ${maxResolvedLength} characters in all`, { limit: maxResolvedLength, unresolved: unresolved.slice(0, 20) }, 400, false)
+    }
   }
   const parsed = definition.configSchema.safeParse(config)
   if (!parsed.success) {

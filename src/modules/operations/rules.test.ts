@@ -156,4 +156,11 @@ describe('evaluateRuleTree', () => {
   it('a failing expression makes its side null, not an error', async () => {
     expect(await evaluateRuleTree(leaf('{{= $nothing( }}', 'is_null'), data)).toBe(true)
   })
+  it('refuses a tree whose templates name a large value so often that the copies would pass 20,000,000 characters', async () => {
+    const large = { $steps: { read: { content: 'x'.repeat(1_000_000) } } }
+    const tree = leaf('$steps.read.content', 'in', Array.from({ length: 30 }, () => '{{$steps.read.content}}'))
+    await expect(evaluateRuleTree(tree, large)).rejects.toMatchObject({ code: 'condition_failed', message: expect.stringContaining('more than 20000000 characters in all') })
+    expect(await evaluateRuleTree(leaf('$steps.read.content', 'in', ['{{$steps.read.content}}']), large)).toBe(true)
+  })
 })
+

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util'
-import { checkTemplate, checkTemplates, lookupPath, parseTemplate, resolveTemplate, type PathPart } from '../../lib/template/index.js'
+import { checkTemplate, checkTemplates, createTemplateBudget, lookupPath, parseTemplate, resolveTemplate, type PathPart, type TemplateBudget } from '../../lib/template/index.js'
 import { isRecord, type ConfigPath } from './config-paths.js'
 import { expressionCodes, precomputeExpressions, type Evaluate } from './expressions.js'
+import { maxResolvedLength } from './prepare.js'
 import { boundedTest, checkPattern } from './safe-regex.js'
 import { StepError } from './types.js'
 
@@ -154,32 +155,38 @@ function parseField(field: unknown, path: ConfigPath, roots: readonly string[], 
  * Evaluates a parsed rule over a template context; `evaluate` answers `{{= }}` codes (precomputed
  * JSONata). A field or value that does not resolve counts as null. Throws an Error when a comparison
  * cannot be made (a templated `in` value that is not a list, a templated pattern refused, a match over
- * its bounds).
+ * its bounds) or the templates of the tree give more than `budget` (maxResolvedLength) in all.
  */
-export function evaluateRule(rule: RuleNode, data: unknown, evaluate?: Evaluate): boolean {
-  if (rule.kind === 'all') return rule.rules.every((r) => evaluateRule(r, data, evaluate))
-  if (rule.kind === 'any') return rule.rules.some((r) => evaluateRule(r, data, evaluate))
-  const field = fieldValue(rule.field, data, evaluate)
-  const value = resolveValue(rule.value, data, evaluate)
+export function evaluateRule(rule: RuleNode, data: unknown, evaluate?: Evaluate, budget: TemplateBudget = createTemplateBudget(maxResolvedLength)): boolean {
+  if (rule.kind === 'all') return rule.rules.every((r) => evaluateRule(r, data, evaluate, budget))
+  if (rule.kind === 'any') return rule.rules.some((r) => evaluateRule(r, data, evaluate, budget))
+  const options = { budget, ...(evaluate ? { evaluate } : {}) }
+  const field = fieldValue(rule.field, data, options)
+  const value = resolveValue(rule.value, data, options)
+  // A tree whose templates name large values many times: refused rather than copied over and over.
+  if (budget.exceeded) throw new Error(`The rule's templates would give more than ${budget.limit} characters in all`)
   return compare(rule, field, value)
 }
 
-function fieldValue(field: FieldSource, data: unknown, evaluate?: Evaluate): unknown {
+type ResolveWith = { readonly budget: TemplateBudget; readonly evaluate?: Evaluate }
+
+function fieldValue(field: FieldSource, data: unknown, options: ResolveWith): unknown {
   if (field.kind === 'path') {
     const found = lookupPath(data, field.path)
     return found.ok ? found.value : null
   }
-  const result = resolveTemplate(field.text, data, evaluate ? { evaluate } : {})
+  const result = resolveTemplate(field.text, data, options)
   return result.unresolved.length > 0 && result.value === '' ? null : result.value
 }
 
-function resolveValue(value: unknown, data: unknown, evaluate?: Evaluate): unknown {
+function resolveValue(value: unknown, data: unknown, options: ResolveWith): unknown {
   if (typeof value === 'string') {
     if (!value.includes('{{')) return value
-    const result = resolveTemplate(value, data, evaluate ? { evaluate } : {})
+    if (options.budget.exceeded) return null
+    const result = resolveTemplate(value, data, options)
     return result.unresolved.length > 0 && result.value === '' ? null : result.value
   }
-  if (Array.isArray(value)) return value.map((item) => resolveValue(item, data, evaluate))
+  if (Array.isArray(value)) return value.map((item) => resolveValue(item, data, options))
   return value
 }
 

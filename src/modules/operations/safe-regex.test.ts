@@ -58,4 +58,15 @@ describe('boundedReplace', () => {
   it('refuses a text over its length bound', () => {
     expect(() => boundedReplace(/a/g, 'a'.repeat(100_001), 'b')).toThrow(/longer than 100000 characters/)
   })
+  // The replacement's $ patterns are expanded by boundedReplace itself: exactly as the engine would.
+  const patterns: [RegExp, string][] = [[/(\d+)-(\d+)/g, '1-2 and 3-4 and 56-78'], [/(?<y>\d{4})-(?<m>\d\d)/g, 'on 2024-05 and 1999-12'], [/x/g, 'axbxc'], [/(a)(b)?/g, 'ab a'], [/(?:)/g, 'abc']]
+  const replacements = ['[$&]', '$`|', "|$'", '$1', '$2$1', '$01', '$10', '$3', '$0', '$$', '$', 'a$', '$<y>/$<m>', '$<nope>', '$<y', '$x', '$$1', '$11', '']
+  it.each(patterns.flatMap(([pattern, subject]) => replacements.map((replacement) => [String(pattern), replacement, pattern, subject] as const)))('%s with %j as the engine does', (_name, replacement, pattern, subject) => {
+    expect(boundedReplace(pattern, subject, replacement)).toBe(subject.replace(pattern, replacement))
+  })
+  it("refuses a replacement that would grow past maxLength, before the engine builds it (`$'` repeated froze or ended the process)", () => {
+    expect(() => boundedReplace(/a/g, 'a'.repeat(2000), "$'".repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
+    expect(() => boundedReplace(/a/g, 'a'.repeat(2000), 'b'.repeat(50_000))).toThrow(/result would be longer than 1000000 characters/)
+    expect(boundedReplace(/a/g, 'a'.repeat(1000), 'b'.repeat(100))).toHaveLength(100_000)
+  })
 })

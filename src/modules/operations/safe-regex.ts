@@ -116,17 +116,115 @@ export function boundedTest(pattern: RegExp, subject: string): boolean {
 
 const replaceScript = new Script('subject.replace(pattern, replacement)')
 
+/** The longest text boundedReplace gives by default. */
+export const maxReplacedLength = 1_000_000
+
 /**
  * `subject.replace(pattern, replacement)` for an already checked pattern (text_format's regex_replace),
- * under the same bounds as boundedTest: at most 100,000 characters, stopped after 50 ms. Throws an Error
- * naming the limit it hit.
+ * under the same bounds as boundedTest (at most 100,000 characters, stopped after 50 ms) and giving at
+ * most `maxLength` characters. The replacement's `$…` patterns are expanded here, each match's text
+ * counted before it is built: left to the engine, `$'` repeated in the replacement makes it build a list
+ * of parts that no time bound interrupts and V8 cannot allocate, which ends the whole process. Throws an
+ * Error naming the limit it hit.
  */
-export function boundedReplace(pattern: RegExp, subject: string, replacement: string): string {
-  return String(bounded(replaceScript, { pattern, subject, replacement }))
+export function boundedReplace(pattern: RegExp, subject: string, replacement: string, maxLength = maxReplacedLength): string {
+  const parts = parseReplacement(replacement, groupCount(pattern))
+  let length = subject.length
+  const expand = (...args: unknown[]): string => {
+    const named = typeof args[args.length - 1] === 'object' && args[args.length - 1] !== undefined ? (args.pop() as Record<string, string | undefined>) : undefined
+    const match = args[0] as string
+    const position = args[args.length - 2] as number
+    const captures = args.slice(1, -2) as (string | undefined)[]
+    length -= match.length
+    // Counted before anything is built, and given up at the first part past the bound.
+    for (const part of parts) {
+      length += typeof part === 'string' ? part.length : part.kind === 'before' ? position : part.kind === 'after' ? subject.length - position - match.length : pieceOf(part, match, position, subject, captures, named).length
+      if (length > maxLength) throw new Error(`the result would be longer than ${maxLength} characters`)
+    }
+    return parts.map((part) => pieceOf(part, match, position, subject, captures, named)).join('')
+  }
+  return String(bounded(replaceScript, { pattern, subject, replacement: expand }))
+}
+
+type Part = string | { readonly kind: 'match' | 'before' | 'after' } | { readonly kind: 'group'; readonly index: number } | { readonly kind: 'named'; readonly name: string }
+
+/** How many capture groups a pattern has (an empty alternative makes it match the empty string). */
+function groupCount(pattern: RegExp): number {
+  return new RegExp(`${pattern.source}|`, pattern.flags.replace(/[gy]/g, '')).exec('')!.length - 1
+}
+
+/** The replacement's text and `$` patterns, as String.prototype.replace reads them (GetSubstitution). */
+function parseReplacement(replacement: string, groups: number): Part[] {
+  const parts: Part[] = []
+  let text = ''
+  const flush = () => {
+    if (text !== '') parts.push(text)
+    text = ''
+  }
+  for (let i = 0; i < replacement.length; i++) {
+    const ch = replacement[i]!
+    const next = replacement[i + 1]
+    if (ch !== '$' || next === undefined) {
+      text += ch
+      continue
+    }
+    if (next === '$') {
+      text += '$'
+      i += 1
+    } else if (next === '&' || next === '`' || next === "'") {
+      flush()
+      parts.push({ kind: next === '&' ? 'match' : next === '`' ? 'before' : 'after' })
+      i += 1
+    } else if (/[0-9]/.test(next)) {
+      const two = /[0-9]/.test(replacement[i + 2] ?? '') ? Number(replacement.slice(i + 1, i + 3)) : NaN
+      const one = Number(next)
+      if (two >= 1 && two <= groups) {
+        flush()
+        parts.push({ kind: 'group', index: two })
+        i += 2
+      } else if (one >= 1 && one <= groups) {
+        flush()
+        parts.push({ kind: 'group', index: one })
+        i += 1
+      } else {
+        text += '$'
+      }
+    } else if (next === '<') {
+      const close = replacement.indexOf('>', i + 2)
+      if (close === -1) {
+        text += '$'
+      } else {
+        flush()
+        parts.push({ kind: 'named', name: replacement.slice(i + 2, close) })
+        i = close
+      }
+    } else {
+      text += '$'
+    }
+  }
+  flush()
+  return parts
+}
+
+function pieceOf(part: Part, match: string, position: number, subject: string, captures: readonly (string | undefined)[], named: Record<string, string | undefined> | undefined): string {
+  if (typeof part === 'string') return part
+  switch (part.kind) {
+    case 'match':
+      return match
+    case 'before':
+      return subject.slice(0, position)
+    case 'after':
+      return subject.slice(position + match.length)
+    case 'group':
+      return captures[part.index - 1] ?? ''
+    case 'named':
+      // Without named groups, `$<` is literal text.
+      return named === undefined ? `$<${part.name}>` : (named[part.name] ?? '')
+  }
 }
 
 /** Runs `script` in the sandbox with `scope` as its globals, under the length and time bounds; the globals are cleared after. */
-function bounded(script: Script, scope: { pattern: RegExp; subject: string; replacement?: string }): unknown {
+function bounded(script: Script, scope: { pattern: RegExp; subject: string; replacement?: (...args: unknown[]) => string }): unknown {
   if (scope.subject.length > maxSubjectLength) throw new Error(`the text is longer than ${maxSubjectLength} characters`)
   const globals = sandbox as Record<string, unknown>
   Object.assign(globals, scope)

@@ -44,7 +44,9 @@ const run = (steps: StepNode[], overrides: Partial<RunToExecute> = {}) =>
     options: { timeout_ms: 30_000, max_retries: 0, error_handling: 'stop_on_first' }, ...overrides,
   })
 const reset = () => ((inFlight = 0), (maxInFlight = 0), (started = []))
-const tracked = (count: number, mode: string, extra: Record<string, unknown> = {}, fail = '{{= $steps.each.index = -1 }}') =>
+// `fail` is a literal unless a test makes a pass fail: a {{= }} template is evaluated in an evaluator
+// process, which spreads the passes' starts over several turns.
+const tracked = (count: number, mode: string, extra: Record<string, unknown> = {}, fail: unknown = false) =>
   step('each', 'loop', { items: Array.from({ length: count }, (_, i) => i), mode, ...extra, operations: [step('t', 'track', { index: '{{$steps.each.index}}', fail })] })
 
 describe('loop: config', () => {

@@ -52,6 +52,20 @@ describe('text_format: operations', () => {
     }
   })
 
+  it('refuses before building what one operation would make far past the bound (a copy per match, per part)', async () => {
+    const amplifiers: [string, unknown[], string][] = [
+      // 400,000,000 characters from a megabyte of text: built in one call, then found too long.
+      ['a'.repeat(1_000_000), [{ type: 'replace', search: 'a', replacement: 'b'.repeat(400) }], 'operations[0] (replace)'],
+      [Array.from({ length: maxParts }, () => 'x').join(','), [{ type: 'split' }, { type: 'pad', length: 10_000 }], 'operations[1] (pad)'],
+      // `$'` (the text after the match) 50,000 times per match: the engine's list of parts froze the process
+      // for seconds (2,000 characters) or ended it (20,000: automate-evaluator API test).
+      ['a'.repeat(2000), [{ type: 'regex_replace', pattern: 'a', replacement: "$'".repeat(50_000) }], 'operations[0] (regex_replace)'],
+    ]
+    for (const [template, operations, where] of amplifiers) {
+      await expect(run(template, operations)).rejects.toMatchObject({ code: 'text_format_failed', message: expect.stringContaining(`${where}: the result would be longer than 1000000 characters`) })
+    }
+  })
+
   it('a polynomial pattern that passes the shape check is stopped by the time bound', async () => {
     await expect(run(`${'a'.repeat(30_000)}b`, [{ type: 'regex_replace', pattern: 'a*a*a*a*a*c', replacement: '' }])).rejects.toMatchObject({ code: 'text_format_failed', message: expect.stringMatching(/ran longer than 50 ms/) })
   })

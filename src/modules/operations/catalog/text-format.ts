@@ -48,6 +48,10 @@ export const textFormat = defineOperation({
   async run(config) {
     let value: string | string[] = config.template
     for (const [index, operation] of config.operations.entries()) {
+      // Checked before the operation runs too: replace and pad can build far more than the bound (1,000,000
+      // characters replacing each with 100,000) in one call nothing interrupts.
+      const predicted = predictedSize(operation, value)
+      if (predicted > maxTextLength) throw new StepError('text_format_failed', `operations[${index}] (${operation.type}): the result would be longer than ${maxTextLength} characters`, { index, type: operation.type }, 400, false)
       try {
         value = apply(operation, value)
       } catch (err) {
@@ -66,8 +70,9 @@ function apply(operation: TextStep, value: string | string[]): string | string[]
       return [...(Array.isArray(value) ? value : [value]), ...operation.values].join(operation.separator)
     case 'split': {
       if (Array.isArray(value)) throw new Error('the value is already a list (concat joins it)')
-      const parts = value.split(operation.separator)
-      if (operation.limit !== undefined) return parts.slice(0, operation.limit)
+      // Split no further than needed: past maxParts it is refused anyway.
+      const parts = value.split(operation.separator, operation.limit ?? maxParts + 1)
+      if (operation.limit !== undefined) return parts
       if (parts.length > maxParts) throw new Error(`the text splits into more than ${maxParts} parts (set a limit)`)
       return parts
     }
@@ -76,12 +81,35 @@ function apply(operation: TextStep, value: string | string[]): string | string[]
   }
 }
 
+/** The length of what an operation would give, where one call could build much more than its input (else 0: checked after). */
+function predictedSize(operation: TextStep, value: string | string[]): number {
+  const parts = Array.isArray(value) ? value : [value]
+  const sum = (size: (part: string) => number) => parts.reduce((n, part) => n + size(part), 0)
+  switch (operation.type) {
+    case 'concat':
+      return sum((part) => part.length) + operation.values.reduce((n, v) => n + v.length, 0) + operation.separator.length * Math.max(0, parts.length + operation.values.length - 1)
+    case 'replace':
+      if (!operation.all) return sum((part) => part.length + operation.replacement.length)
+      return sum((part) => part.length + occurrences(part, operation.search) * (operation.replacement.length - operation.search.length))
+    case 'pad':
+      return sum((part) => Math.max(part.length, operation.length))
+    default:
+      return 0
+  }
+}
+
+function occurrences(text: string, search: string): number {
+  let count = 0
+  for (let at = text.indexOf(search); at !== -1; at = text.indexOf(search, at + search.length)) count++
+  return count
+}
+
 function applyToText(operation: Exclude<TextStep, { type: 'concat' | 'split' }>, value: string): string {
   switch (operation.type) {
     case 'replace':
       return operation.all ? value.split(operation.search).join(operation.replacement) : value.replace(operation.search, () => operation.replacement)
     case 'regex_replace':
-      return boundedReplace(new RegExp(operation.pattern, operation.flags), value, operation.replacement)
+      return boundedReplace(new RegExp(operation.pattern, operation.flags), value, operation.replacement, maxTextLength)
     case 'trim':
       return operation.side === 'both' ? value.trim() : operation.side === 'start' ? value.trimStart() : value.trimEnd()
     case 'uppercase':
