@@ -126,9 +126,13 @@ describe('finding 1: a flow editor borrows the owner’s rights through a schedu
     await ok(call('DELETE', `/api/v1/collections/notes/records/${note.id}`, owner.token))
     // Two days on, system_archival's schedule (acting as the system) purges the note: record.delete set off by Plinth itself.
     const archival = (await ok(call('GET', `${BASE}/flows`, owner.token))).data.find((f: any) => f.system && f.operations[0].type === 'system_archival')
-    await clock.advance(2 * 86_400_000)
-    const purges = await runsOf(archival.id, 1)
-    expect(purges.map((r) => r.stepLogs[0].output.purged)).toContain(1)
+    // Tick by tick, each run awaited before the clock moves on (a jump of two days would run past a slow
+    // database's run into its 30 s timeout). 03:00 on the 2nd is too early for a note deleted on the 1st at noon.
+    await clock.advance(15 * 3_600_000 + 1)
+    await runsOf(archival.id, 1)
+    await clock.advance(86_400_000)
+    const purges = await runsOf(archival.id, 2)
+    expect(purges.map((r) => r.stepLogs[0]?.output?.purged), JSON.stringify(purges)).toContain(1)
     const runs = await runsOf(id, 2)
     const bySystem = runs.find((r) => r.depth === 1)
     expect(bySystem, JSON.stringify(runs.map((r) => r.actingAs))).toBeDefined()
