@@ -3,7 +3,17 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { api as call, cpuSeconds, importChunk, importsInFlight, importThroughApi, item, freePort, startChild, type Child } from './support.js'
+import {
+  api as call,
+  cpuSeconds,
+  importChunk,
+  importsInFlight,
+  importThroughApi,
+  item,
+  freePort,
+  startChild,
+  type Child,
+} from './support.js'
 
 // BENCH_EXPORT_ROWS rows are imported through the API (the import figure), then exported as CSV by a freshly
 // started server (the export figure and its peak memory).
@@ -20,16 +30,22 @@ const fields = [
   { name: 'meta', type: 'json', required: false },
 ]
 
-
 function plinth(dataDir: string, port: number): Promise<Child> {
   const bin = new URL('../bin/plinth.js', import.meta.url).pathname
-  return startChild([bin, 'serve'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' }, port, '/health')
+  return startChild(
+    [bin, 'serve'],
+    { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' },
+    port,
+    '/health',
+  )
 }
 
 /** A field of /proc/<pid>/status in MB (VmHWM: peak resident set; VmRSS: now); null without /proc. */
 function memoryMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`))
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`))
     return line ? Number(line.split(/\s+/)[1]) / 1024 : null
   } catch {
     return null
@@ -62,7 +78,17 @@ function rawTable(projectDb: string) {
     const now = Math.floor(Date.now() / 1000)
     for (let i = from; i < from + count; i++) {
       const v = item(i)
-      insert.run(randomBytes(16).toString('hex'), now, now, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
+      insert.run(
+        randomBytes(16).toString('hex'),
+        now,
+        now,
+        'u',
+        'u',
+        v.title,
+        v.views,
+        v.status,
+        JSON.stringify(v.meta),
+      )
     }
   })
   return {
@@ -81,7 +107,8 @@ interface Side {
 
 /** Wall-clock and CPU seconds of `work`; CPU from /proc for a pid, else this process's own. */
 async function timed(work: () => Promise<void> | void, pid?: number): Promise<Side> {
-  const cpu = () => (pid === undefined ? process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 : (cpuSeconds(pid) ?? 0))
+  const cpu = () =>
+    pid === undefined ? process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 : (cpuSeconds(pid) ?? 0)
   const cpuBefore = cpu()
   const started = performance.now()
   await work()
@@ -91,7 +118,9 @@ async function timed(work: () => Promise<void> | void, pid?: number): Promise<Si
 /** Streams the CSV export to nowhere, counting; rows per second and megabytes. */
 async function exportCsv(url: string, token: string): Promise<{ rate: number; mb: number }> {
   const started = performance.now()
-  const res = await fetch(`${url}/api/v1/collections/items/records/export?format=csv`, { headers: { authorization: `Bearer ${token}` } })
+  const res = await fetch(`${url}/api/v1/collections/items/records/export?format=csv`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   if (!res.ok || !res.body) throw new Error(`export: ${res.status} ${await res.text()}`)
   let bytes = 0
   let lines = 0
@@ -119,7 +148,13 @@ export async function benchDataTools() {
   const api: Side = { seconds: 0, cpu: 0 }
   const raw: Side = { seconds: 0, cpu: 0 }
   try {
-    token = (await call(server.url, '', 'POST', '/api/auth/sign-up/email', { email: 'bench@example.com', password: 'bench password', name: 'B' })).token
+    token = (
+      await call(server.url, '', 'POST', '/api/auth/sign-up/email', {
+        email: 'bench@example.com',
+        password: 'bench password',
+        name: 'B',
+      })
+    ).token
     await call(server.url, token, 'POST', '/api/v1/collections', { name: 'items', fields })
     const projectDb = readdirSync(join(dataDir, 'projects')).find((f) => f.endsWith('.db'))
     if (!projectDb) throw new Error('no project database found')

@@ -11,9 +11,20 @@ import { evaluateBatch, expressionTimeoutMs, precomputeExpressions } from '../sr
  * time, this process's CPU (the evaluator's own is another process's; V8's GC threads count here), and
  * throughput with 16 in flight: the median of BENCH_ROUNDS (5) rounds, baseline and subject alternating.
  */
-const rows = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}`, status: i % 3 === 0 ? 'open' : 'closed', price: i * 1.5, qty: (i % 4) + 1, name: `item ${i}` }))
+const rows = Array.from({ length: 50 }, (_, i) => ({
+  id: `r${i}`,
+  status: i % 3 === 0 ? 'open' : 'closed',
+  price: i * 1.5,
+  qty: (i % 4) + 1,
+  name: `item ${i}`,
+}))
 const context: Record<string, unknown> = {
-  $trigger: { event: null, collection: null, method: 'POST', body: { id: 42, name: 'Ada', email: 'ada@example.com', tags: ['a', 'b'], total: 12.5 } },
+  $trigger: {
+    event: null,
+    collection: null,
+    method: 'POST',
+    body: { id: 42, name: 'Ada', email: 'ada@example.com', tags: ['a', 'b'], total: 12.5 },
+  },
   $steps: { query: { rows, total: rows.length }, fetch: { status: 200, body: { ok: true } } },
   $user: { id: 'u1', email: 'ada@example.com' },
   $flow: { id: 'f1' },
@@ -21,7 +32,10 @@ const context: Record<string, unknown> = {
   $now: '2026-01-01T00:00:00.000Z',
 }
 const bigContext = { ...context, $steps: { ...(context.$steps as object), export: { body: 'x'.repeat(1_000_000) } } }
-const templateCodes = ['$sum($steps.query.rows.(price * qty))', '$uppercase($trigger.body.name) & " #" & $string($trigger.body.id)']
+const templateCodes = [
+  '$sum($steps.query.rows.(price * qty))',
+  '$uppercase($trigger.body.name) & " #" & $string($trigger.body.id)',
+]
 const expression = '$steps.query.rows[status = "open"].{ "id": id, "total": price * qty }'
 
 // The old path, as src/modules/operations/expressions.ts and run-expression.ts evaluated before.
@@ -30,19 +44,34 @@ function compileOld(code: string, timeout: number): jsonata.Expression {
   const key = `${timeout}\u0000${code}`
   let found = compiled.get(key)
   if (!found) {
-    found = jsonata(code, { timeout, stack: expressionLimits.stack, sequence: expressionLimits.sequence, RegexEngine: GuardedRegExp as unknown as RegExpConstructor })
+    found = jsonata(code, {
+      timeout,
+      stack: expressionLimits.stack,
+      sequence: expressionLimits.sequence,
+      RegexEngine: GuardedRegExp as unknown as RegExpConstructor,
+    })
     compiled.set(key, found)
   }
   return found
 }
 async function oldTemplate(data: Record<string, unknown>): Promise<unknown[]> {
   const bindings: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(data)) if (name.startsWith('$') && name !== '$now') bindings[name.slice(1)] = value
-  return Promise.all(templateCodes.map(async (code) => plain(await compileOld(code, expressionTimeoutMs).evaluate(data, bindings))))
+  for (const [name, value] of Object.entries(data))
+    if (name.startsWith('$') && name !== '$now') bindings[name.slice(1)] = value
+  return Promise.all(
+    templateCodes.map(async (code) => plain(await compileOld(code, expressionTimeoutMs).evaluate(data, bindings))),
+  )
 }
 async function oldRunExpression(): Promise<unknown> {
-  const data = { ...((context.$trigger as { body: object }).body) }
-  const bindings = { trigger: context.$trigger, steps: context.$steps, user: context.$user, flow: context.$flow, run: context.$run, data }
+  const data = { ...(context.$trigger as { body: object }).body }
+  const bindings = {
+    trigger: context.$trigger,
+    steps: context.$steps,
+    user: context.$user,
+    flow: context.$flow,
+    run: context.$run,
+    data,
+  }
   return plain(await compileOld(expression, 5000).evaluate(data, bindings))
 }
 
@@ -51,8 +80,15 @@ async function newTemplate(data: Record<string, unknown>): Promise<unknown[]> {
   return templateCodes.map((code) => evaluate(code, data))
 }
 async function newRunExpression(): Promise<unknown> {
-  const data = { ...((context.$trigger as { body: object }).body) }
-  const variables = { trigger: context.$trigger, steps: context.$steps, user: context.$user, flow: context.$flow, run: context.$run, data }
+  const data = { ...(context.$trigger as { body: object }).body }
+  const variables = {
+    trigger: context.$trigger,
+    steps: context.$steps,
+    user: context.$user,
+    flow: context.$flow,
+    run: context.$run,
+    data,
+  }
   const [outcome] = await evaluateBatch([expression], { kind: 'variables', variables, input: 'data' }, 5000)
   if (!outcome!.ok) throw new Error(outcome!.message)
   return outcome!.value
@@ -87,9 +123,11 @@ async function figures(run: () => Promise<unknown>): Promise<Figures> {
   const burst = sequential
   const burstStarted = process.hrtime.bigint()
   let next = 0
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next++ < burst) await run()
-  }))
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < burst) await run()
+    }),
+  )
   const seconds = Number(process.hrtime.bigint() - burstStarted) / 1e9
   return { wallMicros: wall, cpuMicros: (used.user + used.system) / sequential, rate: burst / seconds }
 }
@@ -97,20 +135,36 @@ async function figures(run: () => Promise<unknown>): Promise<Figures> {
 function print(name: string, old: Figures, now: Figures): void {
   const f = (n: number) => n.toFixed(1)
   console.log(`\n${name}`)
-  console.log(`  in process (before): ${f(old.wallMicros)} µs wall, ${f(old.cpuMicros)} µs CPU, ${Math.round(old.rate)}/s at ${inFlight} in flight`)
-  console.log(`  evaluator process  : ${f(now.wallMicros)} µs wall, ${f(now.cpuMicros)} µs CPU here, ${Math.round(now.rate)}/s at ${inFlight} in flight`)
-  console.log(`  ratio new/old      : wall ×${(now.wallMicros / old.wallMicros).toFixed(2)}, CPU here ×${(now.cpuMicros / old.cpuMicros).toFixed(2)}, throughput ×${(now.rate / old.rate).toFixed(2)}`)
+  console.log(
+    `  in process (before): ${f(old.wallMicros)} µs wall, ${f(old.cpuMicros)} µs CPU, ${Math.round(old.rate)}/s at ${inFlight} in flight`,
+  )
+  console.log(
+    `  evaluator process  : ${f(now.wallMicros)} µs wall, ${f(now.cpuMicros)} µs CPU here, ${Math.round(now.rate)}/s at ${inFlight} in flight`,
+  )
+  console.log(
+    `  ratio new/old      : wall ×${(now.wallMicros / old.wallMicros).toFixed(2)}, CPU here ×${(now.cpuMicros / old.cpuMicros).toFixed(2)}, throughput ×${(now.rate / old.rate).toFixed(2)}`,
+  )
 }
 
 /** Prints the figures; fails only when the two paths disagree on a result. */
 export async function benchExpressions(): Promise<{ ok: boolean }> {
-  const same = JSON.stringify(await oldTemplate(context)) === JSON.stringify(await newTemplate(context)) && JSON.stringify(await oldRunExpression()) === JSON.stringify(await newRunExpression())
+  const same =
+    JSON.stringify(await oldTemplate(context)) === JSON.stringify(await newTemplate(context)) &&
+    JSON.stringify(await oldRunExpression()) === JSON.stringify(await newRunExpression())
   if (!same) console.log('expressions: the two paths gave different results')
   // Baseline and subject alternate round by round, so a machine that speeds up or slows down shifts both alike.
   const cases: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
-    [`a step config with two {{= }} templates (${templateCodes.join(' ; ')})`, () => oldTemplate(context), () => newTemplate(context)],
+    [
+      `a step config with two {{= }} templates (${templateCodes.join(' ; ')})`,
+      () => oldTemplate(context),
+      () => newTemplate(context),
+    ],
     [`run_expression (${expression}) over 50 rows`, oldRunExpression, newRunExpression],
-    ['the same two templates, with a 1 MB step output in the context they do not read', () => oldTemplate(bigContext), () => newTemplate(bigContext)],
+    [
+      'the same two templates, with a 1 MB step output in the context they do not read',
+      () => oldTemplate(bigContext),
+      () => newTemplate(bigContext),
+    ],
   ]
   for (const [name, old, now] of cases) {
     const olds: Figures[] = []

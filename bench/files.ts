@@ -31,7 +31,11 @@ async function throughApi(base: string, token: string, bytes: Buffer): Promise<v
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({ filename: 'bench.bin', mime_type: 'application/octet-stream', size_bytes: bytes.length }),
   })
-  await json(reserved.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: bytes })
+  await json(reserved.uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: bytes,
+  })
   await json(`${base}/api/v1/files/confirm-upload/${reserved.id}`, { method: 'POST', headers: auth })
   const { downloadUrl } = await json(`${base}/api/v1/files/download-token/${reserved.id}`, { headers: auth })
   const res = await fetch(downloadUrl)
@@ -97,7 +101,10 @@ export async function benchFiles(): Promise<{ ok: boolean }> {
     }
     const cpuAfter = cpuSeconds(plinth.process.pid)
     const ratio = median(ratios)
-    const cpu = cpuBefore !== null && cpuAfter !== null ? `, ${(((cpuAfter - cpuBefore) * 1000) / (rounds * filesPerRound)).toFixed(1)} ms server CPU/file` : ''
+    const cpu =
+      cpuBefore !== null && cpuAfter !== null
+        ? `, ${(((cpuAfter - cpuBefore) * 1000) / (rounds * filesPerRound)).toFixed(1)} ms server CPU/file`
+        : ''
     const ok = ratio >= target
     console.log(
       `files (1 MB: upload-token + PUT + confirm + download-token + GET): ${median(apiRates).toFixed(1)} files/s${cpu} ` +

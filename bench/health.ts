@@ -2,7 +2,12 @@ import { compare, freePort, measure, report, startChild, startPlinth, type Child
 
 async function startScript(name: string, body: string): Promise<Child> {
   const port = await freePort()
-  return startChild([new URL(`./servers/${name}`, import.meta.url).pathname], { PORT: String(port), BODY: body }, port, '/health')
+  return startChild(
+    [new URL(`./servers/${name}`, import.meta.url).pathname],
+    { PORT: String(port), BODY: body },
+    port,
+    '/health',
+  )
 }
 
 /**
@@ -16,9 +21,19 @@ export async function benchHealth() {
   const bare = await startScript('bare-health.mjs', body)
   const floor = await startScript('hono-health.mjs', body)
   try {
-    const result = await compare('GET /health vs bare node:http', () => measure(bare, '/health'), () => measure(plinth, '/health'), 0.8)
+    const result = await compare(
+      'GET /health vs bare node:http',
+      () => measure(bare, '/health'),
+      () => measure(plinth, '/health'),
+      0.8,
+    )
     report(result)
-    const framework = await compare('GET /health vs Hono alone (framework floor, informational)', () => measure(floor, '/health'), () => measure(plinth, '/health'), 0)
+    const framework = await compare(
+      'GET /health vs Hono alone (framework floor, informational)',
+      () => measure(floor, '/health'),
+      () => measure(plinth, '/health'),
+      0,
+    )
     report(framework)
     return result
   } finally {

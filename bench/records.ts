@@ -3,7 +3,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { benchStorageTypes } from './storage-types.js'
-import { api, durationSeconds, freePort, importThroughApi, item, measure, percentile, startChild, startPlinth, type BenchOptions, type Measurement } from './support.js'
+import {
+  api,
+  durationSeconds,
+  freePort,
+  importThroughApi,
+  item,
+  measure,
+  percentile,
+  startChild,
+  startPlinth,
+  type BenchOptions,
+  type Measurement,
+} from './support.js'
 
 const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
 const listPath = `/api/v1/collections/items/records?limit=25&filter=${filter}&sortBy=-views`
@@ -40,7 +52,9 @@ function rawBaseline(rows: number) {
     create trigger items__search_ai after insert on items begin insert into items__search(rowid, c0) values (new.rowid, new.title); end;
     create trigger items__search_au after update of title on items begin delete from items__search where rowid = old.rowid;
       insert into items__search(rowid, c0) values (new.rowid, new.title); end`)
-  const insert = db.prepare('insert into items (id, created_at, updated_at, created_by, updated_by, _version, title, views, status, meta) values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)')
+  const insert = db.prepare(
+    'insert into items (id, created_at, updated_at, created_by, updated_by, _version, title, views, status, meta) values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
+  )
   const ids: string[] = []
   db.transaction(() => {
     for (let i = 0; i < rows; i++) {
@@ -51,9 +65,15 @@ function rawBaseline(rows: number) {
     }
   })()
   const byId = db.prepare('select * from items where id = ? and deleted_at is null')
-  const list = db.prepare("select * from items where deleted_at is null and views > 5000 and status = 'published' order by views desc, id desc limit 25")
-  const count = db.prepare("select count(*) as n from items where deleted_at is null and views > 5000 and status = 'published'")
-  const update = db.prepare('update items set views = ?, updated_at = ?, _version = _version + 1 where id = ? and deleted_at is null returning *')
+  const list = db.prepare(
+    "select * from items where deleted_at is null and views > 5000 and status = 'published' order by views desc, id desc limit 25",
+  )
+  const count = db.prepare(
+    "select count(*) as n from items where deleted_at is null and views > 5000 and status = 'published'",
+  )
+  const update = db.prepare(
+    'update items set views = ?, updated_at = ?, _version = _version + 1 where id = ? and deleted_at is null returning *',
+  )
   let n = rows
   const rate = (work: (i: number) => void) => {
     const until = performance.now() + 1000 * Math.min(durationSeconds, 3)
@@ -72,7 +92,17 @@ function rawBaseline(rows: number) {
     create: () =>
       rate(() => {
         const v = item(n++)
-        insert.run(`x${n.toString(16).padStart(31, '0')}`, 1, 1, 'u', 'u', v.title, v.views, v.status, JSON.stringify(v.meta))
+        insert.run(
+          `x${n.toString(16).padStart(31, '0')}`,
+          1,
+          1,
+          'u',
+          'u',
+          v.title,
+          v.views,
+          v.status,
+          JSON.stringify(v.meta),
+        )
       }),
     patch: () => rate((i) => update.get(i % 10_000, 2, ids[i % ids.length])),
   }
@@ -85,9 +115,11 @@ function rawBaseline(rows: number) {
 }
 
 /** The project's SQLite file in a data directory with one project. */
-const projectFileOf = (dataDir: string) => join(dataDir, 'projects', readdirSync(join(dataDir, 'projects')).find((f) => f.endsWith('.db'))!)
+const projectFileOf = (dataDir: string) =>
+  join(dataDir, 'projects', readdirSync(join(dataDir, 'projects')).find((f) => f.endsWith('.db'))!)
 
-const latencyOf = (m: Measurement) => `p50 ${m.latency.p50.toFixed(2)} ms, p99 ${m.latency.p99.toFixed(2)} ms at ${m.connections} connection${m.connections === 1 ? '' : 's'}`
+const latencyOf = (m: Measurement) =>
+  `p50 ${m.latency.p50.toFixed(2)} ms, p99 ${m.latency.p99.toFixed(2)} ms at ${m.connections} connection${m.connections === 1 ? '' : 's'}`
 
 /** p50 and p99 in milliseconds of `work` run back to back for up to 3 seconds (at most 20,000 times). */
 function timeEach(work: () => unknown): { p50: number; p99: number; runs: number } {
@@ -111,14 +143,22 @@ function rawListLatency(projectFile: string): void {
   const db = new Database(projectFile, { readonly: true })
   try {
     const live = `"deleted_at" is null and "status" = 'published'`
-    const page = db.prepare(`select * from "items" where ${live} order by "views" desc nulls last, "id" desc limit 25 offset 0`)
+    const page = db.prepare(
+      `select * from "items" where ${live} order by "views" desc nulls last, "id" desc limit 25 offset 0`,
+    )
     const count = db.prepare(`select count(*) as n from "items" where ${live}`)
-    const plan = (db.prepare(`explain query plan ${page.source}`).all() as { detail: string }[]).map((r) => r.detail).join('; ')
+    const plan = (db.prepare(`explain query plan ${page.source}`).all() as { detail: string }[])
+      .map((r) => r.detail)
+      .join('; ')
     const ms = (n: number) => `${n.toFixed(2)} ms`
     const listed = timeEach(() => page.all())
     const counted = timeEach(() => count.get())
-    console.log(`  raw better-sqlite3, same file and indexes, page of 25: p50 ${ms(listed.p50)}, p99 ${ms(listed.p99)} (${listed.runs} runs; plan: ${plan})`)
-    console.log(`  raw better-sqlite3, its count (${fmtCount(count.get())} rows; cached by Plinth after the first request): p50 ${ms(counted.p50)}, p99 ${ms(counted.p99)}`)
+    console.log(
+      `  raw better-sqlite3, same file and indexes, page of 25: p50 ${ms(listed.p50)}, p99 ${ms(listed.p99)} (${listed.runs} runs; plan: ${plan})`,
+    )
+    console.log(
+      `  raw better-sqlite3, its count (${fmtCount(count.get())} rows; cached by Plinth after the first request): p50 ${ms(counted.p50)}, p99 ${ms(counted.p99)}`,
+    )
   } finally {
     db.close()
   }
@@ -140,7 +180,11 @@ export async function benchRecords(options: BenchOptions = {}) {
   const plinth = await startPlinth({ PASSWORD_HASH_ITERATIONS: '1000', DATA_DIR: dataDir })
   let raw: ReturnType<typeof rawBaseline> | undefined
   try {
-    const { token } = await api(plinth.url, '', 'POST', '/api/auth/sign-up/email', { email: 'bench@example.com', password: 'bench password', name: 'B' })
+    const { token } = await api(plinth.url, '', 'POST', '/api/auth/sign-up/email', {
+      email: 'bench@example.com',
+      password: 'bench password',
+      name: 'B',
+    })
     await api(plinth.url, token, 'POST', '/api/v1/collections', {
       name: 'items',
       fields: [
@@ -158,20 +202,38 @@ export async function benchRecords(options: BenchOptions = {}) {
     const ids: string[] = []
     const keepEvery = Math.max(1, Math.floor(rows / idsKept))
     const seeding = performance.now()
-    await importThroughApi(plinth.url, token, 0, rows, (records, first) => records.forEach((r, k) => (first + k) % keepEvery === 0 && ids.push(r.id)))
-    if (large) console.log(`seeded ${rows.toLocaleString('en-US')} rows through import-ndjson in ${((performance.now() - seeding) / 1000).toFixed(0)} s`)
+    await importThroughApi(plinth.url, token, 0, rows, (records, first) =>
+      records.forEach((r, k) => (first + k) % keepEvery === 0 && ids.push(r.id)),
+    )
+    if (large)
+      console.log(
+        `seeded ${rows.toLocaleString('en-US')} rows through import-ndjson in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
+      )
     raw = rawBaseline(rows)
     const auth = { authorization: `Bearer ${token}` }
     let next = 0
-    const byIdRequest = { setupRequest: (req: any) => ({ ...req, path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}` }) }
+    const byIdRequest = {
+      setupRequest: (req: any) => ({ ...req, path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}` }),
+    }
     const patchRequest = {
-      setupRequest: (req: any) => ({ ...req, method: 'PATCH', path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}`, body: JSON.stringify({ views: next % 10_000 }) }),
+      setupRequest: (req: any) => ({
+        ...req,
+        method: 'PATCH',
+        path: `/api/v1/collections/items/records/${ids[next++ % ids.length]}`,
+        body: JSON.stringify({ views: next % 10_000 }),
+      }),
     }
     const http: Record<string, () => Promise<Measurement>> = {
       'GET by id': () => measure(plinth, '/', { headers: auth, requests: [byIdRequest] }),
       'list 25 (filter + sort)': () => measure(plinth, listPath, { headers: auth }),
-      create: () => measure(plinth, '/api/v1/collections/items/records', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(item(1)) }),
-      patch: () => measure(plinth, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [patchRequest] }),
+      create: () =>
+        measure(plinth, '/api/v1/collections/items/records', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify(item(1)),
+        }),
+      patch: () =>
+        measure(plinth, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [patchRequest] }),
     }
     await measure(plinth, '/health') // warm-up
     let ok = true
@@ -196,7 +258,9 @@ export async function benchRecords(options: BenchOptions = {}) {
       if (!pass) ok = false
       const vsHealth = result.rate / health.rate
       const vsRaw = result.rate / rawRate
-      const byRound = measured.map((m) => (m.result.rate / (m.rawRate < m.health.rate ? m.rawRate : m.health.rate)).toFixed(2)).join(', ')
+      const byRound = measured
+        .map((m) => (m.result.rate / (m.rawRate < m.health.rate ? m.rawRate : m.health.rate)).toFixed(2))
+        .join(', ')
       console.log(
         `${name}: ${fmt(result.rate)} req/s${result.cpuMicros ? ` (${result.cpuMicros.toFixed(0)} µs CPU)` : ''} | /health ${fmt(health.rate)} → ${vsHealth.toFixed(2)} | raw better-sqlite3 ${fmt(rawRate)} op/s → ${vsRaw.toFixed(2)} | target ${rawRate < health.rate ? '≥ 0.5 of raw' : '≥ 0.7 of /health'} ${pass ? 'OK' : 'BELOW TARGET'} (median of ${rounds} rounds; per round against its bar's base: ${byRound})`,
       )
@@ -226,7 +290,9 @@ export async function benchRecords(options: BenchOptions = {}) {
         // With many connections on one server core, a request mostly waits for the others ahead of it: by
         // Little's law the mean latency is connections / rate. One connection gives the request's own latency.
         const alone = await measure(plinth, path, { ...listOptions, connections: 1 }, { exactLatency: true })
-        const target = judged ? ` | target p99 < ${largeP99TargetMs} ms alone ${alone.latency.p99 < largeP99TargetMs ? 'OK' : 'MISSED'}` : ''
+        const target = judged
+          ? ` | target p99 < ${largeP99TargetMs} ms alone ${alone.latency.p99 < largeP99TargetMs ? 'OK' : 'MISSED'}`
+          : ''
         if (judged && alone.latency.p99 >= largeP99TargetMs) ok = false
         console.log(
           `  ${fmt(rows)} rows: p99 ${list.latency.p99.toFixed(1)} ms at ${list.connections} connections, where the mean is bound to be ${((1000 * list.connections) / list.rate).toFixed(1)} ms ` +
@@ -244,12 +310,22 @@ export async function benchRecords(options: BenchOptions = {}) {
     // the floor against /health and raw shows what the target asks of the stack itself.
     const projectFile = projectFileOf(dataDir)
     const port = await freePort()
-    const floor = await startChild([new URL('./servers/hono-record.mjs', import.meta.url).pathname], { PORT: String(port), DB_FILE: projectFile }, port, '/health')
+    const floor = await startChild(
+      [new URL('./servers/hono-record.mjs', import.meta.url).pathname],
+      { PORT: String(port), DB_FILE: projectFile },
+      port,
+      '/health',
+    )
     try {
       const cpu = (m: Measurement) => (m.cpuMicros ? `${m.cpuMicros.toFixed(0)} µs` : '?')
       const floorRuns: Record<string, () => Promise<Measurement>> = {
         'GET by id': () => measure(floor, '/', { headers: auth, requests: [byIdRequest] }),
-        create: () => measure(floor, '/api/v1/collections/items/records', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(item(1)) }),
+        create: () =>
+          measure(floor, '/api/v1/collections/items/records', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(item(1)),
+          }),
         patch: () => measure(floor, '/', { headers: { 'content-type': 'application/json' }, requests: [patchRequest] }),
       }
       for (const [name, run] of Object.entries(floorRuns)) {

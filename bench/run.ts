@@ -5,6 +5,7 @@ import { benchFiles } from './files.js'
 import { benchFlows } from './flows.js'
 import { benchHealth } from './health.js'
 import { benchRecords } from './records.js'
+import { benchSchemaChanges } from './schema-changes.js'
 import { benchSession } from './session.js'
 
 /** Options from the command line; each benchmark takes those it knows. */
@@ -21,11 +22,13 @@ const benches: Record<string, (options: BenchOptions) => Promise<{ ok: boolean }
   files: benchFiles,
   flows: benchFlows,
   expressions: benchExpressions,
+  schema: benchSchemaChanges,
 }
 
 function positiveInteger(flag: string, text: string | undefined): number {
   const n = Number(text?.replace(/_/g, ''))
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} needs a positive whole number, not ${JSON.stringify(text)}`)
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`${flag} needs a positive whole number, not ${JSON.stringify(text)}`)
   return n
 }
 
@@ -46,7 +49,8 @@ function parseArgs(argv: readonly string[]): { names: string[]; options: BenchOp
     else if (swallowed !== undefined && /^\d[\d_]*$/.test(arg)) options.rows = positiveInteger('--rows', arg)
     else names.push(arg)
   }
-  if (options.rows === undefined && swallowed !== undefined && swallowed !== 'true') options.rows = positiveInteger('--rows', swallowed)
+  if (options.rows === undefined && swallowed !== undefined && swallowed !== 'true')
+    options.rows = positiveInteger('--rows', swallowed)
   return { names, options }
 }
 

@@ -26,12 +26,23 @@ interface Subject {
 }
 
 /** Makes and seeds one collection of the type; null (after saying why) when this build refuses the type. */
-async function subjectOf(plinth: Child, token: string, type: string, rows: number, compound: boolean): Promise<Subject | null> {
+async function subjectOf(
+  plinth: Child,
+  token: string,
+  type: string,
+  rows: number,
+  compound: boolean,
+): Promise<Subject | null> {
   const name = `items_${type}`
   const created = await fetch(`${plinth.url}/api/v1/collections`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, storageType: type, fields, ...(compound ? { indexes: [{ fields: ['status', '-views'] }] } : {}) }),
+    body: JSON.stringify({
+      name,
+      storageType: type,
+      fields,
+      ...(compound ? { indexes: [{ fields: ['status', '-views'] }] } : {}),
+    }),
   })
   if (created.status === 400) {
     console.log(`  ${type}: not available in this build (${((await created.json()) as { message: string }).message})`)
@@ -40,7 +51,14 @@ async function subjectOf(plinth: Child, token: string, type: string, rows: numbe
   if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${await created.text()}`)
   const ids: string[] = []
   const keepEvery = Math.max(1, Math.floor(rows / idsKept))
-  await importThroughApi(plinth.url, token, 0, rows, (records, first) => records.forEach((r, k) => (first + k) % keepEvery === 0 && ids.push(r.id)), name)
+  await importThroughApi(
+    plinth.url,
+    token,
+    0,
+    rows,
+    (records, first) => records.forEach((r, k) => (first + k) % keepEvery === 0 && ids.push(r.id)),
+    name,
+  )
   // r2_sql: the seed is published, as a deployment would have it; this one instance stays the writer and
   // reads its working copy (the path every write and the writer's reads take).
   if (type === 'r2_sql') await api(plinth.url, token, 'POST', `/api/v1/collections/${name}/publish`)
@@ -48,14 +66,27 @@ async function subjectOf(plinth: Child, token: string, type: string, rows: numbe
   const path = `/api/v1/collections/${name}/records`
   let next = 0
   const byId = { setupRequest: (req: any) => ({ ...req, path: `${path}/${ids[next++ % ids.length]}` }) }
-  const patch = { setupRequest: (req: any) => ({ ...req, method: 'PATCH', path: `${path}/${ids[next++ % ids.length]}`, body: JSON.stringify({ views: next % 10_000 }) }) }
+  const patch = {
+    setupRequest: (req: any) => ({
+      ...req,
+      method: 'PATCH',
+      path: `${path}/${ids[next++ % ids.length]}`,
+      body: JSON.stringify({ views: next % 10_000 }),
+    }),
+  }
   return {
     type,
     runs: {
       'GET by id': () => measure(plinth, '/', { headers: auth, requests: [byId] }),
       'list 25 (filter + sort)': () => measure(plinth, `${path}?${listQuery}`, { headers: auth }),
-      create: () => measure(plinth, path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(item(1)) }),
-      patch: () => measure(plinth, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [patch] }),
+      create: () =>
+        measure(plinth, path, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify(item(1)),
+        }),
+      patch: () =>
+        measure(plinth, '/', { headers: { ...auth, 'content-type': 'application/json' }, requests: [patch] }),
     },
   }
 }
@@ -65,9 +96,20 @@ async function subjectOf(plinth: Child, token: string, type: string, rows: numbe
  * machine's speed drifts within minutes), and prints each type's median round beside d1's. Informational:
  * the targets of the records benchmark are judged on its own d1 run.
  */
-export async function benchStorageTypes(plinth: Child, token: string, rows: number, rounds: number, compound: boolean): Promise<void> {
-  const chosen = (process.env.BENCH_STORAGE_TYPES ?? benchedStorageTypes.join(',')).split(',').map((t) => t.trim()).filter(Boolean)
-  console.log(`storage types (issue 19): the four scenarios over ${rows.toLocaleString('en-US')} rows each, ${rounds} rounds, types alternating`)
+export async function benchStorageTypes(
+  plinth: Child,
+  token: string,
+  rows: number,
+  rounds: number,
+  compound: boolean,
+): Promise<void> {
+  const chosen = (process.env.BENCH_STORAGE_TYPES ?? benchedStorageTypes.join(','))
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+  console.log(
+    `storage types (issue 19): the four scenarios over ${rows.toLocaleString('en-US')} rows each, ${rounds} rounds, types alternating`,
+  )
   const subjects: Subject[] = []
   for (const type of chosen) {
     const subject = await subjectOf(plinth, token, type, rows, compound)

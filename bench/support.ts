@@ -34,8 +34,17 @@ export interface Child {
 const pinned = os.availableParallelism() >= 2 && spawnSync('taskset', ['-cp', '0', String(process.pid)]).status === 0
 
 /** Starts a process that serves HTTP on `port` and waits until `probePath` answers 200. */
-export async function startChild(args: string[], env: Record<string, string>, port: number, probePath: string): Promise<Child> {
-  const [command, argv] = pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]
+export async function startChild(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  probePath: string,
+): Promise<Child> {
+  // BENCH_NODE_ARGS: options for the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []
+  const [command, argv] = pinned
+    ? ['taskset', ['-c', '1', process.execPath, ...extra, ...args]]
+    : [process.execPath, [...extra, ...args]]
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
@@ -63,7 +72,12 @@ export async function startChild(args: string[], env: Record<string, string>, po
 export async function startPlinth(env: Record<string, string> = {}): Promise<Child> {
   const port = await freePort()
   const bin = new URL('../bin/plinth.js', import.meta.url).pathname
-  return startChild([bin, 'serve'], { DATA_DIR: mkdtempSync(join(tmpdir(), 'plinth-bench-')), PORT: String(port), HOST: '127.0.0.1', ...env }, port, '/health')
+  return startChild(
+    [bin, 'serve'],
+    { DATA_DIR: mkdtempSync(join(tmpdir(), 'plinth-bench-')), PORT: String(port), HOST: '127.0.0.1', ...env },
+    port,
+    '/health',
+  )
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; null where there is no /proc. */
@@ -98,19 +112,32 @@ export interface Measurement {
  * autocannon's histogram, in whole milliseconds; `exactLatency` times each answer instead (sub-millisecond,
  * for one connection), at the price of an event per answer in the load generator.
  */
-export async function measure(server: Child, path: string, options: Partial<autocannon.Options> = {}, how: { exactLatency?: boolean } = {}): Promise<Measurement> {
+export async function measure(
+  server: Child,
+  path: string,
+  options: Partial<autocannon.Options> = {},
+  how: { exactLatency?: boolean } = {},
+): Promise<Measurement> {
   const before = cpuSeconds(server.process.pid)
   // Without a callback autocannon answers its instance, an event emitter that is also a promise of the result.
-  const run = autocannon({ url: `${server.url}${path}`, connections, duration: durationSeconds, ...options }) as unknown as autocannon.Instance & Promise<autocannon.Result>
+  const run = autocannon({
+    url: `${server.url}${path}`,
+    connections,
+    duration: durationSeconds,
+    ...options,
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>
   const times: number[] = []
   if (how.exactLatency) run.on('response', (_client, _status, _bytes, ms) => times.push(ms))
   const result = await run
   const after = cpuSeconds(server.process.pid)
   const bad = result.errors + result.timeouts + result.non2xx
-  if (bad > 0) throw new Error(`${server.url}${path}: ${bad} failed requests (errors ${result.errors}, non-2xx ${result.non2xx})`)
+  if (bad > 0)
+    throw new Error(`${server.url}${path}: ${bad} failed requests (errors ${result.errors}, non-2xx ${result.non2xx})`)
   const cpuMicros = before !== null && after !== null ? ((after - before) * 1e6) / result.requests.total : null
   times.sort((a, b) => a - b)
-  const latency = how.exactLatency ? { p50: percentile(times, 0.5), p99: percentile(times, 0.99) } : { p50: result.latency.p50, p99: result.latency.p99 }
+  const latency = how.exactLatency
+    ? { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+    : { p50: result.latency.p50, p99: result.latency.p99 }
   return { rate: result.requests.average, cpuMicros, latency, connections: options.connections ?? connections }
 }
 
@@ -193,7 +220,12 @@ export async function api(url: string, token: string, method: string, path: stri
 }
 
 /** The benchmarks' record `i` of the `items` collection (title, views, status, meta). */
-export const item = (i: number) => ({ title: `Item number ${i}`, views: (i * 7919) % 10_000, status: i % 3 === 0 ? 'draft' : 'published', meta: { n: i } })
+export const item = (i: number) => ({
+  title: `Item number ${i}`,
+  views: (i * 7919) % 10_000,
+  status: i % 3 === 0 ? 'draft' : 'published',
+  meta: { n: i },
+})
 
 /** Lines per POST import-ndjson (the endpoint's own limit) and posts in flight at once. */
 export const importChunk = 1000
@@ -201,14 +233,24 @@ export const importChunk = 1000
 export const importsInFlight = 2
 
 /** One POST over `agent`; the status and the body text. */
-function post(agent: Agent, url: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+function post(
+  agent: Agent,
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const parts: Buffer[] = []
-      res.on('data', (part: Buffer) => parts.push(part))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }))
-      res.on('error', reject)
-    })
+    const req = request(
+      `${url}${path}`,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const parts: Buffer[] = []
+        res.on('data', (part: Buffer) => parts.push(part))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }))
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -220,7 +262,14 @@ function post(agent: Agent, url: string, path: string, headers: Record<string, s
  * rounds, long enough for the server to close idle kept-alive connections, which a pooled client would then
  * try to reuse. `stored` sees each chunk's records as answered (ids and all) with the index of its first item.
  */
-export async function importThroughApi(url: string, token: string, from: number, to: number, stored?: (records: { id: string }[], first: number) => void, collection = 'items'): Promise<void> {
+export async function importThroughApi(
+  url: string,
+  token: string,
+  from: number,
+  to: number,
+  stored?: (records: { id: string }[], first: number) => void,
+  collection = 'items',
+): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: importsInFlight })
   let next = from
   async function worker(): Promise<void> {
@@ -230,10 +279,17 @@ export async function importThroughApi(url: string, token: string, from: number,
       const count = Math.min(importChunk, to - start)
       let body = ''
       for (let i = 0; i < count; i++) body += `${JSON.stringify(item(start + i))}\n`
-      const { status, text } = await post(agent, url, `/api/v1/collections/${collection}/records/import-ndjson`, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body)
+      const { status, text } = await post(
+        agent,
+        url,
+        `/api/v1/collections/${collection}/records/import-ndjson`,
+        { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+        body,
+      )
       if (status !== 200) throw new Error(`import-ndjson: ${status} ${text.slice(0, 500)}`)
       const result = JSON.parse(text) as { imported: number; failed: number; records: { id: string }[] }
-      if (result.imported !== count || result.failed !== 0) throw new Error(`import-ndjson stored ${result.imported} of ${count}: ${text.slice(0, 500)}`)
+      if (result.imported !== count || result.failed !== 0)
+        throw new Error(`import-ndjson stored ${result.imported} of ${count}: ${text.slice(0, 500)}`)
       stored?.(result.records, start)
     }
   }

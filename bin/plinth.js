@@ -22,7 +22,9 @@ function sourceFiles(dir) {
 }
 
 const files = sourceFiles(sources).sort()
-const hash = createHash('sha256').update(esbuildVersion).update(readFileSync(join(root, 'package.json')))
+const hash = createHash('sha256')
+  .update(esbuildVersion)
+  .update(readFileSync(join(root, 'package.json')))
 for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
 const cache = join(root, 'node_modules', '.cache', 'plinth')
 const out = join(cache, hash.digest('hex').slice(0, 16))

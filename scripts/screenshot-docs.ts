@@ -13,7 +13,15 @@ const app = await createApp(loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'p
 const server = await listen(app.fetch, { host: '127.0.0.1', port: 0, log: app.log })
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 })
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
@@ -29,7 +37,9 @@ try {
   await page.waitForSelector('.opblock-summary', { timeout: 15_000 })
   const operations = await page.locator('.opblock-summary').count()
   await page.screenshot({ path: out, fullPage: false })
-  console.log(`${out}: ${operations} operations rendered; external requests: ${external.length ? external.join(', ') : 'none'}`)
+  console.log(
+    `${out}: ${operations} operations rendered; external requests: ${external.length ? external.join(', ') : 'none'}`,
+  )
   if (external.length > 0) process.exitCode = 1
 } finally {
   await browser.close()

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       maxBodyBytes: 10485760,
       shutdownTimeoutMs: 10000,
+      runLeaseMs: 120_000,
       logLevel: 'info',
       email: { channel: 'email_no_channel', smtpUrl: null },
       allowPrivateNetwork: false,
@@ -82,7 +83,9 @@ describe('loadConfig', () => {
 
   it('never echoes a secret value in its error', () => {
     const secret = 'short-but-secret'
-    expect(() => loadConfig({ DATA_DIR: tmp(), SECRET_KEY: secret })).toThrow(/SECRET_KEY: must be at least 32 bytes \(got 16 characters\)/)
+    expect(() => loadConfig({ DATA_DIR: tmp(), SECRET_KEY: secret })).toThrow(
+      /SECRET_KEY: must be at least 32 bytes \(got 16 characters\)/,
+    )
   })
 
   it('derives PostgreSQL, S3, email and CORS settings', () => {
@@ -111,11 +114,23 @@ describe('loadConfig', () => {
   it('AI providers: Workers AI with an account and a token (both or neither); an OpenAI-compatible endpoint with a base URL, a key or both', () => {
     expect(loadConfig({ DATA_DIR: tmp() }).ai).toEqual({ cloudflare: null, openai: null })
     const cf = loadConfig({ DATA_DIR: tmp(), CF_ACCOUNT_ID: 'acc', CF_API_TOKEN: 'tok' }).ai
-    expect(cf.cloudflare).toEqual({ accountId: 'acc', apiToken: 'tok', baseUrl: 'https://api.cloudflare.com/client/v4' })
+    expect(cf.cloudflare).toEqual({
+      accountId: 'acc',
+      apiToken: 'tok',
+      baseUrl: 'https://api.cloudflare.com/client/v4',
+    })
     expect(() => loadConfig({ DATA_DIR: tmp(), CF_ACCOUNT_ID: 'acc' })).toThrow(/CF_API_TOKEN: required/)
     expect(() => loadConfig({ DATA_DIR: tmp(), CF_API_TOKEN: 'tok' })).toThrow(/CF_ACCOUNT_ID: required/)
-    expect(loadConfig({ DATA_DIR: tmp(), OPENAI_API_KEY: 'sk-1' }).ai.openai).toEqual({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-1', textModel: 'gpt-4o-mini', imageModel: 'dall-e-3' })
-    expect(loadConfig({ DATA_DIR: tmp(), OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1:8b' }).ai.openai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null, textModel: 'llama3.1:8b', imageModel: 'dall-e-3' })
+    expect(loadConfig({ DATA_DIR: tmp(), OPENAI_API_KEY: 'sk-1' }).ai.openai).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-1',
+      textModel: 'gpt-4o-mini',
+      imageModel: 'dall-e-3',
+    })
+    expect(
+      loadConfig({ DATA_DIR: tmp(), OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1:8b' }).ai
+        .openai,
+    ).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null, textModel: 'llama3.1:8b', imageModel: 'dall-e-3' })
     expect(() => loadConfig({ DATA_DIR: tmp(), OPENAI_BASE_URL: 'ftp://x' })).toThrow(/OPENAI_BASE_URL/)
     expect(() => loadConfig({ DATA_DIR: tmp(), OPENAI_MODEL: '../x' })).toThrow(/OPENAI_MODEL: must be a model name/)
   })

@@ -55,7 +55,9 @@ async function migrate(config: Config): Promise<void> {
   })
   try {
     const applied = await migrateSystem(registry, log)
-    process.stdout.write(applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'Nothing to apply: the database is up to date.\n')
+    process.stdout.write(
+      applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'Nothing to apply: the database is up to date.\n',
+    )
   } finally {
     await registry.close()
   }
@@ -92,7 +94,8 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   // An operator's mistake (the port is taken) is one line; anything unexpected keeps its stack.
-  const text = err instanceof ListenError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
+  const text =
+    err instanceof ListenError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
   process.stderr.write(`plinth: ${text}\n`)
   process.exit(1)
 })

@@ -6,7 +6,7 @@ import { createEventBus, type EventBus } from './lib/events/index.js'
 import type { Logger } from './lib/log.js'
 import { createMailer, type Mailer } from './lib/mail/index.js'
 import { createMemoryPubSub, createRedisPubSub, type PubSub } from './lib/pubsub/index.js'
-import { createMemoryQueue, createRedisQueue, type JobQueue } from './lib/queue/index.js'
+import { createRedisQueue, createSqlQueue, type JobQueue } from './lib/queue/index.js'
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/ratelimit/index.js'
 import { createMemorySlots, createRedisSlots, type Slots } from './lib/slots/index.js'
 import { createStorage, type LocalStorage, type S3Storage } from './lib/storage/index.js'
@@ -45,20 +45,45 @@ export async function createPlatform(config: Config, clock: Clock, log: Logger):
       postgresUrl: config.database.kind === 'postgres' ? config.database.url : undefined,
       onPoolError: (err) => log.warn({ err }, 'idle database connection lost'),
       // Registered bindings live in the system database; the lookup needs only it and the box.
-      resolveBinding: createBindingResolver({ box: bindingsBox(config.secretKey), allowPrivateNetwork: config.allowPrivateNetwork }),
+      resolveBinding: createBindingResolver({
+        box: bindingsBox(config.secretKey),
+        allowPrivateNetwork: config.allowPrivateNetwork,
+      }),
     })
     closers.unshift(() => registry.close())
     await migrateSystem(registry, log)
     const { pubsub, limiter, writeVersions, slots } = await createSharedState(config, clock, log)
-    closers.unshift(() => pubsub.close(), () => limiter.close(), () => writeVersions.close(), () => slots.close())
-    const queue = await createJobQueue(config, clock, log)
+    closers.unshift(
+      () => pubsub.close(),
+      () => limiter.close(),
+      () => writeVersions.close(),
+      () => slots.close(),
+    )
+    const queue = await createJobQueue(config, registry, clock, log)
     closers.unshift(() => queue.close())
     const mailer = createMailer(config.email, { log })
     closers.unshift(() => mailer.close())
     const events = createEventBus<PlinthEvents>(log)
-    const storage = await createStorage({ settings: config.storage, dataDir: config.dataDir, publicUrl: config.publicUrl, secretKey: config.secretKey, clock })
+    const storage = await createStorage({
+      settings: config.storage,
+      dataDir: config.dataDir,
+      publicUrl: config.publicUrl,
+      secretKey: config.secretKey,
+      clock,
+    })
     closers.unshift(() => storage.close())
-    return { registry, pubsub, limiter, writeVersions, slots, queue, mailer, events, storage, close: () => closeAll([() => queue.close(), ...closers], log) }
+    return {
+      registry,
+      pubsub,
+      limiter,
+      writeVersions,
+      slots,
+      queue,
+      mailer,
+      events,
+      storage,
+      close: () => closeAll([() => queue.close(), ...closers], log),
+    }
   } catch (err) {
     await closeAll(closers, log)
     throw err
@@ -81,7 +106,13 @@ interface SharedState {
 
 /** Caches, rate limits, write versions and invalidation messages: in process, or shared through Redis (REDIS_URL). */
 async function createSharedState(config: Config, clock: Clock, log: Logger): Promise<SharedState> {
-  if (!config.redisUrl) return { pubsub: createMemoryPubSub(), limiter: createMemoryRateLimiter({ clock }), writeVersions: createMemoryWriteVersions(), slots: createMemorySlots() }
+  if (!config.redisUrl)
+    return {
+      pubsub: createMemoryPubSub(),
+      limiter: createMemoryRateLimiter({ clock }),
+      writeVersions: createMemoryWriteVersions(),
+      slots: createMemorySlots(),
+    }
   const onError = (err: unknown) => log.warn({ err }, 'redis error')
   const pubsub = await createRedisPubSub(config.redisUrl, config.redisPrefix, { onError })
   let limiter: RateLimiter | null = null
@@ -99,11 +130,22 @@ async function createSharedState(config: Config, clock: Clock, log: Logger): Pro
   }
 }
 
-/** Background jobs: in process, or through Redis under the deployment's prefix; close() waits as long as a shutdown does. */
-async function createJobQueue(config: Config, clock: Clock, log: Logger): Promise<JobQueue> {
+/**
+ * Background jobs: alone (no REDIS_URL), durable in the system database (decision 055); with Redis,
+ * BullMQ under the deployment's prefix, shared by every instance. close() waits as long as a shutdown does.
+ */
+async function createJobQueue(
+  config: Config,
+  registry: DatabaseRegistry,
+  clock: Clock,
+  log: Logger,
+): Promise<JobQueue> {
   const options = { clock, log, closeTimeoutMs: config.shutdownTimeoutMs }
-  if (!config.redisUrl) return createMemoryQueue(options)
-  return createRedisQueue(config.redisUrl, config.redisPrefix, { ...options, onError: (err) => log.warn({ err }, 'redis error') })
+  if (!config.redisUrl) return createSqlQueue(registry.system, { ...options, shared: false })
+  return createRedisQueue(config.redisUrl, config.redisPrefix, {
+    ...options,
+    onError: (err) => log.warn({ err }, 'redis error'),
+  })
 }
 
 export type Closer = () => Promise<void>

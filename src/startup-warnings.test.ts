@@ -26,7 +26,8 @@ describe('startupWarnings', () => {
       if (!row.local) return expect(warnings).toEqual([])
       expect(warnings).toHaveLength(1)
       expect(warnings[0]).toMatch(/404/)
-      for (const name of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) expect(warnings[0]).toContain(name)
+      for (const name of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])
+        expect(warnings[0]).toContain(name)
     })
   }
 })

@@ -9,7 +9,7 @@ export function startupWarnings(config: Config): string[] {
   // DATABASE_URL and REDIS_URL are what several instances share; files on the local disk are not shared.
   if (config.database.kind === 'postgres' && config.redisUrl !== null && config.storage.kind === 'local') {
     warnings.push(
-      'Files are stored on this instance\'s local disk (DATA_DIR) while DATABASE_URL and REDIS_URL share everything else: ' +
+      "Files are stored on this instance's local disk (DATA_DIR) while DATABASE_URL and REDIS_URL share everything else: " +
         'with more than one instance, a file uploaded through one is missing (404) on the others. ' +
         'Set S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY to keep files in shared object storage, or run a single instance.',
     )

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const bin = new URL('../bin/plinth.js', import.meta.url).pathname
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version
 const freshDir = () => mkdtempSync(join(tmpdir(), 'plinth-cli-'))
 // The CLI under test gets a clean environment: only what each case sets.
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
@@ -53,13 +54,18 @@ describe('plinth CLI', () => {
     const { port } = holder.address() as AddressInfo
     try {
       // Asynchronous: the port is held by this process, whose event loop must keep running.
-      const child = spawn(process.execPath, [bin, 'serve'], { env: { ...baseEnv, DATA_DIR: freshDir(), HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, [bin, 'serve'], {
+        env: { ...baseEnv, DATA_DIR: freshDir(), HOST: '127.0.0.1', PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stderr = ''
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
       child.stdout.resume()
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
       expect(code, stderr).toBe(1)
-      expect(stderr).toBe(`plinth: port ${port} on 127.0.0.1 is already in use (stop the process that holds it, or set PORT)\n`)
+      expect(stderr).toBe(
+        `plinth: port ${port} on 127.0.0.1 is already in use (stop the process that holds it, or set PORT)\n`,
+      )
       expect(stderr).not.toMatch(/\n\s+at /)
     } finally {
       await new Promise((resolve) => holder.close(resolve))

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { jsonValueCount, maxJsonValues } from '../lib/json-bounds.js'
+import { jsonTextNestsBeyond, jsonValueCount, maxJsonNesting, maxJsonValues } from '../lib/json-bounds.js'
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { AppError } from '../lib/errors.js'
@@ -10,7 +10,12 @@ const ndjsonType = /^application\/x-ndjson\b/i
 
 function tooLarge(maxSize: number): AppError {
   // The unread rest of the body would poison a kept-alive connection: close it after the answer.
-  return new AppError('payload_too_large', `Request body exceeds ${maxSize} bytes`, { limit: maxSize }, { headers: { Connection: 'close' } })
+  return new AppError(
+    'payload_too_large',
+    `Request body exceeds ${maxSize} bytes`,
+    { limit: maxSize },
+    { headers: { Connection: 'close' } },
+  )
 }
 
 /** Reads a Node request body into memory, refusing it once it passes `maxSize` bytes. */
@@ -58,7 +63,12 @@ function readAll(incoming: IncomingMessage, maxSize: number): Promise<string> {
  * invalid_request), for every route. Throws payload_too_large, invalid_request.
  */
 export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
-  const fallback = bodyLimit({ maxSize, onError: () => { throw tooLarge(maxSize) } })
+  const fallback = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw tooLarge(maxSize)
+    },
+  })
   return async (c, next) => {
     const incoming = c.env?.incoming
     if (!incoming) return fallback(c, next)
@@ -72,7 +82,15 @@ export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
       // Parsed JSON can take 40× its text in memory (lib/json-bounds): a plain JSON body holds at most a
       // million values. NDJSON is parsed a line at a time by its importers.
       if (!ndjsonType.test(type) && text.length >= 2 * maxJsonValues && jsonValueCount(text) > maxJsonValues) {
-        throw new AppError('payload_too_large', `Request body holds more than ${maxJsonValues} JSON values`, { limit: maxJsonValues })
+        throw new AppError('payload_too_large', `Request body holds more than ${maxJsonValues} JSON values`, {
+          limit: maxJsonValues,
+        })
+      }
+      // Deeper JSON parses, but writing it back (a run's trigger, a record's field) overflows the stack.
+      if (jsonTextNestsBeyond(text)) {
+        throw new AppError('invalid_request', `Request body nests deeper than ${maxJsonNesting} levels`, {
+          limit: maxJsonNesting,
+        })
       }
       // Hono keeps body promises in this cache (its type says the value); json() awaits the text.
       c.req.bodyCache.text = Promise.resolve(text) as unknown as string

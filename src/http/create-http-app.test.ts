@@ -18,7 +18,9 @@ function probeRouter() {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: z.object({ name: z.string().min(1), count: z.number().int().optional() }) } },
+        content: {
+          'application/json': { schema: z.object({ name: z.string().min(1), count: z.number().int().optional() }) },
+        },
       },
     },
     responses: { 200: { description: 'ok' }, ...errorResponses('invalid_request') },
@@ -45,7 +47,12 @@ function probeRouter() {
     throw new Error('database password is hunter2 at /srv/secret')
   })
   router.openapi(typed, (c) => {
-    throw new AppError('rate_limited', 'Slow down', { id: c.req.valid('param').id }, { headers: { 'Retry-After': '7' } })
+    throw new AppError(
+      'rate_limited',
+      'Slow down',
+      { id: c.req.valid('param').id },
+      { headers: { 'Retry-After': '7' } },
+    )
   })
   return router
 }
@@ -68,11 +75,15 @@ afterAll(async () => {
   await running.stop(1000)
 })
 
-const call = (method: string, path: string, options?: Parameters<typeof send>[3]) => send(running.url, method, path, options)
+const call = (method: string, path: string, options?: Parameters<typeof send>[3]) =>
+  send(running.url, method, path, options)
 
 describe('error envelope', () => {
   it('malformed JSON is 400 invalid_request', async () => {
-    const r = await call('POST', '/api/v1/probe/echo', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } })
+    const r = await call('POST', '/api/v1/probe/echo', {
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(r.status).toBe(400)
     expect(r.body).toEqual({ error: 'invalid_request', message: expect.stringMatching(/JSON/i), details: {} })
     expect(r.headers.get('x-request-id')).toBeTruthy()
@@ -82,7 +93,10 @@ describe('error envelope', () => {
     const r = await call('POST', '/api/v1/probe/echo', { body: { name: '', count: 1.5 } })
     expect(r.status).toBe(400)
     expect(r.body.error).toBe('invalid_request')
-    expect(r.body.details.issues.map((i: { location: string }) => i.location).sort()).toEqual(['body.count', 'body.name'])
+    expect(r.body.details.issues.map((i: { location: string }) => i.location).sort()).toEqual([
+      'body.count',
+      'body.name',
+    ])
   })
 
   it('a body of another media type is 415', async () => {
@@ -138,7 +152,11 @@ describe('CORS', () => {
 
   it('answers a preflight from a configured origin', async () => {
     const r = await call('OPTIONS', '/api/v1/probe/echo', {
-      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
     })
     expect(r.status).toBe(204)
     expect(r.headers.get('access-control-allow-methods')).toContain('POST')
@@ -156,13 +174,28 @@ describe('route order', () => {
   function routerAnswering(paths: Record<string, string>) {
     const router = createRouter()
     for (const [path, answer] of Object.entries(paths)) {
-      const route = defineRoute({ method: 'get', path, operationId: `probe.${answer}`, summary: answer, permission: null, responses: { 200: { description: 'ok' } } })
+      const route = defineRoute({
+        method: 'get',
+        path,
+        operationId: `probe.${answer}`,
+        summary: answer,
+        permission: null,
+        responses: { 200: { description: 'ok' } },
+      })
       router.openapi(route, (c) => c.json({ answer }, 200))
     }
     return router
   }
-  const byId = () => routerAnswering({ '/api/v1/things/{name}/records/{id}': 'record', '/api/v1/things/{name}/{part}/options': 'part-options' })
-  const exchange = () => routerAnswering({ '/api/v1/things/{name}/records/export': 'export', '/api/v1/things/{name}/records/import-jobs/{jobId}': 'import-job' })
+  const byId = () =>
+    routerAnswering({
+      '/api/v1/things/{name}/records/{id}': 'record',
+      '/api/v1/things/{name}/{part}/options': 'part-options',
+    })
+  const exchange = () =>
+    routerAnswering({
+      '/api/v1/things/{name}/records/export': 'export',
+      '/api/v1/things/{name}/records/import-jobs/{jobId}': 'import-job',
+    })
   const fields = () => routerAnswering({ '/api/v1/things/{name}/fields/options': 'field-options' })
 
   const orders = [
@@ -171,16 +204,34 @@ describe('route order', () => {
     ['shuffled', [fields, byId, exchange]],
   ] as const
 
-  it.each(orders)('a static segment wins over a parameter whatever the routers are listed in (%s)', async (_, order) => {
-    const app = createHttpApp({ log: createLogger('silent'), version: '1', publicUrl: 'http://localhost', corsOrigins: [], maxBodyBytes: 1024, routers: order.map((make) => make()) })
-    const answer = async (path: string) => ((await (await app.request(path)).json()) as { answer: string }).answer
-    expect(await answer('/api/v1/things/t/records/export')).toBe('export')
-    expect(await answer('/api/v1/things/t/records/r1')).toBe('record')
-    expect(await answer('/api/v1/things/t/records/import-jobs/j1')).toBe('import-job')
-    expect(await answer('/api/v1/things/t/fields/options')).toBe('field-options')
-    expect(await answer('/api/v1/things/t/labels/options')).toBe('part-options')
-    // Every route is still described, whatever its place.
-    const described = Object.keys(((await (await app.request('/api/openapi.json')).json()) as { paths: object }).paths)
-    expect(described).toEqual(expect.arrayContaining(['/api/v1/things/{name}/records/export', '/api/v1/things/{name}/records/{id}', '/api/v1/things/{name}/fields/options']))
-  })
+  it.each(orders)(
+    'a static segment wins over a parameter whatever the routers are listed in (%s)',
+    async (_, order) => {
+      const app = createHttpApp({
+        log: createLogger('silent'),
+        version: '1',
+        publicUrl: 'http://localhost',
+        corsOrigins: [],
+        maxBodyBytes: 1024,
+        routers: order.map((make) => make()),
+      })
+      const answer = async (path: string) => ((await (await app.request(path)).json()) as { answer: string }).answer
+      expect(await answer('/api/v1/things/t/records/export')).toBe('export')
+      expect(await answer('/api/v1/things/t/records/r1')).toBe('record')
+      expect(await answer('/api/v1/things/t/records/import-jobs/j1')).toBe('import-job')
+      expect(await answer('/api/v1/things/t/fields/options')).toBe('field-options')
+      expect(await answer('/api/v1/things/t/labels/options')).toBe('part-options')
+      // Every route is still described, whatever its place.
+      const described = Object.keys(
+        ((await (await app.request('/api/openapi.json')).json()) as { paths: object }).paths,
+      )
+      expect(described).toEqual(
+        expect.arrayContaining([
+          '/api/v1/things/{name}/records/export',
+          '/api/v1/things/{name}/records/{id}',
+          '/api/v1/things/{name}/fields/options',
+        ]),
+      )
+    },
+  )
 })

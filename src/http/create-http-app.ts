@@ -49,9 +49,15 @@ function corsFor(origins: readonly string[]): MiddlewareHandler<AppEnv> {
     origin: (origin) => (any ? '*' : allowed.has(origin) ? origin : null),
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Project-Id', 'X-Request-ID'],
-    exposeHeaders: ['X-API-Version', 'X-Request-ID', 'Deprecation', 'Link', 'Retry-After', 'Content-Disposition', 'ETag'],
+    exposeHeaders: [
+      'X-API-Version',
+      'X-Request-ID',
+      'Deprecation',
+      'Link',
+      'Retry-After',
+      'Content-Disposition',
+      'ETag',
+    ],
     maxAge: 600,
   })
 }
-
-

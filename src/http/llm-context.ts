@@ -37,8 +37,7 @@ const methods = ['get', 'post', 'put', 'patch', 'delete'] as const
 export function renderLlmContext(doc: unknown): string {
   const d = doc as Document
   const schemas = d.components?.schemas ?? {}
-  const resolve = (s: Schema | undefined): Schema | undefined =>
-    s?.$ref ? schemas[s.$ref.split('/').pop() ?? ''] : s
+  const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? schemas[s.$ref.split('/').pop() ?? ''] : s)
   const typeOf = (s: Schema | undefined, depth = 0): string => {
     const r = resolve(s)
     if (!r) return 'any'

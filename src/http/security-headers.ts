@@ -4,7 +4,8 @@
  * too, and an uploaded HTML or SVG file opened in a browser must not run scripts as the API's origin.
  * Pages that need more (the API reference, the password-reset form) send their own policy, which wins.
  */
-export const strictContentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+export const strictContentSecurityPolicy =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 /**
  * Sent on every response, errors, 404s and parser refusals included (docs/http.md, decision 014). Set by

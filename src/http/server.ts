@@ -89,7 +89,10 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
   const withSignal: Fetch = (request, env) => fetch(request, Object.assign(env, { stopping: stopping.signal }))
   const upgraded = new Set<Duplex>()
   return new Promise((resolve, reject) => {
-    const server = createServer({ maxHeaderSize: maxHeaderBytes, keepAliveTimeout: keepAliveTimeoutMs }, nodeListener(withSignal, access))
+    const server = createServer(
+      { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: keepAliveTimeoutMs },
+      nodeListener(withSignal, access),
+    )
     server.on('clientError', clientErrorListener(access))
     server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
     const failed = (err: Error) => reject(listenError(err, options.host, options.port))
@@ -126,22 +129,41 @@ function upgradeListener(fetch: Fetch, access: Logger, stopping: AbortSignal, up
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
     const logLine = (status: number) =>
-      access.info({ reqId: requestId, method: incoming.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request')
+      access.info(
+        {
+          reqId: requestId,
+          method: incoming.method,
+          path,
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      )
 
     upgraded.add(socket)
     socket.once('close', () => upgraded.delete(socket))
     // A client that goes away mid-handshake must not take the process down.
     socket.on('error', () => socket.destroy())
     if (stopping.aborted) {
-      writeResponse(socket, 503, requestId, { 'Content-Type': 'application/json' }, '{"error":"service_unavailable","message":"The server is stopping","details":{}}')
+      writeResponse(
+        socket,
+        503,
+        requestId,
+        { 'Content-Type': 'application/json' },
+        '{"error":"service_unavailable","message":"The server is stopping","details":{}}',
+      )
       return logLine(503)
     }
 
     let request: Request
     try {
       const headers = new Headers()
-      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!)
-      request = new Request(new URL(url, `http://${incoming.headers.host ?? 'localhost'}`), { method: incoming.method, headers })
+      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2)
+        headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!)
+      request = new Request(new URL(url, `http://${incoming.headers.host ?? 'localhost'}`), {
+        method: incoming.method,
+        headers,
+      })
     } catch {
       writeResponse(socket, 400, requestId, {}, '')
       return logLine(400)
@@ -186,7 +208,13 @@ function clientErrorListener(access: Logger) {
     answered.add(socket)
     const requestId = randomUUID()
     const [status, code, message, details] = clientErrorAnswer(err.code)
-    writeResponse(socket, status, requestId, { 'Content-Type': 'application/json' }, JSON.stringify({ error: code, message, details }))
+    writeResponse(
+      socket,
+      status,
+      requestId,
+      { 'Content-Type': 'application/json' },
+      JSON.stringify({ error: code, message, details }),
+    )
     setTimeout(() => socket.destroy(), clientErrorGraceMs).unref()
     access.info({ reqId: requestId, status, reason: err.code }, 'request refused by the HTTP parser')
   }
@@ -195,7 +223,12 @@ function clientErrorListener(access: Logger) {
 function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string, Record<string, unknown>] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'headers_too_large', `The request line and headers exceed ${maxHeaderBytes} bytes (a long query string counts)`, { limit: maxHeaderBytes }]
+      return [
+        431,
+        'headers_too_large',
+        `The request line and headers exceed ${maxHeaderBytes} bytes (a long query string counts)`,
+        { limit: maxHeaderBytes },
+      ]
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return [413, 'payload_too_large', 'Chunk extensions too large', {}]
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -206,14 +239,31 @@ function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string
 }
 
 /** A plain HTTP/1.1 answer on a raw socket, then the socket closed. */
-function writeResponse(socket: Duplex, status: number, requestId: string, headers: Record<string, string>, body: string | Buffer): void {
+function writeResponse(
+  socket: Duplex,
+  status: number,
+  requestId: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): void {
   if (socket.destroyed) return
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`]
-  const all: Record<string, string> = { ...headers, 'X-API-Version': 'v1', 'X-Request-ID': requestId, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  const all: Record<string, string> = {
+    ...headers,
+    'X-API-Version': 'v1',
+    'X-Request-ID': requestId,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  }
   const own = new Set(Object.keys(all).map((name) => name.toLowerCase()))
   for (const [name, value] of securityHeaders) if (!own.has(name.toLowerCase())) all[name] = value
   for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`)
-  socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
+  socket.end(
+    Buffer.concat([
+      Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'),
+      Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+    ]),
+  )
 }
 
 function stopServer(server: Server, timeoutMs: number, log: Logger, upgraded: Set<Duplex>): Promise<void> {

@@ -50,6 +50,37 @@ export function nodeListener(fetch: Fetch, access: Logger): RequestListener {
         'request',
       )
     })
+    // Registered after Node's own finish handler, which has by now asked to close a `Connection: close`
+    // socket. Only where a body is expected: reads (the hot path) carry none.
+    if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+      outgoing.once('finish', () => {
+        if (!incoming.complete) lingerBeforeClose(incoming)
+      })
+    }
     void handle(incoming, outgoing)
   }
+}
+
+/** How long a closing connection keeps reading what the client still sends after its answer went out. */
+export const lingerMs = 5_000
+
+/**
+ * A lingering close, as nginx makes one. Node destroys a `Connection: close` socket as soon as its answer is
+ * flushed; when the client is still sending the body (an upload refused part way, 413), the bytes that then
+ * arrive make the kernel reset the connection, and a client busy writing (curl) reports the write's broken
+ * pipe and loses the answer. Here our side is half-closed, what still arrives is read and dropped, and the
+ * socket goes once the client closes its side or after `lingerMs`.
+ */
+function lingerBeforeClose(incoming: IncomingMessage): void {
+  const socket = incoming.socket
+  // Only a socket Node is about to destroy (destroySoon waits for 'finish'); a kept-alive one reads on.
+  if (socket.destroyed || !socket.listeners('finish').includes(socket.destroy)) return
+  socket.removeListener('finish', socket.destroy)
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  socket.once('end', () => socket.destroy())
+  socket.once('error', () => socket.destroy())
+  // A reader that gave up paused the request; resumed, the parser drops the rest of the body.
+  incoming.resume()
 }

@@ -50,7 +50,8 @@ export function createManualClock(startMs: number = Date.now()): ManualClock {
   }
 
   async function advance(ms: number): Promise<void> {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance: ms must be a finite number of at least 0, got ${ms}`)
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`advance: ms must be a finite number of at least 0, got ${ms}`)
     if (advancing) throw new Error('advance: another advance is under way')
     advancing = true
     try {
@@ -72,7 +73,8 @@ export function createManualClock(startMs: number = Date.now()): ManualClock {
     ...clockOn(host),
     advance,
     async jump(ms) {
-      if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`jump: ms must be a finite number of at least 0, got ${ms}`)
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new RangeError(`jump: ms must be a finite number of at least 0, got ${ms}`)
       if (advancing) throw new Error('jump: another advance is under way')
       now += ms
       await advance(0)

@@ -2,7 +2,7 @@ import { setTimeout as realSleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { held, runClockContract } from './clock-contract.js'
 import { createManualClock } from './clock-manual.js'
-import { systemClock } from './clock.js'
+import { busyTicker, systemClock } from './clock.js'
 
 runClockContract('system', () => ({ clock: systemClock, elapse: (ms) => realSleep(ms) }))
 runClockContract('manual', () => {
@@ -154,6 +154,65 @@ describe('manual clock', () => {
     await expect(clock.advance(10)).rejects.toThrow('another advance')
     gate.release()
     await first
+    await ticker.stop()
+  })
+})
+
+describe('busy ticker', () => {
+  it('runs every period while busy, holds no timer while idle, and starts again on wake', async () => {
+    const clock = createManualClock(1_700_000_000_000)
+    let work = 2
+    let runs = 0
+    const ticker = busyTicker(
+      clock,
+      100,
+      () => {
+        runs++
+        work--
+      },
+      () => work > 0,
+    )
+    // Nothing woke it: no timer, however long time moves on.
+    await clock.advance(10_000)
+    expect([runs, clock.pending]).toEqual([0, 0])
+    ticker.wake()
+    ticker.wake()
+    expect(clock.pending).toBe(1)
+    await clock.advance(1_000)
+    // Two runs (work 2 → 0), then idle: no third run and no timer left.
+    expect([runs, clock.pending]).toEqual([2, 0])
+    work = 1
+    ticker.wake()
+    await clock.advance(100)
+    expect(runs).toBe(3)
+    ticker.wake()
+    await ticker.stop()
+    await clock.advance(1_000)
+    expect([runs, clock.pending]).toEqual([3, 0])
+  })
+
+  it('a wake during a run does not overlap it; the run that ends re-arms only while busy', async () => {
+    const clock = createManualClock(1_700_000_000_000)
+    const gate = held()
+    let runs = 0
+    const ticker = busyTicker(
+      clock,
+      10,
+      async () => {
+        runs++
+        if (runs === 1) await gate.hold()
+      },
+      () => runs < 3,
+    )
+    ticker.wake()
+    const advancing = clock.advance(10)
+    await gate.reached
+    ticker.wake()
+    expect(clock.pending).toBe(0)
+    gate.release()
+    await advancing
+    await clock.advance(1_000)
+    expect(runs).toBe(3)
     await ticker.stop()
   })
 })

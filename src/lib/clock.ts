@@ -84,7 +84,8 @@ export function clockOn(host: TimerHost): Clock {
     },
 
     every(ms, run, options = {}) {
-      if (!Number.isFinite(ms) || ms < 1) throw new RangeError(`every: ms must be a finite number of at least 1, got ${ms}`)
+      if (!Number.isFinite(ms) || ms < 1)
+        throw new RangeError(`every: ms must be a finite number of at least 1, got ${ms}`)
       const onError = options.onError ?? warn
       let stopped = false
       let running: Promise<void> | null = null
@@ -103,6 +104,52 @@ export function clockOn(host: TimerHost): Clock {
           await running
         },
       }
+    },
+  }
+}
+
+/** What `busyTicker` returns. */
+export interface BusyTicker extends Ticker {
+  /** Work arrived: a run is due `ms` from now, unless one is due or running already. */
+  wake(): void
+}
+
+/**
+ * `every` for work that comes and goes (leases of active runs, held step logs, parked runs): runs every `ms`
+ * while `busy()` says there is work, and from a run that finds none holds no timer at all until `wake`. An
+ * idle server wakes for nothing, and a test's manual clock moving hours on fires nothing for it.
+ */
+export function busyTicker(
+  clock: Pick<Clock, 'after'>,
+  ms: number,
+  run: () => unknown,
+  busy: () => boolean,
+  options: EveryOptions = {},
+): BusyTicker {
+  if (!Number.isFinite(ms) || ms < 1)
+    throw new RangeError(`busyTicker: ms must be a finite number of at least 1, got ${ms}`)
+  const onError = options.onError ?? warn
+  let stopped = false
+  let cancel: (() => void) | null = null
+  let running: Promise<void> | null = null
+  const arm = (): void => {
+    if (!stopped && cancel === null && running === null) cancel = clock.after(ms, tick)
+  }
+  const tick = (): Promise<void> => {
+    cancel = null
+    running = runOnce(run, onError).then(() => {
+      running = null
+      if (busy()) arm()
+    })
+    return running
+  }
+  return {
+    wake: arm,
+    async stop() {
+      stopped = true
+      cancel?.()
+      cancel = null
+      await running
     },
   }
 }

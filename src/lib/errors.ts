@@ -37,6 +37,7 @@ export const errorStatus = {
   validation_error: 422,
   VALIDATION_ERROR: 422,
   rate_limited: 429,
+  too_many_requests: 429,
   internal: 500,
   ddl_error: 500,
   service_unavailable: 503,

@@ -2,7 +2,22 @@ import { describe, expect, it } from 'vitest'
 import { jsonSize } from './json-size.js'
 
 describe('jsonSize', () => {
-  const exact: unknown[] = [null, true, false, 0, -12.5, 1e21, 'abc', '', [], {}, [1, 'a', null], { a: 1, bc: [true, { d: 'e' }] }, [[[]]], [undefined, 1]]
+  const exact: unknown[] = [
+    null,
+    true,
+    false,
+    0,
+    -12.5,
+    1e21,
+    'abc',
+    '',
+    [],
+    {},
+    [1, 'a', null],
+    { a: 1, bc: [true, { d: 'e' }] },
+    [[[]]],
+    [undefined, 1],
+  ]
   it.each(exact.map((v) => [JSON.stringify(v), v]))('counts %s as JSON writes it', (_name, value) => {
     expect(jsonSize(value, Infinity)).toBe(JSON.stringify(value).length)
   })

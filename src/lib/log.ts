@@ -50,7 +50,12 @@ export function createLoggers(level: string, destination?: DestinationStream): L
     destination = stdout
   }
   const log = pino(
-    { level, base: undefined, redact: { paths: redactPaths, censor: '[redacted]' }, serializers: { err: serializeError } },
+    {
+      level,
+      base: undefined,
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      serializers: { err: serializeError },
+    },
     destination,
   )
   const access = pino({ level, base: undefined }, destination)

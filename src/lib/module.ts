@@ -15,9 +15,9 @@ export interface RouteGuards {
 
 /**
  * What every module factory (`modules/<name>/module.ts`) returns besides its services: its routers,
- * given the guards, and `close` for what it started (caches, sweeps, subscriptions). `app.ts` mounts the
- * routers in any order (route matching does not depend on it) and closes modules in reverse order of
- * construction.
+ * given the guards, and `close` for what it started (caches, sweeps, subscriptions). `createApp` mounts the
+ * routers (`app/http.ts`) in any order (route matching does not depend on it) and closes modules in reverse
+ * order of construction.
  */
 export interface AppModule {
   /** Its services, as named members (`service`, and any other a later module or `Plinth` needs). */

@@ -102,24 +102,70 @@ function make(
 function remake(p: Principal, ceiling: Principal | null, run: RunCause | null): Principal {
   const session = p.sessionId === null ? null : { id: p.sessionId, expiresAt: p.sessionExpiresAt ?? 0 }
   const key = p.apiKeyId === null ? null : { id: p.apiKeyId, capabilities: p.capabilities ?? [] }
-  return make(p.kind, p.projectId, p.homeProjectId, p.userId, p.roleId, p.roleName, p.superAdmin, session, key, p.reason, ceiling, run)
+  return make(
+    p.kind,
+    p.projectId,
+    p.homeProjectId,
+    p.userId,
+    p.roleId,
+    p.roleName,
+    p.superAdmin,
+    session,
+    key,
+    p.reason,
+    ceiling,
+    run,
+  )
 }
 
 /** The one place a Principal is built: every kind of caller, frozen. */
 export const principals = {
   /** A signed-in person, from a session. */
   user(person: PersonRole, session: { id: string; expiresAt: number }): Principal {
-    return make('user', person.projectId ?? person.homeProjectId, person.homeProjectId, person.userId, person.roleId, person.roleName, person.superAdmin, session, null, null)
+    return make(
+      'user',
+      person.projectId ?? person.homeProjectId,
+      person.homeProjectId,
+      person.userId,
+      person.roleId,
+      person.roleName,
+      person.superAdmin,
+      session,
+      null,
+      null,
+    )
   },
 
   /** The subject of a capability token: the person as they are now, without a session. */
   capability(person: PersonRole): Principal {
-    return make('user', person.projectId ?? person.homeProjectId, person.homeProjectId, person.userId, person.roleId, person.roleName, person.superAdmin, null, null, null)
+    return make(
+      'user',
+      person.projectId ?? person.homeProjectId,
+      person.homeProjectId,
+      person.userId,
+      person.roleId,
+      person.roleName,
+      person.superAdmin,
+      null,
+      null,
+      null,
+    )
   },
 
   /** An `sk-` key bound to its creator: the creator's role, bounded by the key's capabilities. */
   apiKey(key: { id: string; capabilities: readonly string[] }, creator: PersonRole): Principal {
-    return make('api_key', creator.projectId ?? creator.homeProjectId, creator.homeProjectId, creator.userId, creator.roleId, 'api', creator.superAdmin, null, key, null)
+    return make(
+      'api_key',
+      creator.projectId ?? creator.homeProjectId,
+      creator.homeProjectId,
+      creator.userId,
+      creator.roleId,
+      'api',
+      creator.superAdmin,
+      null,
+      key,
+      null,
+    )
   },
 
   /** A service key: bound to no user, it holds exactly its capabilities in its project. */
@@ -179,5 +225,9 @@ export function isPerson(principal: Principal): principal is Principal & { reado
 export function requirePerson(principal: Principal, what = 'This'): string {
   if (isPerson(principal)) return principal.userId
   if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to do this')
-  throw new AppError('forbidden', `${what} needs a signed-in person; ${principal.kind === 'system' ? 'system work' : 'a service key'} acts for nobody`, { kind: principal.kind })
+  throw new AppError(
+    'forbidden',
+    `${what} needs a signed-in person; ${principal.kind === 'system' ? 'system work' : 'a service key'} acts for nobody`,
+    { kind: principal.kind },
+  )
 }

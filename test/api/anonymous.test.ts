@@ -34,7 +34,10 @@ const publicOperations = new Set([
   'auth.socialCallback',
   // Automation triggers: a webhook is public unless its flow requires the shared secret; an api_endpoint
   // flow decides with require_auth (unknown ids are 404 either way).
-  ...['get', 'post', 'put', 'patch', 'delete'].flatMap((method) => [`automateWebhook.${method}`, `automateEndpoint.${method}`]),
+  ...['get', 'post', 'put', 'patch', 'delete'].flatMap((method) => [
+    `automateWebhook.${method}`,
+    `automateEndpoint.${method}`,
+  ]),
   // Email delivery receipts: public, but refused (401) unless signed with EMAIL_RECEIPT_SECRET.
   'emailReceipts.create',
 ])
@@ -44,16 +47,24 @@ let owner: Account
 let table: Operation[]
 let memoId: string
 
-const call = (method: string, path: string, token?: string, body?: unknown): Promise<Reply> => server.request(method, path, { token, body })
+const call = (method: string, path: string, token?: string, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token, body })
 const fields = [
   { name: 'title', type: 'text', required: false },
   { name: 'mood', type: 'enum', required: false, enumValues: ['calm', 'busy'] },
 ]
 
 async function collection(name: string, accessControl?: unknown): Promise<string> {
-  const reply = await call('POST', '/api/v1/collections', owner.token, { name, fields, ...(accessControl ? { accessControl } : {}) })
+  const reply = await call('POST', '/api/v1/collections', owner.token, {
+    name,
+    fields,
+    ...(accessControl ? { accessControl } : {}),
+  })
   expect(reply.status, reply.text).toBe(201)
-  const record = await call('POST', `/api/v1/collections/${name}/records`, owner.token, { title: `${name} secret`, mood: 'calm' })
+  const record = await call('POST', `/api/v1/collections/${name}/records`, owner.token, {
+    title: `${name} secret`,
+    mood: 'calm',
+  })
   expect(record.status, record.text).toBe(201)
   return record.body.id
 }
@@ -92,7 +103,8 @@ describe('the route table as an anonymous caller', () => {
         if (publicOperations.has(op.operationId)) continue
         const { method, path, body } = requestFor(op, name)
         const reply = await call(method, path, undefined, body)
-        if (reply.status !== 401 || reply.body?.error !== 'unauthorized') wrong.push(`${op.operationId} ${method} ${path} → ${reply.status} ${reply.text.slice(0, 120)}`)
+        if (reply.status !== 401 || reply.body?.error !== 'unauthorized')
+          wrong.push(`${op.operationId} ${method} ${path} → ${reply.status} ${reply.text.slice(0, 120)}`)
       }
       expect(wrong).toEqual([])
     })
@@ -109,9 +121,13 @@ describe('the route table as an anonymous caller', () => {
     const projectId = server.app.defaultProject.id
     const anonymous = principals.anonymous(projectId)
     for (const name of ['memos', 'no_such_collection']) {
-      await expect(server.app.records.list(anonymous, name, { page: 1, limit: 10 })).rejects.toMatchObject({ code: 'unauthorized' })
+      await expect(server.app.records.list(anonymous, name, { page: 1, limit: 10 })).rejects.toMatchObject({
+        code: 'unauthorized',
+      })
       await expect(server.app.records.get(anonymous, name, memoId, {})).rejects.toMatchObject({ code: 'unauthorized' })
-      await expect(server.app.records.create(anonymous, name, { title: 'anonymous' })).rejects.toMatchObject({ code: 'unauthorized' })
+      await expect(server.app.records.create(anonymous, name, { title: 'anonymous' })).rejects.toMatchObject({
+        code: 'unauthorized',
+      })
     }
   })
 })
@@ -154,7 +170,12 @@ describe('what public may read works without a credential', () => {
       expect(created.status, created.text).toBe(401)
       expect((await call('GET', `/api/v1/collections/${name}/records/x1/shares`)).status).toBe(401)
     }
-    for (const path of ['/api/v1/collections/ledger', '/api/v1/collections/ledger/records', '/api/v1/collections/memos/records', '/api/v1/collections/nothing_here/records']) {
+    for (const path of [
+      '/api/v1/collections/ledger',
+      '/api/v1/collections/ledger/records',
+      '/api/v1/collections/memos/records',
+      '/api/v1/collections/nothing_here/records',
+    ]) {
       const reply = await call('GET', path)
       expect(reply.status, path).toBe(401)
       expect(reply.text).not.toContain('secret')
@@ -181,7 +202,11 @@ describe('a project that opens nothing to public', () => {
     const project = await call('POST', '/api/v1/projects', owner.token, { name: 'Closed shop' })
     expect(project.status, project.text).toBe(201)
     const there = { 'X-Project-Id': project.body.data.id }
-    const made = await server.request('POST', '/api/v1/collections', { token: owner.token, headers: there, body: { name: 'orders', fields } })
+    const made = await server.request('POST', '/api/v1/collections', {
+      token: owner.token,
+      headers: there,
+      body: { name: 'orders', fields },
+    })
     expect(made.status, made.text).toBe(201)
     const reply = await server.request('GET', '/api/v1/collections', { headers: there })
     expect(reply.status, reply.text).toBe(401)

@@ -9,7 +9,10 @@ let owner: Account
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
-  const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'auth.usernameEnabled': true } })
+  const settings = await server.request('PATCH', '/api/v1/settings', {
+    token: owner.token,
+    body: { 'auth.usernameEnabled': true },
+  })
   expect(settings.status, settings.text).toBe(200)
 })
 afterAll(async () => {
@@ -28,8 +31,11 @@ interface Entry {
 
 let counter = 0
 const unique = (prefix: string) => `${prefix}${++counter}x${Date.now().toString(36)}`
-const signIn = (email: string, password: string) => server.request('POST', '/api/auth/sign-in/email', { body: { email, password } })
-async function auditLog(query: string): Promise<{ data: Entry[]; total: number; page: number; limit: number; hasMore: boolean }> {
+const signIn = (email: string, password: string) =>
+  server.request('POST', '/api/auth/sign-in/email', { body: { email, password } })
+async function auditLog(
+  query: string,
+): Promise<{ data: Entry[]; total: number; page: number; limit: number; hasMore: boolean }> {
   const reply = await server.request('GET', `/api/v1/audit-log?${query}`, { token: owner.token })
   expect(reply.status, reply.text).toBe(200)
   return reply.body
@@ -58,7 +64,9 @@ describe('the audit log of sign-ins', () => {
   it('names the method of a username sign-in', async () => {
     const username = unique('audited')
     const account = await createAccount(server, owner.token, { role: 'viewer', username })
-    const reply = await server.request('POST', '/api/auth/sign-in/username', { body: { username, password: account.password } })
+    const reply = await server.request('POST', '/api/auth/sign-in/username', {
+      body: { username, password: account.password },
+    })
     expect(reply.status).toBe(200)
     const entries = await entriesFor('user.sign_in', account.id)
     expect(entries.map((e) => e.details.method)).toEqual(['username', 'email'])
@@ -86,14 +94,22 @@ describe('the audit log of sign-ins', () => {
     const email = `${unique('ghost')}@example.com`
     expect((await signIn(email, 'whatever password')).status).toBe(401)
     const [latest] = (await auditLog('action=user.sign_in_failed&limit=1')).data
-    expect(latest).toMatchObject({ action: 'user.sign_in_failed', actor: { type: 'anonymous', id: null }, target: null, details: { method: 'email', reason: 'credentials' } })
+    expect(latest).toMatchObject({
+      action: 'user.sign_in_failed',
+      actor: { type: 'anonymous', id: null },
+      target: null,
+      details: { method: 'email', reason: 'credentials' },
+    })
     const all = await server.request('GET', '/api/v1/audit-log?limit=100', { token: owner.token })
     expect(all.text).not.toContain(email)
   })
 
   it('records a banned account turned away, with the reason', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    expect((await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } })).status).toBe(200)
+    expect(
+      (await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } }))
+        .status,
+    ).toBe(200)
     expect((await signIn(account.email, account.password)).status).toBe(403)
     const entries = await entriesFor('user.sign_in_failed', account.id)
     expect(entries.map((e) => e.details)).toEqual([{ method: 'email', reason: 'banned' }])
@@ -119,7 +135,8 @@ describe('the audit log of sign-ins', () => {
   })
 
   it('pages with page, limit, total and hasMore', async () => {
-    for (let i = 0; i < 3; i++) expect((await signIn(`${unique('pager')}@example.com`, 'wrong password')).status).toBe(401)
+    for (let i = 0; i < 3; i++)
+      expect((await signIn(`${unique('pager')}@example.com`, 'wrong password')).status).toBe(401)
     const full = await auditLog('action=user.sign_in_failed&limit=100')
     expect(full.total).toBeGreaterThanOrEqual(3)
     expect(full.data).toHaveLength(full.total)
@@ -153,11 +170,40 @@ describe('the audit log of sign-ins', () => {
     expect(reply.text).not.toContain('sign_in')
   })
 
-  runScenarios(() => server, [
-    { name: 'no credential', method: 'GET', path: '/api/v1/audit-log', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a limit over 100', method: 'GET', path: '/api/v1/audit-log?limit=101', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'page 0', method: 'GET', path: '/api/v1/audit-log?page=0', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an action nobody wrote', method: 'GET', path: '/api/v1/audit-log?action=user.nothing', as: () => owner.token, status: 200,
-      contains: { data: [], total: 0, hasMore: false } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'no credential',
+        method: 'GET',
+        path: '/api/v1/audit-log',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a limit over 100',
+        method: 'GET',
+        path: '/api/v1/audit-log?limit=101',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'page 0',
+        method: 'GET',
+        path: '/api/v1/audit-log?page=0',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an action nobody wrote',
+        method: 'GET',
+        path: '/api/v1/audit-log?action=user.nothing',
+        as: () => owner.token,
+        status: 200,
+        contains: { data: [], total: 0, hasMore: false },
+      },
+    ],
+  )
 })

@@ -45,8 +45,10 @@ async function createKey(token: string, capabilities: string[]): Promise<{ id: s
 describe('sessions: a change racing the first use of a token', () => {
   it('sign-out: the token is 401 afterwards', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    const first = await race(gate.hold('session'), () => getSession(account.token), () =>
-      server.request('POST', '/api/auth/sign-out', { token: account.token }),
+    const first = await race(
+      gate.hold('session'),
+      () => getSession(account.token),
+      () => server.request('POST', '/api/auth/sign-out', { token: account.token }),
     )
     expect(first.status, first.text).toBe(200)
     const after = await getSession(account.token)
@@ -56,16 +58,20 @@ describe('sessions: a change racing the first use of a token', () => {
 
   it('ban: the token is 401 afterwards', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    await race(gate.hold('session'), () => getSession(account.token), () =>
-      server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } }),
+    await race(
+      gate.hold('session'),
+      () => getSession(account.token),
+      () => server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } }),
     )
     expect((await getSession(account.token)).status).toBe(401)
   })
 
   it('role change: the new role applies afterwards', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    const first = await race(gate.hold('session'), () => getSession(account.token), () =>
-      server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { role: 'admin' } }),
+    const first = await race(
+      gate.hold('session'),
+      () => getSession(account.token),
+      () => server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { role: 'admin' } }),
     )
     expect(first.body.user.role).toBe('viewer')
     const after = await getSession(account.token)
@@ -78,8 +84,10 @@ describe('sessions: a change racing the first use of a token', () => {
 describe('API keys: a change racing the first use of a key', () => {
   it('revocation: the key is 401 afterwards', async () => {
     const key = await createKey(owner.token, ['system/users:read'])
-    const first = await race(gate.hold('api_key'), () => listUsers(key.raw), () =>
-      server.request('DELETE', `/api/auth/api-keys/${key.id}`, { token: owner.token }),
+    const first = await race(
+      gate.hold('api_key'),
+      () => listUsers(key.raw),
+      () => server.request('DELETE', `/api/auth/api-keys/${key.id}`, { token: owner.token }),
     )
     expect(first.status, first.text).toBe(200)
     const after = await listUsers(key.raw)
@@ -90,8 +98,10 @@ describe('API keys: a change racing the first use of a key', () => {
   it("the creator's ban: the key is 401 afterwards", async () => {
     const admin = await createAccount(server, owner.token, { role: 'admin' })
     const key = await createKey(admin.token, ['system/users:read'])
-    await race(gate.hold('api_key'), () => listUsers(key.raw), () =>
-      server.request('PATCH', `/api/v1/users/${admin.id}`, { token: owner.token, body: { banned: true } }),
+    await race(
+      gate.hold('api_key'),
+      () => listUsers(key.raw),
+      () => server.request('PATCH', `/api/v1/users/${admin.id}`, { token: owner.token, body: { banned: true } }),
     )
     expect((await listUsers(key.raw)).status).toBe(401)
   })
@@ -99,7 +109,11 @@ describe('API keys: a change racing the first use of a key', () => {
 
 describe('sessions: expiry, cached or not (SESSION_TTL_SECONDS=60, a clock the test moves)', () => {
   let offsetMs = 0
-  const clock = { ...systemClock, now: () => Date.now() + offsetMs, seconds: () => Math.floor((Date.now() + offsetMs) / 1000) }
+  const clock = {
+    ...systemClock,
+    now: () => Date.now() + offsetMs,
+    seconds: () => Math.floor((Date.now() + offsetMs) / 1000),
+  }
   let timed: TestServer
   let timedOwner: Account
 

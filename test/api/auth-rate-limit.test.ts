@@ -26,18 +26,30 @@ beforeAll(async () => {
     startServer({ AUTH_RATE_LIMIT: '5' }),
     startServer({ AUTH_RATE_LIMIT: '5', TRUST_PROXY: 'true' }),
     startServer({ AUTH_RATE_LIMIT: '5' }),
-    startServer({ AUTH_RATE_LIMIT: '5', TRUST_PROXY: 'true', SMTP_URL: mailbox.url, PUBLIC_URL: 'https://plinth.example' }),
+    startServer({
+      AUTH_RATE_LIMIT: '5',
+      TRUST_PROXY: 'true',
+      SMTP_URL: mailbox.url,
+      PUBLIC_URL: 'https://plinth.example',
+    }),
   ])
   const owner = await twoFactor.request('POST', '/api/auth/sign-up/email', {
-    body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' }, headers: { 'x-forwarded-for': nextAddress() },
+    body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' },
+    headers: { 'x-forwarded-for': nextAddress() },
   })
   expect(owner.status, owner.text).toBe(200)
   twoFactorOwnerToken = owner.body.token
   // The owner's sign-up is the first of the five attempts 127.0.0.1 has on `limited`.
   limitedOwner = await signUpOwner(limited)
-  const settings = await limited.request('PATCH', '/api/v1/settings', { token: limitedOwner.token, body: { 'auth.usernameEnabled': true } })
+  const settings = await limited.request('PATCH', '/api/v1/settings', {
+    token: limitedOwner.token,
+    body: { 'auth.usernameEnabled': true },
+  })
   expect(settings.status, settings.text).toBe(200)
-  const created = await limited.request('POST', '/api/v1/users', { token: limitedOwner.token, body: { ...member, name: 'Member', role: 'viewer' } })
+  const created = await limited.request('POST', '/api/v1/users', {
+    token: limitedOwner.token,
+    body: { ...member, name: 'Member', role: 'viewer' },
+  })
   expect(created.status, created.text).toBe(201)
 })
 afterAll(async () => {
@@ -61,34 +73,85 @@ const available = (s: TestServer, username: string, headers?: Record<string, str
 describe('the auth rate limit (AUTH_RATE_LIMIT=5)', () => {
   it('is shared by sign-up, email and username sign-in and is-username-available; the 6th attempt is 429 with Retry-After', async () => {
     // Attempt 1 was the owner's sign-up. Attempts 2-5, failures included:
-    expect((await limited.request('POST', '/api/auth/sign-in/email', { body: { email: member.email, password: member.password } })).status).toBe(200)
-    expect((await limited.request('POST', '/api/auth/sign-in/username', { body: { username: member.username, password: member.password } })).status).toBe(200)
+    expect(
+      (
+        await limited.request('POST', '/api/auth/sign-in/email', {
+          body: { email: member.email, password: member.password },
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await limited.request('POST', '/api/auth/sign-in/username', {
+          body: { username: member.username, password: member.password },
+        })
+      ).status,
+    ).toBe(200)
     expect((await available(limited, 'somebody')).status).toBe(200)
-    expect((await limited.request('POST', '/api/auth/sign-in/email', { body: { email: member.email, password: 'wrong password' } })).status).toBe(401)
+    expect(
+      (
+        await limited.request('POST', '/api/auth/sign-in/email', {
+          body: { email: member.email, password: 'wrong password' },
+        })
+      ).status,
+    ).toBe(401)
 
     // Past the limit, every one of them is refused, right credentials or not.
-    expectRateLimited(await limited.request('POST', '/api/auth/sign-in/email', { body: { email: member.email, password: member.password } }))
-    expectRateLimited(await limited.request('POST', '/api/auth/sign-in/username', { body: { username: member.username, password: member.password } }))
+    expectRateLimited(
+      await limited.request('POST', '/api/auth/sign-in/email', {
+        body: { email: member.email, password: member.password },
+      }),
+    )
+    expectRateLimited(
+      await limited.request('POST', '/api/auth/sign-in/username', {
+        body: { username: member.username, password: member.password },
+      }),
+    )
     expectRateLimited(await available(limited, 'somebody'))
-    expectRateLimited(await limited.request('POST', '/api/auth/sign-up/email', { body: { email: 'late@example.com', password: 'a good password', name: 'Late' } }))
+    expectRateLimited(
+      await limited.request('POST', '/api/auth/sign-up/email', {
+        body: { email: 'late@example.com', password: 'a good password', name: 'Late' },
+      }),
+    )
 
     // Nothing else is limited: existing sessions work, and so do mail requests (their own bucket).
     expect((await limited.request('GET', '/api/auth/get-session', { token: limitedOwner.token })).status).toBe(200)
     expect((await limited.request('GET', '/api/auth/capabilities')).status).toBe(200)
-    expect((await limited.request('POST', '/api/auth/request-password-reset', { body: { email: member.email } })).status).toBe(200)
+    expect(
+      (await limited.request('POST', '/api/auth/request-password-reset', { body: { email: member.email } })).status,
+    ).toBe(200)
   })
 
   it('counts reset and magic-link requests in a bucket of their own', async () => {
     for (let i = 0; i < 3; i++) {
-      expect((await mailLimited.request('POST', '/api/auth/request-password-reset', { body: { email: `nobody${i}@example.com` } })).status).toBe(200)
+      expect(
+        (
+          await mailLimited.request('POST', '/api/auth/request-password-reset', {
+            body: { email: `nobody${i}@example.com` },
+          })
+        ).status,
+      ).toBe(200)
     }
     for (let i = 0; i < 2; i++) {
-      expect((await mailLimited.request('POST', '/api/auth/magic-link', { body: { email: `nobody${i}@example.com` } })).status).toBe(200)
+      expect(
+        (await mailLimited.request('POST', '/api/auth/magic-link', { body: { email: `nobody${i}@example.com` } }))
+          .status,
+      ).toBe(200)
     }
-    expectRateLimited(await mailLimited.request('POST', '/api/auth/request-password-reset', { body: { email: 'nobody@example.com' } }))
-    expectRateLimited(await mailLimited.request('POST', '/api/auth/magic-link', { body: { email: 'nobody@example.com' } }))
+    expectRateLimited(
+      await mailLimited.request('POST', '/api/auth/request-password-reset', { body: { email: 'nobody@example.com' } }),
+    )
+    expectRateLimited(
+      await mailLimited.request('POST', '/api/auth/magic-link', { body: { email: 'nobody@example.com' } }),
+    )
     // The sign-in bucket is untouched: the first sign-up still goes through.
-    expect((await mailLimited.request('POST', '/api/auth/sign-up/email', { body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' } })).status).toBe(200)
+    expect(
+      (
+        await mailLimited.request('POST', '/api/auth/sign-up/email', {
+          body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' },
+        })
+      ).status,
+    ).toBe(200)
   })
 })
 
@@ -122,10 +185,15 @@ describe('client addresses', () => {
 })
 
 describe('two-factor codes', () => {
-  const authenticator = (secret: string) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) })
+  const authenticator = (secret: string) =>
+    new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) })
   function wrongCodeOf(secret: string): string {
-    const near = new Set([-90, -60, -30, 0, 30, 60, 90].map((s) => authenticator(secret).generate({ timestamp: Date.now() + s * 1000 })))
-    return ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888'].find((c) => !near.has(c))!
+    const near = new Set(
+      [-90, -60, -30, 0, 30, 60, 90].map((s) => authenticator(secret).generate({ timestamp: Date.now() + s * 1000 })),
+    )
+    return ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888'].find(
+      (c) => !near.has(c),
+    )!
   }
   let counter = 0
   const from = () => ({ 'x-forwarded-for': nextAddress() })
@@ -134,25 +202,43 @@ describe('two-factor codes', () => {
   async function enrolled() {
     const email = `mfa${++counter}@example.com`
     const password = 'a good password'
-    const created = await twoFactor.request('POST', '/api/v1/users', { token: twoFactorOwnerToken, body: { email, password, name: 'Mfa', role: 'viewer' } })
+    const created = await twoFactor.request('POST', '/api/v1/users', {
+      token: twoFactorOwnerToken,
+      body: { email, password, name: 'Mfa', role: 'viewer' },
+    })
     expect(created.status, created.text).toBe(201)
-    const signedIn = await twoFactor.request('POST', '/api/auth/sign-in/email', { body: { email, password }, headers: from() })
+    const signedIn = await twoFactor.request('POST', '/api/auth/sign-in/email', {
+      body: { email, password },
+      headers: from(),
+    })
     expect(signedIn.status, signedIn.text).toBe(200)
     const token = signedIn.body.token as string
     const secret = (await twoFactor.request('POST', '/api/auth/totp/enroll', { token })).body.secret as string
-    expect((await twoFactor.request('POST', '/api/auth/totp/confirm', { token, body: { code: authenticator(secret).generate() } })).status).toBe(200)
+    expect(
+      (
+        await twoFactor.request('POST', '/api/auth/totp/confirm', {
+          token,
+          body: { code: authenticator(secret).generate() },
+        })
+      ).status,
+    ).toBe(200)
     return { email, password, token, secret }
   }
 
   it('are limited per account: wrong codes from five addresses use up the sixth, right code or not', async () => {
     const account = await enrolled()
-    const signIn = (code: string) => twoFactor.request('POST', '/api/auth/sign-in/email', { body: { email: account.email, password: account.password, code }, headers: from() })
+    const signIn = (code: string) =>
+      twoFactor.request('POST', '/api/auth/sign-in/email', {
+        body: { email: account.email, password: account.password, code },
+        headers: from(),
+      })
     for (let i = 0; i < 5; i++) expect((await signIn(wrongCodeOf(account.secret))).status).toBe(401)
     expectRateLimited(await signIn(authenticator(account.secret).generate()))
     // Another account is not held back.
     const other = await enrolled()
     const reply = await twoFactor.request('POST', '/api/auth/sign-in/email', {
-      body: { email: other.email, password: other.password, code: authenticator(other.secret).generate() }, headers: from(),
+      body: { email: other.email, password: other.password, code: authenticator(other.secret).generate() },
+      headers: from(),
     })
     expect(reply.status, reply.text).toBe(200)
   })
@@ -160,7 +246,10 @@ describe('two-factor codes', () => {
   it('cannot be guessed without end through a magic link, which survives wrong codes', async () => {
     const account = await enrolled()
     const before = mailbox.messages.length
-    expect((await twoFactor.request('POST', '/api/auth/magic-link', { body: { email: account.email }, headers: from() })).status).toBe(200)
+    expect(
+      (await twoFactor.request('POST', '/api/auth/magic-link', { body: { email: account.email }, headers: from() }))
+        .status,
+    ).toBe(200)
     const mail = mailbox.messages.slice(before).find((m) => m.to.includes(account.email))!
     const link = new URL(/https:\/\/plinth\.example\/api\/auth\/magic-link\/verify\S*/.exec(mail.text)![0])
     const verify = (code: string) => {
@@ -178,10 +267,14 @@ describe('two-factor codes', () => {
 
   it('are limited when turning two-factor off too', async () => {
     const account = await enrolled()
-    const disable = (code: string) => twoFactor.request('POST', '/api/auth/totp/disable', { token: account.token, body: { code } })
+    const disable = (code: string) =>
+      twoFactor.request('POST', '/api/auth/totp/disable', { token: account.token, body: { code } })
     for (let i = 0; i < 5; i++) expect((await disable(wrongCodeOf(account.secret))).status).toBe(401)
     expectRateLimited(await disable(authenticator(account.secret).generate()))
-    const signIn = await twoFactor.request('POST', '/api/auth/sign-in/email', { body: { email: account.email, password: account.password }, headers: from() })
+    const signIn = await twoFactor.request('POST', '/api/auth/sign-in/email', {
+      body: { email: account.email, password: account.password },
+      headers: from(),
+    })
     expect(signIn.body.error).toBe('mfa_required')
   })
 })

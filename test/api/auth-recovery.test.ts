@@ -21,7 +21,10 @@ beforeAll(async () => {
     startServer({ PUBLIC_URL: publicUrl }),
   ])
   owner = await signUpOwner(server)
-  const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'auth.usernameEnabled': true } })
+  const settings = await server.request('PATCH', '/api/v1/settings', {
+    token: owner.token,
+    body: { 'auth.usernameEnabled': true },
+  })
   expect(settings.status, settings.text).toBe(200)
 })
 afterAll(async () => {
@@ -115,7 +118,11 @@ describe('POST /api/auth/request-password-reset', () => {
     const shared = `${unique('family')}@example.com`
     const accounts: { id: string; username: string }[] = []
     for (const username of [unique('anna'), unique('ben')]) {
-      const created = await post('/api/v1/users', { email: shared, username, password: 'family password', name: username, role: 'viewer' }, owner.token)
+      const created = await post(
+        '/api/v1/users',
+        { email: shared, username, password: 'family password', name: username, role: 'viewer' },
+        owner.token,
+      )
       expect(created.status, created.text).toBe(201)
       accounts.push({ id: created.body.data.id, username })
     }
@@ -130,7 +137,9 @@ describe('POST /api/auth/request-password-reset', () => {
     const benToken = linkIn(byAccount[1]![0]!, '/api/auth/reset-password').searchParams.get('token')!
     expect(annaToken).not.toBe(benToken)
     // Each link resets its own account only.
-    expect((await post('/api/auth/reset-password', { token: annaToken, password: 'anna new password' })).status).toBe(200)
+    expect((await post('/api/auth/reset-password', { token: annaToken, password: 'anna new password' })).status).toBe(
+      200,
+    )
     const byName = (username: string, password: string) => post('/api/auth/sign-in/username', { username, password })
     expect((await byName(anna.username, 'anna new password')).status).toBe(200)
     expect((await byName(ben.username, 'anna new password')).status).toBe(401)
@@ -139,7 +148,10 @@ describe('POST /api/auth/request-password-reset', () => {
 
   it('sends nothing to a banned account', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    expect((await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } })).status).toBe(200)
+    expect(
+      (await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } }))
+        .status,
+    ).toBe(200)
     const reply = await requestReset({ email: account.email })
     expect(reply.body).toEqual({ status: true })
     expect(mailsTo(account.email)).toEqual([])
@@ -147,9 +159,15 @@ describe('POST /api/auth/request-password-reset', () => {
 
   it('points the link at a trusted redirectTo: a path on PUBLIC_URL or a CORS origin', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    const onPath = await mailFrom(() => requestReset({ email: account.email, redirectTo: '/account/reset' }), account.email)
+    const onPath = await mailFrom(
+      () => requestReset({ email: account.email, redirectTo: '/account/reset' }),
+      account.email,
+    )
     expect(linksIn(onPath).map((u) => u.pathname)).toEqual(['/account/reset'])
-    const onApp = await mailFrom(() => requestReset({ email: account.email, redirectTo: `${appOrigin}/reset` }), account.email)
+    const onApp = await mailFrom(
+      () => requestReset({ email: account.email, redirectTo: `${appOrigin}/reset` }),
+      account.email,
+    )
     const [link] = linksIn(onApp, appOrigin)
     expect(link?.pathname).toBe('/reset')
     expect(link?.searchParams.get('token')).toMatch(/^[\w-]{20,}$/)
@@ -157,7 +175,12 @@ describe('POST /api/auth/request-password-reset', () => {
 
   it('refuses an untrusted redirectTo with 400 invalid_request and sends nothing', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    for (const redirectTo of ['https://evil.example/reset', '//evil.example/reset', 'javascript:alert(1)', 'not a url']) {
+    for (const redirectTo of [
+      'https://evil.example/reset',
+      '//evil.example/reset',
+      'javascript:alert(1)',
+      'not a url',
+    ]) {
       const reply = await requestReset({ email: account.email, redirectTo })
       expect(reply.status, redirectTo).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
@@ -165,15 +188,41 @@ describe('POST /api/auth/request-password-reset', () => {
     expect(mailsTo(account.email)).toEqual([])
   })
 
-  runScenarios(() => server, [
-    { name: 'no identifier at all still answers status true', method: 'POST', path: '/api/auth/request-password-reset', body: {}, status: 200, contains: { status: true } },
-    { name: 'an unknown username answers status true', method: 'POST', path: '/api/auth/request-password-reset', body: { identifier: 'no-such-user' }, status: 200, contains: { status: true } },
-    { name: 'an identifier of a wrong type', method: 'POST', path: '/api/auth/request-password-reset', body: { identifier: 42 }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'no identifier at all still answers status true',
+        method: 'POST',
+        path: '/api/auth/request-password-reset',
+        body: {},
+        status: 200,
+        contains: { status: true },
+      },
+      {
+        name: 'an unknown username answers status true',
+        method: 'POST',
+        path: '/api/auth/request-password-reset',
+        body: { identifier: 'no-such-user' },
+        status: 200,
+        contains: { status: true },
+      },
+      {
+        name: 'an identifier of a wrong type',
+        method: 'POST',
+        path: '/api/auth/request-password-reset',
+        body: { identifier: 42 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 
   it('answers 200 { status: true } on an install without an email channel', async () => {
     const noMailOwner = await signUpOwner(noMail)
-    const reply = await noMail.request('POST', '/api/auth/request-password-reset', { body: { email: noMailOwner.email } })
+    const reply = await noMail.request('POST', '/api/auth/request-password-reset', {
+      body: { email: noMailOwner.email },
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toEqual({ status: true })
     const magic = await noMail.request('POST', '/api/auth/magic-link', { body: { email: noMailOwner.email } })
@@ -242,14 +291,54 @@ describe('POST /api/auth/reset-password', () => {
     expect((await signIn(account.email, account.password)).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'a bogus token', method: 'POST', path: '/api/auth/reset-password', body: { token: 'bogus-token', password: 'a good password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an overlong token', method: 'POST', path: '/api/auth/reset-password', body: { token: 'x'.repeat(201), password: 'a good password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an empty token', method: 'POST', path: '/api/auth/reset-password', body: { token: '', password: 'a good password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a missing password', method: 'POST', path: '/api/auth/reset-password', body: { token: 'bogus-token' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'the form page a mailed link opens', method: 'GET', path: '/api/auth/reset-password?token=abc', status: 200,
-      responseHeaders: { 'content-type': /^text\/html/, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'a bogus token',
+        method: 'POST',
+        path: '/api/auth/reset-password',
+        body: { token: 'bogus-token', password: 'a good password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an overlong token',
+        method: 'POST',
+        path: '/api/auth/reset-password',
+        body: { token: 'x'.repeat(201), password: 'a good password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an empty token',
+        method: 'POST',
+        path: '/api/auth/reset-password',
+        body: { token: '', password: 'a good password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a missing password',
+        method: 'POST',
+        path: '/api/auth/reset-password',
+        body: { token: 'bogus-token' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'the form page a mailed link opens',
+        method: 'GET',
+        path: '/api/auth/reset-password?token=abc',
+        status: 200,
+        responseHeaders: {
+          'content-type': /^text\/html/,
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        },
+      },
+    ],
+  )
 })
 
 describe('a new password spends every outstanding link of the account (decision 013)', () => {
@@ -263,7 +352,8 @@ describe('a new password spends every outstanding link of the account (decision 
     const mail = await mailFrom(() => post('/api/auth/magic-link', { email }), email)
     return linkIn(mail, '/api/auth/magic-link/verify').searchParams.get('token')!
   }
-  const verifyMagic = (token: string) => server.request('GET', `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`)
+  const verifyMagic = (token: string) =>
+    server.request('GET', `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`)
   const expectSpent = (reply: { status: number; text: string; body: any }) => {
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
@@ -280,7 +370,7 @@ describe('a new password spends every outstanding link of the account (decision 
     expect((await signIn(account.email, 'set with link A')).status).toBe(200)
   })
 
-  it("mailed and administrator-issued links spend each other, whichever is used", async () => {
+  it('mailed and administrator-issued links spend each other, whichever is used', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
     const issued = await adminLink(account.id)
     const mailed = await resetToken(account.email)
@@ -317,11 +407,17 @@ describe('a new password spends every outstanding link of the account (decision 
     const issued = await adminLink(account.id)
     const magic = await magicToken(account.email)
 
-    const renamed = await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { name: 'Renamed' } })
+    const renamed = await server.request('PATCH', `/api/v1/users/${account.id}`, {
+      token: owner.token,
+      body: { name: 'Renamed' },
+    })
     expect(renamed.status, renamed.text).toBe(200)
     expect((await getSession(account.token)).status).toBe(200)
 
-    const changed = await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { password: 'set by the administrator' } })
+    const changed = await server.request('PATCH', `/api/v1/users/${account.id}`, {
+      token: owner.token,
+      body: { password: 'set by the administrator' },
+    })
     expect(changed.status, changed.text).toBe(200)
     expectSpent(await reset(mailed, 'set by the old mailed link'))
     expectSpent(await reset(issued, 'set by the old issued link'))
@@ -332,7 +428,11 @@ describe('a new password spends every outstanding link of the account (decision 
 
   it("keeps the account's API keys working (they are revoked on their own), and the reset mail says so", async () => {
     const account = await createAccount(server, owner.token, { role: 'admin' })
-    const key = await post('/api/auth/api-keys', { label: 'deploy', capabilities: ['system/users:read'] }, account.token)
+    const key = await post(
+      '/api/auth/api-keys',
+      { label: 'deploy', capabilities: ['system/users:read'] },
+      account.token,
+    )
     expect(key.status, key.text).toBe(201)
     const mail = await mailFrom(() => requestReset({ email: account.email }), account.email)
     expect(mail.text).toContain('API keys')
@@ -359,7 +459,9 @@ describe('POST /api/v1/users/:id/reset-link', () => {
     expect(`${url.origin}${url.pathname}`).toBe(`${publicUrl}/api/auth/reset-password`)
     const token = url.searchParams.get('token')!
 
-    const log = await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', { token: owner.token })
+    const log = await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', {
+      token: owner.token,
+    })
     expect(log.status).toBe(200)
     expect(log.body.data[0]).toMatchObject({
       action: 'user.recovery_link_issued',
@@ -384,12 +486,16 @@ describe('POST /api/v1/users/:id/reset-link', () => {
   it('refuses a viewer with 403, and writes no audit entry', async () => {
     const viewer = await createAccount(server, owner.token, { role: 'viewer' })
     const target = await createAccount(server, owner.token, { role: 'viewer' })
-    const before = (await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', { token: owner.token })).body.total
+    const before = (
+      await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', { token: owner.token })
+    ).body.total
     const reply = await post(`/api/v1/users/${target.id}/reset-link`, undefined, viewer.token)
     expect(reply.status, reply.text).toBe(403)
     expect(reply.body.error).toBe('forbidden')
     expect(reply.text).not.toContain('reset-password')
-    const after = (await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', { token: owner.token })).body.total
+    const after = (
+      await server.request('GET', '/api/v1/audit-log?action=user.recovery_link_issued', { token: owner.token })
+    ).body.total
     expect(after).toBe(before)
   })
 
@@ -403,10 +509,26 @@ describe('POST /api/v1/users/:id/reset-link', () => {
     expect((await post(`/api/v1/users/${viewer.id}/reset-link`, undefined, admin.token)).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'an unknown user', method: 'POST', path: '/api/v1/users/00000000000000000000000000000000/reset-link', as: () => owner.token, status: 404, contains: { error: 'not_found' } },
-    { name: 'no credential', method: 'POST', path: '/api/v1/users/00000000000000000000000000000000/reset-link', status: 401, contains: { error: 'unauthorized' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'an unknown user',
+        method: 'POST',
+        path: '/api/v1/users/00000000000000000000000000000000/reset-link',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'no credential',
+        method: 'POST',
+        path: '/api/v1/users/00000000000000000000000000000000/reset-link',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+    ],
+  )
 })
 
 describe('magic links', () => {
@@ -437,7 +559,10 @@ describe('magic links', () => {
 
     const signedIn = await server.request('GET', verifyPath(link))
     expect(signedIn.status, signedIn.text).toBe(200)
-    expect(signedIn.body).toEqual({ token: expect.any(String), user: { id: account.id, email: account.email, name: 'Magda', role: 'editor' } })
+    expect(signedIn.body).toEqual({
+      token: expect.any(String),
+      user: { id: account.id, email: account.email, name: 'Magda', role: 'editor' },
+    })
     expect(signedIn.headers.get('cache-control')).toBe('no-store')
     expect((await getSession(signedIn.body.token)).body.user.id).toBe(account.id)
 
@@ -457,7 +582,11 @@ describe('magic links', () => {
   it('sends nothing for a contact email shared by several accounts', async () => {
     const shared = `${unique('shared')}@example.com`
     for (const username of [unique('one'), unique('two')]) {
-      const created = await post('/api/v1/users', { email: shared, username, password: 'shared password', name: username, role: 'viewer' }, owner.token)
+      const created = await post(
+        '/api/v1/users',
+        { email: shared, username, password: 'shared password', name: username, role: 'viewer' },
+        owner.token,
+      )
       expect(created.status).toBe(201)
     }
     expect((await requestLink({ email: shared })).body).toEqual({ status: true })
@@ -489,7 +618,12 @@ describe('magic links', () => {
 
   it('refuses an untrusted callbackURL with 400 invalid_request and mails nothing', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
-    for (const callbackURL of ['https://evil.example', 'https://evil.example/app', '//evil.example/app', 'javascript:alert(1)']) {
+    for (const callbackURL of [
+      'https://evil.example',
+      'https://evil.example/app',
+      '//evil.example/app',
+      'javascript:alert(1)',
+    ]) {
       const reply = await requestLink({ email: account.email, callbackURL })
       expect(reply.status, callbackURL).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
@@ -521,7 +655,10 @@ describe('magic links', () => {
     expect(without.text).not.toContain('"token"')
     const near = new Set([-90, -60, -30, 0, 30, 60, 90].map((s) => totp.generate({ timestamp: Date.now() + s * 1000 })))
     const wrong = new URL(link)
-    wrong.searchParams.set('code', ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777'].find((c) => !near.has(c))!)
+    wrong.searchParams.set(
+      'code',
+      ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777'].find((c) => !near.has(c))!,
+    )
     const mistyped = await server.request('GET', verifyPath(wrong))
     expect(mistyped.status, mistyped.text).toBe(401)
     expect(mistyped.body.error).toBe('unauthorized')
@@ -535,7 +672,10 @@ describe('magic links', () => {
   it('refuses a banned account with 403 account_banned, and mails a banned account nothing', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
     const link = await magicLink(account.email)
-    expect((await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } })).status).toBe(200)
+    expect(
+      (await server.request('PATCH', `/api/v1/users/${account.id}`, { token: owner.token, body: { banned: true } }))
+        .status,
+    ).toBe(200)
     const reply = await server.request('GET', verifyPath(link))
     expect(reply.status, reply.text).toBe(403)
     expect(reply.body.error).toBe('account_banned')
@@ -552,10 +692,39 @@ describe('magic links', () => {
     expect(reply.body.error).toBe('invalid_request')
   })
 
-  runScenarios(() => server, [
-    { name: 'a bogus token', method: 'GET', path: '/api/auth/magic-link/verify?token=bogus', status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no token', method: 'GET', path: '/api/auth/magic-link/verify', status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a malformed email', method: 'POST', path: '/api/auth/magic-link', body: { email: 'not-an-email' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no email', method: 'POST', path: '/api/auth/magic-link', body: {}, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'a bogus token',
+        method: 'GET',
+        path: '/api/auth/magic-link/verify?token=bogus',
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no token',
+        method: 'GET',
+        path: '/api/auth/magic-link/verify',
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a malformed email',
+        method: 'POST',
+        path: '/api/auth/magic-link',
+        body: { email: 'not-an-email' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no email',
+        method: 'POST',
+        path: '/api/auth/magic-link',
+        body: {},
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })

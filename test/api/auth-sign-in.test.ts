@@ -20,7 +20,10 @@ beforeAll(async () => {
     startServer({ GITHUB_CLIENT_ID: 'test-client', GITHUB_CLIENT_SECRET: 'test-secret' }),
   ])
   ;[owner, namedOwner] = await Promise.all([signUpOwner(server), signUpOwner(named)])
-  const enabled = await named.request('PATCH', '/api/v1/settings', { token: namedOwner.token, body: { 'auth.usernameEnabled': true } })
+  const enabled = await named.request('PATCH', '/api/v1/settings', {
+    token: namedOwner.token,
+    body: { 'auth.usernameEnabled': true },
+  })
   expect(enabled.status, enabled.text).toBe(200)
 })
 afterAll(async () => {
@@ -38,7 +41,10 @@ async function namedAccount(s: TestServer, adminToken: string, role = 'viewer') 
   const username = unique('user')
   const email = `${username}@example.com`
   const password = 'a good password'
-  const created = await s.request('POST', '/api/v1/users', { token: adminToken, body: { email, username, password, name: 'Named', role } })
+  const created = await s.request('POST', '/api/v1/users', {
+    token: adminToken,
+    body: { email, username, password, name: 'Named', role },
+  })
   expect(created.status, created.text).toBe(201)
   return { id: created.body.data.id as string, username, email, password }
 }
@@ -48,7 +54,10 @@ describe('POST /api/auth/sign-in/email', () => {
     const account = await createAccount(server, owner.token, { role: 'editor', name: 'Edith' })
     const reply = await signInEmail(server, { email: account.email, password: account.password })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ token: expect.any(String), user: { id: account.id, email: account.email, name: 'Edith', role: 'editor' } })
+    expect(reply.body).toEqual({
+      token: expect.any(String),
+      user: { id: account.id, email: account.email, name: 'Edith', role: 'editor' },
+    })
     expect(reply.headers.get('cache-control')).toBe('no-store')
     expect(reply.text).not.toContain(account.password)
     // Each sign-in opens a new session.
@@ -70,7 +79,11 @@ describe('POST /api/auth/sign-in/email', () => {
     const empty = await signInEmail(server, { email: account.email, password: '' })
     for (const reply of [unknown, wrong, empty]) {
       expect(reply.status, reply.text).toBe(401)
-      expect(reply.body).toEqual({ error: 'unauthorized', message: unknown.body.message, details: unknown.body.details })
+      expect(reply.body).toEqual({
+        error: 'unauthorized',
+        message: unknown.body.message,
+        details: unknown.body.details,
+      })
       expect(reply.text).not.toContain('"token"')
     }
     expect(unknown.body.message).not.toMatch(/email|exist|found/i)
@@ -100,7 +113,8 @@ describe('POST /api/auth/sign-in/email', () => {
     const shared = `${unique('shared')}@example.com`
     for (const username of [unique('first'), unique('second')]) {
       const created = await server.request('POST', '/api/v1/users', {
-        token: owner.token, body: { email: shared, username, password: 'shared password', name: username, role: 'viewer' },
+        token: owner.token,
+        body: { email: shared, username, password: 'shared password', name: username, role: 'viewer' },
       })
       expect(created.status, created.text).toBe(201)
     }
@@ -109,15 +123,59 @@ describe('POST /api/auth/sign-in/email', () => {
     expect(reply.body.error).toBe('unauthorized')
   })
 
-  runScenarios(() => server, [
-    { name: 'missing email', method: 'POST', path: '/api/auth/sign-in/email', body: { password: 'owner password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'missing password', method: 'POST', path: '/api/auth/sign-in/email', body: { email: 'owner@example.com' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'password of a wrong type', method: 'POST', path: '/api/auth/sign-in/email', body: { email: 'owner@example.com', password: 12345678 }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a code that is not 6 digits', method: 'POST', path: '/api/auth/sign-in/email', body: { email: 'owner@example.com', password: 'owner password', code: '12ab56' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no body', method: 'POST', path: '/api/auth/sign-in/email', status: 400, contains: { error: 'invalid_request' } },
-    { name: 'the owner signs in', method: 'POST', path: '/api/auth/sign-in/email', body: { email: 'owner@example.com', password: 'owner password' }, status: 200,
-      contains: { user: { email: 'owner@example.com', name: 'Owner', role: 'super_admin' } }, notContains: ['owner password', 'password_hash'] },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'missing email',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { password: 'owner password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'missing password',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { email: 'owner@example.com' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'password of a wrong type',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { email: 'owner@example.com', password: 12345678 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a code that is not 6 digits',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { email: 'owner@example.com', password: 'owner password', code: '12ab56' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no body',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'the owner signs in',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { email: 'owner@example.com', password: 'owner password' },
+        status: 200,
+        contains: { user: { email: 'owner@example.com', name: 'Owner', role: 'super_admin' } },
+        notContains: ['owner password', 'password_hash'],
+      },
+    ],
+  )
 })
 
 describe('POST /api/auth/sign-in/username', () => {
@@ -129,7 +187,10 @@ describe('POST /api/auth/sign-in/username', () => {
     expect(off.body.error).toBe('not_found')
     expect(off.text).not.toContain('"token"')
     try {
-      const on = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'auth.usernameEnabled': true } })
+      const on = await server.request('PATCH', '/api/v1/settings', {
+        token: owner.token,
+        body: { 'auth.usernameEnabled': true },
+      })
       expect(on.body.data['auth.usernameEnabled']).toBe(true)
       expect((await server.request('GET', '/api/auth/capabilities')).body.usernameEnabled).toBe(true)
       const reply = await signInUsername(server, body)
@@ -146,7 +207,10 @@ describe('POST /api/auth/sign-in/username', () => {
     const account = await namedAccount(named, namedOwner.token, 'editor')
     const reply = await signInUsername(named, { username: account.username, password: account.password })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ token: expect.any(String), user: { id: account.id, email: account.email, name: 'Named', role: 'editor' } })
+    expect(reply.body).toEqual({
+      token: expect.any(String),
+      user: { id: account.id, email: account.email, name: 'Named', role: 'editor' },
+    })
     expect(reply.headers.get('cache-control')).toBe('no-store')
     const session = await getSession(named, reply.body.token)
     expect(session.status).toBe(200)
@@ -182,8 +246,14 @@ describe('POST /api/auth/sign-in/username', () => {
   it('signs in each account that shares a contact email by its own username', async () => {
     const shared = `${unique('family')}@example.com`
     const accounts = []
-    for (const [username, password] of [[unique('parent'), 'parent password'], [unique('child'), 'child password']] as const) {
-      const created = await named.request('POST', '/api/v1/users', { token: namedOwner.token, body: { email: shared, username, password, name: username, role: 'viewer' } })
+    for (const [username, password] of [
+      [unique('parent'), 'parent password'],
+      [unique('child'), 'child password'],
+    ] as const) {
+      const created = await named.request('POST', '/api/v1/users', {
+        token: namedOwner.token,
+        body: { email: shared, username, password, name: username, role: 'viewer' },
+      })
       expect(created.status, created.text).toBe(201)
       accounts.push({ id: created.body.data.id as string, username, password })
     }
@@ -192,17 +262,37 @@ describe('POST /api/auth/sign-in/username', () => {
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body.user).toMatchObject({ id: account.id, email: shared })
     }
-    expect((await signInUsername(named, { username: accounts[0]!.username, password: accounts[1]!.password })).status).toBe(401)
+    expect(
+      (await signInUsername(named, { username: accounts[0]!.username, password: accounts[1]!.password })).status,
+    ).toBe(401)
   })
 
-  runScenarios(() => named, [
-    { name: 'missing username', method: 'POST', path: '/api/auth/sign-in/username', body: { password: 'a good password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'missing password', method: 'POST', path: '/api/auth/sign-in/username', body: { username: 'someone' }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => named,
+    [
+      {
+        name: 'missing username',
+        method: 'POST',
+        path: '/api/auth/sign-in/username',
+        body: { password: 'a good password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'missing password',
+        method: 'POST',
+        path: '/api/auth/sign-in/username',
+        body: { username: 'someone' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })
 
 describe('POST /api/auth/is-username-available', () => {
-  const available = (s: TestServer, username: unknown) => s.request('POST', '/api/auth/is-username-available', { body: { username } })
+  const available = (s: TestServer, username: unknown) =>
+    s.request('POST', '/api/auth/is-username-available', { body: { username } })
 
   it('is true for a free name and false for a taken one, in any letter case', async () => {
     const free = unique('free')
@@ -220,28 +310,76 @@ describe('POST /api/auth/is-username-available', () => {
     expect((await available(server, unique('any'))).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'a name too short to register is not available', method: 'POST', path: '/api/auth/is-username-available', body: { username: 'ab' }, status: 200, contains: { available: false } },
-    { name: 'a name with spaces is not available', method: 'POST', path: '/api/auth/is-username-available', body: { username: 'has space' }, status: 200, contains: { available: false } },
-    { name: 'an email is not a username', method: 'POST', path: '/api/auth/is-username-available', body: { username: 'someone@example.com' }, status: 200, contains: { available: false } },
-    { name: 'missing username', method: 'POST', path: '/api/auth/is-username-available', body: {}, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'username of a wrong type', method: 'POST', path: '/api/auth/is-username-available', body: { username: 42 }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'a name too short to register is not available',
+        method: 'POST',
+        path: '/api/auth/is-username-available',
+        body: { username: 'ab' },
+        status: 200,
+        contains: { available: false },
+      },
+      {
+        name: 'a name with spaces is not available',
+        method: 'POST',
+        path: '/api/auth/is-username-available',
+        body: { username: 'has space' },
+        status: 200,
+        contains: { available: false },
+      },
+      {
+        name: 'an email is not a username',
+        method: 'POST',
+        path: '/api/auth/is-username-available',
+        body: { username: 'someone@example.com' },
+        status: 200,
+        contains: { available: false },
+      },
+      {
+        name: 'missing username',
+        method: 'POST',
+        path: '/api/auth/is-username-available',
+        body: {},
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'username of a wrong type',
+        method: 'POST',
+        path: '/api/auth/is-username-available',
+        body: { username: 42 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })
 
 describe('GET /api/auth/capabilities', () => {
   it('answers anyone with exactly usernameEnabled, requireEmail and socialProviders', async () => {
     const reply = await server.request('GET', '/api/auth/capabilities')
     expect(reply.status).toBe(200)
-    expect(reply.body).toEqual({ usernameEnabled: false, requireEmail: true, socialProviders: { github: false, google: false } })
+    expect(reply.body).toEqual({
+      usernameEnabled: false,
+      requireEmail: true,
+      socialProviders: { github: false, google: false },
+    })
   })
 
   it('follows the settings of the install', async () => {
     expect((await named.request('GET', '/api/auth/capabilities')).body.usernameEnabled).toBe(true)
     try {
-      const patched = await named.request('PATCH', '/api/v1/settings', { token: namedOwner.token, body: { 'auth.requireEmail': false } })
+      const patched = await named.request('PATCH', '/api/v1/settings', {
+        token: namedOwner.token,
+        body: { 'auth.requireEmail': false },
+      })
       expect(patched.status, patched.text).toBe(200)
-      expect((await named.request('GET', '/api/auth/capabilities')).body).toMatchObject({ usernameEnabled: true, requireEmail: false })
+      expect((await named.request('GET', '/api/auth/capabilities')).body).toMatchObject({
+        usernameEnabled: true,
+        requireEmail: false,
+      })
     } finally {
       await named.request('PATCH', '/api/v1/settings', { token: namedOwner.token, body: { 'auth.requireEmail': true } })
     }
@@ -262,7 +400,13 @@ describe('GET /api/auth/get-session', () => {
     expect(reply.status, reply.text).toBe(200)
     const profile = await server.request('GET', `/api/v1/users/${account.id}`, { token: owner.token })
     expect(reply.body).toEqual({
-      user: { id: account.id, email: account.email, name: 'Sessioned', role: 'editor', projectId: profile.body.data.projectId },
+      user: {
+        id: account.id,
+        email: account.email,
+        name: 'Sessioned',
+        role: 'editor',
+        projectId: profile.body.data.projectId,
+      },
       session: { id: expect.any(String), expiresAt: expect.any(Number) },
     })
     const sevenDays = 7 * 24 * 3600
@@ -284,7 +428,10 @@ describe('GET /api/auth/get-session', () => {
   })
 
   it('accepts an sk- API key nowhere here: 401', async () => {
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'session probe', capabilities: ['system/users:read'] } })
+    const key = await server.request('POST', '/api/auth/api-keys', {
+      token: owner.token,
+      body: { label: 'session probe', capabilities: ['system/users:read'] },
+    })
     expect(key.status, key.text).toBe(201)
     expect(key.body.raw).toMatch(/^sk-/)
     const reply = await getSession(server, key.body.raw)
@@ -294,13 +441,50 @@ describe('GET /api/auth/get-session', () => {
     expect((await server.request('GET', '/api/v1/users', { token: key.body.raw })).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'no credential', method: 'GET', path: '/api/auth/get-session', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'an unknown token', method: 'GET', path: '/api/auth/get-session', as: 'not-a-real-session-token', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'an unknown sk- key', method: 'GET', path: '/api/auth/get-session', as: 'sk-not-a-real-key', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a malformed Authorization header', method: 'GET', path: '/api/auth/get-session', headers: { authorization: 'Basic b3duZXI6cGFzcw==' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a Bearer header without a token', method: 'GET', path: '/api/auth/get-session', headers: { authorization: 'Bearer ' }, status: 401, contains: { error: 'unauthorized' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'no credential',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'an unknown token',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        as: 'not-a-real-session-token',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'an unknown sk- key',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        as: 'sk-not-a-real-key',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a malformed Authorization header',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        headers: { authorization: 'Basic b3duZXI6cGFzcw==' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a Bearer header without a token',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        headers: { authorization: 'Bearer ' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+    ],
+  )
 })
 
 describe('POST /api/auth/sign-out', () => {
@@ -327,17 +511,36 @@ describe('POST /api/auth/sign-out', () => {
   })
 
   it('refuses an API key with 400 invalid_request and leaves the key working', async () => {
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'sign-out probe', capabilities: ['system/users:read'] } })
+    const key = await server.request('POST', '/api/auth/api-keys', {
+      token: owner.token,
+      body: { label: 'sign-out probe', capabilities: ['system/users:read'] },
+    })
     const reply = await server.request('POST', '/api/auth/sign-out', { token: key.body.raw })
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
     expect((await server.request('GET', '/api/v1/users', { token: key.body.raw })).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'no credential', method: 'POST', path: '/api/auth/sign-out', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'an unknown token', method: 'POST', path: '/api/auth/sign-out', as: 'not-a-real-session-token', status: 401, contains: { error: 'unauthorized' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'no credential',
+        method: 'POST',
+        path: '/api/auth/sign-out',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'an unknown token',
+        method: 'POST',
+        path: '/api/auth/sign-out',
+        as: 'not-a-real-session-token',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+    ],
+  )
 })
 
 describe('changes to an account take effect on its very next request', () => {

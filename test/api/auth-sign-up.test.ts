@@ -46,17 +46,32 @@ describe('the first sign-up', () => {
   it('answers with a working session token of the owner', async () => {
     const session = await closed.request('GET', '/api/auth/get-session', { token: firstSignUp.body.token })
     expect(session.status, session.text).toBe(200)
-    expect(session.body.user).toMatchObject({ id: firstSignUp.body.user.id, email: 'founder@example.com', role: 'super_admin' })
+    expect(session.body.user).toMatchObject({
+      id: firstSignUp.body.user.id,
+      email: 'founder@example.com',
+      role: 'super_admin',
+    })
   })
 
   it('stores the password: the owner signs in with it, the email in any case', async () => {
-    const reply = await closed.request('POST', '/api/auth/sign-in/email', { body: { email: 'FOUNDER@example.COM', password: 'founder password' } })
+    const reply = await closed.request('POST', '/api/auth/sign-in/email', {
+      body: { email: 'FOUNDER@example.COM', password: 'founder password' },
+    })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.user).toEqual({ id: firstSignUp.body.user.id, email: 'founder@example.com', name: 'Founder', role: 'super_admin' })
+    expect(reply.body.user).toEqual({
+      id: firstSignUp.body.user.id,
+      email: 'founder@example.com',
+      name: 'Founder',
+      role: 'super_admin',
+    })
   })
 
   it('lets exactly one of several first sign-ups racing on a fresh install become the owner', async () => {
-    const replies = await Promise.all([1, 2, 3].map((n) => signUp(fresh, { email: `first${n}@example.com`, password: 'a good password', name: `First ${n}` })))
+    const replies = await Promise.all(
+      [1, 2, 3].map((n) =>
+        signUp(fresh, { email: `first${n}@example.com`, password: 'a good password', name: `First ${n}` }),
+      ),
+    )
     expect(replies.map((r) => r.status).sort()).toEqual([200, 403, 403])
     const winner = replies.find((r) => r.status === 200)!
     expect(winner.body.user.role).toBe('super_admin')
@@ -73,7 +88,9 @@ describe('sign-up while closed', () => {
     expect(reply.status, reply.text).toBe(403)
     expect(reply.body).toEqual({ error: 'signup_forbidden', message: expect.any(String), details: expect.any(Object) })
     expect(reply.text).not.toContain('"token"')
-    const signIn = await closed.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'a good password' } })
+    const signIn = await closed.request('POST', '/api/auth/sign-in/email', {
+      body: { email, password: 'a good password' },
+    })
     expect(signIn.status).toBe(401)
     const users = await closed.request('GET', '/api/v1/users', { token: firstSignUp.body.token })
     expect(users.body.data.map((u: { email: string }) => u.email)).not.toContain(email)
@@ -85,10 +102,19 @@ describe('sign-up while open (public holds system/users:create)', () => {
     const email = freshEmail()
     const reply = await signUp(open, { email, password: 'a good password', name: 'Newcomer' })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ token: expect.any(String), user: { id: expect.any(String), email, name: 'Newcomer', role: 'viewer' } })
+    expect(reply.body).toEqual({
+      token: expect.any(String),
+      user: { id: expect.any(String), email, name: 'Newcomer', role: 'viewer' },
+    })
     const session = await open.request('GET', '/api/auth/get-session', { token: reply.body.token })
     const ownerSession = await open.request('GET', '/api/auth/get-session', { token: openOwner.token })
-    expect(session.body.user).toEqual({ id: reply.body.user.id, email, name: 'Newcomer', role: 'viewer', projectId: ownerSession.body.user.projectId })
+    expect(session.body.user).toEqual({
+      id: reply.body.user.id,
+      email,
+      name: 'Newcomer',
+      role: 'viewer',
+      projectId: ownerSession.body.user.projectId,
+    })
     const listed = await open.request('GET', `/api/v1/users/${reply.body.user.id}`, { token: openOwner.token })
     expect(listed.body.data).toMatchObject({ email, name: 'Newcomer', role: 'viewer', banned: false })
     expect(listed.text).not.toContain('a good password')
@@ -101,7 +127,9 @@ describe('sign-up while open (public holds system/users:create)', () => {
     expect(again.status, again.text).toBe(409)
     expect(again.body.error).toBe('already_exists')
     // The first account keeps its password.
-    const signIn = await open.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'another password' } })
+    const signIn = await open.request('POST', '/api/auth/sign-in/email', {
+      body: { email, password: 'another password' },
+    })
     expect(signIn.status).toBe(401)
   })
 
@@ -110,14 +138,23 @@ describe('sign-up while open (public holds system/users:create)', () => {
   it('refuses all but one of several sign-ups racing with the same email', async () => {
     for (let round = 0; round < 5; round++) {
       const email = freshEmail()
-      const replies = await Promise.all([1, 2, 3, 4].map((n) => signUp(open, { email, password: 'a good password', name: `Racer ${n}` })))
+      const replies = await Promise.all(
+        [1, 2, 3, 4].map((n) => signUp(open, { email, password: 'a good password', name: `Racer ${n}` })),
+      )
       expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409, 409])
-      expect((await open.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'a good password' } })).status).toBe(200)
+      expect(
+        (await open.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'a good password' } }))
+          .status,
+      ).toBe(200)
     }
   })
 
   it("refuses the owner's email too", async () => {
-    const reply = await signUp(open, { email: openOwner.email.toUpperCase(), password: 'a good password', name: 'Impostor' })
+    const reply = await signUp(open, {
+      email: openOwner.email.toUpperCase(),
+      password: 'a good password',
+      name: 'Impostor',
+    })
     expect(reply.status).toBe(409)
     expect(reply.body.error).toBe('already_exists')
   })
@@ -138,20 +175,107 @@ describe('sign-up while open (public holds system/users:create)', () => {
 describe('sign-up input', () => {
   const good = { email: 'valid@example.com', password: 'a good password', name: 'Valid' }
   // On the open install, so a 400 cannot be mistaken for the closed door.
-  runScenarios(() => open, [
-    { name: 'missing email', method: 'POST', path: '/api/auth/sign-up/email', body: { password: good.password, name: good.name }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'malformed email', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, email: 'not-an-email' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'email without a domain', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, email: 'someone@' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'email of a wrong type', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, email: 42 }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'missing password', method: 'POST', path: '/api/auth/sign-up/email', body: { email: good.email, name: good.name }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'password of 7 characters', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, password: '1234567' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'password over 256 characters', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, password: 'p'.repeat(257) }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'missing name', method: 'POST', path: '/api/auth/sign-up/email', body: { email: good.email, password: good.password }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'empty name', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, name: '' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'blank name', method: 'POST', path: '/api/auth/sign-up/email', body: { ...good, name: '   ' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no body', method: 'POST', path: '/api/auth/sign-up/email', status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a body that is not JSON', method: 'POST', path: '/api/auth/sign-up/email', rawBody: '{"email":', headers: { 'content-type': 'application/json' }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => open,
+    [
+      {
+        name: 'missing email',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { password: good.password, name: good.name },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'malformed email',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, email: 'not-an-email' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'email without a domain',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, email: 'someone@' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'email of a wrong type',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, email: 42 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'missing password',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { email: good.email, name: good.name },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'password of 7 characters',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, password: '1234567' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'password over 256 characters',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, password: 'p'.repeat(257) },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'missing name',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { email: good.email, password: good.password },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'empty name',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, name: '' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'blank name',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        body: { ...good, name: '   ' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no body',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a body that is not JSON',
+        method: 'POST',
+        path: '/api/auth/sign-up/email',
+        rawBody: '{"email":',
+        headers: { 'content-type': 'application/json' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 
   it('creates nothing for a refused body', async () => {
     const email = freshEmail()

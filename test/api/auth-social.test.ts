@@ -28,10 +28,20 @@ afterAll(async () => {
 let seq = 0
 function githubUser(email: string, options: { verified?: boolean; name?: string | null } = {}): GitHubUser {
   const id = 5_000_000 + ++seq
-  return { id, login: `octo${id}`, name: options.name === undefined ? `Octo ${id}` : options.name, emails: [{ email, primary: true, verified: options.verified ?? true }] }
+  return {
+    id,
+    login: `octo${id}`,
+    name: options.name === undefined ? `Octo ${id}` : options.name,
+    emails: [{ email, primary: true, verified: options.verified ?? true }],
+  }
 }
 function googleUser(email: string, options: { verified?: boolean } = {}): GoogleUser {
-  return { sub: `1098${String(++seq).padStart(17, '0')}`, email, email_verified: options.verified ?? true, name: `Goo ${seq}` }
+  return {
+    sub: `1098${String(++seq).padStart(17, '0')}`,
+    email,
+    email_verified: options.verified ?? true,
+    name: `Goo ${seq}`,
+  }
 }
 
 /** A redirect back to Plinth: it must point at PUBLIC_URL, which is where the test server listens. */
@@ -88,7 +98,9 @@ async function session(token: string) {
 async function usersWithEmail(email: string): Promise<{ id: string; role: string }[]> {
   const reply = await server.request('GET', '/api/v1/users?limit=100', { token: ownerToken })
   expect(reply.status, reply.text).toBe(200)
-  return (reply.body.data as { id: string; email: string | null; role: string }[]).filter((u) => u.email === email.toLowerCase())
+  return (reply.body.data as { id: string; email: string | null; role: string }[]).filter(
+    (u) => u.email === email.toLowerCase(),
+  )
 }
 
 function totpCode(secret: string, offsetSteps = 0): string {
@@ -113,7 +125,10 @@ describe('social sign-in: configuration', () => {
   })
 
   it('an unknown provider is refused with 400 invalid_request', async () => {
-    for (const path of ['/api/auth/sign-in/social?provider=gitlab&callbackURL=/app', '/api/auth/callback/gitlab?code=x&state=y']) {
+    for (const path of [
+      '/api/auth/sign-in/social?provider=gitlab&callbackURL=/app',
+      '/api/auth/callback/gitlab?code=x&state=y',
+    ]) {
       const reply = await server.request('GET', path)
       expect(reply.status, path).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
@@ -142,7 +157,12 @@ describe('social sign-in: configuration', () => {
   it('an untrusted callbackURL is refused with 400 before anyone is sent to the provider', async () => {
     const otherPort = new URL(PUBLIC_URL)
     otherPort.port = String(Number(otherPort.port) === 1 ? 2 : 1)
-    for (const callbackURL of ['https://evil.example/x', '//evil.example/x', 'javascript:alert(1)', `${otherPort.origin}/app`]) {
+    for (const callbackURL of [
+      'https://evil.example/x',
+      '//evil.example/x',
+      'javascript:alert(1)',
+      `${otherPort.origin}/app`,
+    ]) {
       const res = await fetch(startUrl(server, 'github', callbackURL), { redirect: 'manual' })
       expect(res.status, callbackURL).toBe(400)
       expect(res.headers.get('location'), callbackURL).toBeNull()
@@ -238,14 +258,18 @@ describe('social sign-in: accounts', () => {
     expect(await usersWithEmail('dana@example.com')).toEqual([expect.objectContaining({ id: dana.id })])
 
     // An administrator made this account, vouching for its address: linking changed nothing else.
-    const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: dana.email, password: dana.password } })
+    const password = await server.request('POST', '/api/auth/sign-in/email', {
+      body: { email: dana.email, password: dana.password },
+    })
     expect(password.status).toBe(200)
   })
 
   it('linking to a self-registered account whose email was never proven discards its password and sessions (pre-registration)', async () => {
     await setGrants(server, ownerToken, 'public', [{ resource: 'system/users', action: 'create' }])
     // Someone registers the victim's address with a password of their own…
-    const squat = await server.request('POST', '/api/auth/sign-up/email', { body: { email: 'squatted@example.com', password: 'attacker password', name: 'Victim' } })
+    const squat = await server.request('POST', '/api/auth/sign-up/email', {
+      body: { email: 'squatted@example.com', password: 'attacker password', name: 'Victim' },
+    })
     expect(squat.status, squat.text).toBe(200)
     // …and the real owner later arrives through a provider that vouches for the address.
     fake.google.signIn(googleUser('squatted@example.com'))
@@ -254,7 +278,9 @@ describe('social sign-in: accounts', () => {
     expect(me.status, me.text).toBe(200)
     expect(me.body.user.id).toBe(squat.body.user.id)
     // The squatter's password and session are gone.
-    const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: 'squatted@example.com', password: 'attacker password' } })
+    const password = await server.request('POST', '/api/auth/sign-in/email', {
+      body: { email: 'squatted@example.com', password: 'attacker password' },
+    })
     expect(password.status).toBe(401)
     expect((await session(squat.body.token)).status).toBe(401)
     // A second provider sign-in keeps the (now proven) account as it is.
@@ -265,14 +291,21 @@ describe('social sign-in: accounts', () => {
   it('an account whose email was proven by a reset link keeps its password when a provider is linked', async () => {
     // A magic-link or reset proves the inbox; simulated through the admin's reset link here.
     await setGrants(server, ownerToken, 'public', [{ resource: 'system/users', action: 'create' }])
-    const signUp = await server.request('POST', '/api/auth/sign-up/email', { body: { email: 'proven@example.com', password: 'first password', name: 'P' } })
+    const signUp = await server.request('POST', '/api/auth/sign-up/email', {
+      body: { email: 'proven@example.com', password: 'first password', name: 'P' },
+    })
     const link = await server.request('POST', `/api/v1/users/${signUp.body.user.id}/reset-link`, { token: ownerToken })
     const token = new URL(link.body.url).searchParams.get('token')!
-    expect((await server.request('POST', '/api/auth/reset-password', { body: { token, password: 'second password' } })).status).toBe(200)
+    expect(
+      (await server.request('POST', '/api/auth/reset-password', { body: { token, password: 'second password' } }))
+        .status,
+    ).toBe(200)
     fake.github.signIn(githubUser('proven@example.com'))
     const viaGitHub = await socialSignIn('github')
     expect((await session(viaGitHub.fragment.get('token')!)).body.user.id).toBe(signUp.body.user.id)
-    const password = await server.request('POST', '/api/auth/sign-in/email', { body: { email: 'proven@example.com', password: 'second password' } })
+    const password = await server.request('POST', '/api/auth/sign-in/email', {
+      body: { email: 'proven@example.com', password: 'second password' },
+    })
     expect(password.status).toBe(200)
   })
 
@@ -306,7 +339,12 @@ describe('social sign-in: refusals', () => {
   })
 
   it('an unknown or missing state is refused with 400 invalid_request', async () => {
-    for (const query of ['?code=abc&state=not-a-state-we-issued', '?code=abc', `?code=abc&state=${'x'.repeat(200)}`, '?error=access_denied']) {
+    for (const query of [
+      '?code=abc&state=not-a-state-we-issued',
+      '?code=abc',
+      `?code=abc&state=${'x'.repeat(200)}`,
+      '?error=access_denied',
+    ]) {
       const reply = await server.request('GET', `/api/auth/callback/github${query}`)
       expect(reply.status, query).toBe(400)
       expect(reply.body.error, query).toBe('invalid_request')
@@ -319,7 +357,9 @@ describe('social sign-in: refusals', () => {
     const start = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
     const atProvider = await fetch(location(start), { redirect: 'manual' })
     const back = location(atProvider)
-    const crossed = await server.request('GET', `/api/auth/callback/google${back.search}`, { headers: { cookie: cookieOf(start) } })
+    const crossed = await server.request('GET', `/api/auth/callback/google${back.search}`, {
+      headers: { cookie: cookieOf(start) },
+    })
     expect(crossed.status).toBe(400)
     expect(crossed.body.error).toBe('invalid_request')
     expect(crossed.headers.get('location')).toBeNull()
@@ -327,9 +367,13 @@ describe('social sign-in: refusals', () => {
     fake.google.signIn(googleUser('crossed2@example.com'))
     const googleStart = await fetch(startUrl(server, 'google', '/app'), { redirect: 'manual' })
     const googleState = location(googleStart).searchParams.get('state')!
-    const other = await server.request('GET', `/api/auth/callback/github?code=abc&state=${encodeURIComponent(googleState)}`, {
-      headers: { cookie: cookieOf(googleStart) },
-    })
+    const other = await server.request(
+      'GET',
+      `/api/auth/callback/github?code=abc&state=${encodeURIComponent(googleState)}`,
+      {
+        headers: { cookie: cookieOf(googleStart) },
+      },
+    )
     expect(other.status).toBe(400)
   })
 
@@ -339,7 +383,10 @@ describe('social sign-in: refusals', () => {
     const back = location(await fetch(location(start), { redirect: 'manual' }))
     // A victim's browser sent to the attacker's callback URL has no cookie, or another attempt's.
     const other = await fetch(startUrl(server, 'github', '/app'), { redirect: 'manual' })
-    for (const headers of [{}, { cookie: cookieOf(other) }, { cookie: "plinth_oauth=forged" }] as Record<string, string>[]) {
+    for (const headers of [{}, { cookie: cookieOf(other) }, { cookie: 'plinth_oauth=forged' }] as Record<
+      string,
+      string
+    >[]) {
       const victim = await fetch(onPlinth(back), { redirect: 'manual', headers })
       expect(victim.status).toBe(400)
       expect(victim.headers.get('location')).toBeNull()
@@ -372,7 +419,12 @@ describe('social sign-in: refusals', () => {
       expect(fragment.get('error')).toBe('provider_error')
       // The refusal came from the provider's PKCE check, not from anything else.
       expect(fake.refusals.slice(before)).toEqual([
-        { provider, endpoint: 'token', error: 'invalid_grant', description: 'code_verifier does not match the code_challenge' },
+        {
+          provider,
+          endpoint: 'token',
+          error: 'invalid_grant',
+          description: 'code_verifier does not match the code_challenge',
+        },
       ])
       expect(await usersWithEmail(email)).toEqual([])
     })
@@ -442,11 +494,15 @@ describe('social sign-in: second factor', () => {
     const mfaToken = fragment.get('mfa_token')!
     expect(mfaToken).toMatch(/^\S{20,200}$/)
 
-    const wrong = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: wrongTotpCode(secret) } })
+    const wrong = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: wrongTotpCode(secret) },
+    })
     expect(wrong.status, wrong.text).toBe(401)
     expect(wrong.body.error).toBe('unauthorized')
 
-    const right = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret) } })
+    const right = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: totpCode(secret) },
+    })
     expect(right.status, right.text).toBe(200)
     expect(right.headers.get('cache-control')).toBe('no-store')
     expect(right.body.user).toMatchObject({ id: userId, email: 'two-factor@example.com' })
@@ -456,13 +512,17 @@ describe('social sign-in: second factor', () => {
     expect(me.body.user.id).toBe(userId)
 
     // The pending sign-in is spent.
-    const again = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret, 1) } })
+    const again = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: totpCode(secret, 1) },
+    })
     expect(again.status).toBe(400)
     expect(again.body.error).toBe('invalid_request')
   })
 
   it('an unknown mfa token is refused with 400', async () => {
-    const reply = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken: 'no-such-token', code: '123456' } })
+    const reply = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken: 'no-such-token', code: '123456' },
+    })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
   })
@@ -475,13 +535,19 @@ describe('social sign-in: second factor', () => {
     const id = (await session(token)).body.user.id as string
     const enroll = await server.request('POST', '/api/auth/totp/enroll', { token })
     const secret2 = enroll.body.secret as string
-    expect((await server.request('POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret2) } })).status).toBe(200)
+    expect(
+      (await server.request('POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret2) } })).status,
+    ).toBe(200)
 
     const pending = await socialSignIn('github')
     const mfaToken = pending.fragment.get('mfa_token')!
     expect(mfaToken).toBeTruthy()
-    expect((await server.request('PATCH', `/api/v1/users/${id}`, { token: ownerToken, body: { banned: true } })).status).toBe(200)
-    const reply = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret2) } })
+    expect(
+      (await server.request('PATCH', `/api/v1/users/${id}`, { token: ownerToken, body: { banned: true } })).status,
+    ).toBe(200)
+    const reply = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: totpCode(secret2) },
+    })
     expect(reply.status, reply.text).toBe(403)
     expect(reply.body.error).toBe('account_banned')
     expect(reply.body.token).toBeUndefined()
@@ -496,14 +562,21 @@ describe('social sign-in: a new password spends a pending second-factor sign-in 
     const token = first.fragment.get('token')!
     const id = (await session(token)).body.user.id as string
     const secret = (await server.request('POST', '/api/auth/totp/enroll', { token })).body.secret as string
-    expect((await server.request('POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret) } })).status).toBe(200)
+    expect(
+      (await server.request('POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret) } })).status,
+    ).toBe(200)
 
     const pending = await socialSignIn('github')
     const mfaToken = pending.fragment.get('mfa_token')!
     expect(mfaToken).toBeTruthy()
-    const changed = await server.request('PATCH', `/api/v1/users/${id}`, { token: ownerToken, body: { password: 'a new password now' } })
+    const changed = await server.request('PATCH', `/api/v1/users/${id}`, {
+      token: ownerToken,
+      body: { password: 'a new password now' },
+    })
     expect(changed.status, changed.text).toBe(200)
-    const reply = await server.request('POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret) } })
+    const reply = await server.request('POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: totpCode(secret) },
+    })
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
     expect(reply.body.token).toBeUndefined()
@@ -535,15 +608,21 @@ describe('social sign-in: two-factor guesses are rate-limited like sign-in', () 
     }
     const token = (await trip()).get('token')!
     const secret = (await send(limited.url, 'POST', '/api/auth/totp/enroll', { token })).body.secret as string
-    expect((await send(limited.url, 'POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret) } })).status).toBe(200)
+    expect(
+      (await send(limited.url, 'POST', '/api/auth/totp/confirm', { token, body: { code: totpCode(secret) } })).status,
+    ).toBe(200)
 
     const mfaToken = (await trip()).get('mfa_token')!
     expect(mfaToken).toBeTruthy()
     for (let i = 0; i < 3; i++) {
-      const guess = await send(limited.url, 'POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: wrongTotpCode(secret) } })
+      const guess = await send(limited.url, 'POST', '/api/auth/two-factor/verify', {
+        body: { mfaToken, code: wrongTotpCode(secret) },
+      })
       expect(guess.status, `guess ${i + 1}`).toBe(401)
     }
-    const blocked = await send(limited.url, 'POST', '/api/auth/two-factor/verify', { body: { mfaToken, code: totpCode(secret) } })
+    const blocked = await send(limited.url, 'POST', '/api/auth/two-factor/verify', {
+      body: { mfaToken, code: totpCode(secret) },
+    })
     expect(blocked.status, blocked.text).toBe(429)
     expect(blocked.body.error).toBe('rate_limited')
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -569,7 +648,8 @@ describe('social sign-in: logs', () => {
     expect(issued.mfaTokens.length).toBeGreaterThan(0)
     expect(server.logs.length).toBeGreaterThan(20)
     const log = server.logs.join('\n')
-    for (const secret of secrets) expect(log.includes(secret), `a log line contains ${secret.slice(0, 12)}…`).toBe(false)
+    for (const secret of secrets)
+      expect(log.includes(secret), `a log line contains ${secret.slice(0, 12)}…`).toBe(false)
   })
 })
 

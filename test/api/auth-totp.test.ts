@@ -10,7 +10,10 @@ let owner: Account
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
-  const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'auth.usernameEnabled': true } })
+  const settings = await server.request('PATCH', '/api/v1/settings', {
+    token: owner.token,
+    body: { 'auth.usernameEnabled': true },
+  })
   expect(settings.status, settings.text).toBe(200)
 })
 afterAll(async () => {
@@ -18,19 +21,29 @@ afterAll(async () => {
 })
 
 // What an authenticator app computes: RFC 6238, SHA-1, 6 digits, 30 s.
-const authenticator = (secret: string) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) })
+const authenticator = (secret: string) =>
+  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) })
 const codeOf = (secret: string) => authenticator(secret).generate()
 /** A well-formed code that no step near now produces, so it is wrong whenever the server checks it. */
 function wrongCodeOf(secret: string): string {
-  const near = new Set([-90, -60, -30, 0, 30, 60, 90].map((s) => authenticator(secret).generate({ timestamp: Date.now() + s * 1000 })))
-  return ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888'].find((c) => !near.has(c))!
+  const near = new Set(
+    [-90, -60, -30, 0, 30, 60, 90].map((s) => authenticator(secret).generate({ timestamp: Date.now() + s * 1000 })),
+  )
+  return ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888'].find(
+    (c) => !near.has(c),
+  )!
 }
 
 let counter = 0
 const post = (path: string, token: string | undefined, body?: unknown) => server.request('POST', path, { token, body })
 const signIn = (account: { email: string; password: string }, code?: string) =>
-  post('/api/auth/sign-in/email', undefined, { email: account.email, password: account.password, ...(code === undefined ? {} : { code }) })
-const totpEnabled = async (id: string) => (await server.request('GET', `/api/v1/users/${id}`, { token: owner.token })).body.data.totpEnabled
+  post('/api/auth/sign-in/email', undefined, {
+    email: account.email,
+    password: account.password,
+    ...(code === undefined ? {} : { code }),
+  })
+const totpEnabled = async (id: string) =>
+  (await server.request('GET', `/api/v1/users/${id}`, { token: owner.token })).body.data.totpEnabled
 
 async function enroll(account: Account): Promise<string> {
   const reply = await post('/api/auth/totp/enroll', account.token)
@@ -144,7 +157,11 @@ describe('POST /api/auth/totp/confirm', () => {
     const account = await enrolledAccount()
     const log = await server.request('GET', '/api/v1/audit-log?action=user.totp_enabled', { token: owner.token })
     expect(log.status).toBe(200)
-    expect(log.body.data[0]).toMatchObject({ action: 'user.totp_enabled', actor: { type: 'user', id: account.id }, target: { type: 'user', id: account.id } })
+    expect(log.body.data[0]).toMatchObject({
+      action: 'user.totp_enabled',
+      actor: { type: 'user', id: account.id },
+      target: { type: 'user', id: account.id },
+    })
     expect(log.text).not.toContain(account.secret)
   })
 })
@@ -156,7 +173,10 @@ describe('signing in with two-factor on', () => {
     expect(byEmail.status, byEmail.text).toBe(403)
     expect(byEmail.body.error).toBe('mfa_required')
     expect(byEmail.text).not.toContain('"token"')
-    const byName = await post('/api/auth/sign-in/username', undefined, { username: account.username, password: account.password })
+    const byName = await post('/api/auth/sign-in/username', undefined, {
+      username: account.username,
+      password: account.password,
+    })
     expect(byName.status, byName.text).toBe(403)
     expect(byName.body.error).toBe('mfa_required')
   })
@@ -182,7 +202,10 @@ describe('signing in with two-factor on', () => {
     const account = await enrolledAccount()
     const reply = await signIn(account, codeOf(account.secret))
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ token: expect.any(String), user: { id: account.id, email: account.email, name: 'viewer', role: 'viewer' } })
+    expect(reply.body).toEqual({
+      token: expect.any(String),
+      user: { id: account.id, email: account.email, name: 'viewer', role: 'viewer' },
+    })
     const session = await server.request('GET', '/api/auth/get-session', { token: reply.body.token })
     expect(session.status).toBe(200)
     expect(session.body.user.id).toBe(account.id)
@@ -190,7 +213,11 @@ describe('signing in with two-factor on', () => {
 
   it('with the right code by username opens a session', async () => {
     const account = await enrolledAccount()
-    const reply = await post('/api/auth/sign-in/username', undefined, { username: account.username, password: account.password, code: codeOf(account.secret) })
+    const reply = await post('/api/auth/sign-in/username', undefined, {
+      username: account.username,
+      password: account.password,
+      code: codeOf(account.secret),
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.user.id).toBe(account.id)
   })
@@ -267,14 +294,76 @@ describe('POST /api/auth/totp/disable', () => {
 })
 
 describe('TOTP endpoints refuse', () => {
-  runScenarios(() => server, [
-    { name: 'enrolment without a session', method: 'POST', path: '/api/auth/totp/enroll', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'confirmation without a session', method: 'POST', path: '/api/auth/totp/confirm', body: { code: '123456' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'disabling without a session', method: 'POST', path: '/api/auth/totp/disable', body: { code: '123456' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'enrolment with an unknown token', method: 'POST', path: '/api/auth/totp/enroll', as: 'not-a-session', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a code of 5 digits', method: 'POST', path: '/api/auth/totp/confirm', as: () => owner.token, body: { code: '12345' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a code with letters', method: 'POST', path: '/api/auth/totp/confirm', as: () => owner.token, body: { code: '12a456' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a missing code', method: 'POST', path: '/api/auth/totp/disable', as: () => owner.token, body: {}, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a code of a wrong type', method: 'POST', path: '/api/auth/totp/disable', as: () => owner.token, body: { code: 123456 }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'enrolment without a session',
+        method: 'POST',
+        path: '/api/auth/totp/enroll',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'confirmation without a session',
+        method: 'POST',
+        path: '/api/auth/totp/confirm',
+        body: { code: '123456' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'disabling without a session',
+        method: 'POST',
+        path: '/api/auth/totp/disable',
+        body: { code: '123456' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'enrolment with an unknown token',
+        method: 'POST',
+        path: '/api/auth/totp/enroll',
+        as: 'not-a-session',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a code of 5 digits',
+        method: 'POST',
+        path: '/api/auth/totp/confirm',
+        as: () => owner.token,
+        body: { code: '12345' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a code with letters',
+        method: 'POST',
+        path: '/api/auth/totp/confirm',
+        as: () => owner.token,
+        body: { code: '12a456' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a missing code',
+        method: 'POST',
+        path: '/api/auth/totp/disable',
+        as: () => owner.token,
+        body: {},
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a code of a wrong type',
+        method: 'POST',
+        path: '/api/auth/totp/disable',
+        as: () => owner.token,
+        body: { code: 123456 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })

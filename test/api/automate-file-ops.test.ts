@@ -32,11 +32,15 @@ let bob: Account
 /** While set, storage refuses to store objects of files (the row must not change when it does). */
 let failFilePuts = false
 
-const as = (token: string): Call => (method, path, body) => server.request(method, path, { token, body })
+const as =
+  (token: string): Call =>
+  (method, path, body) =>
+    server.request(method, path, { token, body })
 const flowOf = (operations: unknown[]) => activeFlow(as(owner.token), 'Files', operations)
 
 /** Runs the flow as `as` (the run acts for the triggering user) and answers the finished run. */
-const runAs = (account: Account, flowId: string, body: Record<string, unknown> = {}) => executeToEnd(as(account.token), as(owner.token), flowId, body)
+const runAs = (account: Account, flowId: string, body: Record<string, unknown> = {}) =>
+  executeToEnd(as(account.token), as(owner.token), flowId, body)
 const step = (run: any, key: string) => run.stepLogs.find((s: any) => s.key === key)
 
 /** A proxy upload as `as`. */
@@ -44,7 +48,11 @@ async function upload(as: Account, filename: string, type: string, bytes: Buffer
   const form = new FormData()
   form.set('visibility', visibility)
   form.set('file', new Blob([bytes], { type }), filename)
-  const res = await fetch(`${server.url}/api/v1/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${as.token}` }, body: form })
+  const res = await fetch(`${server.url}/api/v1/files/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${as.token}` },
+    body: form,
+  })
   const body = (await res.json()) as any
   expect(res.status, JSON.stringify(body)).toBe(201)
   return body.data
@@ -69,7 +77,8 @@ async function snapshot(): Promise<{ total: number; ids: string[]; objects: stri
   return { total: reply.body.total, ids: reply.body.data.map((f: any) => f.id).sort(), objects: [...objects].sort() }
 }
 
-const image = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 200 } } })
+const image = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 200 } } })
 
 beforeAll(async () => {
   store = await startS3Store('flows')
@@ -82,11 +91,20 @@ beforeAll(async () => {
         return (storage.put as (...args: unknown[]) => Promise<unknown>)(key, ...rest)
       },
     })
-  server = await startServer({}, { filesStorage: faulty, outbound: { resolve, isBlocked: (address, host) => !host.endsWith(`.${S3_HOST}`) && isBlockedAddress(address) } })
+  server = await startServer(
+    {},
+    {
+      filesStorage: faulty,
+      outbound: { resolve, isBlocked: (address, host) => !host.endsWith(`.${S3_HOST}`) && isBlockedAddress(address) },
+    },
+  )
   owner = await signUpOwner(server)
   alice = await createAccount(server, owner.token, { role: 'editor' })
   bob = await createAccount(server, owner.token, { role: 'editor' })
-  const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'files.strategy': 'edge_cache_only' } })
+  const settings = await server.request('PATCH', '/api/v1/settings', {
+    token: owner.token,
+    body: { 'files.strategy': 'edge_cache_only' },
+  })
   expect(settings.status, settings.text).toBe(200)
 })
 afterAll(async () => {
@@ -95,41 +113,113 @@ afterAll(async () => {
 })
 
 describe('a flow uploads, reads and transforms files as its user', () => {
-  it('file_upload stores text and base64 content as the run\'s user; file_read reads it back as json; file_transform writes a resized webp', async () => {
+  it("file_upload stores text and base64 content as the run's user; file_read reads it back as json; file_transform writes a resized webp", async () => {
     const png = await image(300, 150).png().toBuffer()
     const flowId = await flowOf([
-      { key: 'doc', type: 'file_upload', config: { key: 'reports/{{$trigger.body.day}}.json', content: '{"day":"{{$trigger.body.day}}","n":3}', contentType: 'application/json', metadata: { visibility: 'private' } } },
+      {
+        key: 'doc',
+        type: 'file_upload',
+        config: {
+          key: 'reports/{{$trigger.body.day}}.json',
+          content: '{"day":"{{$trigger.body.day}}","n":3}',
+          contentType: 'application/json',
+          metadata: { visibility: 'private' },
+        },
+      },
       { key: 'back', type: 'file_read', config: { key: '{{$steps.doc.id}}', encoding: 'json' } },
       { key: 'byKey', type: 'file_read', config: { key: '{{$steps.doc.key}}' } },
-      { key: 'pic', type: 'file_upload', config: { key: 'banner.png', content: '{{$trigger.body.png}}', encoding: 'base64', contentType: 'image/png' } },
-      { key: 'small', type: 'file_transform', config: { sourceKey: '{{$steps.pic.id}}', operations: [{ type: 'resize', width: 100, height: 100 }, { type: 'format', format: 'webp' }, { type: 'quality', quality: 60 }] } },
-      { key: 'same', type: 'file_transform', config: { sourceKey: '{{$steps.pic.key}}', destKey: 'banner-small.jpg', operations: [{ type: 'resize', width: 600, fit: 'scale-down' }, { type: 'format', format: 'jpeg' }] } },
+      {
+        key: 'pic',
+        type: 'file_upload',
+        config: { key: 'banner.png', content: '{{$trigger.body.png}}', encoding: 'base64', contentType: 'image/png' },
+      },
+      {
+        key: 'small',
+        type: 'file_transform',
+        config: {
+          sourceKey: '{{$steps.pic.id}}',
+          operations: [
+            { type: 'resize', width: 100, height: 100 },
+            { type: 'format', format: 'webp' },
+            { type: 'quality', quality: 60 },
+          ],
+        },
+      },
+      {
+        key: 'same',
+        type: 'file_transform',
+        config: {
+          sourceKey: '{{$steps.pic.key}}',
+          destKey: 'banner-small.jpg',
+          operations: [
+            { type: 'resize', width: 600, fit: 'scale-down' },
+            { type: 'format', format: 'jpeg' },
+          ],
+        },
+      },
     ])
     const run = await runAs(alice, flowId, { day: '2026-11-26', png: png.toString('base64') })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
 
     const doc = step(run, 'doc').output
-    expect(doc).toMatchObject({ filename: '2026-11-26.json', contentType: 'application/json', visibility: 'private', replaced: false, collectionName: '__system' })
-    expect(step(run, 'back').output).toMatchObject({ id: doc.id, encoding: 'json', content: { day: '2026-11-26', n: 3 } })
+    expect(doc).toMatchObject({
+      filename: '2026-11-26.json',
+      contentType: 'application/json',
+      visibility: 'private',
+      replaced: false,
+      collectionName: '__system',
+    })
+    expect(step(run, 'back').output).toMatchObject({
+      id: doc.id,
+      encoding: 'json',
+      content: { day: '2026-11-26', n: 3 },
+    })
     expect(step(run, 'byKey').output).toMatchObject({ id: doc.id, content: '{"day":"2026-11-26","n":3}' })
     // Stored as the run's user, as GET /files/:id shows: alice's private file, which bob does not see.
     const meta = await server.request('GET', `/api/v1/files/${doc.id}`, { token: alice.token })
-    expect(meta.body.data).toMatchObject({ uploadedBy: alice.id, visibility: 'private', status: 'complete', sha256: createHash('sha256').update('{"day":"2026-11-26","n":3}').digest('hex') })
+    expect(meta.body.data).toMatchObject({
+      uploadedBy: alice.id,
+      visibility: 'private',
+      status: 'complete',
+      sha256: createHash('sha256').update('{"day":"2026-11-26","n":3}').digest('hex'),
+    })
     expect((await server.request('GET', `/api/v1/files/${doc.id}`, { token: bob.token })).status).toBe(404)
 
     const pic = step(run, 'pic').output
     expect(await download(alice, pic.id)).toEqual(png)
     const small = step(run, 'small').output
-    expect(small).toMatchObject({ filename: 'banner-transformed.webp', contentType: 'image/webp', width: 100, height: 50, format: 'webp', sourceId: pic.id, replaced: false })
-    expect(await sharp(await download(alice, small.id)).metadata()).toMatchObject({ format: 'webp', width: 100, height: 50 })
+    expect(small).toMatchObject({
+      filename: 'banner-transformed.webp',
+      contentType: 'image/webp',
+      width: 100,
+      height: 50,
+      format: 'webp',
+      sourceId: pic.id,
+      replaced: false,
+    })
+    expect(await sharp(await download(alice, small.id)).metadata()).toMatchObject({
+      format: 'webp',
+      width: 100,
+      height: 50,
+    })
     const same = step(run, 'same').output
     expect(same).toMatchObject({ filename: 'banner-small.jpg', width: 300, height: 150, format: 'jpeg' })
-    expect(await sharp(await download(alice, same.id)).metadata()).toMatchObject({ format: 'jpeg', width: 300, height: 150 })
+    expect(await sharp(await download(alice, same.id)).metadata()).toMatchObject({
+      format: 'jpeg',
+      width: 300,
+      height: 150,
+    })
   })
 
-  it('file_upload to a file\'s own id replaces its bytes (the user\'s own file, within the editor\'s item_filter)', async () => {
+  it("file_upload to a file's own id replaces its bytes (the user's own file, within the editor's item_filter)", async () => {
     const mine = await upload(alice, 'mine.txt', 'text/plain', Buffer.from('old'))
-    const flowId = await flowOf([{ key: 'put', type: 'file_upload', config: { key: '{{$trigger.body.id}}', content: 'new bytes', contentType: 'text/plain' } }])
+    const flowId = await flowOf([
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: { key: '{{$trigger.body.id}}', content: 'new bytes', contentType: 'text/plain' },
+      },
+    ])
     const run = await runAs(alice, flowId, { id: mine.id })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
     expect(step(run, 'put').output).toMatchObject({ id: mine.id, replaced: true, sizeBytes: 9, filename: 'mine.txt' })
@@ -138,7 +228,9 @@ describe('a flow uploads, reads and transforms files as its user', () => {
 
   it('file_read of JSON that does not parse fails the step with invalid_json', async () => {
     const broken = await upload(alice, 'broken.json', 'application/json', Buffer.from('{"n":'))
-    const flowId = await flowOf([{ key: 'read', type: 'file_read', config: { key: '{{$trigger.body.id}}', encoding: 'json' } }])
+    const flowId = await flowOf([
+      { key: 'read', type: 'file_read', config: { key: '{{$trigger.body.id}}', encoding: 'json' } },
+    ])
     const run = await runAs(alice, flowId, { id: broken.id })
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ code: 'invalid_json', step: 'read' })
@@ -155,8 +247,20 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
 
   it('file_upload at a key, then file_read at the same key, round-trips, in one run and in the next', async () => {
     const flowId = await flowOf([
-      { key: 'put', type: 'file_upload', config: { key: 'exports/{{$trigger.body.day}}/summary.json', content: '{{$trigger.body.text}}', contentType: 'application/json' } },
-      { key: 'get', type: 'file_read', config: { key: 'exports/{{$trigger.body.day}}/summary.json', encoding: 'json' } },
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: {
+          key: 'exports/{{$trigger.body.day}}/summary.json',
+          content: '{{$trigger.body.text}}',
+          contentType: 'application/json',
+        },
+      },
+      {
+        key: 'get',
+        type: 'file_read',
+        config: { key: 'exports/{{$trigger.body.day}}/summary.json', encoding: 'json' },
+      },
     ])
     const run = await runAs(alice, flowId, { day: '2026-11-27', text: '{"total":12}' })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
@@ -175,7 +279,13 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
   })
 
   it('uploading twice at a key leaves one file, the same id, with the new content; the old object is gone', async () => {
-    const flowId = await flowOf([{ key: 'put', type: 'file_upload', config: { key: 'state/counter.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' } }])
+    const flowId = await flowOf([
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: { key: 'state/counter.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' },
+      },
+    ])
     const first = await runAs(alice, flowId, { text: 'one' })
     expect(first.status, JSON.stringify(first.error)).toBe('completed')
     const made = step(first, 'put').output
@@ -184,28 +294,58 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
     expect(step(second, 'put').output).toMatchObject({ id: made.id, replaced: true, sizeBytes: 11 })
     expect((await atKey('state/counter.txt')).map((f) => [f.id, f.sizeBytes])).toEqual([[made.id, 11]])
     expect((await download(alice, made.id)).toString()).toBe('two, longer')
-    expect(await server.app.storage.list(`projects/${server.app.defaultProject.id}/files/${made.id}/`, 10)).toHaveLength(1)
+    expect(
+      await server.app.storage.list(`projects/${server.app.defaultProject.id}/files/${made.id}/`, 10),
+    ).toHaveLength(1)
   })
 
-  it('another user\'s file at a key is neither overwritten (forbidden, bytes unchanged) nor read when private (not_found)', async () => {
+  it("another user's file at a key is neither overwritten (forbidden, bytes unchanged) nor read when private (not_found)", async () => {
     const bobWrites = await flowOf([
-      { key: 'secret', type: 'file_upload', config: { key: 'bob/diary.txt', content: 'bob only', contentType: 'text/plain', metadata: { visibility: 'private' } } },
-      { key: 'open', type: 'file_upload', config: { key: 'bob/notice.txt', content: 'hello all', contentType: 'text/plain' } },
+      {
+        key: 'secret',
+        type: 'file_upload',
+        config: {
+          key: 'bob/diary.txt',
+          content: 'bob only',
+          contentType: 'text/plain',
+          metadata: { visibility: 'private' },
+        },
+      },
+      {
+        key: 'open',
+        type: 'file_upload',
+        config: { key: 'bob/notice.txt', content: 'hello all', contentType: 'text/plain' },
+      },
     ])
     const made = await runAs(bob, bobWrites)
     expect(made.status, JSON.stringify(made.error)).toBe('completed')
     const diary = step(made, 'secret').output
     const notice = step(made, 'open').output
     const before = await snapshot()
-    for (const [flowKey, code] of [['bob/diary.txt', 'forbidden'], ['bob/notice.txt', 'forbidden']] as const) {
-      const overwrite = await flowOf([{ key: 'attack', type: 'file_upload', config: { key: flowKey, content: 'alice was here', contentType: 'text/plain' } }])
+    for (const [flowKey, code] of [
+      ['bob/diary.txt', 'forbidden'],
+      ['bob/notice.txt', 'forbidden'],
+    ] as const) {
+      const overwrite = await flowOf([
+        {
+          key: 'attack',
+          type: 'file_upload',
+          config: { key: flowKey, content: 'alice was here', contentType: 'text/plain' },
+        },
+      ])
       const run = await runAs(alice, overwrite)
       expect(run.status, flowKey).toBe('failed')
       expect(run.error, flowKey).toMatchObject({ code, step: 'attack' })
     }
     // A transform into the key is refused alike.
     const png = await upload(alice, 'mine.png', 'image/png', await image(8, 8).png().toBuffer())
-    const transform = await flowOf([{ key: 'attack', type: 'file_transform', config: { sourceKey: png.id, destKey: 'bob/notice.txt', operations: [{ type: 'format', format: 'webp' }] } }])
+    const transform = await flowOf([
+      {
+        key: 'attack',
+        type: 'file_transform',
+        config: { sourceKey: png.id, destKey: 'bob/notice.txt', operations: [{ type: 'format', format: 'webp' }] },
+      },
+    ])
     expect((await runAs(alice, transform)).error).toMatchObject({ code: 'forbidden', step: 'attack' })
     const afterAttacks = await snapshot()
     expect(afterAttacks.ids).toEqual([...before.ids, png.id].sort())
@@ -224,7 +364,13 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
   })
 
   it('a write at a key whose bytes cannot be stored, or that passes the quota, leaves the file there as it was', async () => {
-    const flowId = await flowOf([{ key: 'put', type: 'file_upload', config: { key: 'state/kept.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' } }])
+    const flowId = await flowOf([
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: { key: 'state/kept.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' },
+      },
+    ])
     const made = step(await runAs(alice, flowId, { text: 'kept bytes' }), 'put').output
     const before = (await server.request('GET', `/api/v1/files/${made.id}`, { token: alice.token })).body.data
     const objects = await server.app.storage.list(`projects/${server.app.defaultProject.id}/files/${made.id}/`, 10)
@@ -235,26 +381,46 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
     } finally {
       failFilePuts = false
     }
-    const quota = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'files.quotaBytes': 1 } })
+    const quota = await server.request('PATCH', '/api/v1/settings', {
+      token: owner.token,
+      body: { 'files.quotaBytes': 1 },
+    })
     expect(quota.status, quota.text).toBe(200)
     try {
       const run = await runAs(alice, flowId, { text: 'over the quota' })
       expect(run.error).toMatchObject({ code: 'limit_exceeded', step: 'put' })
     } finally {
-      const restored = await server.request('PATCH', '/api/v1/settings', { token: owner.token, body: { 'files.quotaBytes': 5 * 1024 ** 3 } })
+      const restored = await server.request('PATCH', '/api/v1/settings', {
+        token: owner.token,
+        body: { 'files.quotaBytes': 5 * 1024 ** 3 },
+      })
       expect(restored.status, restored.text).toBe(200)
     }
     expect((await server.request('GET', `/api/v1/files/${made.id}`, { token: alice.token })).body.data).toEqual(before)
     expect((await download(alice, made.id)).toString()).toBe('kept bytes')
-    expect(await server.app.storage.list(`projects/${server.app.defaultProject.id}/files/${made.id}/`, 10)).toEqual(objects)
+    expect(await server.app.storage.list(`projects/${server.app.defaultProject.id}/files/${made.id}/`, 10)).toEqual(
+      objects,
+    )
     expect((await atKey('state/kept.txt')).map((f) => f.id)).toEqual([made.id])
   })
 
   it('a private source is never transformed over a public file at a key (refused, the file unchanged)', async () => {
-    const publish = await flowOf([{ key: 'put', type: 'file_upload', config: { key: 'site/banner.webp', content: 'placeholder', contentType: 'image/webp' } }])
+    const publish = await flowOf([
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: { key: 'site/banner.webp', content: 'placeholder', contentType: 'image/webp' },
+      },
+    ])
     const placeholder = step(await runAs(alice, publish), 'put').output
     const secret = await upload(alice, 'secret.png', 'image/png', await image(8, 8).png().toBuffer(), 'private')
-    const flowId = await flowOf([{ key: 'shrink', type: 'file_transform', config: { sourceKey: secret.id, destKey: 'site/banner.webp', operations: [{ type: 'format', format: 'webp' }] } }])
+    const flowId = await flowOf([
+      {
+        key: 'shrink',
+        type: 'file_transform',
+        config: { sourceKey: secret.id, destKey: 'site/banner.webp', operations: [{ type: 'format', format: 'webp' }] },
+      },
+    ])
     const run = await runAs(alice, flowId)
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ code: 'invalid_request', step: 'shrink' })
@@ -263,7 +429,13 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
 
   it('two first writes racing at one key leave exactly one file', async () => {
     // In runs: both started at once.
-    const flowId = await flowOf([{ key: 'put', type: 'file_upload', config: { key: 'race/runs.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' } }])
+    const flowId = await flowOf([
+      {
+        key: 'put',
+        type: 'file_upload',
+        config: { key: 'race/runs.txt', content: '{{$trigger.body.text}}', contentType: 'text/plain' },
+      },
+    ])
     const runs = await Promise.all(['first', 'second'].map((text) => runAs(alice, flowId, { text })))
     for (const run of runs) {
       if (run.status !== 'completed') expect(run.error).toMatchObject({ code: 'conflict' })
@@ -274,10 +446,24 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
 
     // In the service itself, where the writes interleave for sure: several at once, one row, the others replacing it or 409.
     const project = server.app.defaultProject.id
-    const principal = principals.user({ homeProjectId: project, userId: alice.id, roleId: await roleId(server, owner.token, 'editor'), roleName: 'editor', superAdmin: false }, { id: 'race', expiresAt: 4_000_000_000 })
+    const principal = principals.user(
+      {
+        homeProjectId: project,
+        userId: alice.id,
+        roleId: await roleId(server, owner.token, 'editor'),
+        roleName: 'editor',
+        superAdmin: false,
+      },
+      { id: 'race', expiresAt: 4_000_000_000 },
+    )
     const objectsBefore = (await snapshot()).objects
     const results = await Promise.allSettled(
-      [1, 2, 3, 4].map((n) => server.app.files.writeContent(principal, 'race/service.txt', { bytes: Buffer.from(`write ${n}`), mimeType: 'text/plain' })),
+      [1, 2, 3, 4].map((n) =>
+        server.app.files.writeContent(principal, 'race/service.txt', {
+          bytes: Buffer.from(`write ${n}`),
+          mimeType: 'text/plain',
+        }),
+      ),
     )
     for (const result of results) {
       if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'conflict' })
@@ -289,7 +475,9 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
     expect(rows).toHaveLength(1)
     // One object more in all: the losers' objects were removed, the replaced ones too.
     const objectsAfter = (await snapshot()).objects
-    expect(objectsAfter.filter((k) => !objectsBefore.includes(k))).toEqual(await server.app.storage.list(`projects/${project}/files/${rows[0].id}/`, 10))
+    expect(objectsAfter.filter((k) => !objectsBefore.includes(k))).toEqual(
+      await server.app.storage.list(`projects/${project}/files/${rows[0].id}/`, 10),
+    )
     expect(objectsAfter).toHaveLength(objectsBefore.length + 1)
     expect(['write 1', 'write 2', 'write 3', 'write 4']).toContain((await download(alice, rows[0].id)).toString())
   })
@@ -305,7 +493,11 @@ describe('flow keys: a relative path names one file, R2-like (decision 040)', ()
       const flowId = await flowOf([{ key: 'bad', ...config }])
       const run = await runAs(alice, flowId)
       expect(run.status).toBe('failed')
-      expect(run.error, JSON.stringify(config)).toMatchObject({ code: 'invalid_request', step: 'bad', message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/) })
+      expect(run.error, JSON.stringify(config)).toMatchObject({
+        code: 'invalid_request',
+        step: 'bad',
+        message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/),
+      })
     }
     expect(await snapshot()).toEqual(before)
   })
@@ -317,20 +509,31 @@ describe('a dry run', () => {
     const created = await server.request('POST', `${BASE}/flows`, {
       token: owner.token,
       body: {
-        name: 'Dry files', triggerType: 'manual', triggerConfig: {},
+        name: 'Dry files',
+        triggerType: 'manual',
+        triggerConfig: {},
         operations: [
           { key: 'read', type: 'file_read', config: { key: source.id, encoding: 'base64' } },
           { key: 'up', type: 'file_upload', config: { key: 'dry.txt', content: 'x' } },
-          { key: 'shrink', type: 'file_transform', config: { sourceKey: source.id, operations: [{ type: 'format', format: 'webp' }] } },
+          {
+            key: 'shrink',
+            type: 'file_transform',
+            config: { sourceKey: source.id, operations: [{ type: 'format', format: 'webp' }] },
+          },
           { key: 's3', type: 's3_action', config: { connectionId: 'none', action: 'put', key: 'k', content: 'x' } },
         ],
       },
     })
     expect(created.status, created.text).toBe(201)
     const before = await snapshot()
-    const reply = await server.request('POST', `${BASE}/flows/${created.body.data.id}/test`, { token: owner.token, body: {} })
+    const reply = await server.request('POST', `${BASE}/flows/${created.body.data.id}/test`, {
+      token: owner.token,
+      body: {},
+    })
     expect(reply.status, reply.text).toBe(200)
-    const status = Object.fromEntries(reply.body.data.steps.map((s: { key: string; status: string }) => [s.key, s.status]))
+    const status = Object.fromEntries(
+      reply.body.data.steps.map((s: { key: string; status: string }) => [s.key, s.status]),
+    )
     expect(status.read).toBe('completed')
     expect([status.up, status.shrink, status.s3]).not.toContain('completed')
     expect(await snapshot()).toEqual(before)
@@ -348,21 +551,55 @@ describe('a flow reaches no file its user could not reach over HTTP', () => {
     bobsPublic = await upload(bob, 'logo.png', 'image/png', bobsBytes)
   })
 
-  it('over HTTP alice gets 404 for bob\'s private file and 403 replacing his public one: the baseline the flow must match', async () => {
+  it("over HTTP alice gets 404 for bob's private file and 403 replacing his public one: the baseline the flow must match", async () => {
     expect((await server.request('GET', `/api/v1/files/${bobsPrivate.id}`, { token: alice.token })).status).toBe(404)
     const form = new FormData()
     form.set('file', new Blob([Buffer.from('x')], { type: 'image/png' }), 'x.png')
-    const res = await fetch(`${server.url}/api/v1/files/${bobsPublic.id}/replace`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form })
+    const res = await fetch(`${server.url}/api/v1/files/${bobsPublic.id}/replace`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form,
+    })
     expect(res.status).toBe(403)
   })
 
   it.each([
-    ['file_read of bob\'s private file by id', () => ({ type: 'file_read', config: { key: bobsPrivate.id } }), 'not_found'],
-    ['file_read of bob\'s private file by r2Key', () => ({ type: 'file_read', config: { key: bobsPrivate.r2Key } }), 'not_found'],
-    ['file_transform of bob\'s private file', () => ({ type: 'file_transform', config: { sourceKey: bobsPrivate.id, operations: [{ type: 'format', format: 'png' }] } }), 'not_found'],
-    ['file_upload over bob\'s public file', () => ({ type: 'file_upload', config: { key: bobsPublic.id, content: 'overwritten', contentType: 'image/png' } }), 'forbidden'],
-    ['file_upload over bob\'s public file by r2Key', () => ({ type: 'file_upload', config: { key: bobsPublic.r2Key, content: 'overwritten' } }), 'forbidden'],
-    ['file_transform into bob\'s public file', () => ({ type: 'file_transform', config: { sourceKey: bobsPublic.id, destKey: bobsPublic.id, operations: [{ type: 'format', format: 'webp' }] } }), 'forbidden'],
+    [
+      "file_read of bob's private file by id",
+      () => ({ type: 'file_read', config: { key: bobsPrivate.id } }),
+      'not_found',
+    ],
+    [
+      "file_read of bob's private file by r2Key",
+      () => ({ type: 'file_read', config: { key: bobsPrivate.r2Key } }),
+      'not_found',
+    ],
+    [
+      "file_transform of bob's private file",
+      () => ({
+        type: 'file_transform',
+        config: { sourceKey: bobsPrivate.id, operations: [{ type: 'format', format: 'png' }] },
+      }),
+      'not_found',
+    ],
+    [
+      "file_upload over bob's public file",
+      () => ({ type: 'file_upload', config: { key: bobsPublic.id, content: 'overwritten', contentType: 'image/png' } }),
+      'forbidden',
+    ],
+    [
+      "file_upload over bob's public file by r2Key",
+      () => ({ type: 'file_upload', config: { key: bobsPublic.r2Key, content: 'overwritten' } }),
+      'forbidden',
+    ],
+    [
+      "file_transform into bob's public file",
+      () => ({
+        type: 'file_transform',
+        config: { sourceKey: bobsPublic.id, destKey: bobsPublic.id, operations: [{ type: 'format', format: 'webp' }] },
+      }),
+      'forbidden',
+    ],
   ])('%s fails (%s) and changes nothing', async (_name, make, code) => {
     const before = await snapshot()
     const flowId = await flowOf([{ key: 'attack', ...make() }])
@@ -372,10 +609,12 @@ describe('a flow reaches no file its user could not reach over HTTP', () => {
     expect(JSON.stringify(run)).not.toContain('bob only')
     expect(await snapshot()).toEqual(before)
     expect(await download(bob, bobsPublic.id)).toEqual(bobsBytes)
-    expect((await server.request('GET', `/api/v1/files/${bobsPublic.id}`, { token: bob.token })).body.data).toMatchObject({ sha256: bobsPublic.sha256, uploadedBy: bob.id })
+    expect(
+      (await server.request('GET', `/api/v1/files/${bobsPublic.id}`, { token: bob.token })).body.data,
+    ).toMatchObject({ sha256: bobsPublic.sha256, uploadedBy: bob.id })
   })
 
-  it('the same flow run by the owner (admin access) reads bob\'s private file, as GET /files/:id lets it', async () => {
+  it("the same flow run by the owner (admin access) reads bob's private file, as GET /files/:id lets it", async () => {
     const flowId = await flowOf([{ key: 'read', type: 'file_read', config: { key: bobsPrivate.id } }])
     const run = await runAs(owner, flowId)
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
@@ -395,7 +634,13 @@ describe('a file_transform that cannot be performed fails and writes nothing', (
     sources.tall = await upload(alice, 'tall.png', 'image/png', await image(10, 200).png().toBuffer())
     sources.junk = await upload(alice, 'junk.png', 'image/png', randomBytes(64))
     // One flow; the source and the operations come from the trigger, so each case is refused when it runs.
-    flowId = await flowOf([{ key: 'shrink', type: 'file_transform', config: { sourceKey: '{{$trigger.body.source}}', operations: '{{$trigger.body.ops}}' } }])
+    flowId = await flowOf([
+      {
+        key: 'shrink',
+        type: 'file_transform',
+        config: { sourceKey: '{{$trigger.body.source}}', operations: '{{$trigger.body.ops}}' },
+      },
+    ])
   })
 
   it.each([
@@ -404,8 +649,24 @@ describe('a file_transform that cannot be performed fails and writes nothing', (
     ['avif output', 'png', [{ type: 'format', format: 'avif' }], 'unsupported_format'],
     ['gif output', 'png', [{ type: 'format', format: 'gif' }], 'unsupported_format'],
     ['tiff output', 'png', [{ type: 'format', format: 'tiff' }], 'unsupported_format'],
-    ['quality for png output', 'png', [{ type: 'format', format: 'png' }, { type: 'quality', quality: 50 }], 'unsupported_transform'],
-    ['quality for jpeg output', 'png', [{ type: 'format', format: 'jpeg' }, { type: 'quality', quality: 50 }], 'unsupported_transform'],
+    [
+      'quality for png output',
+      'png',
+      [
+        { type: 'format', format: 'png' },
+        { type: 'quality', quality: 50 },
+      ],
+      'unsupported_transform',
+    ],
+    [
+      'quality for jpeg output',
+      'png',
+      [
+        { type: 'format', format: 'jpeg' },
+        { type: 'quality', quality: 50 },
+      ],
+      'unsupported_transform',
+    ],
     ['quality with a png source kept png', 'png', [{ type: 'quality', quality: 50 }], 'unsupported_transform'],
     ['a resize with neither width nor height', 'png', [{ type: 'resize' }], 'unsupported_transform'],
     ['a result over 8192 pixels a side', 'tall', [{ type: 'resize', width: 8192 }], 'unsupported_transform'],
@@ -424,7 +685,11 @@ describe('a file_transform that cannot be performed fails and writes nothing', (
   })
 
   it('the same flow performs what it can: gif, tiff and bmp sources naming a format are written', async () => {
-    for (const [source, width] of [['gif', 40], ['tiff', 40], ['bmp', 30]] as const) {
+    for (const [source, width] of [
+      ['gif', 40],
+      ['tiff', 40],
+      ['bmp', 30],
+    ] as const) {
       const before = await snapshot()
       const run = await runAs(alice, flowId, { source: sources[source].id, ops: [{ type: 'format', format: 'png' }] })
       expect(run.status, JSON.stringify(run.error)).toBe('completed')
@@ -443,35 +708,86 @@ describe('s3_action on a storage connection', () => {
   let inside: string
 
   beforeAll(async () => {
-    const connection = (endpoint: string) => ({ label: endpoint, provider: 'minio', endpoint, bucketName: 'flows', accessKeyId: store.credentials.accessKeyId, secretKey: store.credentials.secretAccessKey })
+    const connection = (endpoint: string) => ({
+      label: endpoint,
+      provider: 'minio',
+      endpoint,
+      bucketName: 'flows',
+      accessKeyId: store.credentials.accessKeyId,
+      secretKey: store.credentials.secretAccessKey,
+    })
     const port = new URL(store.endpoint).port
-    const created = await server.request('POST', '/api/v1/storage-connections', { token: owner.token, body: connection(`http://${S3_HOST}:${port}`) })
+    const created = await server.request('POST', '/api/v1/storage-connections', {
+      token: owner.token,
+      body: connection(`http://${S3_HOST}:${port}`),
+    })
     expect(created.status, created.text).toBe(201)
     good = created.body.data.id
     // Saved (a name, not a literal address), but it resolves to 127.0.0.1.
-    const privately = await server.request('POST', '/api/v1/storage-connections', { token: owner.token, body: connection(`http://private.test:${port}`) })
+    const privately = await server.request('POST', '/api/v1/storage-connections', {
+      token: owner.token,
+      body: connection(`http://private.test:${port}`),
+    })
     expect(privately.status, privately.text).toBe(201)
     inside = privately.body.data.id
     // The storage-connections module refuses a literal private endpoint when it is saved.
-    const literal = await server.request('POST', '/api/v1/storage-connections', { token: owner.token, body: connection(`http://127.0.0.1:${port}`) })
+    const literal = await server.request('POST', '/api/v1/storage-connections', {
+      token: owner.token,
+      body: connection(`http://127.0.0.1:${port}`),
+    })
     expect(literal.status).toBe(400)
   })
 
   it('put, head, get, list and delete reach the bucket; the secret appears in no run', async () => {
     const flowId = await flowOf([
-      { key: 'put', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'put', key: 'exports/{{$run.id}}.json', content: '{"ok":true}', contentType: 'application/json' } },
-      { key: 'head', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'head', key: '{{$steps.put.key}}' } },
-      { key: 'get', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'get', key: '{{$steps.put.key}}', encoding: 'json' } },
-      { key: 'list', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'list', prefix: 'exports/' } },
-      { key: 'del', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'delete', key: '{{$steps.put.key}}' } },
-      { key: 'gone', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: 'head', key: '{{$steps.put.key}}' } },
+      {
+        key: 'put',
+        type: 's3_action',
+        config: {
+          connectionId: '{{$trigger.body.c}}',
+          action: 'put',
+          key: 'exports/{{$run.id}}.json',
+          content: '{"ok":true}',
+          contentType: 'application/json',
+        },
+      },
+      {
+        key: 'head',
+        type: 's3_action',
+        config: { connectionId: '{{$trigger.body.c}}', action: 'head', key: '{{$steps.put.key}}' },
+      },
+      {
+        key: 'get',
+        type: 's3_action',
+        config: { connectionId: '{{$trigger.body.c}}', action: 'get', key: '{{$steps.put.key}}', encoding: 'json' },
+      },
+      {
+        key: 'list',
+        type: 's3_action',
+        config: { connectionId: '{{$trigger.body.c}}', action: 'list', prefix: 'exports/' },
+      },
+      {
+        key: 'del',
+        type: 's3_action',
+        config: { connectionId: '{{$trigger.body.c}}', action: 'delete', key: '{{$steps.put.key}}' },
+      },
+      {
+        key: 'gone',
+        type: 's3_action',
+        config: { connectionId: '{{$trigger.body.c}}', action: 'head', key: '{{$steps.put.key}}' },
+      },
     ])
     const run = await runAs(owner, flowId, { c: good })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
     const key = step(run, 'put').output.key as string
     expect(key).toMatch(/^exports\/[0-9a-f]{32}\.json$/)
     expect(step(run, 'put').output).toMatchObject({ key, sizeBytes: 11 })
-    expect(step(run, 'head').output).toMatchObject({ key, exists: true, sizeBytes: 11, contentType: 'application/json' })
+    expect(step(run, 'head').output).toMatchObject({
+      key,
+      exists: true,
+      sizeBytes: 11,
+      contentType: 'application/json',
+    })
     expect(step(run, 'get').output).toMatchObject({ key, content: { ok: true }, encoding: 'json' })
     expect(step(run, 'list').output).toMatchObject({ count: 1, objects: [{ key, sizeBytes: 11 }] })
     expect(step(run, 'del').output).toEqual({ key, deleted: true })
@@ -481,10 +797,18 @@ describe('s3_action on a storage connection', () => {
   })
 
   it('a connection resolving to a private address fails with blocked_address and nothing reaches the bucket', async () => {
-    const list = await flowOf([{ key: 'list', type: 's3_action', config: { connectionId: good, action: 'list', maxKeys: 1000 } }])
+    const list = await flowOf([
+      { key: 'list', type: 's3_action', config: { connectionId: good, action: 'list', maxKeys: 1000 } },
+    ])
     const count = async () => step(await runAs(owner, list), 'list').output.count as number
     const before = await count()
-    const flowId = await flowOf([{ key: 'put', type: 's3_action', config: { connectionId: inside, action: 'put', key: 'inside.txt', content: 'x' } }])
+    const flowId = await flowOf([
+      {
+        key: 'put',
+        type: 's3_action',
+        config: { connectionId: inside, action: 'put', key: 'inside.txt', content: 'x' },
+      },
+    ])
     const run = await runAs(owner, flowId)
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ code: 'blocked_address', step: 'put' })
@@ -508,20 +832,54 @@ describe('with files kept in an S3-compatible store (S3_*)', () => {
       const created = await other.request('POST', `${BASE}/flows`, {
         token: admin.token,
         body: {
-          name: 'S3 files', triggerType: 'manual', triggerConfig: {},
+          name: 'S3 files',
+          triggerType: 'manual',
+          triggerConfig: {},
           operations: [
-            { key: 'pic', type: 'file_upload', config: { key: 'pic.png', content: '{{$trigger.body.png}}', encoding: 'base64', contentType: 'image/png' } },
+            {
+              key: 'pic',
+              type: 'file_upload',
+              config: {
+                key: 'pic.png',
+                content: '{{$trigger.body.png}}',
+                encoding: 'base64',
+                contentType: 'image/png',
+              },
+            },
             { key: 'read', type: 'file_read', config: { key: '{{$steps.pic.id}}', encoding: 'base64' } },
-            { key: 'small', type: 'file_transform', config: { sourceKey: '{{$steps.pic.key}}', operations: [{ type: 'resize', width: 16 }, { type: 'format', format: 'webp' }] } },
+            {
+              key: 'small',
+              type: 'file_transform',
+              config: {
+                sourceKey: '{{$steps.pic.key}}',
+                operations: [
+                  { type: 'resize', width: 16 },
+                  { type: 'format', format: 'webp' },
+                ],
+              },
+            },
           ],
         },
       })
       expect(created.status, created.text).toBe(201)
       const id = created.body.data.id
-      expect((await other.request('POST', `${BASE}/flows/${id}/publish`, { token: admin.token, body: { changeSummary: 't' } })).status).toBe(200)
-      expect((await other.request('PATCH', `${BASE}/flows/${id}/status`, { token: admin.token, body: { status: 'active' } })).status).toBe(200)
+      expect(
+        (
+          await other.request('POST', `${BASE}/flows/${id}/publish`, {
+            token: admin.token,
+            body: { changeSummary: 't' },
+          })
+        ).status,
+      ).toBe(200)
+      expect(
+        (await other.request('PATCH', `${BASE}/flows/${id}/status`, { token: admin.token, body: { status: 'active' } }))
+          .status,
+      ).toBe(200)
       const png = await image(32, 32).png().toBuffer()
-      const started = await other.request('POST', `${BASE}/flows/${id}/execute`, { token: admin.token, body: { png: png.toString('base64') } })
+      const started = await other.request('POST', `${BASE}/flows/${id}/execute`, {
+        token: admin.token,
+        body: { png: png.toString('base64') },
+      })
       expect(started.status, started.text).toBe(202)
       let run: any
       for (const deadline = Date.now() + 30_000; ; ) {

@@ -29,7 +29,8 @@ const replies: Reply[] = []
 
 const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {
   const reply = await server.request(method, path, { token: owner.token, body })
-  if (path.includes('/runs/') || path.endsWith('/export') || path.endsWith('/execute') || path.endsWith('/test')) replies.push(reply)
+  if (path.includes('/runs/') || path.endsWith('/export') || path.endsWith('/execute') || path.endsWith('/test'))
+    replies.push(reply)
   return reply
 }
 
@@ -38,11 +39,17 @@ const runOf = (flowId: string, body: unknown) => executeToEnd(call, call, flowId
 
 beforeAll(async () => {
   receiver = await startTestServer((req, res) => {
-    if (req.path === '/graphql') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { echo: JSON.parse(req.body).variables } }))
+    if (req.path === '/graphql')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: { echo: JSON.parse(req.body).variables } }))
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.path }))
   })
   const resolve = tableResolver({ 'receiver.test': ['127.0.0.1'], 'private.test': ['127.0.0.1'] })
-  server = await startServer({}, { outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) } })
+  server = await startServer(
+    {},
+    { outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) } },
+  )
   owner = await signUpOwner(server)
   base = `http://receiver.test:${receiver.port}`
 })
@@ -57,7 +64,12 @@ describe('the catalog describes the network operations', () => {
       const reply = await call('GET', `${BASE}/operations/${type}`)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body.data).toMatchObject({ type, category: 'network', system: false })
-      expect(reply.body.data.schema.properties.timeout_ms).toMatchObject({ type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 })
+      expect(reply.body.data.schema.properties.timeout_ms).toMatchObject({
+        type: 'integer',
+        minimum: 100,
+        maximum: 30_000,
+        default: 10_000,
+      })
       expect(reply.body.data.schema.required).toContain('url')
     }
     const http = (await call('GET', `${BASE}/operations/http_request`)).body.data.schema.properties
@@ -70,29 +82,62 @@ describe('the catalog describes the network operations', () => {
 describe('network operations in a flow run', () => {
   it('dispatch (signed), http_request (bearer) and graphql_request reach the receiver; credentials are masked in the step log and the export', async () => {
     const flowId = await flowOf([
-      { key: 'notify', type: 'webhook_dispatch', config: { url: `${base}/hook`, payload: { n: '{{$trigger.body.n}}' }, secret: SECRET } },
-      { key: 'fetch', type: 'http_request', config: { url: `${base}/items/{{$trigger.body.n}}`, auth: { type: 'bearer', token: TOKEN } } },
-      { key: 'query', type: 'graphql_request', config: { url: `${base}/graphql`, query: 'query($n: Int) { echo }', variables: { n: '{{$trigger.body.n}}' }, headers: { Authorization: `Bearer ${GQL_TOKEN}` } } },
+      {
+        key: 'notify',
+        type: 'webhook_dispatch',
+        config: { url: `${base}/hook`, payload: { n: '{{$trigger.body.n}}' }, secret: SECRET },
+      },
+      {
+        key: 'fetch',
+        type: 'http_request',
+        config: { url: `${base}/items/{{$trigger.body.n}}`, auth: { type: 'bearer', token: TOKEN } },
+      },
+      {
+        key: 'query',
+        type: 'graphql_request',
+        config: {
+          url: `${base}/graphql`,
+          query: 'query($n: Int) { echo }',
+          variables: { n: '{{$trigger.body.n}}' },
+          headers: { Authorization: `Bearer ${GQL_TOKEN}` },
+        },
+      },
     ])
     const run = await runOf(flowId, { n: 7 })
     expect(run.status, JSON.stringify(run)).toBe('completed')
     const [hook, item, gql] = receiver.received
     expect(JSON.parse(hook!.body)).toEqual({ n: 7 })
-    expect(hook!.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(hook!.body).digest('hex')}`)
+    expect(hook!.headers['x-service-signature']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(hook!.body).digest('hex')}`,
+    )
     expect(item!.path).toBe('/items/7')
     expect(item!.headers.authorization).toBe(`Bearer ${TOKEN}`)
     expect(gql!.headers.authorization).toBe(`Bearer ${GQL_TOKEN}`)
     const [notify, fetched, query] = run.stepLogs
-    expect(notify).toMatchObject({ status: 'completed', input: { secret: MASK }, output: { status: 200, signed: true } })
-    expect(fetched).toMatchObject({ status: 'completed', input: { auth: { type: 'bearer', token: MASK } }, output: { status: 200, body: { path: '/items/7' } } })
-    expect(query).toMatchObject({ status: 'completed', input: { headers: { Authorization: MASK } }, output: { data: { echo: { n: 7 } }, errors: [] } })
+    expect(notify).toMatchObject({
+      status: 'completed',
+      input: { secret: MASK },
+      output: { status: 200, signed: true },
+    })
+    expect(fetched).toMatchObject({
+      status: 'completed',
+      input: { auth: { type: 'bearer', token: MASK } },
+      output: { status: 200, body: { path: '/items/7' } },
+    })
+    expect(query).toMatchObject({
+      status: 'completed',
+      input: { headers: { Authorization: MASK } },
+      output: { data: { echo: { n: 7 } }, errors: [] },
+    })
     const exported = await call('GET', `${BASE}/flows/${flowId}/export`)
     expect(exported.status).toBe(200)
     expect(JSON.stringify(exported.body)).toContain(MASK)
   })
   it('a step aimed at a private address fails with blocked_address and reaches nothing', async () => {
     const before = receiver.received.length
-    const flowId = await flowOf([{ key: 'inside', type: 'http_request', config: { url: `http://private.test:${receiver.port}/x` } }])
+    const flowId = await flowOf([
+      { key: 'inside', type: 'http_request', config: { url: `http://private.test:${receiver.port}/x` } },
+    ])
     const run = await runOf(flowId, {})
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ code: 'blocked_address', step: 'inside' })
@@ -101,7 +146,9 @@ describe('network operations in a flow run', () => {
   it('a dry run (POST /flows/:id/test) sends nothing: the three have effects', async () => {
     const before = receiver.received.length
     const created = await call('POST', `${BASE}/flows`, {
-      name: 'Dry network', triggerType: 'manual', triggerConfig: {},
+      name: 'Dry network',
+      triggerType: 'manual',
+      triggerConfig: {},
       operations: [
         { key: 'notify', type: 'webhook_dispatch', config: { url: `${base}/hook`, secret: SECRET } },
         { key: 'fetch', type: 'http_request', config: { url: `${base}/x`, method: 'DELETE' } },

@@ -13,7 +13,16 @@ import { accountWithGrants } from './collections-support.js'
 
 const QUOTAS = '/api/v1/automate/quotas'
 const FLOWS = '/api/v1/automate/flows'
-const defaults = { maxFlows: 50, maxConcurrentRuns: 5, maxExecutionMs: 30000, maxRunsPerHour: 500, maxAiTokensPerDay: 50000, maxEmailsPerDay: 200, maxScriptCpuMs: 5000 }
+const defaults = {
+  maxFlows: 50,
+  maxConcurrentRuns: 5,
+  maxExecutionMs: 30000,
+  maxRunsPerHour: 500,
+  maxAiTokensPerDay: 50000,
+  maxEmailsPerDay: 200,
+  maxScriptCpuMs: 5000,
+  maxPendingRuns: 10000,
+}
 const flow = (name: string) => ({ name, triggerType: 'manual', triggerConfig: {}, operations: [] })
 
 let server: TestServer
@@ -25,13 +34,26 @@ const get = async (token = owner.token) => server.request('GET', QUOTAS, { token
 const patch = (body: unknown, token = owner.token) => server.request('PATCH', QUOTAS, { token, body })
 const stored = async () => server.app.registry.system.db.selectFrom('automate_quotas').selectAll().execute()
 // The projects' own flows: system-managed ones (decision 038) are not counted against maxFlows.
-const flowCount = async () => Number(((await server.app.registry.system.db.selectFrom('flows').select((eb: any) => eb.fn.countAll().as('n')).where('system', 'is', null).executeTakeFirstOrThrow()) as { n: unknown }).n)
+const flowCount = async () =>
+  Number(
+    (
+      (await server.app.registry.system.db
+        .selectFrom('flows')
+        .select((eb: any) => eb.fn.countAll().as('n'))
+        .where('system', 'is', null)
+        .executeTakeFirstOrThrow()) as { n: unknown }
+    ).n,
+  )
 
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
   editor = await createAccount(server, owner.token, { role: 'editor' })
-  updater = await accountWithGrants(server, owner.token, ['read', 'create', 'update'].map((action) => ({ resource: 'system/automate', action })))
+  updater = await accountWithGrants(
+    server,
+    owner.token,
+    ['read', 'create', 'update'].map((action) => ({ resource: 'system/automate', action })),
+  )
 })
 afterAll(async () => {
   await server?.stop()
@@ -41,7 +63,12 @@ describe('GET /quotas', () => {
   it('answers the defaults and the usage (flows counted; runs, AI and email zero until their parts report)', async () => {
     const reply = await get(editor.token)
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ data: { limits: defaults, usage: { flows: 0, concurrentRuns: 0, runsThisHour: 0, aiTokensToday: 0, emailsToday: 0 } } })
+    expect(reply.body).toEqual({
+      data: {
+        limits: defaults,
+        usage: { flows: 0, concurrentRuns: 0, runsThisHour: 0, aiTokensToday: 0, emailsToday: 0, pendingRuns: 0 },
+      },
+    })
     expect((await server.request('POST', FLOWS, { token: owner.token, body: flow('one') })).status).toBe(201)
     expect((await get()).body.data.usage.flows).toBe(1)
   })
@@ -89,13 +116,38 @@ describe('PATCH /quotas', () => {
     })
   }
 
-  runScenarios(() => server, [
-    { name: 'anonymous is 401', method: 'PATCH', path: QUOTAS, body: { maxFlows: 3 }, status: 401 },
-    { name: 'update is not enough (manage)', method: 'PATCH', path: QUOTAS, as: () => updater.token, body: { maxFlows: 3 }, status: 403, contains: { error: 'forbidden', message: expect.stringContaining('system/automate:manage') } },
-    { name: 'editor cannot', method: 'PATCH', path: QUOTAS, as: () => editor.token, body: { maxFlows: 3 }, status: 403 },
-    { name: 'anonymous read is 401', method: 'GET', path: QUOTAS, status: 401 },
-    { name: 'the deprecated alias', method: 'GET', path: '/api/automate/quotas', as: () => editor.token, status: 200, responseHeaders: { deprecation: 'true' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      { name: 'anonymous is 401', method: 'PATCH', path: QUOTAS, body: { maxFlows: 3 }, status: 401 },
+      {
+        name: 'update is not enough (manage)',
+        method: 'PATCH',
+        path: QUOTAS,
+        as: () => updater.token,
+        body: { maxFlows: 3 },
+        status: 403,
+        contains: { error: 'forbidden', message: expect.stringContaining('system/automate:manage') },
+      },
+      {
+        name: 'editor cannot',
+        method: 'PATCH',
+        path: QUOTAS,
+        as: () => editor.token,
+        body: { maxFlows: 3 },
+        status: 403,
+      },
+      { name: 'anonymous read is 401', method: 'GET', path: QUOTAS, status: 401 },
+      {
+        name: 'the deprecated alias',
+        method: 'GET',
+        path: '/api/automate/quotas',
+        as: () => editor.token,
+        status: 200,
+        responseHeaders: { deprecation: 'true' },
+      },
+    ],
+  )
 })
 
 describe('max flows', () => {
@@ -107,15 +159,25 @@ describe('max flows', () => {
     const refusals = [
       await server.request('POST', FLOWS, { token: owner.token, body: flow('one too many') }),
       await server.request('POST', `${FLOWS}/${last.body.data.id}/duplicate`, { token: owner.token, body: {} }),
-      await server.request('POST', `${FLOWS}/import`, { token: owner.token, body: { format: 'plinth-flow-v1', ...flow('imported') } }),
+      await server.request('POST', `${FLOWS}/import`, {
+        token: owner.token,
+        body: { format: 'plinth-flow-v1', ...flow('imported') },
+      }),
     ]
     for (const reply of refusals) {
       expect(reply.status, reply.text).toBe(403)
-      expect(reply.body).toEqual({ error: 'quota_exceeded', message: expect.stringContaining('maxFlows'), details: { quota: 'maxFlows', limit: have + 1, usage: have + 1 } })
+      expect(reply.body).toEqual({
+        error: 'quota_exceeded',
+        message: expect.stringContaining('maxFlows'),
+        details: { quota: 'maxFlows', limit: have + 1, usage: have + 1 },
+      })
     }
     expect(await flowCount()).toBe(have + 1)
     // Replacing a draft by import (flowId) makes no new flow: allowed at the limit.
-    const replace = await server.request('POST', `${FLOWS}/import?flowId=${last.body.data.id}`, { token: owner.token, body: { format: 'plinth-flow-v1', ...flow('replaced') } })
+    const replace = await server.request('POST', `${FLOWS}/import?flowId=${last.body.data.id}`, {
+      token: owner.token,
+      body: { format: 'plinth-flow-v1', ...flow('replaced') },
+    })
     expect(replace.status, replace.text).toBe(200)
     // Deleting one frees a place.
     expect((await server.request('DELETE', `${FLOWS}/${last.body.data.id}`, { token: owner.token })).status).toBe(200)
@@ -125,7 +187,11 @@ describe('max flows', () => {
   it('holds under concurrent creates', async () => {
     const have = await flowCount()
     await patch({ maxFlows: have + 3 })
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => server.request('POST', FLOWS, { token: owner.token, body: flow(`race ${i}`) })))
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        server.request('POST', FLOWS, { token: owner.token, body: flow(`race ${i}`) }),
+      ),
+    )
     expect(replies.filter((r) => r.status === 201)).toHaveLength(3)
     expect(replies.filter((r) => r.status === 403 && r.body.error === 'quota_exceeded')).toHaveLength(5)
     expect(await flowCount()).toBe(have + 3)
@@ -133,39 +199,48 @@ describe('max flows', () => {
   })
 })
 
-describe.runIf(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)('two instances (PostgreSQL + Redis)', () => {
-  let b: TestServer
-  beforeAll(async () => {
-    b = await startSibling(server, {})
-  })
-  afterAll(async () => {
-    await b?.stop()
-  })
+describe.runIf(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)(
+  'two instances (PostgreSQL + Redis)',
+  () => {
+    let b: TestServer
+    beforeAll(async () => {
+      b = await startSibling(server, {})
+    })
+    afterAll(async () => {
+      await b?.stop()
+    })
 
-  it('a quota changed on A applies on B at once; max flows holds across both', async () => {
-    const projectId = server.app.defaultProject.id
-    expect((await b.app.services.quotas.limits(projectId)).maxFlows).toBe(50) // cached on B
-    const have = await flowCount()
-    expect((await patch({ maxFlows: have + 2 })).status).toBe(200)
-    expect((await b.app.services.quotas.limits(projectId)).maxFlows).toBe(have + 2)
-    const replies = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? server : b).request('POST', FLOWS, { token: owner.token, body: flow(`two ${i}`) })),
-    )
-    expect(replies.filter((r) => r.status === 201)).toHaveLength(2)
-    expect(await flowCount()).toBe(have + 2)
-    await patch({ maxFlows: 50 })
-  })
+    it('a quota changed on A applies on B at once; max flows holds across both', async () => {
+      const projectId = server.app.defaultProject.id
+      expect((await b.app.services.quotas.limits(projectId)).maxFlows).toBe(50) // cached on B
+      const have = await flowCount()
+      expect((await patch({ maxFlows: have + 2 })).status).toBe(200)
+      expect((await b.app.services.quotas.limits(projectId)).maxFlows).toBe(have + 2)
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 === 0 ? server : b).request('POST', FLOWS, { token: owner.token, body: flow(`two ${i}`) }),
+        ),
+      )
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(2)
+      expect(await flowCount()).toBe(have + 2)
+      await patch({ maxFlows: 50 })
+    })
 
-  it("B's cache of active flows drops when A activates or deactivates one", async () => {
-    const created = await server.request('POST', FLOWS, { token: owner.token, body: flow('across') })
-    const id = created.body.data.id as string
-    const projectId = server.app.defaultProject.id
-    const activeOnB = async () => (await b.app.services.automate.lookup.activeByTrigger(projectId, 'manual')).map((f) => f.id)
-    expect(await activeOnB()).not.toContain(id) // now cached on B
-    await server.request('POST', `${FLOWS}/${id}/publish`, { token: owner.token, body: {} })
-    expect((await server.request('PATCH', `${FLOWS}/${id}/status`, { token: owner.token, body: { status: 'active' } })).status).toBe(200)
-    expect(await activeOnB()).toContain(id)
-    await server.request('PATCH', `${FLOWS}/${id}/status`, { token: owner.token, body: { status: 'inactive' } })
-    expect(await activeOnB()).not.toContain(id)
-  })
-})
+    it("B's cache of active flows drops when A activates or deactivates one", async () => {
+      const created = await server.request('POST', FLOWS, { token: owner.token, body: flow('across') })
+      const id = created.body.data.id as string
+      const projectId = server.app.defaultProject.id
+      const activeOnB = async () =>
+        (await b.app.services.automate.lookup.activeByTrigger(projectId, 'manual')).map((f) => f.id)
+      expect(await activeOnB()).not.toContain(id) // now cached on B
+      await server.request('POST', `${FLOWS}/${id}/publish`, { token: owner.token, body: {} })
+      expect(
+        (await server.request('PATCH', `${FLOWS}/${id}/status`, { token: owner.token, body: { status: 'active' } }))
+          .status,
+      ).toBe(200)
+      expect(await activeOnB()).toContain(id)
+      await server.request('PATCH', `${FLOWS}/${id}/status`, { token: owner.token, body: { status: 'inactive' } })
+      expect(await activeOnB()).not.toContain(id)
+    })
+  },
+)

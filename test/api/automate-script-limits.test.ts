@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { linearMemoryBytes, machineAdmissionLimits, perScriptOverheadBytes, reservationBytes } from '../../src/lib/sandbox/index.js'
+import {
+  linearMemoryBytes,
+  machineAdmissionLimits,
+  perScriptOverheadBytes,
+  reservationBytes,
+} from '../../src/lib/sandbox/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { sampleProcess, threadCpuReadable } from '../support/process-sampler.js'
@@ -49,7 +54,10 @@ afterAll(async () => {
 
 let names = 0
 async function saved(code: string, limits: { max_cpu_ms: number; max_memory_mb: number }): Promise<string> {
-  const created = await server.request('POST', `${AUTOMATE}/scripts`, { token: owner.token, body: { name: `limits ${++names}`, code, ...limits } })
+  const created = await server.request('POST', `${AUTOMATE}/scripts`, {
+    token: owner.token,
+    body: { name: `limits ${++names}`, code, ...limits },
+  })
   expect(created.status, created.text).toBe(201)
   return created.body.data.id as string
 }
@@ -113,7 +121,8 @@ describe('the memory bound holds for the sum of small allocations', () => {
     const sampler = sampleProcess()
     const results = await Promise.all(Array.from({ length: 8 }, () => test(id)))
     const sample = await sampler.stop()
-    for (const result of results) expect(result).toMatchObject({ status: 'failed', error: { code: 'script_memory_limit' } })
+    for (const result of results)
+      expect(result).toMatchObject({ status: 'failed', error: { code: 'script_memory_limit' } })
     expect(sample.rssPeak - sample.rssBefore).toBeLessThanOrEqual(together * reservationBytes(64 * MiB))
     expect((await server.request('GET', '/health')).status).toBe(200)
   }, 90_000) // eight runs of about 0.5 s of CPU each, on a machine that may be shared

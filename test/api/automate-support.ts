@@ -9,7 +9,12 @@ export type Call = (method: string, path: string, body?: unknown) => Promise<Rep
 
 /** Creates a manual flow of `operations` as `call`'s caller, publishes it and makes it active; answers its id. */
 export async function activeFlow(call: Call, name: string, operations: unknown[]): Promise<string> {
-  const created = await call('POST', `${AUTOMATE}/flows`, { name, triggerType: 'manual', triggerConfig: {}, operations })
+  const created = await call('POST', `${AUTOMATE}/flows`, {
+    name,
+    triggerType: 'manual',
+    triggerConfig: {},
+    operations,
+  })
   expect(created.status, created.text).toBe(201)
   const id = created.body.data.id as string
   expect((await call('POST', `${AUTOMATE}/flows/${id}/publish`, { changeSummary: 'test' })).status).toBe(200)

@@ -19,7 +19,13 @@ let admin: Account
 let editor: Account
 let flows: Record<string, any>
 
-const call = (method: string, path: string, token: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
+const call = (
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> =>
   server.request(method, path, { token, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) })
 
 async function systemFlows(token: string, headers?: Record<string, string>): Promise<Record<string, any>> {
@@ -88,7 +94,13 @@ describe('installed in every project', () => {
   it('the three system flows are listed to anyone who may read flows: active, published, scheduled, flagged system', async () => {
     expect(Object.keys(flows).sort()).toEqual(['system_archival', 'system_limit_check', 'system_monthly_summary'])
     for (const flow of Object.values(flows)) {
-      expect(flow).toMatchObject({ system: true, status: 'active', triggerType: 'schedule', publishedVersion: 1, createdBy: null })
+      expect(flow).toMatchObject({
+        system: true,
+        status: 'active',
+        triggerType: 'schedule',
+        publishedVersion: 1,
+        createdBy: null,
+      })
     }
     expect(flows.system_archival.triggerConfig).toEqual({ cron: '0 3 * * *', timezone: 'UTC' })
     const seen = await systemFlows(editor.token)
@@ -121,7 +133,11 @@ describe('read and pause only', () => {
       ['POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'x' }],
       ['POST', `${BASE}/flows/${id}/rollback/1`, undefined],
       ['POST', `${BASE}/flows/${id}/duplicate`, {}],
-      ['POST', `${BASE}/flows/import?flowId=${id}`, { format: 'plinth-flow-v1', name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }],
+      [
+        'POST',
+        `${BASE}/flows/import?flowId=${id}`,
+        { format: 'plinth-flow-v1', name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] },
+      ],
       ['PATCH', `${BASE}/flows/${id}/status`, { status: 'draft' }],
     ]
     for (const [method, path, body] of attempts) {
@@ -130,7 +146,13 @@ describe('read and pause only', () => {
       expect(reply.body).toMatchObject({ error: 'system_flow_readonly', details: { system: 'system_archival' } })
     }
     const after = (await call('GET', `${BASE}/flows/${id}`, owner.token)).body.data
-    expect(after).toMatchObject({ name: flows.system_archival.name, currentVersion: 1, publishedVersion: 1, status: 'active', operations: [{ type: 'system_archival' }] })
+    expect(after).toMatchObject({
+      name: flows.system_archival.name,
+      currentVersion: 1,
+      publishedVersion: 1,
+      status: 'active',
+      operations: [{ type: 'system_archival' }],
+    })
   })
 
   it('pausing (inactive) and resuming (active) work', async () => {
@@ -151,7 +173,10 @@ describe('read and pause only', () => {
 
 describe('system_archival', () => {
   it('purges records soft-deleted longer ago than automate.archival_days, keeping recent ones and live ones', async () => {
-    const collection = await call('POST', '/api/v1/collections', owner.token, { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] })
+    const collection = await call('POST', '/api/v1/collections', owner.token, {
+      name: 'notes',
+      fields: [{ name: 'title', type: 'text', required: true }],
+    })
     expect(collection.status, collection.text).toBe(201)
     const ids: Record<string, string> = {}
     for (const title of ['live', 'old', 'recent']) {
@@ -190,18 +215,32 @@ describe('system_limit_check', () => {
     expect((await inbox(owner)).filter((n) => n.title.startsWith('Automation quota'))).toEqual([])
   })
 
-  it("over the threshold, each admin of the project is warned once (until read); others are not", async () => {
+  it('over the threshold, each admin of the project is warned once (until read); others are not', async () => {
     expect((await call('PATCH', `${BASE}/quotas`, owner.token, { maxFlows: 2 })).status).toBe(200)
     for (const name of ['one', 'two']) {
-      const made = await call('POST', `${BASE}/flows`, owner.token, { name, triggerType: 'manual', triggerConfig: {}, operations: [] })
+      const made = await call('POST', `${BASE}/flows`, owner.token, {
+        name,
+        triggerType: 'manual',
+        triggerConfig: {},
+        operations: [],
+      })
       expect(made.status, made.text).toBe(201)
     }
     const done = await execute(owner.token, flows.system_limit_check.id)
     expect(done.status, JSON.stringify(done)).toBe('completed')
-    expect(done.stepLogs[0].output).toMatchObject({ warnings: [{ quota: 'maxFlows', usage: 2, limit: 2, percent: 100 }], notified: 2 })
+    expect(done.stepLogs[0].output).toMatchObject({
+      warnings: [{ quota: 'maxFlows', usage: 2, limit: 2, percent: 100 }],
+      notified: 2,
+    })
     for (const who of [owner, admin]) {
       const warnings = (await inbox(who)).filter((n) => n.title.startsWith('Automation quota'))
-      expect(warnings, who.email).toEqual([expect.objectContaining({ title: 'Automation quota maxFlows at 100%', type: 'error', flowId: flows.system_limit_check.id })])
+      expect(warnings, who.email).toEqual([
+        expect.objectContaining({
+          title: 'Automation quota maxFlows at 100%',
+          type: 'error',
+          flowId: flows.system_limit_check.id,
+        }),
+      ])
     }
     expect(await inbox(editor)).toEqual([])
     // Again while the warnings are unread: nothing more.
@@ -224,7 +263,12 @@ describe('system_monthly_summary', () => {
     expect(output.runs).toEqual({ total: 2, byStatus: { completed: 2 } })
     for (const who of [owner, admin]) {
       const summary = (await inbox(who)).filter((n) => n.title === 'Summary of 2026-01')
-      expect(summary, who.email).toEqual([expect.objectContaining({ type: 'info', message: '2 flow runs (0 failed); 1 record created and still there (notes: 1).' })])
+      expect(summary, who.email).toEqual([
+        expect.objectContaining({
+          type: 'info',
+          message: '2 flow runs (0 failed); 1 record created and still there (notes: 1).',
+        }),
+      ])
     }
     expect(await inbox(editor)).toEqual([])
   })

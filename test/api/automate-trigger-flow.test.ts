@@ -13,11 +13,23 @@ let server: TestServer
 let owner: Account
 let editor: Account
 
-const call = (method: string, path: string, token: string | undefined, body?: unknown): Promise<Reply> => server.request(method, path, { token, body })
+const call = (method: string, path: string, token: string | undefined, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token, body })
 
 /** Creates, publishes and activates a flow as the owner; answers its detail. */
-async function activeFlow(name: string, triggerType: string, operations: unknown[], extra: { runAs?: string; options?: Record<string, unknown> } = {}) {
-  const created = await call('POST', `${BASE}/flows`, owner.token, { name, triggerType, triggerConfig: {}, operations, ...(extra.options ? { options: extra.options } : {}) })
+async function activeFlow(
+  name: string,
+  triggerType: string,
+  operations: unknown[],
+  extra: { runAs?: string; options?: Record<string, unknown> } = {},
+) {
+  const created = await call('POST', `${BASE}/flows`, owner.token, {
+    name,
+    triggerType,
+    triggerConfig: {},
+    operations,
+    ...(extra.options ? { options: extra.options } : {}),
+  })
   expect(created.status, created.text).toBe(201)
   const id = created.body.data.id as string
   if (extra.runAs) {
@@ -26,10 +38,17 @@ async function activeFlow(name: string, triggerType: string, operations: unknown
   }
   expect((await call('POST', `${BASE}/flows/${id}/publish`, owner.token, { changeSummary: 'v1' })).status).toBe(200)
   expect((await call('PATCH', `${BASE}/flows/${id}/status`, owner.token, { status: 'active' })).status).toBe(200)
-  return (await call('GET', `${BASE}/flows/${id}`, owner.token)).body.data as { id: string; webhookEndpoint: { token: string } | null }
+  return (await call('GET', `${BASE}/flows/${id}`, owner.token)).body.data as {
+    id: string
+    webhookEndpoint: { token: string } | null
+  }
 }
 
-const trigger = (key: string, flowId: string, config: Record<string, unknown> = {}) => ({ key, type: 'trigger_flow', config: { flowId, ...config } })
+const trigger = (key: string, flowId: string, config: Record<string, unknown> = {}) => ({
+  key,
+  type: 'trigger_flow',
+  config: { flowId, ...config },
+})
 const echo = { key: 'echo', type: 'set_variable', config: { key: 'echo', value: '{{= $trigger }}' } }
 
 async function runsOf(flowId: string): Promise<any[]> {
@@ -67,16 +86,29 @@ afterAll(async () => {
 })
 
 describe('trigger_flow', () => {
-  it('awaited: the sub-flow runs now with data as $trigger.body, one level deeper, and its outputs are the step\'s', async () => {
+  it("awaited: the sub-flow runs now with data as $trigger.body, one level deeper, and its outputs are the step's", async () => {
     const sub = await activeFlow('Sub', 'another_flow', [echo])
-    const top = await activeFlow('Top', 'manual', [trigger('go', sub.id, { data: { order: '{{$trigger.body.order}}' } }), { key: 'after', type: 'set_variable', config: { key: 'a', value: '{{$steps.go.output.echo.body.order}}' } }])
+    const top = await activeFlow('Top', 'manual', [
+      trigger('go', sub.id, { data: { order: '{{$trigger.body.order}}' } }),
+      { key: 'after', type: 'set_variable', config: { key: 'a', value: '{{$steps.go.output.echo.body.order}}' } },
+    ])
     const run = await execute(top.id, editor.token, { order: 7 })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
     const go = stepLog(run, 'go').output
-    expect(go).toMatchObject({ status: 'completed', async: false, output: { echo: { body: { order: 7 }, chain: [top.id] } } })
+    expect(go).toMatchObject({
+      status: 'completed',
+      async: false,
+      output: { echo: { body: { order: 7 }, chain: [top.id] } },
+    })
     expect(stepLog(run, 'after').output).toBe(7)
     const [subRun] = await runsOf(sub.id)
-    expect(subRun).toMatchObject({ runId: go.runId, status: 'completed', triggerType: 'another_flow', depth: 1, parentRunId: run.runId })
+    expect(subRun).toMatchObject({
+      runId: go.runId,
+      status: 'completed',
+      triggerType: 'another_flow',
+      depth: 1,
+      parentRunId: run.runId,
+    })
   })
 
   it('async: the step answers at once with the sub-run, which ends on its own', async () => {
@@ -91,7 +123,7 @@ describe('trigger_flow', () => {
     expect(stepLog(subRun, 'echo').output).toMatchObject({ body: { n: 1 } })
   })
 
-  it('a parent that times out while it waits cancels the sub-run (the wait counts toward the parent\'s timeout)', async () => {
+  it("a parent that times out while it waits cancels the sub-run (the wait counts toward the parent's timeout)", async () => {
     const slow = await activeFlow('Sub slow', 'another_flow', [{ key: 'wait', type: 'delay', config: { ms: 25_000 } }])
     const top = await activeFlow('Top impatient', 'manual', [trigger('go', slow.id)], { options: { timeout_ms: 500 } })
     const run = await execute(top.id, editor.token)
@@ -103,20 +135,31 @@ describe('trigger_flow', () => {
   })
 
   it('a failing awaited sub-flow fails the step with subflow_failed; a flow of another trigger or inactive is refused', async () => {
-    const failing = await activeFlow('Sub fails', 'another_flow', [{ key: 'no', type: 'throw_error', config: { message: 'Out of stock', statusCode: 409 } }])
+    const failing = await activeFlow('Sub fails', 'another_flow', [
+      { key: 'no', type: 'throw_error', config: { message: 'Out of stock', statusCode: 409 } },
+    ])
     const manual = await activeFlow('Not a sub-flow', 'manual', [echo])
     const top = await activeFlow('Top failing', 'manual', [trigger('go', failing.id)])
     const run = await execute(top.id, editor.token)
     expect(run).toMatchObject({ status: 'failed', error: { code: 'subflow_failed', step: 'go', statusCode: 409 } })
-    expect(stepLog(run, 'go').error).toMatchObject({ code: 'subflow_failed', details: { status: 'failed', error: { code: 'flow_error', message: 'Out of stock' } } })
+    expect(stepLog(run, 'go').error).toMatchObject({
+      code: 'subflow_failed',
+      details: { status: 'failed', error: { code: 'flow_error', message: 'Out of stock' } },
+    })
     const wrong = await activeFlow('Top wrong', 'manual', [trigger('go', manual.id)])
-    expect(await execute(wrong.id, editor.token)).toMatchObject({ status: 'failed', error: { code: 'conflict', step: 'go' } })
+    expect(await execute(wrong.id, editor.token)).toMatchObject({
+      status: 'failed',
+      error: { code: 'conflict', step: 'go' },
+    })
     const missing = await activeFlow('Top missing', 'manual', [trigger('go', 'f'.repeat(32))])
-    expect(await execute(missing.id, editor.token)).toMatchObject({ status: 'failed', error: { code: 'not_found', step: 'go' } })
+    expect(await execute(missing.id, editor.token)).toMatchObject({
+      status: 'failed',
+      error: { code: 'not_found', step: 'go' },
+    })
     expect(await runsOf(manual.id)).toEqual([])
   })
 
-  describe('the run\'s principal must be allowed to execute flows (as POST /execute requires)', () => {
+  describe("the run's principal must be allowed to execute flows (as POST /execute requires)", () => {
     // The target runs as its owner: whoever starts it borrows the owner's rights, so starting it must need execute.
     let privileged: { id: string }
     beforeAll(async () => {
@@ -136,7 +179,9 @@ describe('trigger_flow', () => {
 
     it('a flow acting under the viewer role cannot start it either', async () => {
       const viewerRole = await roleId(server, owner.token, 'viewer')
-      const low = await activeFlow('Acts as viewer', 'manual', [trigger('go', privileged.id)], { runAs: `role:${viewerRole}` })
+      const low = await activeFlow('Acts as viewer', 'manual', [trigger('go', privileged.id)], {
+        runAs: `role:${viewerRole}`,
+      })
       const run = await execute(low.id, owner.token)
       expect(run.actingAs).toMatchObject({ roleId: viewerRole })
       expect(run).toMatchObject({ status: 'failed', error: { code: 'forbidden', step: 'go' } })
@@ -176,8 +221,12 @@ describe('trigger_flow', () => {
     // B is made first pointing nowhere useful, then A → B, then B is changed to point back at A.
     const b = await activeFlow('Cycle B', 'another_flow', [echo])
     const a = await activeFlow('Cycle A', 'another_flow', [trigger('to_b', b.id)])
-    expect((await call('PATCH', `${BASE}/flows/${b.id}`, owner.token, { operations: [trigger('to_a', a.id)] })).status).toBe(200)
-    expect((await call('POST', `${BASE}/flows/${b.id}/publish`, owner.token, { changeSummary: 'cycle' })).status).toBe(200)
+    expect(
+      (await call('PATCH', `${BASE}/flows/${b.id}`, owner.token, { operations: [trigger('to_a', a.id)] })).status,
+    ).toBe(200)
+    expect((await call('POST', `${BASE}/flows/${b.id}/publish`, owner.token, { changeSummary: 'cycle' })).status).toBe(
+      200,
+    )
     const top = await activeFlow('Cycle top', 'manual', [trigger('to_a', a.id)])
     const run = await execute(top.id, editor.token)
     expect(run).toMatchObject({ status: 'failed', error: { code: 'subflow_failed' } })
@@ -187,7 +236,10 @@ describe('trigger_flow', () => {
     expect(bRuns).toHaveLength(1)
     const bRun = await finished(bRuns[0].runId)
     expect(bRun.error).toMatchObject({ code: 'subflow_cycle', step: 'to_a' })
-    expect(stepLog(bRun, 'to_a').error).toMatchObject({ code: 'subflow_cycle', details: { chain: [top.id, a.id, b.id, a.id] } })
+    expect(stepLog(bRun, 'to_a').error).toMatchObject({
+      code: 'subflow_cycle',
+      details: { chain: [top.id, a.id, b.id, a.id] },
+    })
   })
 
   it('a dry run records trigger_flow as not run and starts nothing', async () => {

@@ -20,20 +20,37 @@ let editor: Account
 let viewer: Account
 let tasks: string
 
-const call = (method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply> =>
-  server.request(method, path, options)
+const call = (
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> => server.request(method, path, options)
 
 /** A step that records `$trigger` in its output, so a run's detail shows what started it. */
 const echo = { key: 'seen', type: 'set_variable', config: { key: 'seen', value: '{{= $trigger }}' } }
 
 /** Creates, publishes and activates a flow; returns its detail. */
-async function activeFlow(triggerType: string, triggerConfig: Record<string, unknown>, operations: unknown[] = [echo], extra: Record<string, unknown> = {}) {
-  const created = await call('POST', `${BASE}/flows`, { token: owner.token, body: { name: `${triggerType} flow`, triggerType, triggerConfig, operations, ...extra } })
+async function activeFlow(
+  triggerType: string,
+  triggerConfig: Record<string, unknown>,
+  operations: unknown[] = [echo],
+  extra: Record<string, unknown> = {},
+) {
+  const created = await call('POST', `${BASE}/flows`, {
+    token: owner.token,
+    body: { name: `${triggerType} flow`, triggerType, triggerConfig, operations, ...extra },
+  })
   expect(created.status, created.text).toBe(201)
   const id = created.body.data.id as string
-  const published = await call('POST', `${BASE}/flows/${id}/publish`, { token: owner.token, body: { changeSummary: 'first' } })
+  const published = await call('POST', `${BASE}/flows/${id}/publish`, {
+    token: owner.token,
+    body: { changeSummary: 'first' },
+  })
   expect(published.status, published.text).toBe(200)
-  const activated = await call('PATCH', `${BASE}/flows/${id}/status`, { token: owner.token, body: { status: 'active' } })
+  const activated = await call('PATCH', `${BASE}/flows/${id}/status`, {
+    token: owner.token,
+    body: { status: 'active' },
+  })
   expect(activated.status, activated.text).toBe(200)
   const detail = await call('GET', `${BASE}/flows/${id}`, { token: owner.token })
   expect(detail.status, detail.text).toBe(200)
@@ -59,10 +76,13 @@ async function finishedRuns(flowId: string, count: number): Promise<any[]> {
     const runs = await runsOf(flowId)
     const done = runs.filter((r) => !['pending', 'running'].includes(r.status))
     if (runs.length >= count && done.length === runs.length) {
-      const details = await Promise.all(runs.map(async (r) => (await call('GET', `${BASE}/runs/${r.runId}`, { token: owner.token })).body.data))
+      const details = await Promise.all(
+        runs.map(async (r) => (await call('GET', `${BASE}/runs/${r.runId}`, { token: owner.token })).body.data),
+      )
       return details.reverse()
     }
-    if (Date.now() > deadline) throw new Error(`flow ${flowId}: ${runs.length} runs (${done.length} finished), expected ${count}`)
+    if (Date.now() > deadline)
+      throw new Error(`flow ${flowId}: ${runs.length} runs (${done.length} finished), expected ${count}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
@@ -75,7 +95,9 @@ beforeAll(async () => {
   owner = await signUpOwner(server)
   editor = await createAccount(server, owner.token, { role: 'editor' })
   viewer = await createAccount(server, owner.token, { role: 'viewer' })
-  tasks = await createCollection(server, owner.token, freshName('tasks'), [{ name: 'title', type: 'text', required: true }])
+  tasks = await createCollection(server, owner.token, freshName('tasks'), [
+    { name: 'title', type: 'text', required: true },
+  ])
 })
 afterAll(async () => {
   await server?.stop()
@@ -114,10 +136,20 @@ describe('webhook trigger', () => {
     const flow = await activeFlow('webhook', { require_auth: true, secret: 'whsec-0123456789' })
     const url = `${BASE}/webhook/${flow.webhookEndpoint!.token}`
     expectError(await call('POST', url, { body: {} }), 401, 'unauthorized')
-    expectError(await call('POST', url, { body: {}, headers: { Authorization: 'Bearer whsec-wrong' } }), 401, 'unauthorized')
-    expectError(await call('POST', url, { body: {}, headers: { Authorization: 'whsec-012345678' } }), 401, 'unauthorized')
+    expectError(
+      await call('POST', url, { body: {}, headers: { Authorization: 'Bearer whsec-wrong' } }),
+      401,
+      'unauthorized',
+    )
+    expectError(
+      await call('POST', url, { body: {}, headers: { Authorization: 'whsec-012345678' } }),
+      401,
+      'unauthorized',
+    )
     expect(await runsOf(flow.id)).toEqual([])
-    expect((await call('POST', url, { body: {}, headers: { Authorization: 'Bearer whsec-0123456789' } })).status).toBe(202)
+    expect((await call('POST', url, { body: {}, headers: { Authorization: 'Bearer whsec-0123456789' } })).status).toBe(
+      202,
+    )
     expect((await call('POST', url, { body: {}, headers: { Authorization: 'whsec-0123456789' } })).status).toBe(202)
     await finishedRuns(flow.id, 2)
   })
@@ -143,7 +175,10 @@ describe('webhook trigger', () => {
 
   it('refuses malformed JSON with 400 and runs nothing', async () => {
     const flow = await activeFlow('webhook', {})
-    const reply = await call('POST', `${BASE}/webhook/${flow.webhookEndpoint!.token}`, { rawBody: '{"order":', headers: { 'content-type': 'application/json' } })
+    const reply = await call('POST', `${BASE}/webhook/${flow.webhookEndpoint!.token}`, {
+      rawBody: '{"order":',
+      headers: { 'content-type': 'application/json' },
+    })
     expectError(reply, 400, 'invalid_request')
     expect(await runsOf(flow.id)).toEqual([])
   })
@@ -151,34 +186,65 @@ describe('webhook trigger', () => {
 
 describe('event_action trigger', () => {
   it('starts a run after a record write, with the event payload as $trigger.body and the writer as initiator', async () => {
-    const flow = await activeFlow('event_action', { events: ['record.create', 'record.update'] }, [echo], { collections: [tasks] })
+    const flow = await activeFlow('event_action', { events: ['record.create', 'record.update'] }, [echo], {
+      collections: [tasks],
+    })
     const record = await createRecord(server, editor.token, tasks, { title: 'Write the docs' })
     const id = (record.data ?? record).id as string
     const [run] = await finishedRuns(flow.id, 1)
     const seen = seenTrigger(run)
-    expect(seen).toMatchObject({ event: 'record.create', collection: tasks, body: { collection: tasks, before: null, after: { id, title: 'Write the docs' }, principal: { id: editor.id, kind: 'user', role: 'editor' } } })
+    expect(seen).toMatchObject({
+      event: 'record.create',
+      collection: tasks,
+      body: {
+        collection: tasks,
+        before: null,
+        after: { id, title: 'Write the docs' },
+        principal: { id: editor.id, kind: 'user', role: 'editor' },
+      },
+    })
     expect(run.actingAs).toMatchObject({ userId: editor.id })
     // Another collection is out of the flow's scope.
-    const other = await createCollection(server, owner.token, freshName('other'), [{ name: 'title', type: 'text', required: true }])
+    const other = await createCollection(server, owner.token, freshName('other'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     await createRecord(server, owner.token, other, { title: 'elsewhere' })
-    const updated = await call('PATCH', recordsPath(tasks, id), { token: editor.token, body: { title: 'Docs written' } })
+    const updated = await call('PATCH', recordsPath(tasks, id), {
+      token: editor.token,
+      body: { title: 'Docs written' },
+    })
     expect(updated.status, updated.text).toBe(200)
     const runs = await finishedRuns(flow.id, 2)
-    expect(seenTrigger(runs[1])).toMatchObject({ event: 'record.update', body: { changes: { title: { before: 'Write the docs', after: 'Docs written' } } } })
+    expect(seenTrigger(runs[1])).toMatchObject({
+      event: 'record.update',
+      body: { changes: { title: { before: 'Write the docs', after: 'Docs written' } } },
+    })
   })
 })
 
 describe('event_filter trigger', () => {
   it('rejects the write with the flow message and status: nothing written, no event', async () => {
-    const collection = await createCollection(server, owner.token, freshName('guarded'), [{ name: 'title', type: 'text', required: true }])
+    const collection = await createCollection(server, owner.token, freshName('guarded'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const flow = await activeFlow(
       'event_filter',
       { events: ['record.create'] },
-      [{ key: 'refuse', type: 'throw_error', config: { message: 'Titles need more than one character', statusCode: 422 }, condition: { field: '$trigger.body.data.title', operator: 'eq', value: 'x' } }],
+      [
+        {
+          key: 'refuse',
+          type: 'throw_error',
+          config: { message: 'Titles need more than one character', statusCode: 422 },
+          condition: { field: '$trigger.body.data.title', operator: 'eq', value: 'x' },
+        },
+      ],
       { collections: [collection] },
     )
     const events: RecordEvent[] = []
-    const off = server.app.events.on('record.create', (event) => void (event.collection === collection && events.push(event)))
+    const off = server.app.events.on(
+      'record.create',
+      (event) => void (event.collection === collection && events.push(event)),
+    )
     try {
       const refused = await call('POST', recordsPath(collection), { token: editor.token, body: { title: 'x' } })
       expectError(refused, 422, 'validation_error')
@@ -196,8 +262,15 @@ describe('event_filter trigger', () => {
   })
 
   it('rejects with 400 on a stop with status error', async () => {
-    const collection = await createCollection(server, owner.token, freshName('stopped'), [{ name: 'title', type: 'text', required: true }])
-    await activeFlow('event_filter', { events: ['record.create'] }, [{ key: 'halt', type: 'stop', config: { status: 'error', message: 'Closed for the day' } }], { collections: [collection] })
+    const collection = await createCollection(server, owner.token, freshName('stopped'), [
+      { name: 'title', type: 'text', required: true },
+    ])
+    await activeFlow(
+      'event_filter',
+      { events: ['record.create'] },
+      [{ key: 'halt', type: 'stop', config: { status: 'error', message: 'Closed for the day' } }],
+      { collections: [collection] },
+    )
     const refused = await call('POST', recordsPath(collection), { token: editor.token, body: { title: 'anything' } })
     expectError(refused, 400, 'invalid_request')
     expect(refused.body.message).toBe('Closed for the day')
@@ -205,11 +278,23 @@ describe('event_filter trigger', () => {
   })
 
   it('replaces the incoming values with the output of its step keyed data', async () => {
-    const collection = await createCollection(server, owner.token, freshName('shaped'), [{ name: 'title', type: 'text', required: true }, { name: 'slug', type: 'text', required: false }])
+    const collection = await createCollection(server, owner.token, freshName('shaped'), [
+      { name: 'title', type: 'text', required: true },
+      { name: 'slug', type: 'text', required: false },
+    ])
     await activeFlow(
       'event_filter',
       { events: ['record.create', 'record.update'] },
-      [{ key: 'data', type: 'set_variable', config: { key: 'data', value: '{{= $merge([$trigger.body.data, {"slug": $lowercase($trigger.body.data.title)}]) }}' } }],
+      [
+        {
+          key: 'data',
+          type: 'set_variable',
+          config: {
+            key: 'data',
+            value: '{{= $merge([$trigger.body.data, {"slug": $lowercase($trigger.body.data.title)}]) }}',
+          },
+        },
+      ],
       { collections: [collection] },
     )
     const created = await call('POST', recordsPath(collection), { token: editor.token, body: { title: 'Hello' } })
@@ -222,7 +307,11 @@ describe('event_filter trigger', () => {
 describe('manual trigger', () => {
   it('starts a run with the collection, selection and inputs checked against the config (422 naming the field)', async () => {
     const flow = await activeFlow('manual', {
-      manual_type: 'collection', collections: [tasks], selection: 'single', input_fields: [{ name: 'reason', type: 'text', required: true }], confirm: { message: 'Sure?' },
+      manual_type: 'collection',
+      collections: [tasks],
+      selection: 'single',
+      input_fields: [{ name: 'reason', type: 'text', required: true }],
+      confirm: { message: 'Sure?' },
     })
     const path = `${BASE}/flows/${flow.id}/trigger`
     const ok = { collection: tasks, ids: ['r1'], input: { reason: 'done' }, confirmed: true }
@@ -239,18 +328,33 @@ describe('manual trigger', () => {
     expect(await runsOf(flow.id)).toEqual([])
     const started = await call('POST', path, { token: editor.token, body: ok })
     expect(started.status, started.text).toBe(202)
-    expect(started.body.data).toMatchObject({ runId: expect.any(String), flowId: flow.id, startedAt: expect.any(String) })
+    expect(started.body.data).toMatchObject({
+      runId: expect.any(String),
+      flowId: flow.id,
+      startedAt: expect.any(String),
+    })
     const [run] = await finishedRuns(flow.id, 1)
-    expect(seenTrigger(run)).toMatchObject({ collection: tasks, body: { collection: tasks, ids: ['r1'], input: { reason: 'done' } } })
+    expect(seenTrigger(run)).toMatchObject({
+      collection: tasks,
+      body: { collection: tasks, ids: ['r1'], input: { reason: 'done' } },
+    })
     expect(run.actingAs).toMatchObject({ userId: editor.id })
   })
 
   it('needs execute (viewer 403, anonymous 401) and a manual flow (409)', async () => {
     const flow = await activeFlow('manual', {})
-    expectError(await call('POST', `${BASE}/flows/${flow.id}/trigger`, { token: viewer.token, body: {} }), 403, 'forbidden')
+    expectError(
+      await call('POST', `${BASE}/flows/${flow.id}/trigger`, { token: viewer.token, body: {} }),
+      403,
+      'forbidden',
+    )
     expectError(await call('POST', `${BASE}/flows/${flow.id}/trigger`, { body: {} }), 401, 'unauthorized')
     const webhook = await activeFlow('webhook', {})
-    expectError(await call('POST', `${BASE}/flows/${webhook.id}/trigger`, { token: owner.token, body: {} }), 409, 'conflict')
+    expectError(
+      await call('POST', `${BASE}/flows/${webhook.id}/trigger`, { token: owner.token, body: {} }),
+      409,
+      'conflict',
+    )
     expectError(await call('POST', `${BASE}/flows/nope/trigger`, { token: owner.token, body: {} }), 404, 'not_found')
   })
 })
@@ -281,20 +385,47 @@ describe('api_endpoint trigger', () => {
 describe('app_event trigger', () => {
   it('starts a run on sign-in with the event as $trigger.body, initiated by the person', async () => {
     const flow = await activeFlow('app_event', { events: ['user.login'] })
-    const signedIn = await call('POST', '/api/auth/sign-in/email', { body: { email: editor.email, password: editor.password } })
+    const signedIn = await call('POST', '/api/auth/sign-in/email', {
+      body: { email: editor.email, password: editor.password },
+    })
     expect(signedIn.status, signedIn.text).toBe(200)
     const [run] = await finishedRuns(flow.id, 1)
-    expect(seenTrigger(run)).toMatchObject({ event: 'user.login', body: { userId: editor.id, method: 'email', principal: { id: editor.id, kind: 'user' } } })
+    expect(seenTrigger(run)).toMatchObject({
+      event: 'user.login',
+      body: { userId: editor.id, method: 'email', principal: { id: editor.id, kind: 'user' } },
+    })
     expect(run.actingAs).toMatchObject({ userId: editor.id })
   })
 })
 
 describe('schedule trigger', () => {
   it('refuses to activate a schedule with an unknown time zone (422)', async () => {
-    const created = await call('POST', `${BASE}/flows`, { token: owner.token, body: { name: 'tz', triggerType: 'schedule', triggerConfig: { cron: '0 9 * * *', timezone: 'Mars/Olympus' }, operations: [echo] } })
+    const created = await call('POST', `${BASE}/flows`, {
+      token: owner.token,
+      body: {
+        name: 'tz',
+        triggerType: 'schedule',
+        triggerConfig: { cron: '0 9 * * *', timezone: 'Mars/Olympus' },
+        operations: [echo],
+      },
+    })
     expect(created.status, created.text).toBe(201)
-    expect((await call('POST', `${BASE}/flows/${created.body.data.id}/publish`, { token: owner.token, body: { changeSummary: 'x' } })).status).toBe(200)
-    expectError(await call('PATCH', `${BASE}/flows/${created.body.data.id}/status`, { token: owner.token, body: { status: 'active' } }), 422, 'validation_error')
+    expect(
+      (
+        await call('POST', `${BASE}/flows/${created.body.data.id}/publish`, {
+          token: owner.token,
+          body: { changeSummary: 'x' },
+        })
+      ).status,
+    ).toBe(200)
+    expectError(
+      await call('PATCH', `${BASE}/flows/${created.body.data.id}/status`, {
+        token: owner.token,
+        body: { status: 'active' },
+      }),
+      422,
+      'validation_error',
+    )
   })
 })
 
@@ -321,12 +452,21 @@ describe('schedule trigger on the app clock', () => {
     await clock.advance(0)
     const reply = await timedCall('GET', `${BASE}/runs?flow_id=${flowId}&limit=100`)
     expect(reply.status, reply.text).toBe(200)
-    const details = await Promise.all((reply.body.data as { runId: string }[]).map(async (r) => (await timedCall('GET', `${BASE}/runs/${r.runId}`)).body.data))
+    const details = await Promise.all(
+      (reply.body.data as { runId: string }[]).map(
+        async (r) => (await timedCall('GET', `${BASE}/runs/${r.runId}`)).body.data,
+      ),
+    )
     return details.map((d) => d.trigger.body.scheduledAt as string).sort()
   }
 
   it('runs at each tick in the flow zone across the spring-forward change, and stops when deactivated', async () => {
-    const created = await timedCall('POST', `${BASE}/flows`, { name: 'nightly', triggerType: 'schedule', triggerConfig: { cron: '30 2 * * *', timezone: 'Europe/Berlin' }, operations: [echo] })
+    const created = await timedCall('POST', `${BASE}/flows`, {
+      name: 'nightly',
+      triggerType: 'schedule',
+      triggerConfig: { cron: '30 2 * * *', timezone: 'Europe/Berlin' },
+      operations: [echo],
+    })
     expect(created.status, created.text).toBe(201)
     const id = created.body.data.id as string
     expect((await timedCall('POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'v1' })).status).toBe(200)
@@ -343,34 +483,47 @@ describe('schedule trigger on the app clock', () => {
   })
 })
 
-describe.runIf(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)('schedule trigger on two instances (PostgreSQL + Redis)', () => {
-  let a: TestServer
-  let b: TestServer
-  let token: string
-  beforeAll(async () => {
-    a = await startServer()
-    b = await startSibling(a, {})
-    token = (await signUpOwner(a)).token
-  })
-  afterAll(async () => {
-    await b?.stop()
-    await a?.stop()
-  })
+describe.runIf(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)(
+  'schedule trigger on two instances (PostgreSQL + Redis)',
+  () => {
+    let a: TestServer
+    let b: TestServer
+    let token: string
+    beforeAll(async () => {
+      a = await startServer()
+      b = await startSibling(a, {})
+      token = (await signUpOwner(a)).token
+    })
+    afterAll(async () => {
+      await b?.stop()
+      await a?.stop()
+    })
 
-  it('starts one run per tick across both instances', async () => {
-    const on = (server: TestServer, method: string, path: string, body?: unknown) => server.request(method, path, { token, ...(body === undefined ? {} : { body }) })
-    const created = await on(a, 'POST', `${BASE}/flows`, { name: 'every second', triggerType: 'schedule', triggerConfig: { cron: '* * * * * *' }, operations: [echo] })
-    expect(created.status, created.text).toBe(201)
-    const id = created.body.data.id as string
-    expect((await on(a, 'POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'v1' })).status).toBe(200)
-    // Activated through B: the schedule is shared, whichever instance registered it.
-    expect((await on(b, 'PATCH', `${BASE}/flows/${id}/status`, { status: 'active' })).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 4500))
-    expect((await on(a, 'PATCH', `${BASE}/flows/${id}/status`, { status: 'inactive' })).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    const runs = (await on(a, 'GET', `${BASE}/runs?flow_id=${id}&limit=100`)).body.data as { runId: string }[]
-    const ticks = await Promise.all(runs.map(async (r) => (await on(a, 'GET', `${BASE}/runs/${r.runId}`)).body.data.trigger.body.scheduledAt as string))
-    expect(ticks.length).toBeGreaterThanOrEqual(3)
-    expect(new Set(ticks).size).toBe(ticks.length)
-  }, 30_000)
-})
+    it('starts one run per tick across both instances', async () => {
+      const on = (server: TestServer, method: string, path: string, body?: unknown) =>
+        server.request(method, path, { token, ...(body === undefined ? {} : { body }) })
+      const created = await on(a, 'POST', `${BASE}/flows`, {
+        name: 'every second',
+        triggerType: 'schedule',
+        triggerConfig: { cron: '* * * * * *' },
+        operations: [echo],
+      })
+      expect(created.status, created.text).toBe(201)
+      const id = created.body.data.id as string
+      expect((await on(a, 'POST', `${BASE}/flows/${id}/publish`, { changeSummary: 'v1' })).status).toBe(200)
+      // Activated through B: the schedule is shared, whichever instance registered it.
+      expect((await on(b, 'PATCH', `${BASE}/flows/${id}/status`, { status: 'active' })).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 4500))
+      expect((await on(a, 'PATCH', `${BASE}/flows/${id}/status`, { status: 'inactive' })).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const runs = (await on(a, 'GET', `${BASE}/runs?flow_id=${id}&limit=100`)).body.data as { runId: string }[]
+      const ticks = await Promise.all(
+        runs.map(
+          async (r) => (await on(a, 'GET', `${BASE}/runs/${r.runId}`)).body.data.trigger.body.scheduledAt as string,
+        ),
+      )
+      expect(ticks.length).toBeGreaterThanOrEqual(3)
+      expect(new Set(ticks).size).toBe(ticks.length)
+    }, 30_000)
+  },
+)

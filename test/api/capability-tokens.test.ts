@@ -21,8 +21,13 @@ let openDoc: string
 let closedDoc: string
 
 const MINT = '/api/v1/capability-tokens'
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 const mint = (token: string | undefined, body: unknown) => call('POST', MINT, token, body)
 
 let seq = 0
@@ -54,7 +59,9 @@ async function minted(token: string, body: Record<string, unknown>): Promise<Rec
 
 /** Opens the realtime stream of a collection (SSE) and closes it again; the status and error body if refused. */
 async function streamWith(collection: string, token: string, query = ''): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${server.url}/api/v1/collections/${collection}/stream?token=${encodeURIComponent(token)}${query}`)
+  const res = await fetch(
+    `${server.url}/api/v1/collections/${collection}/stream?token=${encodeURIComponent(token)}${query}`,
+  )
   if (res.status === 200) {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     await res.body!.cancel()
@@ -99,32 +106,161 @@ afterAll(async () => {
 })
 
 describe('POST /api/v1/capability-tokens: refusals', () => {
-  const forbidden = (action: string) => ({ error: 'forbidden', message: expect.stringContaining(`collections/docs:${action}`), details: { resource: 'collections/docs', action } })
+  const forbidden = (action: string) => ({
+    error: 'forbidden',
+    message: expect.stringContaining(`collections/docs:${action}`),
+    details: { resource: 'collections/docs', action },
+  })
   const invalid = { error: 'invalid_request' }
-  runScenarios(() => server, [
-    { name: 'anonymous: 401, never minted', method: 'POST', path: MINT, body: { collection: 'docs', documentId: 'x' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'an unknown session token: 401', method: 'POST', path: MINT, as: 'not-a-session', body: { collection: 'docs', documentId: 'x' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'no grant at all: 403 naming read', method: 'POST', path: MINT, as: () => nobody.token, body: { collection: 'docs', documentId: 'x' }, status: 403, contains: forbidden('read') },
-    {
-      name: 'write needs update, which a reader lacks: 403 naming update, nothing downgraded',
-      method: 'POST', path: MINT, as: () => reader.token, body: { collection: 'docs', documentId: 'x', capability: 'write' }, status: 403, contains: forbidden('update'),
-    },
-    {
-      name: 'comment needs update too',
-      method: 'POST', path: MINT, as: () => reader.token, body: { collection: 'docs', documentId: 'x', capability: 'comment' }, status: 403, contains: forbidden('update'),
-    },
-    { name: 'collection missing', method: 'POST', path: MINT, as: () => owner.token, body: { documentId: 'x' }, status: 400, contains: invalid },
-    { name: 'documentId missing', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs' }, status: 400, contains: invalid },
-    { name: 'unknown capability', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs', documentId: 'x', capability: 'admin' }, status: 400, contains: invalid },
-    { name: 'an unusable collection name', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'Docs!', documentId: 'x' }, status: 400, contains: { error: 'invalid_request', details: { field: 'collection' } } },
-    { name: 'an unusable document id', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs', documentId: '../x' }, status: 400, contains: { error: 'invalid_request', details: { field: 'documentId' } } },
-    { name: 'a document id of the wrong type', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs', documentId: 7 }, status: 400, contains: invalid },
-    { name: 'expiresIn not a number', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs', documentId: 'x', expiresIn: 'ten' }, status: 400, contains: invalid },
-    { name: 'expiresIn not whole', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'docs', documentId: 'x', expiresIn: 45.5 }, status: 400, contains: invalid },
-    { name: 'a body that is not JSON', method: 'POST', path: MINT, as: () => owner.token, rawBody: '{"collection":', headers: { 'content-type': 'application/json' }, status: 400, contains: invalid },
-    { name: 'a JSON array', method: 'POST', path: MINT, as: () => owner.token, body: [], status: 400, contains: invalid },
-    { name: 'a collection that does not exist: 404', method: 'POST', path: MINT, as: () => owner.token, body: { collection: 'nothing_here', documentId: 'x' }, status: 404, contains: { error: 'collection_not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous: 401, never minted',
+        method: 'POST',
+        path: MINT,
+        body: { collection: 'docs', documentId: 'x' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'an unknown session token: 401',
+        method: 'POST',
+        path: MINT,
+        as: 'not-a-session',
+        body: { collection: 'docs', documentId: 'x' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'no grant at all: 403 naming read',
+        method: 'POST',
+        path: MINT,
+        as: () => nobody.token,
+        body: { collection: 'docs', documentId: 'x' },
+        status: 403,
+        contains: forbidden('read'),
+      },
+      {
+        name: 'write needs update, which a reader lacks: 403 naming update, nothing downgraded',
+        method: 'POST',
+        path: MINT,
+        as: () => reader.token,
+        body: { collection: 'docs', documentId: 'x', capability: 'write' },
+        status: 403,
+        contains: forbidden('update'),
+      },
+      {
+        name: 'comment needs update too',
+        method: 'POST',
+        path: MINT,
+        as: () => reader.token,
+        body: { collection: 'docs', documentId: 'x', capability: 'comment' },
+        status: 403,
+        contains: forbidden('update'),
+      },
+      {
+        name: 'collection missing',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { documentId: 'x' },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'documentId missing',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs' },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'unknown capability',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs', documentId: 'x', capability: 'admin' },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'an unusable collection name',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'Docs!', documentId: 'x' },
+        status: 400,
+        contains: { error: 'invalid_request', details: { field: 'collection' } },
+      },
+      {
+        name: 'an unusable document id',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs', documentId: '../x' },
+        status: 400,
+        contains: { error: 'invalid_request', details: { field: 'documentId' } },
+      },
+      {
+        name: 'a document id of the wrong type',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs', documentId: 7 },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'expiresIn not a number',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs', documentId: 'x', expiresIn: 'ten' },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'expiresIn not whole',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'docs', documentId: 'x', expiresIn: 45.5 },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'a body that is not JSON',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        rawBody: '{"collection":',
+        headers: { 'content-type': 'application/json' },
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'a JSON array',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: [],
+        status: 400,
+        contains: invalid,
+      },
+      {
+        name: 'a collection that does not exist: 404',
+        method: 'POST',
+        path: MINT,
+        as: () => owner.token,
+        body: { collection: 'nothing_here', documentId: 'x' },
+        status: 404,
+        contains: { error: 'collection_not_found' },
+      },
+    ],
+  )
 
   it('a record that does not exist and one outside the row scope are the same 404', async () => {
     const missing = await mint(reader.token, { collection: 'docs', documentId: 'no_such_doc' })
@@ -140,21 +276,32 @@ describe('POST /api/v1/capability-tokens: refusals', () => {
   })
 
   it('each grant is checked against its own row scope: read reaches the closed doc, update does not', async () => {
-    expect((await mint(narrowEditor.token, { collection: 'docs', documentId: closedDoc, capability: 'read' })).status).toBe(201)
+    expect(
+      (await mint(narrowEditor.token, { collection: 'docs', documentId: closedDoc, capability: 'read' })).status,
+    ).toBe(201)
     const comment = await mint(narrowEditor.token, { collection: 'docs', documentId: closedDoc, capability: 'comment' })
     expect(comment.status, comment.text).toBe(404)
     expect(comment.body.error).toBe('record_not_found')
-    expect((await mint(narrowEditor.token, { collection: 'docs', documentId: openDoc, capability: 'comment' })).status).toBe(201)
+    expect(
+      (await mint(narrowEditor.token, { collection: 'docs', documentId: openDoc, capability: 'comment' })).status,
+    ).toBe(201)
   })
 
   it('a service key acts for no person and gets no token; a key bound to a user does, within its capabilities', async () => {
-    const service = await call('POST', '/api/auth/api-keys', owner.token, { label: 'svc', capabilities: ['collections/docs:read'], service: true })
+    const service = await call('POST', '/api/auth/api-keys', owner.token, {
+      label: 'svc',
+      capabilities: ['collections/docs:read'],
+      service: true,
+    })
     expect(service.status, service.text).toBe(201)
     const refused = await mint(service.body.raw, { collection: 'docs', documentId: openDoc })
     expect(refused.status, refused.text).toBe(403)
     expect(refused.body.error).toBe('forbidden')
 
-    const key = await call('POST', '/api/auth/api-keys', owner.token, { label: 'reader key', capabilities: ['collections/docs:read'] })
+    const key = await call('POST', '/api/auth/api-keys', owner.token, {
+      label: 'reader key',
+      capabilities: ['collections/docs:read'],
+    })
     expect(key.status, key.text).toBe(201)
     const data = await minted(key.body.raw, { collection: 'docs', documentId: openDoc })
     expect(data.subject).toBe(owner.id)
@@ -197,7 +344,12 @@ describe('POST /api/v1/capability-tokens: the token', () => {
     [601, 600],
     [1_000_000, 600],
   ])('expiresIn %i is granted as %i', async (asked, granted) => {
-    const data = await minted(editor.token, { collection: 'docs', documentId: openDoc, capability: 'write', expiresIn: asked })
+    const data = await minted(editor.token, {
+      collection: 'docs',
+      documentId: openDoc,
+      capability: 'write',
+      expiresIn: asked,
+    })
     expect(data.expiresIn).toBe(granted)
     expect(data.expiresAt - data.issuedAt).toBe(granted)
     expect(data.capability).toBe('write')
@@ -209,7 +361,8 @@ describe('POST /api/v1/capability-tokens: the token', () => {
     const before = server.logs.length
     expect((await streamWith('docs', a.token)).status).toBe(200)
     // The stream's access-log line is written when the connection has closed.
-    while (!server.logs.slice(before).some((line) => line.includes('/api/v1/collections/docs/stream'))) await new Promise((resolve) => setImmediate(resolve))
+    while (!server.logs.slice(before).some((line) => line.includes('/api/v1/collections/docs/stream')))
+      await new Promise((resolve) => setImmediate(resolve))
     const logs = server.logs.join('\n')
     expect(logs).not.toContain(a.token)
     expect(logs).not.toContain(a.token.split('.')[2])
@@ -228,8 +381,22 @@ describe('a token at use (the realtime stream)', () => {
     const [prefix, payload, signature] = token.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
     const swapped = Buffer.from(JSON.stringify({ ...claims, id: closedDoc, capability: 'write' })).toString('base64url')
-    const foreign = encodeToken('z'.repeat(64), { project: claims.project, collection: 'docs', id: openDoc, capability: 'read', subject: reader.id, issuedAt: claims.iat, expiresAt: claims.exp })
-    for (const bad of [`${prefix}.${swapped}.${signature}`, `${prefix}.${payload}.${signature.slice(0, -2)}AA`, `${prefix}.${payload}`, foreign, 'sct1.']) {
+    const foreign = encodeToken('z'.repeat(64), {
+      project: claims.project,
+      collection: 'docs',
+      id: openDoc,
+      capability: 'read',
+      subject: reader.id,
+      issuedAt: claims.iat,
+      expiresAt: claims.exp,
+    })
+    for (const bad of [
+      `${prefix}.${swapped}.${signature}`,
+      `${prefix}.${payload}.${signature.slice(0, -2)}AA`,
+      `${prefix}.${payload}`,
+      foreign,
+      'sct1.',
+    ]) {
       const reply = await streamWith('docs', bad)
       expect(reply.status, bad).toBe(401)
       expect(reply.body).toEqual({ error: 'unauthorized', message: 'Invalid capability token', details: {} })
@@ -241,13 +408,23 @@ describe('a token at use (the realtime stream)', () => {
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
     const now = Math.floor(Date.now() / 1000)
     const expired = encodeToken(server.app.config.secretKey, {
-      project: claims.project, collection: 'docs', id: openDoc, capability: 'read', subject: reader.id, issuedAt: now - 400, expiresAt: now - 100,
+      project: claims.project,
+      collection: 'docs',
+      id: openDoc,
+      capability: 'read',
+      subject: reader.id,
+      issuedAt: now - 400,
+      expiresAt: now - 100,
     })
     const reply = await streamWith('docs', expired)
     expect(reply.status).toBe(401)
     expect(reply.body).toEqual({ error: 'unauthorized', message: 'The capability token has expired', details: {} })
     // The same claims a little later in time work: the signature was right.
-    const fresh = encodeToken(server.app.config.secretKey, { ...{ project: claims.project, collection: 'docs', id: openDoc, capability: 'read', subject: reader.id }, issuedAt: now, expiresAt: now + 60 })
+    const fresh = encodeToken(server.app.config.secretKey, {
+      ...{ project: claims.project, collection: 'docs', id: openDoc, capability: 'read', subject: reader.id },
+      issuedAt: now,
+      expiresAt: now + 60,
+    })
     expect((await streamWith('docs', fresh)).status).toBe(200)
   })
 
@@ -272,15 +449,21 @@ describe('a token at use (the realtime stream)', () => {
     const { token } = await minted(person.token, { collection: 'docs', documentId: doc, capability: 'write' })
     expect((await streamWith('docs', token)).status).toBe(200)
 
-    expect((await call('PATCH', `/api/v1/collections/docs/records/${doc}`, owner.token, { status: 'closed' })).status).toBe(200)
+    expect(
+      (await call('PATCH', `/api/v1/collections/docs/records/${doc}`, owner.token, { status: 'closed' })).status,
+    ).toBe(200)
     const outside = await streamWith('docs', token)
     expect(outside.status).toBe(404)
     expect(outside.body.error).toBe('record_not_found')
-    expect((await call('PATCH', `/api/v1/collections/docs/records/${doc}`, owner.token, { status: 'open' })).status).toBe(200)
+    expect(
+      (await call('PATCH', `/api/v1/collections/docs/records/${doc}`, owner.token, { status: 'open' })).status,
+    ).toBe(200)
     expect((await streamWith('docs', token)).status).toBe(200)
 
     // The write token needs update as well as read: removing update is enough.
-    const grants = await call('PUT', `/api/v1/roles/${await roleIdOf(person)}/grants`, owner.token, { grants: [{ resource: 'collections/docs', action: 'read' }] })
+    const grants = await call('PUT', `/api/v1/roles/${await roleIdOf(person)}/grants`, owner.token, {
+      grants: [{ resource: 'collections/docs', action: 'read' }],
+    })
     expect(grants.status, grants.text).toBe(200)
     const lost = await streamWith('docs', token)
     expect(lost.status).toBe(403)
@@ -299,21 +482,32 @@ describe('a token at use (the realtime stream)', () => {
   })
 
   it('a revoked share stops it and stops new tokens (404, as for any record out of reach)', async () => {
-    const alice = await personWith(['read', 'create', 'update', 'delete'].map((action) => ({ resource: 'collections/shared_docs', action })))
+    const alice = await personWith(
+      ['read', 'create', 'update', 'delete'].map((action) => ({ resource: 'collections/shared_docs', action })),
+    )
     // Bob may read shared_docs, which is private: his own records, and what is shared with him.
     const bob = await personWith([{ resource: 'collections/shared_docs', action: 'read' }])
     const doc = await newDoc('shared_docs', { title: 'Private plan' }, alice.token)
     const before = await mint(bob.token, { collection: 'shared_docs', documentId: doc })
     expect(before.status, before.text).toBe(404)
 
-    const share = await call('POST', `/api/v1/collections/shared_docs/records/${doc}/shares`, alice.token, { userId: bob.id, access: 'edit' })
+    const share = await call('POST', `/api/v1/collections/shared_docs/records/${doc}/shares`, alice.token, {
+      userId: bob.id,
+      access: 'edit',
+    })
     expect(share.status, share.text).toBe(201)
     const { token } = await minted(bob.token, { collection: 'shared_docs', documentId: doc })
     expect((await streamWith('shared_docs', token)).status).toBe(200)
     // An edit share opens update on that record even without an update grant.
-    expect((await mint(bob.token, { collection: 'shared_docs', documentId: doc, capability: 'comment' })).status).toBe(201)
+    expect((await mint(bob.token, { collection: 'shared_docs', documentId: doc, capability: 'comment' })).status).toBe(
+      201,
+    )
 
-    const removed = await call('DELETE', `/api/v1/collections/shared_docs/records/${doc}/shares/${share.body.data.id}`, alice.token)
+    const removed = await call(
+      'DELETE',
+      `/api/v1/collections/shared_docs/records/${doc}/shares/${share.body.data.id}`,
+      alice.token,
+    )
     expect(removed.status, removed.text).toBe(200)
     const after = await streamWith('shared_docs', token)
     expect(after.status).toBe(404)

@@ -24,7 +24,8 @@ afterAll(async () => {
 })
 
 const post = (body: unknown) => server.request('POST', '/api/v1/collections', { token: owner.token, body })
-const patch = (name: string, body: unknown) => server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body })
+const patch = (name: string, body: unknown) =>
+  server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body })
 const del = (name: string) => server.request('DELETE', `/api/v1/collections/${name}`, { token: owner.token })
 const projectHandle = () => server.app.registry.get(server.app.defaultProject.id)
 
@@ -44,10 +45,14 @@ describe('collections named like another collection’s derived objects', () => 
     expect(reply.body).toMatchObject({ error: 'reserved_name', details: { name: second } })
     expect(await listedNames(server, owner.token)).not.toContain(second)
     // The first collection takes what would have collided.
-    const grown = await patch(first, { fields: [field('n', 'integer'), field('title', 'text'), field('g__h', 'text', { indexed: true })] })
+    const grown = await patch(first, {
+      fields: [field('n', 'integer'), field('title', 'text'), field('g__h', 'text', { indexed: true })],
+    })
     expect(grown.status, grown.text).toBe(200)
     await createRecord(server, owner.token, first, { title: 'findable', g__h: 'x' })
-    const found = await server.request('GET', `/api/v1/collections/${first}/records?search=findable`, { token: owner.token })
+    const found = await server.request('GET', `/api/v1/collections/${first}/records?search=findable`, {
+      token: owner.token,
+    })
     expect(found.body.total).toBe(1)
     expect((await del(first)).status).toBe(200)
   })
@@ -62,7 +67,10 @@ describe('collections named like another collection’s derived objects', () => 
   it('a collection named like another’s primary key index (a_pkey beside a) is created', async () => {
     const base = uniqueName('pk')
     await createCollection(server, owner.token, { name: base, fields: [field('title', 'text')] })
-    const created = await createCollection(server, owner.token, { name: `${base}_pkey`, fields: [field('title', 'text', { unique: true })] })
+    const created = await createCollection(server, owner.token, {
+      name: `${base}_pkey`,
+      fields: [field('title', 'text', { unique: true })],
+    })
     expect(created.name).toBe(`${base}_pkey`)
     await createRecord(server, owner.token, base, { title: 'one' })
     await createRecord(server, owner.token, `${base}_pkey`, { title: 'one' })
@@ -72,7 +80,8 @@ describe('collections named like another collection’s derived objects', () => 
 // A table named like a collection's search objects, as a collection named `qx__search` (allowed before the
 // rule) had: made here behind the API's back. PATCH and DELETE of `qx` must never drop or replace it.
 describe('a legacy table named like a collection’s search index', () => {
-  const squatterOf = (name: string) => (server.app.registry.kind === 'sqlite' ? `${name}__search` : `${name}__search__gin`)
+  const squatterOf = (name: string) =>
+    server.app.registry.kind === 'sqlite' ? `${name}__search` : `${name}__search__gin`
 
   async function squat(table: string): Promise<void> {
     const handle = await projectHandle()
@@ -92,7 +101,9 @@ describe('a legacy table named like a collection’s search index', () => {
     expect(reply.status, reply.text).toBe(500)
     expect(reply.body.error).toBe('ddl_error')
     expect(await rowsOf(squatterOf(name))).toEqual([{ id: '1', note: 'precious' }])
-    expect((await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })).body.data).toMatchObject({ schemaVersion: 1, fields: created.fields })
+    expect(
+      (await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })).body.data,
+    ).toMatchObject({ schemaVersion: 1, fields: created.fields })
   })
 
   it('DELETE drops the collection and leaves the table and its rows alone', async () => {
@@ -113,13 +124,23 @@ describe('a legacy table named like a collection’s search index', () => {
     expect(grown.status, grown.text).toBe(200)
     await createRecord(server, owner.token, name, { title: 'badger', summary: 'zebra' })
     for (const word of ['aardvark', 'zebra']) {
-      expect((await server.request('GET', `/api/v1/collections/${name}/records?search=${word}`, { token: owner.token })).body.total, word).toBe(1)
+      expect(
+        (await server.request('GET', `/api/v1/collections/${name}/records?search=${word}`, { token: owner.token })).body
+          .total,
+        word,
+      ).toBe(1)
     }
     expect((await del(name)).status).toBe(200)
     // Nothing of it is left: the same name is created afresh, search index and all.
     await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })
     await createRecord(server, owner.token, name, { title: 'capybara' })
-    expect((await server.request('GET', `/api/v1/collections/${name}/records?search=aardvark`, { token: owner.token })).body.total).toBe(0)
-    expect((await server.request('GET', `/api/v1/collections/${name}/records?search=capybara`, { token: owner.token })).body.total).toBe(1)
+    expect(
+      (await server.request('GET', `/api/v1/collections/${name}/records?search=aardvark`, { token: owner.token })).body
+        .total,
+    ).toBe(0)
+    expect(
+      (await server.request('GET', `/api/v1/collections/${name}/records?search=capybara`, { token: owner.token })).body
+        .total,
+    ).toBe(1)
   })
 })

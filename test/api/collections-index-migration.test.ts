@@ -30,14 +30,20 @@ const logsWith = (needle: string) => server.logs.filter((line) => line.includes(
 
 async function layoutOf(name: string): Promise<number> {
   const row = await server.app.registry.system.db
-    .selectFrom('collections').select('index_layout').where('project_id', '=', server.app.defaultProject.id).where('name', '=', name)
+    .selectFrom('collections')
+    .select('index_layout')
+    .where('project_id', '=', server.app.defaultProject.id)
+    .where('name', '=', name)
     .executeTakeFirstOrThrow()
   return Number(row.index_layout)
 }
 
 async function setLayout(name: string, layout: number): Promise<void> {
   await server.app.registry.system.db
-    .updateTable('collections').set({ index_layout: layout }).where('project_id', '=', server.app.defaultProject.id).where('name', '=', name)
+    .updateTable('collections')
+    .set({ index_layout: layout })
+    .where('project_id', '=', server.app.defaultProject.id)
+    .where('name', '=', name)
     .execute()
 }
 
@@ -45,9 +51,14 @@ async function setLayout(name: string, layout: number): Promise<void> {
 async function makeOldIndexes(name: string): Promise<void> {
   const handle = await server.app.registry.get(server.app.defaultProject.id)
   const table = tableIdentifier(handle, name)
-  for (const index of [`${name}__created_at__idx`, `${name}__status__idx`]) await sql`drop index ${tableIdentifier(handle, index)}`.execute(handle.db)
-  await sql`create index ${sql.id(`${name}__created_at__idx`)} on ${table} (${orderedIndexColumn(handle, 'created_at', false)}, id)`.execute(handle.db)
-  await sql`create index ${sql.id(`${name}__status__idx`)} on ${table} (${orderedIndexColumn(handle, 'status', true)})`.execute(handle.db)
+  for (const index of [`${name}__created_at__idx`, `${name}__status__idx`])
+    await sql`drop index ${tableIdentifier(handle, index)}`.execute(handle.db)
+  await sql`create index ${sql.id(`${name}__created_at__idx`)} on ${table} (${orderedIndexColumn(handle, 'created_at', false)}, id)`.execute(
+    handle.db,
+  )
+  await sql`create index ${sql.id(`${name}__status__idx`)} on ${table} (${orderedIndexColumn(handle, 'status', true)})`.execute(
+    handle.db,
+  )
   await setLayout(name, 1)
 }
 
@@ -56,11 +67,16 @@ describe('rebuilding the indexes of existing collections at start', () => {
     const name = uniqueName('legacy')
     await createCollection(server, owner.token, {
       name,
-      fields: [field('status', 'enum', { enumValues: ['a', 'b'], indexed: true }), field('code', 'text', { unique: true })],
+      fields: [
+        field('status', 'enum', { enumValues: ['a', 'b'], indexed: true }),
+        field('code', 'text', { unique: true }),
+      ],
     })
     const kept = await createRecord(server, owner.token, name, { status: 'a', code: 'K' })
     const gone = await createRecord(server, owner.token, name, { status: 'a', code: 'G' })
-    expect((await server.request('DELETE', `/api/v1/collections/${name}/records/${gone.id}`, { token: owner.token })).status).toBe(200)
+    expect(
+      (await server.request('DELETE', `/api/v1/collections/${name}/records/${gone.id}`, { token: owner.token })).status,
+    ).toBe(200)
     await makeOldIndexes(name)
     const old = await indexDefinitions(server, name)
     expect(isLiveRowIndex(old.get(`${name}__created_at__idx`)!)).toBe(false)
@@ -77,11 +93,20 @@ describe('rebuilding the indexes of existing collections at start', () => {
 
     // The data and its answers are as before: the live list, the soft-deleted row on request, uniqueness across both.
     const filter = encodeURIComponent(JSON.stringify({ status: { _eq: 'a' } }))
-    const list = await server.request('GET', `/api/v1/collections/${name}/records?filter=${filter}`, { token: owner.token })
+    const list = await server.request('GET', `/api/v1/collections/${name}/records?filter=${filter}`, {
+      token: owner.token,
+    })
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([kept.id])
-    const all = await server.request('GET', `/api/v1/collections/${name}/records?filter=${filter}&include_deleted=true`, { token: owner.token })
+    const all = await server.request(
+      'GET',
+      `/api/v1/collections/${name}/records?filter=${filter}&include_deleted=true`,
+      { token: owner.token },
+    )
     expect(all.body.total).toBe(2)
-    const taken = await server.request('POST', `/api/v1/collections/${name}/records`, { token: owner.token, body: { code: 'G' } })
+    const taken = await server.request('POST', `/api/v1/collections/${name}/records`, {
+      token: owner.token,
+      body: { code: 'G' },
+    })
     expect(taken.status, taken.text).toBe(409)
 
     // Again: nothing left to do.

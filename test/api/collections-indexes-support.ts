@@ -10,7 +10,9 @@ export async function indexDefinitions(server: TestServer, table: string): Promi
     return new Map(result.rows.filter((r) => r.sql !== null).map((r) => [r.name, r.sql!]))
   }
   const result = await sql<{ name: string; sql: string }>`
-    select indexname as name, indexdef as sql from pg_indexes where schemaname = ${handle.schema} and tablename = ${table}`.execute(handle.db)
+    select indexname as name, indexdef as sql from pg_indexes where schemaname = ${handle.schema} and tablename = ${table}`.execute(
+    handle.db,
+  )
   return new Map(result.rows.map((r) => [r.name, r.sql]))
 }
 

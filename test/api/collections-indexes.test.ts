@@ -29,8 +29,10 @@ const articleFields = () => [
   field('code', 'text', { unique: true }),
   field('meta', 'json'),
 ]
-const patch = (name: string, body: unknown) => server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body })
-const list = (name: string, query: string) => server.request('GET', `/api/v1/collections/${name}/records?${query}`, { token: owner.token })
+const patch = (name: string, body: unknown) =>
+  server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body })
+const list = (name: string, query: string) =>
+  server.request('GET', `/api/v1/collections/${name}/records?${query}`, { token: owner.token })
 const ixName = (name: string) => new RegExp(`^${name}__ix_[0-9a-f]{8}$`)
 
 describe('compound indexes', () => {
@@ -64,17 +66,30 @@ describe('compound indexes', () => {
 
   it('a collection without indexes answers indexes: []', async () => {
     const name = uniqueName('ix_none')
-    expect((await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })).indexes).toEqual([])
+    expect((await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })).indexes).toEqual(
+      [],
+    )
   })
 
   it('the list over live rows answers from them; soft-deleted rows are left out, and shown with include_deleted', async () => {
     const name = uniqueName('ix_list')
-    await createCollection(server, owner.token, { name, fields: articleFields(), indexes: [{ fields: ['status', '-views'] }] })
+    await createCollection(server, owner.token, {
+      name,
+      fields: articleFields(),
+      indexes: [{ fields: ['status', '-views'] }],
+    })
     const rows = []
-    for (const [status, views] of [['published', 5], ['draft', 9], ['published', 7], ['published', 1]] as const) {
+    for (const [status, views] of [
+      ['published', 5],
+      ['draft', 9],
+      ['published', 7],
+      ['published', 1],
+    ] as const) {
       rows.push(await createRecord(server, owner.token, name, { status, views }))
     }
-    const gone = await server.request('DELETE', `/api/v1/collections/${name}/records/${rows[2].id}`, { token: owner.token })
+    const gone = await server.request('DELETE', `/api/v1/collections/${name}/records/${rows[2].id}`, {
+      token: owner.token,
+    })
     expect(gone.status, gone.text).toBe(200)
     const filter = encodeURIComponent(JSON.stringify({ status: { _eq: 'published' } }))
     const live = await list(name, `limit=25&sortBy=-views&filter=${filter}`)
@@ -92,7 +107,10 @@ describe('compound indexes', () => {
     const created = await createCollection(server, owner.token, { name, fields: articleFields() })
     expect(created.indexes).toEqual([])
 
-    const added = await patch(name, { fields: [...created.fields, field('score', 'number')], indexes: [{ fields: ['score', 'status'] }] })
+    const added = await patch(name, {
+      fields: [...created.fields, field('score', 'number')],
+      indexes: [{ fields: ['score', 'status'] }],
+    })
     expect(added.status, added.text).toBe(200)
     expect(added.body.data.schemaVersion).toBe(2)
     const [index] = added.body.data.indexes
@@ -119,7 +137,8 @@ describe('compound indexes', () => {
   it('an index change refreshes the planner statistics of the table', async () => {
     const name = uniqueName('ix_stats')
     const created = await createCollection(server, owner.token, { name, fields: articleFields() })
-    for (let i = 0; i < 20; i++) await createRecord(server, owner.token, name, { status: i % 2 ? 'draft' : 'published', views: i })
+    for (let i = 0; i < 20; i++)
+      await createRecord(server, owner.token, name, { status: i % 2 ? 'draft' : 'published', views: i })
     const reply = await patch(name, { fields: created.fields, indexes: [{ fields: ['status', '-views'] }] })
     expect(reply.status, reply.text).toBe(200)
     const handle = await server.app.registry.get(server.app.defaultProject.id)
@@ -128,14 +147,20 @@ describe('compound indexes', () => {
       expect(stats.rows.map((r) => r.idx)).toContain(reply.body.data.indexes[0].name)
     } else {
       const stats = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_user_tables where schemaname = ${handle.schema} and relname = ${name} and last_analyze is not null`.execute(handle.db)
+        select count(*)::int as n from pg_stat_user_tables where schemaname = ${handle.schema} and relname = ${name} and last_analyze is not null`.execute(
+        handle.db,
+      )
       expect(stats.rows[0]!.n).toBe(1)
     }
   })
 
   it('a unique compound index refuses a duplicate record with 409 already_exists', async () => {
     const name = uniqueName('ix_unique')
-    await createCollection(server, owner.token, { name, fields: articleFields(), indexes: [{ fields: ['status', 'views'], unique: true }] })
+    await createCollection(server, owner.token, {
+      name,
+      fields: articleFields(),
+      indexes: [{ fields: ['status', 'views'], unique: true }],
+    })
     await createRecord(server, owner.token, name, { status: 'draft', views: 1 })
     await createRecord(server, owner.token, name, { status: 'published', views: 1 })
     const dup = await postRecord(server, owner.token, name, { status: 'draft', views: 1 })
@@ -149,7 +174,10 @@ describe('compound indexes', () => {
     await createRecord(server, owner.token, name, { status: 'draft', views: 1 })
     await createRecord(server, owner.token, name, { status: 'draft', views: 1 })
     const before = await indexDefinitions(server, name)
-    const reply = await patch(name, { fields: [...created.fields, field('extra', 'text')], indexes: [{ fields: ['status', 'views'], unique: true }] })
+    const reply = await patch(name, {
+      fields: [...created.fields, field('extra', 'text')],
+      indexes: [{ fields: ['status', 'views'], unique: true }],
+    })
     expect(reply.status, reply.text).toBe(409)
     expect(reply.body).toMatchObject({ error: 'already_exists', message: expect.stringContaining('(status, views)') })
     const after = await getCollection(server, owner.token, name)
@@ -165,22 +193,59 @@ describe('malformed indexes: 400 invalid_request naming the index, nothing writt
     ['more than 16', Array.from({ length: 17 }, () => ({ fields: ['status'] })), { property: 'indexes', index: 16 }],
     ['an entry that is not an object', ['status'], { property: 'indexes', index: 0 }],
     ['no fields', [{ fields: [] }], { property: 'indexes', index: 0 }],
-    ['more than 8 fields', [{ fields: ['title', 'status', 'views', 'code', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by'] }], { property: 'indexes', index: 0 }],
+    [
+      'more than 8 fields',
+      [
+        {
+          fields: [
+            'title',
+            'status',
+            'views',
+            'code',
+            'created_at',
+            'updated_at',
+            'created_by',
+            'updated_by',
+            'owned_by',
+          ],
+        },
+      ],
+      { property: 'indexes', index: 0 },
+    ],
     ['an unknown property', [{ fields: ['status'], where: 'x' }], { property: 'indexes', index: 0 }],
     ['unique not a boolean', [{ fields: ['status'], unique: 'yes' }], { property: 'indexes', index: 0 }],
-    ['an unknown field', [{ fields: ['status'] }, { fields: ['nope'] }], { property: 'indexes', index: 1, field: 'nope' }],
+    [
+      'an unknown field',
+      [{ fields: ['status'] }, { fields: ['nope'] }],
+      { property: 'indexes', index: 1, field: 'nope' },
+    ],
     ['a JSON field', [{ fields: ['status', 'meta'] }], { property: 'indexes', index: 0, field: 'meta' }],
-    ['deleted_at (the condition of every index)', [{ fields: ['deleted_at'] }], { property: 'indexes', index: 0, field: 'deleted_at' }],
+    [
+      'deleted_at (the condition of every index)',
+      [{ fields: ['deleted_at'] }],
+      { property: 'indexes', index: 0, field: 'deleted_at' },
+    ],
     ['_version', [{ fields: ['_version'] }], { property: 'indexes', index: 0, field: '_version' }],
     ['id (ends every index already)', [{ fields: ['status', 'id'] }], { property: 'indexes', index: 0, field: 'id' }],
-    ['a field twice in one index', [{ fields: ['status', '-status'] }], { property: 'indexes', index: 0, field: 'status' }],
-    ['two indexes over the same fields', [{ fields: ['status', 'views'] }, { fields: ['status', '-views'], unique: true }], { property: 'indexes', index: 1, duplicateOf: 0 }],
+    [
+      'a field twice in one index',
+      [{ fields: ['status', '-status'] }],
+      { property: 'indexes', index: 0, field: 'status' },
+    ],
+    [
+      'two indexes over the same fields',
+      [{ fields: ['status', 'views'] }, { fields: ['status', '-views'], unique: true }],
+      { property: 'indexes', index: 1, duplicateOf: 0 },
+    ],
     ['a bad name with a dash only', [{ fields: ['-'] }], { property: 'indexes', index: 0 }],
   ]
 
   it.each(cases)('POST: %s', async (_label, indexes, details) => {
     const name = uniqueName('ix_bad')
-    const reply = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name, fields: articleFields(), indexes } })
+    const reply = await server.request('POST', '/api/v1/collections', {
+      token: owner.token,
+      body: { name, fields: articleFields(), indexes },
+    })
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body).toMatchObject({ error: 'invalid_request', details })
     expect(Object.keys(reply.body).sort()).toEqual(['details', 'error', 'message'])
@@ -190,7 +255,11 @@ describe('malformed indexes: 400 invalid_request naming the index, nothing writt
 
   it.each(cases)('PATCH: %s', async (_label, indexes, details) => {
     const name = uniqueName('ix_badp')
-    const created = await createCollection(server, owner.token, { name, fields: articleFields(), indexes: [{ fields: ['title', '-views'] }] })
+    const created = await createCollection(server, owner.token, {
+      name,
+      fields: articleFields(),
+      indexes: [{ fields: ['title', '-views'] }],
+    })
     const before = await indexDefinitions(server, name)
     // A new field comes along: it must not be added either.
     const reply = await patch(name, { fields: [...created.fields, field('extra', 'integer')], indexes })

@@ -27,7 +27,16 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const systemColumnNames = ['_version', 'created_at', 'created_by', 'deleted_at', 'id', 'owned_by', 'updated_at', 'updated_by']
+const systemColumnNames = [
+  '_version',
+  'created_at',
+  'created_by',
+  'deleted_at',
+  'id',
+  'owned_by',
+  'updated_at',
+  'updated_by',
+]
 const post = (body: unknown) => server.request('POST', '/api/v1/collections', { token: owner.token, body })
 const records = (name: string, query = '') => `/api/v1/collections/${name}/records${query}`
 const listQuery = (filter: unknown, extra = '') => `?filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`
@@ -38,10 +47,15 @@ function expectOk(reply: Reply, status = 200): void {
 
 /** The table's rows as stored, read directly. */
 async function storedRows(name: string): Promise<Record<string, unknown>[]> {
-  return (await sql<Record<string, unknown>>`select * from ${tableIdentifier(handle, name)} order by created_at, id`.execute(handle.db)).rows
+  return (
+    await sql<Record<string, unknown>>`select * from ${tableIdentifier(handle, name)} order by created_at, id`.execute(
+      handle.db,
+    )
+  ).rows
 }
 
-const documentOf = (row: Record<string, unknown>): unknown => (typeof row.doc === 'string' ? JSON.parse(row.doc) : row.doc)
+const documentOf = (row: Record<string, unknown>): unknown =>
+  typeof row.doc === 'string' ? JSON.parse(row.doc) : row.doc
 
 const noteFields = [
   field('title', 'text', { required: true }),
@@ -70,27 +84,56 @@ describe('storageType kv: a key-value table', () => {
   it('stores a record as its JSON document (a null value is no key) and reads it back as on d1', async () => {
     const name = uniqueName('kv_doc')
     await kv(name)
-    const created = await createRecord(server, owner.token, name, { title: 'Hello', n: 3, done: true, meta: { tags: ['a'], deep: { x: 1 } }, status: null })
-    expect(created).toMatchObject({ title: 'Hello', n: 3, done: true, meta: { tags: ['a'], deep: { x: 1 } }, status: null, _version: 1 })
+    const created = await createRecord(server, owner.token, name, {
+      title: 'Hello',
+      n: 3,
+      done: true,
+      meta: { tags: ['a'], deep: { x: 1 } },
+      status: null,
+    })
+    expect(created).toMatchObject({
+      title: 'Hello',
+      n: 3,
+      done: true,
+      meta: { tags: ['a'], deep: { x: 1 } },
+      status: null,
+      _version: 1,
+    })
     const [row] = await storedRows(name)
     expect(row!.id).toBe(created.id)
     expect(documentOf(row!)).toEqual({ title: 'Hello', n: 3, done: true, meta: { tags: ['a'], deep: { x: 1 } } })
     // A patch rewrites only its keys; a null removes one; the other keys stay.
-    const patched = await server.request('PATCH', records(name, `/${created.id}`), { token: owner.token, body: { n: 4, meta: null, status: 'published' } })
+    const patched = await server.request('PATCH', records(name, `/${created.id}`), {
+      token: owner.token,
+      body: { n: 4, meta: null, status: 'published' },
+    })
     expectOk(patched)
     expect(documentOf((await storedRows(name))[0]!)).toEqual({ title: 'Hello', n: 4, done: true, status: 'published' })
-    expect(await readRecord(server, owner.token, name, created.id)).toMatchObject({ title: 'Hello', n: 4, done: true, meta: null, status: 'published', _version: 2 })
+    expect(await readRecord(server, owner.token, name, created.id)).toMatchObject({
+      title: 'Hello',
+      n: 4,
+      done: true,
+      meta: null,
+      status: 'published',
+      _version: 2,
+    })
   })
 
   it('validates every write against the declared fields', async () => {
     const name = uniqueName('kv_valid')
     await kv(name)
-    const wrongType = await server.request('POST', records(name), { token: owner.token, body: { title: 'x', n: 'three' } })
+    const wrongType = await server.request('POST', records(name), {
+      token: owner.token,
+      body: { title: 'x', n: 'three' },
+    })
     expect(wrongType.status).toBe(400)
     expect(wrongType.body.error).toBe('invalid_field')
     const missing = await server.request('POST', records(name), { token: owner.token, body: { n: 1 } })
     expect(missing.body.error).toBe('missing_field')
-    const unknown = await server.request('POST', records(name), { token: owner.token, body: { title: 'x', colour: 'red' } })
+    const unknown = await server.request('POST', records(name), {
+      token: owner.token,
+      body: { title: 'x', colour: 'red' },
+    })
     expect(unknown.status).toBe(400)
     expect(await storedRows(name)).toEqual([])
   })
@@ -102,14 +145,23 @@ describe('storageType kv: a key-value table', () => {
     const columnsBefore = await describeTable(handle, name)
     const patch = await server.request('PATCH', `/api/v1/collections/${name}`, {
       token: owner.token,
-      body: { fields: [...noteFields, field('colour', 'text'), field('weight', 'number'), field('label', 'text', { indexed: true })] },
+      body: {
+        fields: [
+          ...noteFields,
+          field('colour', 'text'),
+          field('weight', 'number'),
+          field('label', 'text', { indexed: true }),
+        ],
+      },
     })
     expectOk(patch)
     expect(await describeTable(handle, name)).toEqual(columnsBefore)
     await createRecord(server, owner.token, name, { title: 'red one', colour: 'red', weight: 2.5, label: 'b' })
     await createRecord(server, owner.token, name, { title: 'blue one', colour: 'blue', weight: 1.5, label: 'a' })
     expect((await readRecord(server, owner.token, name, before.id)).colour).toBeNull()
-    const red = await server.request('GET', records(name, listQuery({ colour: { _eq: 'red' } })), { token: owner.token })
+    const red = await server.request('GET', records(name, listQuery({ colour: { _eq: 'red' } })), {
+      token: owner.token,
+    })
     expectOk(red)
     expect(red.body.data.map((r: any) => r.title)).toEqual(['red one'])
     const sorted = await server.request('GET', records(name, '?sortBy=-weight'), { token: owner.token })
@@ -127,7 +179,10 @@ describe('storageType kv: a key-value table', () => {
     const dup = await server.request('POST', records(name), { token: owner.token, body: { sku: 'A-1' } })
     expect(dup.status, dup.text).toBe(409)
     expect(dup.body).toMatchObject({ error: 'already_exists', details: { fields: ['sku'] } })
-    const dupJson = await server.request('POST', records(name), { token: owner.token, body: { sku: 'B-2', shape: { k: 1 } } })
+    const dupJson = await server.request('POST', records(name), {
+      token: owner.token,
+      body: { sku: 'B-2', shape: { k: 1 } },
+    })
     expect(dupJson.status, dupJson.text).toBe(409)
     expect(dupJson.body.details).toEqual({ fields: ['shape'] })
   })
@@ -138,7 +193,10 @@ describe('storageType kv: a key-value table', () => {
     expect(chosen.status).toBe(400)
     expect(chosen.body.error).toBe('invalid_request')
     await kv(name)
-    const move = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: noteFields, storageType: 'd1' } })
+    const move = await server.request('PATCH', `/api/v1/collections/${name}`, {
+      token: owner.token,
+      body: { fields: noteFields, storageType: 'd1' },
+    })
     expect(move.status).toBe(400)
     expect(move.body.details).toMatchObject({ property: 'storageType', current: 'kv' })
   })
@@ -150,10 +208,16 @@ describe('storageType kv: a key-value table', () => {
     expectOk(await server.request('DELETE', `/api/v1/collections/${name}`, { token: owner.token }))
     expect(await describeTable(handle, name)).toEqual([])
     if (handle.kind === 'sqlite') {
-      const left = await sql<{ name: string }>`select name from sqlite_master where name like ${`${name}%`}`.execute(handle.db)
+      const left = await sql<{ name: string }>`select name from sqlite_master where name like ${`${name}%`}`.execute(
+        handle.db,
+      )
       expect(left.rows).toEqual([])
     } else {
-      const left = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = ${handle.schema} and indexname like ${`${name}%`}`.execute(handle.db)
+      const left = await sql<{
+        indexname: string
+      }>`select indexname from pg_indexes where schemaname = ${handle.schema} and indexname like ${`${name}%`}`.execute(
+        handle.db,
+      )
       expect(left.rows).toEqual([])
     }
   })
@@ -165,18 +229,32 @@ describe('kv lists run in SQL on the JSON, served by expression indexes', () => 
   let fields: any[]
 
   beforeAll(async () => {
-    const created = await kv(name, [field('title', 'text'), field('status', 'enum', { enumValues: ['draft', 'published', 'archived'] }), field('views', 'integer')], {
-      indexes: [{ fields: ['status', '-views'] }],
-    })
+    const created = await kv(
+      name,
+      [
+        field('title', 'text'),
+        field('status', 'enum', { enumValues: ['draft', 'published', 'archived'] }),
+        field('views', 'integer'),
+      ],
+      {
+        indexes: [{ fields: ['status', '-views'] }],
+      },
+    )
     indexName = created.indexes[0].name
     fields = created.fields
     for (let chunk = 0; chunk < 2; chunk++) {
       const lines = Array.from({ length: 1000 }, (_, i) => {
         const n = chunk * 1000 + i
-        return JSON.stringify({ title: `t${n} word${n % 10}`, status: ['draft', 'published', 'archived'][n % 3], views: (n * 7919) % 5000 })
+        return JSON.stringify({
+          title: `t${n} word${n % 10}`,
+          status: ['draft', 'published', 'archived'][n % 3],
+          views: (n * 7919) % 5000,
+        })
       })
       const reply = await server.request('POST', records(name, '/import-ndjson'), {
-        token: owner.token, rawBody: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' },
+        token: owner.token,
+        rawBody: lines.join('\n'),
+        headers: { 'content-type': 'application/x-ndjson' },
       })
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body.imported).toBe(1000)
@@ -187,7 +265,8 @@ describe('kv lists run in SQL on the JSON, served by expression indexes', () => 
   const source = () => documentSource(handle, name, fields)
   const live = sql`deleted_at is null`
   const filter = () => sql`${sql.ref('status')} = ${sql.lit('published')}`
-  const page = () => sql`select * from ${source()} where ${live} and ${filter()} order by ${keysetOrder(sql.ref('views'), 'desc')} limit 25`
+  const page = () =>
+    sql`select * from ${source()} where ${live} and ${filter()} order by ${keysetOrder(sql.ref('views'), 'desc')} limit 25`
   const count = () => sql`select count(*) as n from ${source()} where ${live} and ${filter()}`
 
   async function plan(query: RawBuilder<unknown>): Promise<string> {
@@ -223,7 +302,11 @@ describe('kv lists run in SQL on the JSON, served by expression indexes', () => 
   })
 
   it('the list answers what the plan promises; search finds words of the document', async () => {
-    const first = await server.request('GET', records(name, listQuery({ status: { _eq: 'published' } }, '&limit=25&sortBy=-views')), { token: owner.token })
+    const first = await server.request(
+      'GET',
+      records(name, listQuery({ status: { _eq: 'published' } }, '&limit=25&sortBy=-views')),
+      { token: owner.token },
+    )
     expectOk(first)
     const views = first.body.data.map((r: { views: number }) => r.views)
     expect(views).toEqual([...views].sort((a: number, b: number) => b - a))

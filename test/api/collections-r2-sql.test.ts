@@ -9,7 +9,16 @@ import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { s3Settings, startS3Store, type TestS3Store } from '../support/s3-store.js'
 import { startSibling } from '../support/sibling.js'
-import { accountWithGrants, createCollection, createRecord, field, getCollection, listedNames, readRecord, uniqueName } from './collections-support.js'
+import {
+  accountWithGrants,
+  createCollection,
+  createRecord,
+  field,
+  getCollection,
+  listedNames,
+  readRecord,
+  uniqueName,
+} from './collections-support.js'
 
 /**
  * storageType r2_sql (decision 036): an SQLite file kept in object storage. Writes go to the working copy of
@@ -28,7 +37,12 @@ async function storedVersions(s: TestServer, collectionId: string): Promise<numb
 }
 
 /** The rows of the collection's table in one published version, read from the object itself. */
-async function publishedRows(s: TestServer, collectionId: string, table: string, version: number): Promise<Record<string, unknown>[]> {
+async function publishedRows(
+  s: TestServer,
+  collectionId: string,
+  table: string,
+  version: number,
+): Promise<Record<string, unknown>[]> {
   const body = await s.app.storage.get(`r2-sql/${s.app.defaultProject.id}/${collectionId}/${version}.db`)
   expect(body, `version ${version} is stored`).not.toBeNull()
   const dir = mkdtempSync(join(tmpdir(), 'r2-sql-check-'))
@@ -69,7 +83,12 @@ describe('r2_sql on one instance', () => {
   })
 
   const make = async (name: string, extra: Record<string, unknown> = {}) =>
-    createCollection(server, owner.token, { name, storageType: 'r2_sql', fields: [field('title', 'text'), field('n', 'integer')], ...extra })
+    createCollection(server, owner.token, {
+      name,
+      storageType: 'r2_sql',
+      fields: [field('title', 'text'), field('n', 'integer')],
+      ...extra,
+    })
   const publish = (name: string, token = owner.token) => server.request('POST', publishPath(name), { token })
 
   it('is made with version 1 published (an empty table), under a database of its own; a chosen databaseId is 400', async () => {
@@ -78,8 +97,14 @@ describe('r2_sql on one instance', () => {
     expect(created).toMatchObject({ storageType: 'r2_sql', databaseId: `collection_${created.id}` })
     expect(await storedVersions(server, created.id)).toEqual([1])
     expect(await publishedRows(server, created.id, name, 1)).toEqual([])
-    expect((await server.request('GET', records(name), { token: owner.token })).body).toMatchObject({ data: [], total: 0 })
-    const chosen = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name: uniqueName('r2_chosen'), storageType: 'r2_sql', databaseId: 'main', fields: [] } })
+    expect((await server.request('GET', records(name), { token: owner.token })).body).toMatchObject({
+      data: [],
+      total: 0,
+    })
+    const chosen = await server.request('POST', '/api/v1/collections', {
+      token: owner.token,
+      body: { name: uniqueName('r2_chosen'), storageType: 'r2_sql', databaseId: 'main', fields: [] },
+    })
     expect(chosen.status, chosen.text).toBe(400)
     expect(chosen.body).toMatchObject({ error: 'invalid_request', details: { databaseId: 'main' } })
   })
@@ -97,8 +122,13 @@ describe('r2_sql on one instance', () => {
     expectPublished(await publish(name), false, 2)
     expect(await storedVersions(server, id)).toEqual([1, 2])
 
-    expect((await server.request('PATCH', records(name, `/${b.id}`), { token: owner.token, body: { title: 'beta two' } })).status).toBe(200)
-    expect((await server.request('DELETE', records(name, `/${a.id}?permanent=true`), { token: owner.token })).status).toBe(200)
+    expect(
+      (await server.request('PATCH', records(name, `/${b.id}`), { token: owner.token, body: { title: 'beta two' } }))
+        .status,
+    ).toBe(200)
+    expect(
+      (await server.request('DELETE', records(name, `/${a.id}?permanent=true`), { token: owner.token })).status,
+    ).toBe(200)
     expectPublished(await publish(name), true, 3)
     expect((await publishedRows(server, id, name, 3)).map((r) => r.title)).toEqual(['beta two'])
     // Version 2 stays (a reader may be fetching it); the one before the previous goes.
@@ -112,7 +142,10 @@ describe('r2_sql on one instance', () => {
     const created = await make(name)
     await createRecord(server, owner.token, name, { title: 'kept' })
     const detail = await getCollection(server, owner.token, name)
-    const patched = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: [...detail.fields, field('extra', 'text')] } })
+    const patched = await server.request('PATCH', `/api/v1/collections/${name}`, {
+      token: owner.token,
+      body: { fields: [...detail.fields, field('extra', 'text')] },
+    })
     expect(patched.status, patched.text).toBe(200)
     expect(await storedVersions(server, created.id)).toEqual([1, 2])
     const [row] = await publishedRows(server, created.id, name, 2)
@@ -132,7 +165,9 @@ describe('r2_sql on one instance', () => {
     expect(anonymous.status).toBe(401)
     expect(await storedVersions(server, id)).toEqual([1])
     // A caller who may only create records there may publish.
-    const creator = await accountWithGrants(server, owner.token, [{ resource: `collections/${name}`, action: 'create' }])
+    const creator = await accountWithGrants(server, owner.token, [
+      { resource: `collections/${name}`, action: 'create' },
+    ])
     expectPublished(await publish(name, creator.token), true, 2)
   })
 
@@ -166,7 +201,11 @@ describe('r2_sql on one instance', () => {
     try {
       const account = await signUpOwner(instance)
       const name = uniqueName('r2_restart')
-      const created = await createCollection(instance, account.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
+      const created = await createCollection(instance, account.token, {
+        name,
+        storageType: 'r2_sql',
+        fields: [field('title', 'text')],
+      })
       const r = await createRecord(instance, account.token, name, { title: 'before restart' })
       instance = await instance.restart()
       expect(await readRecord(instance, account.token, name, r.id)).toMatchObject({ title: 'before restart' })
@@ -194,9 +233,20 @@ describe('r2_sql on the schedule', () => {
     try {
       const account = await signUpOwner(server)
       const name = uniqueName('r2_tick')
-      const { id } = await createCollection(server, account.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
+      const { id } = await createCollection(server, account.token, {
+        name,
+        storageType: 'r2_sql',
+        fields: [field('title', 'text')],
+      })
       await createRecord(server, account.token, name, { title: 'ticked' })
-      const writer = async () => (await server.app.registry.system.db.selectFrom('r2_sql_files').select('writer').where('collection_id', '=', id).executeTakeFirstOrThrow()).writer
+      const writer = async () =>
+        (
+          await server.app.registry.system.db
+            .selectFrom('r2_sql_files')
+            .select('writer')
+            .where('collection_id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).writer
       expect(await writer()).toBe('local')
       expect(await storedVersions(server, id)).toEqual([1])
       // Past the next minute: the schedule's job asks every instance to publish what it holds.
@@ -218,89 +268,103 @@ describe('r2_sql on the schedule', () => {
 const databaseUrl = process.env.TEST_DATABASE_URL
 const redisUrl = process.env.TEST_REDIS_URL
 
-describe.runIf(Boolean(databaseUrl && redisUrl))('r2_sql on two instances sharing object storage (runs only when TEST_DATABASE_URL and TEST_REDIS_URL are both set)', () => {
-  let store: TestS3Store
-  let a: TestServer
-  let b: TestServer
-  let owner: Account
-  beforeAll(async () => {
-    store = await startS3Store()
-    const env = { REDIS_URL: redisUrl ?? '', ...s3Settings(store) }
-    a = await startServer(env, { r2Sql: offSchedule })
-    b = await startSibling(a, s3Settings(store), { r2Sql: offSchedule })
-    owner = await signUpOwner(a)
-  })
-  afterAll(async () => {
-    await b?.stop()
-    await a?.stop()
-    await store?.stop()
-  })
+describe.runIf(Boolean(databaseUrl && redisUrl))(
+  'r2_sql on two instances sharing object storage (runs only when TEST_DATABASE_URL and TEST_REDIS_URL are both set)',
+  () => {
+    let store: TestS3Store
+    let a: TestServer
+    let b: TestServer
+    let owner: Account
+    beforeAll(async () => {
+      store = await startS3Store()
+      const env = { REDIS_URL: redisUrl ?? '', ...s3Settings(store) }
+      a = await startServer(env, { r2Sql: offSchedule })
+      b = await startSibling(a, s3Settings(store), { r2Sql: offSchedule })
+      owner = await signUpOwner(a)
+    })
+    afterAll(async () => {
+      await b?.stop()
+      await a?.stop()
+      await store?.stop()
+    })
 
-  const get = (s: TestServer, name: string, id: string) => s.request('GET', records(name, `/${id}`), { token: owner.token })
-  const total = async (s: TestServer, name: string) => (await s.request('GET', records(name), { token: owner.token })).body.total
+    const get = (s: TestServer, name: string, id: string) =>
+      s.request('GET', records(name, `/${id}`), { token: owner.token })
+    const total = async (s: TestServer, name: string) =>
+      (await s.request('GET', records(name), { token: owner.token })).body.total
 
-  it('a write on A is read on B once published; before that B serves the previous file; B publishes through A', async () => {
-    const name = uniqueName('r2_two')
-    await createCollection(a, owner.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
-    const first = await createRecord(a, owner.token, name, { title: 'first' })
-    // Not published yet: B reads version 1, the empty table.
-    expect((await get(b, name, first.id)).status).toBe(404)
-    expect(await total(b, name)).toBe(0)
-    expectPublished(await a.request('POST', publishPath(name), { token: owner.token }), true, 2)
-    expect((await get(b, name, first.id)).body.data).toMatchObject({ title: 'first' })
+    it('a write on A is read on B once published; before that B serves the previous file; B publishes through A', async () => {
+      const name = uniqueName('r2_two')
+      await createCollection(a, owner.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
+      const first = await createRecord(a, owner.token, name, { title: 'first' })
+      // Not published yet: B reads version 1, the empty table.
+      expect((await get(b, name, first.id)).status).toBe(404)
+      expect(await total(b, name)).toBe(0)
+      expectPublished(await a.request('POST', publishPath(name), { token: owner.token }), true, 2)
+      expect((await get(b, name, first.id)).body.data).toMatchObject({ title: 'first' })
 
-    const second = await createRecord(a, owner.token, name, { title: 'second' })
-    // A reads its own write; B still serves version 2.
-    expect((await get(a, name, second.id)).status).toBe(200)
-    expect(await total(a, name)).toBe(2)
-    expect((await get(b, name, second.id)).status).toBe(404)
-    expect(await total(b, name)).toBe(1)
-    const listedOnB = await b.request('GET', records(name), { token: owner.token })
-    const staleTag = listedOnB.headers.get('etag')
-    expect(staleTag).toBeTruthy()
-    // A holds the writer claim: B may not write until A's writes are published and the claim is given up.
-    const refused = await b.request('POST', records(name), { token: owner.token, body: { title: 'on b' } })
-    expect(refused.status, refused.text).toBe(409)
-    expect(refused.body).toMatchObject({ error: 'conflict', details: { reason: 'writer_elsewhere' } })
-    expect(await total(a, name)).toBe(2)
-    // Publishing on B asks A, which holds the writes.
-    expectPublished(await b.request('POST', publishPath(name), { token: owner.token }), true, 3)
-    expect((await get(b, name, second.id)).body.data).toMatchObject({ title: 'second' })
-    // No write happened since B's last list, but B reads another file now: its cached total and its ETag
-    // (keyed by the copy read) do not survive the publish.
-    const fresh = await b.request('GET', records(name), { token: owner.token, headers: { 'if-none-match': staleTag! } })
-    expect(fresh.status, fresh.text).toBe(200)
-    expect(fresh.body.total).toBe(2)
-    expect(fresh.headers.get('etag')).not.toBe(staleTag)
-  })
-
-  it('the claim moves: once C has published and gone quiet, D may write; C then reads D\'s writes only once D publishes, and back', async () => {
-    // Instances whose publish gives the claim up at once (no quiet period), so the test needs no waiting.
-    const c = await startSibling(a, s3Settings(store), { r2Sql: { ...offSchedule, quietMs: 0 } })
-    const d = await startSibling(a, s3Settings(store), { r2Sql: { ...offSchedule, quietMs: 0 } })
-    try {
-      const name = uniqueName('r2_moves')
-      await createCollection(c, owner.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
-      const onC = await createRecord(c, owner.token, name, { title: 'written on c' })
-      expectPublished(await c.request('POST', publishPath(name), { token: owner.token }), true, 2)
-      // C gave the claim up: D takes it, starting from version 2.
-      const onD = await createRecord(d, owner.token, name, { title: 'written on d' })
-      expect(await total(d, name)).toBe(2)
-      expect((await get(c, name, onD.id)).status).toBe(404)
-      expect((await get(c, name, onC.id)).status).toBe(200)
-      const refused = await c.request('PATCH', records(name, `/${onC.id}`), { token: owner.token, body: { title: 'on c again' } })
+      const second = await createRecord(a, owner.token, name, { title: 'second' })
+      // A reads its own write; B still serves version 2.
+      expect((await get(a, name, second.id)).status).toBe(200)
+      expect(await total(a, name)).toBe(2)
+      expect((await get(b, name, second.id)).status).toBe(404)
+      expect(await total(b, name)).toBe(1)
+      const listedOnB = await b.request('GET', records(name), { token: owner.token })
+      const staleTag = listedOnB.headers.get('etag')
+      expect(staleTag).toBeTruthy()
+      // A holds the writer claim: B may not write until A's writes are published and the claim is given up.
+      const refused = await b.request('POST', records(name), { token: owner.token, body: { title: 'on b' } })
       expect(refused.status, refused.text).toBe(409)
-      expectPublished(await d.request('POST', publishPath(name), { token: owner.token }), true, 3)
-      expect((await get(c, name, onD.id)).body.data).toMatchObject({ title: 'written on d' })
-      // And back to C, whose working copy was left at version 2: it starts again from version 3.
-      expect((await c.request('PATCH', records(name, `/${onC.id}`), { token: owner.token, body: { title: 'on c again' } })).status).toBe(200)
-      expect(await total(c, name)).toBe(2)
-      expectPublished(await c.request('POST', publishPath(name), { token: owner.token }), true, 4)
-      expect((await get(d, name, onC.id)).body.data).toMatchObject({ title: 'on c again' })
-      expect((await get(d, name, onD.id)).body.data).toMatchObject({ title: 'written on d' })
-    } finally {
-      await d.stop()
-      await c.stop()
-    }
-  })
-})
+      expect(refused.body).toMatchObject({ error: 'conflict', details: { reason: 'writer_elsewhere' } })
+      expect(await total(a, name)).toBe(2)
+      // Publishing on B asks A, which holds the writes.
+      expectPublished(await b.request('POST', publishPath(name), { token: owner.token }), true, 3)
+      expect((await get(b, name, second.id)).body.data).toMatchObject({ title: 'second' })
+      // No write happened since B's last list, but B reads another file now: its cached total and its ETag
+      // (keyed by the copy read) do not survive the publish.
+      const fresh = await b.request('GET', records(name), {
+        token: owner.token,
+        headers: { 'if-none-match': staleTag! },
+      })
+      expect(fresh.status, fresh.text).toBe(200)
+      expect(fresh.body.total).toBe(2)
+      expect(fresh.headers.get('etag')).not.toBe(staleTag)
+    })
+
+    it("the claim moves: once C has published and gone quiet, D may write; C then reads D's writes only once D publishes, and back", async () => {
+      // Instances whose publish gives the claim up at once (no quiet period), so the test needs no waiting.
+      const c = await startSibling(a, s3Settings(store), { r2Sql: { ...offSchedule, quietMs: 0 } })
+      const d = await startSibling(a, s3Settings(store), { r2Sql: { ...offSchedule, quietMs: 0 } })
+      try {
+        const name = uniqueName('r2_moves')
+        await createCollection(c, owner.token, { name, storageType: 'r2_sql', fields: [field('title', 'text')] })
+        const onC = await createRecord(c, owner.token, name, { title: 'written on c' })
+        expectPublished(await c.request('POST', publishPath(name), { token: owner.token }), true, 2)
+        // C gave the claim up: D takes it, starting from version 2.
+        const onD = await createRecord(d, owner.token, name, { title: 'written on d' })
+        expect(await total(d, name)).toBe(2)
+        expect((await get(c, name, onD.id)).status).toBe(404)
+        expect((await get(c, name, onC.id)).status).toBe(200)
+        const refused = await c.request('PATCH', records(name, `/${onC.id}`), {
+          token: owner.token,
+          body: { title: 'on c again' },
+        })
+        expect(refused.status, refused.text).toBe(409)
+        expectPublished(await d.request('POST', publishPath(name), { token: owner.token }), true, 3)
+        expect((await get(c, name, onD.id)).body.data).toMatchObject({ title: 'written on d' })
+        // And back to C, whose working copy was left at version 2: it starts again from version 3.
+        expect(
+          (await c.request('PATCH', records(name, `/${onC.id}`), { token: owner.token, body: { title: 'on c again' } }))
+            .status,
+        ).toBe(200)
+        expect(await total(c, name)).toBe(2)
+        expectPublished(await c.request('POST', publishPath(name), { token: owner.token }), true, 4)
+        expect((await get(d, name, onC.id)).body.data).toMatchObject({ title: 'on c again' })
+        expect((await get(d, name, onD.id)).body.data).toMatchObject({ title: 'written on d' })
+      } finally {
+        await d.stop()
+        await c.stop()
+      }
+    })
+  },
+)

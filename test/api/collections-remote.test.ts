@@ -5,7 +5,15 @@ import { describeTable, tableIdentifier } from '../../src/lib/db/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
-import { createCollection, createRecord, field, getCollection, listedNames, readRecord, uniqueName } from './collections-support.js'
+import {
+  createCollection,
+  createRecord,
+  field,
+  getCollection,
+  listedNames,
+  readRecord,
+  uniqueName,
+} from './collections-support.js'
 
 /**
  * storageType remote: a collection whose table lives in a registered database binding (sqlite always,
@@ -83,13 +91,23 @@ function pgProbe(url: string): BindingProbe {
   }
   return {
     rows: (table) => query(`select * from ${ident(table)}`),
-    tableExists: async (table) => (await query('select 1 from information_schema.tables where table_schema = $1 and table_name = $2', ['public', table])).length > 0,
+    tableExists: async (table) =>
+      (
+        await query('select 1 from information_schema.tables where table_schema = $1 and table_name = $2', [
+          'public',
+          table,
+        ])
+      ).length > 0,
     squat: async (table) => void (await query(`create table ${ident(table)} (x text)`)),
     unsquat: async (table) => void (await query(`drop table ${ident(table)}`)),
   }
 }
 
-const kinds: { kind: 'sqlite' | 'postgres'; enabled: () => boolean; register: () => Promise<{ id: string; probe: BindingProbe }> }[] = [
+const kinds: {
+  kind: 'sqlite' | 'postgres'
+  enabled: () => boolean
+  register: () => Promise<{ id: string; probe: BindingProbe }>
+}[] = [
   {
     kind: 'sqlite',
     enabled: () => true,
@@ -118,7 +136,17 @@ for (const { kind, enabled, register } of kinds) {
 
     it('creates the collection there: 201 with storageType remote and the databaseId', async () => {
       const name = uniqueName('remote_notes')
-      const reply = await post({ name, storageType: 'remote', databaseId, fields: [field('title', 'text', { required: true }), field('n', 'integer'), field('done', 'boolean'), field('meta', 'json')] })
+      const reply = await post({
+        name,
+        storageType: 'remote',
+        databaseId,
+        fields: [
+          field('title', 'text', { required: true }),
+          field('n', 'integer'),
+          field('done', 'boolean'),
+          field('meta', 'json'),
+        ],
+      })
       expect(reply.status, reply.text).toBe(201)
       expect(reply.body.data).toMatchObject({ name, storageType: 'remote', databaseId, schemaVersion: 1 })
       expect(await probe.tableExists(name)).toBe(true)
@@ -127,13 +155,36 @@ for (const { kind, enabled, register } of kinds) {
       const detail = await getCollection(server, owner.token, name)
       expect(detail).toMatchObject({ storageType: 'remote', databaseId, policyKey: `collections/${name}` })
       expect(detail.columnStatuses.map((c: { name: string; exists: boolean }) => [c.name, c.exists])).toEqual(
-        ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'deleted_at', '_version', 'owned_by', 'title', 'n', 'done', 'meta'].map((c) => [c, true]),
+        [
+          'id',
+          'created_at',
+          'updated_at',
+          'created_by',
+          'updated_by',
+          'deleted_at',
+          '_version',
+          'owned_by',
+          'title',
+          'n',
+          'done',
+          'meta',
+        ].map((c) => [c, true]),
       )
     })
 
     it('records written through the API land in that database and read back the same', async () => {
       const name = uniqueName('remote_items')
-      await createCollection(server, owner.token, { name, storageType: 'remote', databaseId, fields: [field('title', 'text', { required: true }), field('n', 'integer'), field('done', 'boolean'), field('meta', 'json')] })
+      await createCollection(server, owner.token, {
+        name,
+        storageType: 'remote',
+        databaseId,
+        fields: [
+          field('title', 'text', { required: true }),
+          field('n', 'integer'),
+          field('done', 'boolean'),
+          field('meta', 'json'),
+        ],
+      })
       const a = await createRecord(server, owner.token, name, { title: 'alpha', n: 1, done: true, meta: { k: [1, 2] } })
       const b = await createRecord(server, owner.token, name, { title: 'beta', n: 2, done: false })
       expect(a).toMatchObject({ title: 'alpha', n: 1, done: true, meta: { k: [1, 2] }, _version: 1 })
@@ -145,31 +196,56 @@ for (const { kind, enabled, register } of kinds) {
       ])
 
       expect(await readRecord(server, owner.token, name, a.id)).toEqual(a)
-      const listed = await server.request('GET', `/api/v1/collections/${name}/records?sortBy=n&order=asc&filter=${encodeURIComponent(JSON.stringify({ done: { _eq: true } }))}`, { token: owner.token })
+      const listed = await server.request(
+        'GET',
+        `/api/v1/collections/${name}/records?sortBy=n&order=asc&filter=${encodeURIComponent(JSON.stringify({ done: { _eq: true } }))}`,
+        { token: owner.token },
+      )
       expect(listed.status, listed.text).toBe(200)
       expect(listed.body).toMatchObject({ total: 1, data: [a] })
-      const found = await server.request('GET', `/api/v1/collections/${name}/records?search=beta`, { token: owner.token })
+      const found = await server.request('GET', `/api/v1/collections/${name}/records?search=beta`, {
+        token: owner.token,
+      })
       expect(found.status, found.text).toBe(200)
       expect(found.body.data.map((r: { id: string }) => r.id)).toEqual([b.id])
 
-      const updated = await server.request('PATCH', `/api/v1/collections/${name}/records/${b.id}`, { token: owner.token, body: { title: 'gamma' } })
+      const updated = await server.request('PATCH', `/api/v1/collections/${name}/records/${b.id}`, {
+        token: owner.token,
+        body: { title: 'gamma' },
+      })
       expect(updated.status, updated.text).toBe(200)
       expect((await probe.rows(name)).map((r) => r.title).sort()).toEqual(['alpha', 'gamma'])
-      const removed = await server.request('DELETE', `/api/v1/collections/${name}/records/${a.id}?permanent=true`, { token: owner.token })
+      const removed = await server.request('DELETE', `/api/v1/collections/${name}/records/${a.id}?permanent=true`, {
+        token: owner.token,
+      })
       expect(removed.status, removed.text).toBe(200)
       expect((await probe.rows(name)).map((r) => r.id)).toEqual([b.id])
     })
 
     it('a unique field refuses a duplicate there (409), and PATCH adds a column there', async () => {
       const name = uniqueName('remote_codes')
-      const created = await createCollection(server, owner.token, { name, storageType: 'remote', databaseId, fields: [field('code', 'text', { unique: true })] })
+      const created = await createCollection(server, owner.token, {
+        name,
+        storageType: 'remote',
+        databaseId,
+        fields: [field('code', 'text', { unique: true })],
+      })
       await createRecord(server, owner.token, name, { code: 'A' })
-      const dup = await server.request('POST', `/api/v1/collections/${name}/records`, { token: owner.token, body: { code: 'A' } })
+      const dup = await server.request('POST', `/api/v1/collections/${name}/records`, {
+        token: owner.token,
+        body: { code: 'A' },
+      })
       expect(dup.status).toBe(409)
       expect(dup.body.error).toBe('already_exists')
-      const patched = await server.request('PATCH', `/api/v1/collections/${name}`, { token: owner.token, body: { fields: [...created.fields, field('extra', 'decimal')] } })
+      const patched = await server.request('PATCH', `/api/v1/collections/${name}`, {
+        token: owner.token,
+        body: { fields: [...created.fields, field('extra', 'decimal')] },
+      })
       expect(patched.status, patched.text).toBe(200)
-      expect((await getCollection(server, owner.token, name)).columnStatuses.at(-1)).toMatchObject({ name: 'extra', exists: true })
+      expect((await getCollection(server, owner.token, name)).columnStatuses.at(-1)).toMatchObject({
+        name: 'extra',
+        exists: true,
+      })
       const r = await createRecord(server, owner.token, name, { code: 'B', extra: 2.5 })
       expect(r.extra).toBe(2.5)
       expect((await probe.rows(name)).map((row) => row.code).sort()).toEqual(['A', 'B'])
@@ -177,7 +253,12 @@ for (const { kind, enabled, register } of kinds) {
 
     it('a d1 collection looks up a field of a remote one', async () => {
       const customers = uniqueName('remote_customers')
-      await createCollection(server, owner.token, { name: customers, storageType: 'remote', databaseId, fields: [field('name', 'text')] })
+      await createCollection(server, owner.token, {
+        name: customers,
+        storageType: 'remote',
+        databaseId,
+        fields: [field('name', 'text')],
+      })
       const orders = uniqueName('local_orders')
       await createCollection(server, owner.token, {
         name: orders,
@@ -195,13 +276,25 @@ for (const { kind, enabled, register } of kinds) {
 
     it('delete drops the table in that database; the same name then starts empty', async () => {
       const name = uniqueName('remote_gone')
-      await createCollection(server, owner.token, { name, storageType: 'remote', databaseId, fields: [field('title', 'text')] })
+      await createCollection(server, owner.token, {
+        name,
+        storageType: 'remote',
+        databaseId,
+        fields: [field('title', 'text')],
+      })
       await createRecord(server, owner.token, name, { title: 'bye' })
       const reply = await server.request('DELETE', `/api/v1/collections/${name}`, { token: owner.token })
       expect(reply.status, reply.text).toBe(200)
       expect(await probe.tableExists(name)).toBe(false)
-      await createCollection(server, owner.token, { name, storageType: 'remote', databaseId, fields: [field('title', 'text')] })
-      expect((await server.request('GET', `/api/v1/collections/${name}/records`, { token: owner.token })).body.total).toBe(0)
+      await createCollection(server, owner.token, {
+        name,
+        storageType: 'remote',
+        databaseId,
+        fields: [field('title', 'text')],
+      })
+      expect(
+        (await server.request('GET', `/api/v1/collections/${name}/records`, { token: owner.token })).body.total,
+      ).toBe(0)
     })
 
     it('a table already there is 500 ddl_error and registers nothing', async () => {
@@ -221,9 +314,16 @@ for (const { kind, enabled, register } of kinds) {
 
 describe('remote refusals', () => {
   it('a binding of another project is 404 not_found, and nothing is registered', async () => {
-    const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: uniqueName('elsewhere') } })
+    const project = await server.request('POST', '/api/v1/projects', {
+      token: owner.token,
+      body: { name: uniqueName('elsewhere') },
+    })
     expect(project.status, project.text).toBe(201)
-    const elsewhere = await server.request('POST', '/api/v1/databases', { token: owner.token, headers: { 'x-project-id': project.body.data.id }, body: { name: 'theirs', kind: 'sqlite' } })
+    const elsewhere = await server.request('POST', '/api/v1/databases', {
+      token: owner.token,
+      headers: { 'x-project-id': project.body.data.id },
+      body: { name: 'theirs', kind: 'sqlite' },
+    })
     expect(elsewhere.status, elsewhere.text).toBe(201)
     const name = uniqueName('borrowed')
     const reply = await post({ name, storageType: 'remote', databaseId: elsewhere.body.data.id, fields: [] })
@@ -233,7 +333,12 @@ describe('remote refusals', () => {
   })
 
   it('an unknown databaseId is 404 not_found; no databaseId is 400; neither registers anything', async () => {
-    const unknown = await post({ name: 'remote_unknown', storageType: 'remote', databaseId: 'ffffffffffffffffffffffffffffffff', fields: [field('title', 'text')] })
+    const unknown = await post({
+      name: 'remote_unknown',
+      storageType: 'remote',
+      databaseId: 'ffffffffffffffffffffffffffffffff',
+      fields: [field('title', 'text')],
+    })
     expect(unknown.status).toBe(404)
     expect(unknown.body.error).toBe('not_found')
     const oddId = await post({ name: 'remote_unknown', storageType: 'remote', databaseId: '../system', fields: [] })

@@ -12,7 +12,8 @@ let owner: Account
 let admin: Account
 let editor: Account
 
-const truncate = (name: string, token?: string): Promise<Reply> => server.request('POST', `/api/v1/collections/${name}/truncate`, { token })
+const truncate = (name: string, token?: string): Promise<Reply> =>
+  server.request('POST', `/api/v1/collections/${name}/truncate`, { token })
 const fields = [
   { name: 'title', type: 'text', required: true },
   { name: 'body', type: 'richtext', required: false },
@@ -23,7 +24,10 @@ async function personWith(grants: unknown[]): Promise<Account> {
   const name = `truncate_role_${seq++}`
   const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name } })
   expect(role.status, role.text).toBe(201)
-  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: owner.token, body: { grants } })
+  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: owner.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   return createAccount(server, owner.token, { role: name })
 }
@@ -39,7 +43,8 @@ async function filled(extra: Record<string, unknown> = {}): Promise<string> {
 }
 
 const everything = (name: string) => listAll(server, owner.token, name, { include_deleted: 'true' })
-const search = async (name: string, words: string) => (await listAll(server, owner.token, name, { search: words })).map((r) => r.title)
+const search = async (name: string, words: string) =>
+  (await listAll(server, owner.token, name, { search: words })).map((r) => r.title)
 
 beforeAll(async () => {
   server = await startServer()
@@ -86,7 +91,9 @@ describe('truncate', () => {
     expect(await search(name, 'zebra')).toEqual([])
     expect(await search(name, 'beta')).toEqual(['beta'])
     // The collection's own database: the project's, or its own under TEST_STORAGE_TYPE (durable_object, r2_sql: the copy it reads).
-    const handle = await server.app.services.collections.handleOf(await server.app.services.collections.get(server.app.defaultProject.id, name))
+    const handle = await server.app.services.collections.handleOf(
+      await server.app.services.collections.get(server.app.defaultProject.id, name),
+    )
     if (handle.kind === 'sqlite') {
       const rows = await sql<{ n: number }>`select count(*) as n from ${sql.id(`${name}__search`)}`.execute(handle.db)
       expect(Number(rows.rows[0]!.n)).toBe(2)
@@ -97,12 +104,19 @@ describe('truncate', () => {
     const name = await filled({ accessControl: { preset: 'private', sharing: true } })
     const reader = await personWith([{ resource: `collections/${name}`, action: 'read' }])
     const [first] = await listAll(server, owner.token, name)
-    const share = await server.request('POST', `${recordsPath(name, first!.id)}/shares`, { token: owner.token, body: { userId: reader.id, access: 'view' } })
+    const share = await server.request('POST', `${recordsPath(name, first!.id)}/shares`, {
+      token: owner.token,
+      body: { userId: reader.id, access: 'view' },
+    })
     expect(share.status, share.text).toBe(201)
     expect((await truncate(name, owner.token)).status).toBe(200)
 
     const collection = await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })
-    const shares = await server.app.registry.system.db.selectFrom('record_shares').select('id').where('collection_id', '=', collection.body.data.id).execute()
+    const shares = await server.app.registry.system.db
+      .selectFrom('record_shares')
+      .select('id')
+      .where('collection_id', '=', collection.body.data.id)
+      .execute()
     expect(shares).toEqual([])
     // The reader's grant survived: a record made now is theirs to read once shared again.
     const roles = await server.request('GET', '/api/v1/roles', { token: owner.token })
@@ -114,9 +128,14 @@ describe('truncate', () => {
   it('writes collection.truncated to the audit log', async () => {
     const name = await filled()
     expect((await truncate(name, admin.token)).status).toBe(200)
-    const audit = await server.request('GET', '/api/v1/audit-log?action=collection.truncated&limit=100', { token: owner.token })
+    const audit = await server.request('GET', '/api/v1/audit-log?action=collection.truncated&limit=100', {
+      token: owner.token,
+    })
     expect(audit.status, audit.text).toBe(200)
-    expect(audit.body.data.find((e: any) => e.details.name === name)).toMatchObject({ actor: { id: admin.id }, details: { name, deleted: 3 } })
+    expect(audit.body.data.find((e: any) => e.details.name === name)).toMatchObject({
+      actor: { id: admin.id },
+      details: { name, deleted: 3 },
+    })
   })
 })
 
@@ -137,7 +156,13 @@ describe('who may truncate', () => {
 
   it('delete and write do not imply hard_delete: 403 naming it, nothing deleted', async () => {
     const name = await filled()
-    for (const who of [editor, await personWith([{ resource: `collections/${name}`, action: 'write' }, { resource: `collections/${name}`, action: 'purge_deleted' }])]) {
+    for (const who of [
+      editor,
+      await personWith([
+        { resource: `collections/${name}`, action: 'write' },
+        { resource: `collections/${name}`, action: 'purge_deleted' },
+      ]),
+    ]) {
       const reply = await truncate(name, who.token)
       expectError(reply, 403, 'forbidden')
       expect(reply.body.message).toContain(`collections/${name}:hard_delete`)
@@ -148,7 +173,13 @@ describe('who may truncate', () => {
 
   it('a hard_delete grant limited by item_filter, or a private collection without admin access, is refused', async () => {
     const limited = await filled()
-    const who = await personWith([{ resource: `collections/${limited}`, action: 'hard_delete', item_filter: { created_by: { _eq: '$CURRENT_USER' } } }])
+    const who = await personWith([
+      {
+        resource: `collections/${limited}`,
+        action: 'hard_delete',
+        item_filter: { created_by: { _eq: '$CURRENT_USER' } },
+      },
+    ])
     const reply = await truncate(limited, who.token)
     expectError(reply, 403, 'forbidden')
     expect(reply.body.message).toMatch(/without a row restriction/)
@@ -170,8 +201,18 @@ describe('references from other collections', () => {
     const target = await filled()
     const holder = await createCollection(server, owner.token, freshName('holder'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'one', type: 'relation', required: false, relationConfig: { targetCollection: target, relationType: 'belongsTo', onDelete: 'set-null' } },
-      { name: 'many', type: 'relation', required: false, relationConfig: { targetCollection: target, relationType: 'hasMany', onDelete: 'set-null' } },
+      {
+        name: 'one',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: target, relationType: 'belongsTo', onDelete: 'set-null' },
+      },
+      {
+        name: 'many',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: target, relationType: 'hasMany', onDelete: 'set-null' },
+      },
     ])
     // Empty references hold nothing.
     await createRecord(server, owner.token, holder, { title: 'none' })
@@ -189,19 +230,29 @@ describe('references from other collections', () => {
     // A soft-deleted holder still points: it could be restored.
     expect((await server.request('DELETE', recordsPath(holder, pointing.id), { token: owner.token })).status).toBe(200)
     expectError(await truncate(target, owner.token), 409, 'conflict')
-    expect((await server.request('DELETE', recordsPath(holder, pointing.id, { permanent: true }), { token: owner.token })).status).toBe(200)
+    expect(
+      (await server.request('DELETE', recordsPath(holder, pointing.id, { permanent: true }), { token: owner.token }))
+        .status,
+    ).toBe(200)
     await createRecord(server, owner.token, holder, { title: 'belongs', one: refill.id })
     expect((await truncate(target, owner.token)).body.details.referencing).toEqual([`${holder}.one`])
   })
 
   it('a relation of the collection to itself does not block', async () => {
-    const name = await createCollection(server, owner.token, freshName('tree'), [{ name: 'title', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('tree'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const patch = await server.request('PATCH', `/api/v1/collections/${name}`, {
       token: owner.token,
       body: {
         fields: [
           { name: 'title', type: 'text', required: true },
-          { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: name, relationType: 'belongsTo', onDelete: 'set-null' } },
+          {
+            name: 'parent',
+            type: 'relation',
+            required: false,
+            relationConfig: { targetCollection: name, relationType: 'belongsTo', onDelete: 'set-null' },
+          },
         ],
       },
     })

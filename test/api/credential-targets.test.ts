@@ -28,16 +28,35 @@ let attacker: Receiver
 let owner: Account
 
 const sealedSecret = async (id: string): Promise<unknown> =>
-  (await server.app.registry.system.db.selectFrom('storage_connections').select('secret_key_sealed').where('id', '=', id).executeTakeFirstOrThrow()).secret_key_sealed
+  (
+    await server.app.registry.system.db
+      .selectFrom('storage_connections')
+      .select('secret_key_sealed')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).secret_key_sealed
 
 async function connection(): Promise<string> {
-  const made = await server.request('POST', BASE, { token: owner.token, body: { label: uniqueName('archive'), endpoint: store.origin, bucketName: 'plinth-bucket', accessKeyId: ACCESS_KEY_ID, secretKey: SECRET } })
+  const made = await server.request('POST', BASE, {
+    token: owner.token,
+    body: {
+      label: uniqueName('archive'),
+      endpoint: store.origin,
+      bucketName: 'plinth-bucket',
+      accessKeyId: ACCESS_KEY_ID,
+      secretKey: SECRET,
+    },
+  })
   expect(made.status, made.text).toBe(201)
   return made.body.data.id
 }
 
 /** The role that could move a connection: read and update of storage connections, nothing else. */
-const updater = () => accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'read' }, { resource: 'system/storage-connections', action: 'update' }])
+const updater = () =>
+  accountWithGrants(server, owner.token, [
+    { resource: 'system/storage-connections', action: 'read' },
+    { resource: 'system/storage-connections', action: 'update' },
+  ])
 
 beforeAll(async () => {
   // Not S3: what matters is who receives a signed request, not what it answers.
@@ -62,7 +81,9 @@ describe('a storage connection moved to another origin needs its secret key agai
       expect(moved.status, moved.text).toBe(400)
       expect(moved.body).toMatchObject({ error: 'invalid_request', details: { fields: ['secretKey'] } })
     }
-    expect((await server.request('GET', `${BASE}/${id}`, { token: mallory.token })).body.data.endpoint).toBe(store.origin)
+    expect((await server.request('GET', `${BASE}/${id}`, { token: mallory.token })).body.data.endpoint).toBe(
+      store.origin,
+    )
     expect(await sealedSecret(id)).toBe(before)
     // The connection test signs with the stored key: it still goes to the store, never to the attacker.
     const tested = await server.request('POST', `${BASE}/${id}/test`, { token: mallory.token })
@@ -74,7 +95,10 @@ describe('a storage connection moved to another origin needs its secret key agai
   it('the same PUT with secretKey moves it: the new endpoint gets requests signed with the new key', async () => {
     const id = await connection()
     const before = await sealedSecret(id)
-    const moved = await server.request('PUT', `${BASE}/${id}`, { token: owner.token, body: { endpoint: `${attacker.origin}/elsewhere`, secretKey: NEW_SECRET } })
+    const moved = await server.request('PUT', `${BASE}/${id}`, {
+      token: owner.token,
+      body: { endpoint: `${attacker.origin}/elsewhere`, secretKey: NEW_SECRET },
+    })
     expect(moved.status, moved.text).toBe(200)
     expect(moved.body.data.endpoint).toBe(`${attacker.origin}/elsewhere`)
     expect(await sealedSecret(id)).not.toBe(before)
@@ -86,7 +110,10 @@ describe('a storage connection moved to another origin needs its secret key agai
   it('a change of path only (same origin) keeps the stored key', async () => {
     const id = await connection()
     const before = await sealedSecret(id)
-    const moved = await server.request('PUT', `${BASE}/${id}`, { token: (await updater()).token, body: { endpoint: `${store.origin}/prefix/` } })
+    const moved = await server.request('PUT', `${BASE}/${id}`, {
+      token: (await updater()).token,
+      body: { endpoint: `${store.origin}/prefix/` },
+    })
     expect(moved.status, moved.text).toBe(200)
     expect(moved.body.data.endpoint).toBe(`${store.origin}/prefix`)
     expect(await sealedSecret(id)).toBe(before)
@@ -95,10 +122,16 @@ describe('a storage connection moved to another origin needs its secret key agai
 
 describe('a database binding', () => {
   it('has no route that changes its URL: PATCH and PUT are not routes, the binding is as it was', async () => {
-    const made = await server.request('POST', '/api/v1/databases', { token: owner.token, body: { name: uniqueName('side'), kind: 'sqlite' } })
+    const made = await server.request('POST', '/api/v1/databases', {
+      token: owner.token,
+      body: { name: uniqueName('side'), kind: 'sqlite' },
+    })
     expect(made.status, made.text).toBe(201)
     for (const method of ['PATCH', 'PUT']) {
-      const reply = await server.request(method, `/api/v1/databases/${made.body.data.id}`, { token: owner.token, body: { url: `postgres://u:p@${new URL(attacker.origin).host}/db` } })
+      const reply = await server.request(method, `/api/v1/databases/${made.body.data.id}`, {
+        token: owner.token,
+        body: { url: `postgres://u:p@${new URL(attacker.origin).host}/db` },
+      })
       expect(reply.status, `${method}: ${reply.text}`).toBe(404)
     }
     const listed = await server.request('GET', '/api/v1/databases', { token: owner.token })

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { roleId, signUpOwner, type Account } from '../support/identity.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
-import { accountWithGrants, createCollection, createRecord, field, listedNames, uniqueName } from './collections-support.js'
+import {
+  accountWithGrants,
+  createCollection,
+  createRecord,
+  field,
+  listedNames,
+  uniqueName,
+} from './collections-support.js'
 
 /**
  * DELETE /api/v1/databases/:id?cascade= (core-api § Collection schema endpoints): refused while
@@ -27,7 +34,8 @@ afterAll(async () => {
   await pgTarget?.drop()
 })
 
-const remove = (id: string, query = '', token: string | undefined = owner.token): Promise<Reply> => server.request('DELETE', `/api/v1/databases/${id}${query}`, { token })
+const remove = (id: string, query = '', token: string | undefined = owner.token): Promise<Reply> =>
+  server.request('DELETE', `/api/v1/databases/${id}${query}`, { token })
 const sqliteFile = (id: string) => join(server.dataDir, 'databases', `${id}.db`)
 
 async function register(body: Record<string, unknown>): Promise<string> {
@@ -43,15 +51,26 @@ async function registeredIds(): Promise<string[]> {
 }
 
 /** A remote collection on the binding, with one record. */
-async function attach(databaseId: string, extra: Record<string, unknown> = {}): Promise<{ name: string; recordId: string }> {
+async function attach(
+  databaseId: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ name: string; recordId: string }> {
   const name = uniqueName('remote')
-  await createCollection(server, owner.token, { name, storageType: 'remote', databaseId, fields: [field('title', 'text')], ...extra })
+  await createCollection(server, owner.token, {
+    name,
+    storageType: 'remote',
+    databaseId,
+    fields: [field('title', 'text')],
+    ...extra,
+  })
   const record = await createRecord(server, owner.token, name, { title: 'there' })
   return { name, recordId: record.id }
 }
 
 async function grantsOf(role: string): Promise<{ resource: string; action: string }[]> {
-  const reply = await server.request('GET', `/api/v1/roles/${await roleId(server, owner.token, role)}/grants`, { token: owner.token })
+  const reply = await server.request('GET', `/api/v1/roles/${await roleId(server, owner.token, role)}/grants`, {
+    token: owner.token,
+  })
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data.map((g: any) => ({ resource: g.resource, action: g.action }))
 }
@@ -66,8 +85,12 @@ describe('a database without collections', () => {
     expect(reply.body.cleanupLog.join('\n')).toMatch(/Deleted the SQLite file/)
     expect(existsSync(sqliteFile(id))).toBe(false)
     expect(await registeredIds()).not.toContain(id)
-    const audit = await server.request('GET', '/api/v1/audit-log?action=database.deleted&limit=100', { token: owner.token })
-    expect(audit.body.data.find((e: any) => e.target?.id === id)).toMatchObject({ details: { cascade: false, collections: [] } })
+    const audit = await server.request('GET', '/api/v1/audit-log?action=database.deleted&limit=100', {
+      token: owner.token,
+    })
+    expect(audit.body.data.find((e: any) => e.target?.id === id)).toMatchObject({
+      details: { cascade: false, collections: [] },
+    })
     // Gone is gone: a second delete is 404.
     const again = await remove(id)
     expect(again.status, again.text).toBe(404)
@@ -86,7 +109,11 @@ describe('a database without collections', () => {
     const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Other' } })
     expect(project.status, project.text).toBe(201)
     const headers = { 'X-Project-Id': project.body.data.id }
-    const made = await server.request('POST', '/api/v1/databases', { token: owner.token, headers, body: { name: 'theirs', kind: 'sqlite' } })
+    const made = await server.request('POST', '/api/v1/databases', {
+      token: owner.token,
+      headers,
+      body: { name: 'theirs', kind: 'sqlite' },
+    })
     expect(made.status, made.text).toBe(201)
     expect((await remove(made.body.data.id)).status).toBe(404)
     const theirs = await server.request('GET', '/api/v1/databases', { token: owner.token, headers })
@@ -115,7 +142,9 @@ describe('a database with collections', () => {
     }
     expect(await registeredIds()).toContain(id)
     expect(await listedNames(server, owner.token)).toEqual(expect.arrayContaining([first.name, second.name]))
-    const read = await server.request('GET', `/api/v1/collections/${first.name}/records/${first.recordId}`, { token: owner.token })
+    const read = await server.request('GET', `/api/v1/collections/${first.name}/records/${first.recordId}`, {
+      token: owner.token,
+    })
     expect(read.status, read.text).toBe(200)
   })
 
@@ -131,10 +160,16 @@ describe('a database with collections', () => {
       { resource: `collections/${local}`, action: 'read' },
       { resource: 'collections/*', action: 'create' },
     ])
-    const share = await server.request('POST', `/api/v1/collections/${a.name}/records/${a.recordId}/shares`, { token: owner.token, body: { userId: member.id, access: 'view' } })
+    const share = await server.request('POST', `/api/v1/collections/${a.name}/records/${a.recordId}/shares`, {
+      token: owner.token,
+      body: { userId: member.id, access: 'view' },
+    })
     expect(share.status, share.text).toBe(201)
     const collectionIds = await Promise.all(
-      [a.name, b.name].map(async (name) => (await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })).body.data.id as string),
+      [a.name, b.name].map(
+        async (name) =>
+          (await server.request('GET', `/api/v1/collections/${name}`, { token: owner.token })).body.data.id as string,
+      ),
     )
 
     const reply = await remove(id, '?cascade=true')
@@ -159,7 +194,11 @@ describe('a database with collections', () => {
       { resource: `collections/${local}`, action: 'read' },
       { resource: 'collections/*', action: 'create' },
     ])
-    const shares = await server.app.registry.system.db.selectFrom('record_shares').select('id').where('collection_id', 'in', collectionIds).execute()
+    const shares = await server.app.registry.system.db
+      .selectFrom('record_shares')
+      .select('id')
+      .where('collection_id', 'in', collectionIds)
+      .execute()
     expect(shares).toEqual([])
 
     // The name is free again, and a new collection of that name starts empty and ungranted.
@@ -169,8 +208,12 @@ describe('a database with collections', () => {
     const denied = await server.request('GET', `/api/v1/collections/${a.name}/records`, { token: member.token })
     expect(denied.status, denied.text).toBe(403)
 
-    const audit = await server.request('GET', '/api/v1/audit-log?action=database.deleted&limit=100', { token: owner.token })
-    expect(audit.body.data.find((e: any) => e.target?.id === id)).toMatchObject({ details: { cascade: true, collections: [a.name, b.name].sort() } })
+    const audit = await server.request('GET', '/api/v1/audit-log?action=database.deleted&limit=100', {
+      token: owner.token,
+    })
+    expect(audit.body.data.find((e: any) => e.target?.id === id)).toMatchObject({
+      details: { cascade: true, collections: [a.name, b.name].sort() },
+    })
   })
 
   it('a relation from a collection elsewhere into one of them: 409, nothing removed', async () => {
@@ -179,7 +222,11 @@ describe('a database with collections', () => {
     const holder = uniqueName('holder')
     await createCollection(server, owner.token, {
       name: holder,
-      fields: [field('link', 'relation', { relationConfig: { targetCollection: target.name, relationType: 'belongsTo', onDelete: 'set-null' } })],
+      fields: [
+        field('link', 'relation', {
+          relationConfig: { targetCollection: target.name, relationType: 'belongsTo', onDelete: 'set-null' },
+        }),
+      ],
     })
     const reply = await remove(id, '?cascade=true')
     expect(reply.status, reply.text).toBe(409)
@@ -187,7 +234,9 @@ describe('a database with collections', () => {
     expect(await registeredIds()).toContain(id)
     expect(existsSync(sqliteFile(id))).toBe(true)
     expect(await listedNames(server, owner.token)).toContain(target.name)
-    const read = await server.request('GET', `/api/v1/collections/${target.name}/records/${target.recordId}`, { token: owner.token })
+    const read = await server.request('GET', `/api/v1/collections/${target.name}/records/${target.recordId}`, {
+      token: owner.token,
+    })
     expect(read.status, read.text).toBe(200)
   })
 
@@ -199,7 +248,11 @@ describe('a database with collections', () => {
       name: child,
       storageType: 'remote',
       databaseId: id,
-      fields: [field('parent', 'relation', { relationConfig: { targetCollection: parent.name, relationType: 'belongsTo', onDelete: 'set-null' } })],
+      fields: [
+        field('parent', 'relation', {
+          relationConfig: { targetCollection: parent.name, relationType: 'belongsTo', onDelete: 'set-null' },
+        }),
+      ],
     })
     const reply = await remove(id, '?cascade=1')
     expect(reply.status, reply.text).toBe(200)
@@ -212,7 +265,14 @@ describe.runIf(testDatabaseUrl() !== null)('a PostgreSQL database', () => {
     const client = new pg.Client({ connectionString: pgTarget!.url })
     await client.connect()
     try {
-      return (await client.query('select 1 from information_schema.tables where table_schema = $1 and table_name = $2', ['public', table])).rows.length > 0
+      return (
+        (
+          await client.query('select 1 from information_schema.tables where table_schema = $1 and table_name = $2', [
+            'public',
+            table,
+          ])
+        ).rows.length > 0
+      )
     } finally {
       await client.end()
     }

@@ -15,7 +15,9 @@ import { uniqueName } from './collections-support.js'
 const PASSWORD = 'pw-0c41d9e2-never-shown'
 
 /** A TCP server on loopback that counts the connections it accepts, then does `onConnection` with each. */
-async function tcpServer(onConnection: (socket: Socket) => void): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> {
+async function tcpServer(
+  onConnection: (socket: Socket) => void,
+): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> {
   let accepted = 0
   const server: Server = createServer((socket) => {
     accepted += 1
@@ -43,7 +45,9 @@ let closedPort: number
 
 beforeAll(async () => {
   trap = await tcpServer((socket) => socket.destroy())
-  chatter = await tcpServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n')))
+  chatter = await tcpServer((socket) =>
+    socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n')),
+  )
   closedPort = await freePort()
   strict = await startServer()
   owner = await signUpOwner(strict)
@@ -63,7 +67,8 @@ const register = (server: TestServer, token: string, name: string, url: string) 
   server.request('POST', '/api/v1/databases', { token, body: { name, kind: 'postgres', url } })
 const names = async (server: TestServer, token: string) =>
   ((await server.request('GET', '/api/v1/databases', { token })).body.data as { name: string }[]).map((d) => d.name)
-const pgUrl = (host: string, port: number | string, query = '') => `postgres://someone:${PASSWORD}@${host}:${port}/db${query}`
+const pgUrl = (host: string, port: number | string, query = '') =>
+  `postgres://someone:${PASSWORD}@${host}:${port}/db${query}`
 
 describe('a project admin (not super_admin), ALLOW_PRIVATE_NETWORK off', () => {
   const refused: [name: string, url: () => string][] = [
@@ -139,8 +144,14 @@ describe('every failure to open a binding answers the same error', () => {
   const bodies = new Map<string, { status: number; text: string }>()
   const pgFailures: [name: string, url: (base: string) => string][] = [
     // The test server may trust local connections, so the refused authentication is an unknown user.
-    ['refused authentication', (base) => Object.assign(new URL(base), { username: uniqueName('nobody'), password: PASSWORD }).toString()],
-    ['a database that does not exist', (base) => Object.assign(new URL(base), { pathname: `/${uniqueName('no_such_db')}` }).toString()],
+    [
+      'refused authentication',
+      (base) => Object.assign(new URL(base), { username: uniqueName('nobody'), password: PASSWORD }).toString(),
+    ],
+    [
+      'a database that does not exist',
+      (base) => Object.assign(new URL(base), { pathname: `/${uniqueName('no_such_db')}` }).toString(),
+    ],
   ]
   let target: { url: string; drop: () => Promise<void> } | null = null
   beforeAll(async () => {
@@ -154,7 +165,8 @@ describe('every failure to open a binding answers the same error', () => {
     expect(reply.status, reply.text).toBe(400)
     expect(reply.body).toEqual({
       error: 'invalid_request',
-      message: 'The database could not be opened; check the URL, the credentials and that the server is reachable from this server',
+      message:
+        'The database could not be opened; check the URL, the credentials and that the server is reachable from this server',
       details: {},
     })
     bodies.set(name, { status: reply.status, text: reply.text })

@@ -24,8 +24,10 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const register = (body: unknown, token: string | null = owner.token) => server.request('POST', '/api/v1/databases', { token: token ?? undefined, body })
-const list = (token: string | null = owner.token) => server.request('GET', '/api/v1/databases', { token: token ?? undefined })
+const register = (body: unknown, token: string | null = owner.token) =>
+  server.request('POST', '/api/v1/databases', { token: token ?? undefined, body })
+const list = (token: string | null = owner.token) =>
+  server.request('GET', '/api/v1/databases', { token: token ?? undefined })
 const listedNames = async () => {
   const reply = await list()
   expect(reply.status, reply.text).toBe(200)
@@ -39,7 +41,13 @@ describe('POST /api/v1/databases', () => {
     const reply = await register({ name: 'archive', kind: 'sqlite' })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body).toEqual({
-      data: { id: expect.stringMatching(/^[0-9a-f]{32}$/), name: 'archive', kind: 'sqlite', location: null, createdAt: expect.any(Number) },
+      data: {
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        name: 'archive',
+        kind: 'sqlite',
+        location: null,
+        createdAt: expect.any(Number),
+      },
     })
     expect(reply.body.data.createdAt).toBeGreaterThanOrEqual(before)
     expect(reply.body.data.createdAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000))
@@ -78,13 +86,29 @@ describe('POST /api/v1/databases', () => {
       { name: 'no name', body: { kind: 'sqlite' } },
       { name: 'unknown kind', body: { name: 'refused_kind', kind: 'mysql' } },
       { name: 'no kind', body: { name: 'refused_kind' } },
-      { name: 'sqlite with a url', body: { name: 'refused_sqlite', kind: 'sqlite', url: 'postgres://127.0.0.1:5432/x' } },
+      {
+        name: 'sqlite with a url',
+        body: { name: 'refused_sqlite', kind: 'sqlite', url: 'postgres://127.0.0.1:5432/x' },
+      },
       { name: 'sqlite with a file url', body: { name: 'refused_sqlite', kind: 'sqlite', url: 'file:/tmp/x.db' } },
       { name: 'postgres without url', body: { name: 'refused_pg', kind: 'postgres' } },
-      { name: 'postgres with a non-postgres url', body: { name: 'refused_pg', kind: 'postgres', url: 'mysql://127.0.0.1/x' } },
+      {
+        name: 'postgres with a non-postgres url',
+        body: { name: 'refused_pg', kind: 'postgres', url: 'mysql://127.0.0.1/x' },
+      },
       { name: 'postgres with an empty url', body: { name: 'refused_pg', kind: 'postgres', url: '' } },
     ]
-    runScenarios(() => server, refused.map((r) => ({ ...r, method: 'POST', path: '/api/v1/databases', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } })))
+    runScenarios(
+      () => server,
+      refused.map((r) => ({
+        ...r,
+        method: 'POST',
+        path: '/api/v1/databases',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      })),
+    )
 
     it('an unreachable postgres server is 400 invalid_request and registers nothing', async () => {
       const url = 'postgres://nobody:topsecret@127.0.0.1:1/x'
@@ -156,12 +180,43 @@ describe('POST /api/v1/databases', () => {
 })
 
 describe('permissions', () => {
-  runScenarios(() => server, [
-    { name: 'anonymous list', method: 'GET', path: '/api/v1/databases', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'anonymous register', method: 'POST', path: '/api/v1/databases', body: { name: 'by_anonymous', kind: 'sqlite' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a viewer lists', method: 'GET', path: '/api/v1/databases', as: () => viewer.token, status: 403, contains: { error: 'forbidden', details: { resource: 'system/databases', action: 'read' } } },
-    { name: 'a viewer registers', method: 'POST', path: '/api/v1/databases', as: () => viewer.token, body: { name: 'by_viewer', kind: 'sqlite' }, status: 403, contains: { error: 'forbidden', details: { resource: 'system/databases', action: 'manage' } } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous list',
+        method: 'GET',
+        path: '/api/v1/databases',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'anonymous register',
+        method: 'POST',
+        path: '/api/v1/databases',
+        body: { name: 'by_anonymous', kind: 'sqlite' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a viewer lists',
+        method: 'GET',
+        path: '/api/v1/databases',
+        as: () => viewer.token,
+        status: 403,
+        contains: { error: 'forbidden', details: { resource: 'system/databases', action: 'read' } },
+      },
+      {
+        name: 'a viewer registers',
+        method: 'POST',
+        path: '/api/v1/databases',
+        as: () => viewer.token,
+        body: { name: 'by_viewer', kind: 'sqlite' },
+        status: 403,
+        contains: { error: 'forbidden', details: { resource: 'system/databases', action: 'manage' } },
+      },
+    ],
+  )
 
   it('system/databases:read lists but may not register', async () => {
     const reader = await accountWithGrants(server, owner.token, [{ resource: 'system/databases', action: 'read' }])
@@ -192,10 +247,17 @@ describe('permissions', () => {
 
 describe('projects', () => {
   it('a binding belongs to its project: another project neither lists it nor blocks its name', async () => {
-    const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: uniqueName('other') } })
+    const project = await server.request('POST', '/api/v1/projects', {
+      token: owner.token,
+      body: { name: uniqueName('other') },
+    })
     expect(project.status, project.text).toBe(201)
     const inOther = { 'x-project-id': project.body.data.id }
-    const created = await server.request('POST', '/api/v1/databases', { token: owner.token, headers: inOther, body: { name: 'archive', kind: 'sqlite' } })
+    const created = await server.request('POST', '/api/v1/databases', {
+      token: owner.token,
+      headers: inOther,
+      body: { name: 'archive', kind: 'sqlite' },
+    })
     expect(created.status, created.text).toBe(201)
     const otherList = await server.request('GET', '/api/v1/databases', { token: owner.token, headers: inOther })
     expect(otherList.body.data).toEqual([created.body.data])

@@ -18,9 +18,20 @@ import { createCollection, createRecord, freshName } from './records-fixtures.js
 const executablePath = '/usr/bin/chromium'
 const missingBrowser = !existsSync(executablePath) && process.env.CI !== 'true'
 if (missingBrowser) {
-  process.stderr.write(`\nSKIPPED: the API reference page's browser test needs ${executablePath} (Debian: apt-get install chromium); CI requires it.\n\n`)
+  process.stderr.write(
+    `\nSKIPPED: the API reference page's browser test needs ${executablePath} (Debian: apt-get install chromium); CI requires it.\n\n`,
+  )
 }
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 let server: TestServer
 let owner: Account
@@ -40,7 +51,9 @@ afterAll(async () => {
 /** Chromium on a fresh profile; a test (not a hook) calls it, so a missing browser fails that test by name. */
 async function launchChromium(): Promise<BrowserContext> {
   if (!existsSync(executablePath)) {
-    throw new Error(`${executablePath} is missing: the API reference page is tested in headless Chromium (Debian: apt-get install chromium)`)
+    throw new Error(
+      `${executablePath} is missing: the API reference page is tested in headless Chromium (Debian: apt-get install chromium)`,
+    )
   }
   profile = mkdtempSync(join(tmpdir(), 'plinth-chromium-'))
   browser = await chromium.launchPersistentContext(profile, { executablePath, args: chromiumArgs, headless: true })
@@ -70,7 +83,9 @@ async function openDocs(): Promise<{ page: Page; console: string[]; violations: 
 
 describe.skipIf(missingBrowser)('API reference page in Chromium', () => {
   it('authorizes with a session token, runs records.list and shows the 200, under the CSP, storing nothing', async () => {
-    const collection = await createCollection(server, owner.token, freshName('docs'), [{ name: 'title', type: 'text', required: false }])
+    const collection = await createCollection(server, owner.token, freshName('docs'), [
+      { name: 'title', type: 'text', required: false },
+    ])
     await createRecord(server, owner.token, collection, { title: 'seen through the docs page' })
     const { page, console, violations } = await openDocs()
 
@@ -82,22 +97,36 @@ describe.skipIf(missingBrowser)('API reference page in Chromium', () => {
 
     // Every tag is listed (with all of them open, Swagger UI 5.35 showed only the first past ~130 operations).
     const tags = await page.locator('.swagger-ui h3.opblock-tag').allTextContents()
-    expect(tags.map((t) => t.split(/\s/)[0])).toEqual(expect.arrayContaining(['Files', 'Records', 'Automation', 'System']))
+    expect(tags.map((t) => t.split(/\s/)[0])).toEqual(
+      expect.arrayContaining(['Files', 'Records', 'Automation', 'System']),
+    )
     // Tags start collapsed (docs-ui.ts): open Records first.
-    await page.locator('.swagger-ui h3.opblock-tag', { hasText: /^Records/ }).first().click()
-    const operation = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-operation-id', { hasText: /^records\.list$/ }) })
+    await page
+      .locator('.swagger-ui h3.opblock-tag', { hasText: /^Records/ })
+      .first()
+      .click()
+    const operation = page
+      .locator('.opblock')
+      .filter({ has: page.locator('.opblock-summary-operation-id', { hasText: /^records\.list$/ }) })
     await operation.locator('.opblock-summary').first().click()
     await operation.locator('button.try-out__btn').click()
     await operation.locator('input[placeholder="name"]').fill(collection)
     await operation.locator('button.execute').click()
 
     const live = operation.locator('.live-responses-table')
-    await expect.poll(() => live.locator('tr.response .response-col_status').textContent(), { timeout: 30_000 }).toContain('200')
-    expect(await live.locator('tr.response .response-col_description').textContent()).toContain('seen through the docs page')
+    await expect
+      .poll(() => live.locator('tr.response .response-col_status').textContent(), { timeout: 30_000 })
+      .toContain('200')
+    expect(await live.locator('tr.response .response-col_description').textContent()).toContain(
+      'seen through the docs page',
+    )
 
     expect(await violations()).toEqual([])
     expect(console.filter((line) => /^(error|pageerror):|Content Security Policy|Refused to/i.test(line))).toEqual([])
-    expect(await page.evaluate('({ local: localStorage.length, session: sessionStorage.length })')).toEqual({ local: 0, session: 0 })
+    expect(await page.evaluate('({ local: localStorage.length, session: sessionStorage.length })')).toEqual({
+      local: 0,
+      session: 0,
+    })
     await page.close()
   }, 180_000)
 })

@@ -48,7 +48,29 @@ const typedFields = [
   field('f_rollup', 'rollup', { rollupConfig: { relationField: 'f_many', function: 'count' } }),
   field('f_many', 'relation', { relationConfig: { targetCollection: 'typed_target', relationType: 'hasMany' } }),
 ]
-const allTypes = ['text', 'richtext', 'email', 'url', 'phone', 'slug', 'uuid', 'integer', 'decimal', 'number', 'boolean', 'date', 'datetime', 'enum', 'multi_enum', 'json', 'relation', 'file', 'geo', 'lookup', 'rollup']
+const allTypes = [
+  'text',
+  'richtext',
+  'email',
+  'url',
+  'phone',
+  'slug',
+  'uuid',
+  'integer',
+  'decimal',
+  'number',
+  'boolean',
+  'date',
+  'datetime',
+  'enum',
+  'multi_enum',
+  'json',
+  'relation',
+  'file',
+  'geo',
+  'lookup',
+  'rollup',
+]
 
 beforeAll(async () => {
   server = await startServer()
@@ -61,7 +83,8 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const records = (name: string, query = '') => server.request('GET', `/api/v1/collections/${name}/records${query}`, { token: owner.token })
+const records = (name: string, query = '') =>
+  server.request('GET', `/api/v1/collections/${name}/records${query}`, { token: owner.token })
 const total = async (name: string) => (await records(name, '?limit=1')).body.total as number
 const patchRecord = (name: string, id: string, body: Record<string, unknown>, query = '') =>
   server.request('PATCH', `/api/v1/collections/${name}/records/${id}${query}`, { token: owner.token, body })
@@ -122,16 +145,64 @@ describe('values each type accepts, read back as the same JSON', () => {
     ['f_file', uploadedFile, uploadedFile],
     ['f_geo', { type: 'Point', coordinates: [13.4, 52.52] }, { type: 'Point', coordinates: [13.4, 52.52] }],
     ['f_geo', { type: 'Point', coordinates: [-180, -90, 12.5] }, { type: 'Point', coordinates: [-180, -90, 12.5] }],
-    ['f_geo', { type: 'LineString', coordinates: [[0, 0], [1, 1]] }, { type: 'LineString', coordinates: [[0, 0], [1, 1]] }],
     [
       'f_geo',
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] },
+      {
+        type: 'LineString',
+        coordinates: [
+          [0, 0],
+          [1, 1],
+        ],
+      },
+      {
+        type: 'LineString',
+        coordinates: [
+          [0, 0],
+          [1, 1],
+        ],
+      },
     ],
     [
       'f_geo',
-      { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [1, 2] }, { type: 'MultiPoint', coordinates: [[3, 4]] }] },
-      { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [1, 2] }, { type: 'MultiPoint', coordinates: [[3, 4]] }] },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 0],
+          ],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 0],
+          ],
+        ],
+      },
+    ],
+    [
+      'f_geo',
+      {
+        type: 'GeometryCollection',
+        geometries: [
+          { type: 'Point', coordinates: [1, 2] },
+          { type: 'MultiPoint', coordinates: [[3, 4]] },
+        ],
+      },
+      {
+        type: 'GeometryCollection',
+        geometries: [
+          { type: 'Point', coordinates: [1, 2] },
+          { type: 'MultiPoint', coordinates: [[3, 4]] },
+        ],
+      },
     ],
   ]
 
@@ -143,7 +214,8 @@ describe('values each type accepts, read back as the same JSON', () => {
     const listed = await records('typed', `?filter=${encodeURIComponent(JSON.stringify({ id: { _eq: created.id } }))}`)
     expect(listed.body.data[0][name]).toStrictEqual(expected)
     // Every other field of the record is null, not a leftover or a default.
-    for (const other of typedFields.map((f) => f.name as string).filter((n) => n !== name && n !== 'f_rollup')) expect(created[other], other).toBeNull()
+    for (const other of typedFields.map((f) => f.name as string).filter((n) => n !== name && n !== 'f_rollup'))
+      expect(created[other], other).toBeNull()
     expect(created.f_rollup).toBe(0)
   })
 
@@ -234,7 +306,21 @@ describe('values each type refuses: 400 invalid_field naming the field, nothing 
     ['f_geo', 'longitude out of range', { type: 'Point', coordinates: [200, 0] }],
     ['f_geo', 'latitude out of range', { type: 'Point', coordinates: [0, 95] }],
     ['f_geo', 'a Feature', { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} }],
-    ['f_geo', 'an open polygon ring', { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] }],
+    [
+      'f_geo',
+      'an open polygon ring',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 1],
+          ],
+        ],
+      },
+    ],
     ['f_geo', 'a line of one position', { type: 'LineString', coordinates: [[0, 0]] }],
     ['f_geo', 'no coordinates', { type: 'Point' }],
     ['f_geo', 'WKT text', 'POINT(1 2)'],
@@ -248,15 +334,20 @@ describe('values each type refuses: 400 invalid_field naming the field, nothing 
     before = await total('typed')
   })
 
-  runScenarios(() => server, refused.map(([name, what, value]): Scenario => ({
-    name: `${name} refuses ${what}`,
-    method: 'POST',
-    path: '/api/v1/collections/typed/records',
-    as: () => owner.token,
-    body: { [name]: value },
-    status: 400,
-    contains: { error: 'invalid_field', details: { field: name } },
-  })))
+  runScenarios(
+    () => server,
+    refused.map(
+      ([name, what, value]): Scenario => ({
+        name: `${name} refuses ${what}`,
+        method: 'POST',
+        path: '/api/v1/collections/typed/records',
+        as: () => owner.token,
+        body: { [name]: value },
+        status: 400,
+        contains: { error: 'invalid_field', details: { field: name } },
+      }),
+    ),
+  )
 
   it('none of the refused creates stored a record', async () => {
     expect(await total('typed')).toBe(before)
@@ -308,15 +399,20 @@ describe('validationRules: 422 validation_error', () => {
     ['ratio', 1.5, 'max'],
     ['at', 999, 'min'],
   ]
-  runScenarios(() => server, failing.map(([name, value, rule]): Scenario => ({
-    name: `${name} ${JSON.stringify(value)} fails ${rule}`,
-    method: 'POST',
-    path: '/api/v1/collections/ruled/records',
-    as: () => owner.token,
-    body: { [name]: value },
-    status: 422,
-    contains: { error: 'validation_error', details: { field: name } },
-  })))
+  runScenarios(
+    () => server,
+    failing.map(
+      ([name, value, rule]): Scenario => ({
+        name: `${name} ${JSON.stringify(value)} fails ${rule}`,
+        method: 'POST',
+        path: '/api/v1/collections/ruled/records',
+        as: () => owner.token,
+        body: { [name]: value },
+        status: 422,
+        contains: { error: 'validation_error', details: { field: name } },
+      }),
+    ),
+  )
 
   it('values on the boundaries pass (lengths count characters, not UTF-16 units)', async () => {
     for (const body of [
@@ -386,12 +482,47 @@ describe('required, unique, defaultValue', () => {
     })
   })
 
-  runScenarios(() => server, [
-    { name: 'a required field missing', method: 'POST', path: '/api/v1/collections/constrained/records', as: () => owner.token, body: { flag: true }, status: 400, contains: { error: 'missing_field', details: { field: 'title' } } },
-    { name: 'a required field null', method: 'POST', path: '/api/v1/collections/constrained/records', as: () => owner.token, body: { title: null, flag: true }, status: 400, contains: { error: 'missing_field', details: { field: 'title' } } },
-    { name: 'a required boolean missing', method: 'POST', path: '/api/v1/collections/constrained/records', as: () => owner.token, body: { title: 'x' }, status: 400, contains: { error: 'missing_field', details: { field: 'flag' } } },
-    { name: 'an empty body', method: 'POST', path: '/api/v1/collections/constrained/records', as: () => owner.token, body: {}, status: 400, contains: { error: 'missing_field' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'a required field missing',
+        method: 'POST',
+        path: '/api/v1/collections/constrained/records',
+        as: () => owner.token,
+        body: { flag: true },
+        status: 400,
+        contains: { error: 'missing_field', details: { field: 'title' } },
+      },
+      {
+        name: 'a required field null',
+        method: 'POST',
+        path: '/api/v1/collections/constrained/records',
+        as: () => owner.token,
+        body: { title: null, flag: true },
+        status: 400,
+        contains: { error: 'missing_field', details: { field: 'title' } },
+      },
+      {
+        name: 'a required boolean missing',
+        method: 'POST',
+        path: '/api/v1/collections/constrained/records',
+        as: () => owner.token,
+        body: { title: 'x' },
+        status: 400,
+        contains: { error: 'missing_field', details: { field: 'flag' } },
+      },
+      {
+        name: 'an empty body',
+        method: 'POST',
+        path: '/api/v1/collections/constrained/records',
+        as: () => owner.token,
+        body: {},
+        status: 400,
+        contains: { error: 'missing_field' },
+      },
+    ],
+  )
 
   it('required: false is a value; a present required field passes; null on update is missing_field', async () => {
     const created = await createRecord(server, owner.token, 'constrained', { title: 'here', flag: false })
@@ -401,7 +532,10 @@ describe('required, unique, defaultValue', () => {
     expect(reply.body).toMatchObject({ error: 'missing_field', details: { field: 'title' } })
     // An update that leaves the required field out is fine.
     expect((await patchRecord('constrained', created.id, { code: 'later' })).status).toBe(200)
-    expect(await readRecord(server, owner.token, 'constrained', created.id)).toMatchObject({ title: 'here', code: 'later' })
+    expect(await readRecord(server, owner.token, 'constrained', created.id)).toMatchObject({
+      title: 'here',
+      code: 'later',
+    })
   })
 
   it('unique: a duplicate is 409 already_exists on create and on update; nulls and other cases do not clash', async () => {
@@ -422,7 +556,9 @@ describe('required, unique, defaultValue', () => {
     expect(clash.body.error).toBe('already_exists')
     expect((await readRecord(server, owner.token, 'constrained', b.id)).code).toBe('same')
     const filter = encodeURIComponent(JSON.stringify({ code: { _eq: 'SAME' } }))
-    expect((await records('constrained', `?filter=${filter}`)).body.data.map((r: { id: string }) => r.id)).toEqual([a.id])
+    expect((await records('constrained', `?filter=${filter}`)).body.data.map((r: { id: string }) => r.id)).toEqual([
+      a.id,
+    ])
   })
 
   it('defaultValue fills fields left out of a create, in their stored form', async () => {
@@ -440,12 +576,29 @@ describe('required, unique, defaultValue', () => {
       must: 'filled',
       plain: null,
     })
-    expect(await readRecord(server, owner.token, 'defaulted', created.id)).toMatchObject({ active: false, meta: { tags: [] }, count: 5 })
+    expect(await readRecord(server, owner.token, 'defaulted', created.id)).toMatchObject({
+      active: false,
+      meta: { tags: [] },
+      count: 5,
+    })
   })
 
   it('values sent win over defaults, an explicit null on an optional field stays null, and updates never re-apply defaults', async () => {
-    const created = await createRecord(server, owner.token, 'defaulted', { status: 'live', count: 9, active: true, colour: 'blue', meta: null })
-    expect(created).toMatchObject({ status: 'live', count: 9, active: true, colour: 'blue', meta: null, must: 'filled' })
+    const created = await createRecord(server, owner.token, 'defaulted', {
+      status: 'live',
+      count: 9,
+      active: true,
+      colour: 'blue',
+      meta: null,
+    })
+    expect(created).toMatchObject({
+      status: 'live',
+      count: 9,
+      active: true,
+      colour: 'blue',
+      meta: null,
+      must: 'filled',
+    })
     const reply = await patchRecord('defaulted', created.id, { status: null, plain: 'x' })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toMatchObject({ status: null, count: 9, plain: 'x' })
@@ -458,7 +611,10 @@ describe('required, unique, defaultValue', () => {
 describe('relations, lookup and rollup', () => {
   const ids: Record<string, string> = {}
   beforeAll(async () => {
-    await createCollection(server, owner.token, { name: 'authors', fields: [field('name', 'text'), field('born', 'integer')] })
+    await createCollection(server, owner.token, {
+      name: 'authors',
+      fields: [field('name', 'text'), field('born', 'integer')],
+    })
     await createCollection(server, owner.token, {
       name: 'books',
       fields: [
@@ -478,19 +634,51 @@ describe('relations, lookup and rollup', () => {
         field('label', 'text'),
         field('books', 'relation', { relationConfig: { targetCollection: 'books', relationType: 'hasMany' } }),
         field('book_count', 'rollup', { rollupConfig: { relationField: 'books', function: 'count' } }),
-        field('pages_sum', 'rollup', { rollupConfig: { relationField: 'books', function: 'sum', targetField: 'pages' } }),
-        field('pages_avg', 'rollup', { rollupConfig: { relationField: 'books', function: 'avg', targetField: 'pages' } }),
-        field('pages_min', 'rollup', { rollupConfig: { relationField: 'books', function: 'min', targetField: 'pages' } }),
-        field('pages_max', 'rollup', { rollupConfig: { relationField: 'books', function: 'max', targetField: 'pages' } }),
-        field('price_sum', 'rollup', { rollupConfig: { relationField: 'books', function: 'sum', targetField: 'price' } }),
-        field('latest_release', 'rollup', { rollupConfig: { relationField: 'books', function: 'max', targetField: 'released' } }),
-        field('first_published', 'rollup', { rollupConfig: { relationField: 'books', function: 'min', targetField: 'published' } }),
+        field('pages_sum', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'sum', targetField: 'pages' },
+        }),
+        field('pages_avg', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'avg', targetField: 'pages' },
+        }),
+        field('pages_min', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'min', targetField: 'pages' },
+        }),
+        field('pages_max', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'max', targetField: 'pages' },
+        }),
+        field('price_sum', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'sum', targetField: 'price' },
+        }),
+        field('latest_release', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'max', targetField: 'released' },
+        }),
+        field('first_published', 'rollup', {
+          rollupConfig: { relationField: 'books', function: 'min', targetField: 'published' },
+        }),
       ],
     })
     ids.ada = (await createRecord(server, owner.token, 'authors', { name: 'Ada', born: 1815 })).id
     ids.alan = (await createRecord(server, owner.token, 'authors', { name: 'Alan', born: 1912 })).id
-    ids.b1 = (await createRecord(server, owner.token, 'books', { title: 'Notes', pages: 100, price: 9.5, released: 1000, published: '2001-05-01', author: ids.ada })).id
-    ids.b2 = (await createRecord(server, owner.token, 'books', { title: 'Machines', pages: 250, price: 10.25, released: 3000, published: '1999-03-02', author: ids.alan })).id
+    ids.b1 = (
+      await createRecord(server, owner.token, 'books', {
+        title: 'Notes',
+        pages: 100,
+        price: 9.5,
+        released: 1000,
+        published: '2001-05-01',
+        author: ids.ada,
+      })
+    ).id
+    ids.b2 = (
+      await createRecord(server, owner.token, 'books', {
+        title: 'Machines',
+        pages: 250,
+        price: 10.25,
+        released: 3000,
+        published: '1999-03-02',
+        author: ids.alan,
+      })
+    ).id
   })
 
   it('belongsTo is stored and read as the target id; hasMany as the list of ids', async () => {
@@ -509,7 +697,10 @@ describe('relations, lookup and rollup', () => {
     const orphan = await createRecord(server, owner.token, 'books', { title: 'Anonymous' })
     expect(orphan).toMatchObject({ author: null, author_name: null, author_born: null })
 
-    const renamed = await server.request('PATCH', `/api/v1/collections/authors/records/${ids.ada}`, { token: owner.token, body: { name: 'Ada Lovelace' } })
+    const renamed = await server.request('PATCH', `/api/v1/collections/authors/records/${ids.ada}`, {
+      token: owner.token,
+      body: { name: 'Ada Lovelace' },
+    })
     expect(renamed.status).toBe(200)
     expect((await readRecord(server, owner.token, 'books', created.id)).author_name).toBe('Ada Lovelace')
     const listed = await records('books', `?filter=${encodeURIComponent(JSON.stringify({ id: { _eq: created.id } }))}`)
@@ -521,19 +712,44 @@ describe('relations, lookup and rollup', () => {
 
   it('rollup aggregates over the hasMany records on read: count, sum, avg, min, max', async () => {
     const shelf = await createRecord(server, owner.token, 'shelves', { label: 'two', books: [ids.b1, ids.b2] })
-    expect(shelf).toMatchObject({ book_count: 2, pages_sum: 350, pages_avg: 175, pages_min: 100, pages_max: 250, price_sum: 19.75, latest_release: 3000 })
+    expect(shelf).toMatchObject({
+      book_count: 2,
+      pages_sum: 350,
+      pages_avg: 175,
+      pages_min: 100,
+      pages_max: 250,
+      price_sum: 19.75,
+      latest_release: 3000,
+    })
     const empty = await createRecord(server, owner.token, 'shelves', { label: 'empty', books: [] })
-    expect(empty).toMatchObject({ book_count: 0, pages_sum: 0, pages_avg: null, pages_min: null, pages_max: null, latest_release: null, first_published: null })
+    expect(empty).toMatchObject({
+      book_count: 0,
+      pages_sum: 0,
+      pages_avg: null,
+      pages_min: null,
+      pages_max: null,
+      latest_release: null,
+      first_published: null,
+    })
     const none = await createRecord(server, owner.token, 'shelves', { label: 'unset' })
     expect(none).toMatchObject({ books: null, book_count: 0 })
 
     // Computed on read: a change to a book shows at once; a soft-deleted book no longer counts.
     const b3 = await createRecord(server, owner.token, 'books', { title: 'Extra', pages: 50 })
     await patchRecord('shelves', shelf.id, { books: [ids.b1, ids.b2, b3.id] })
-    expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({ book_count: 3, pages_sum: 400, pages_min: 50 })
+    expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({
+      book_count: 3,
+      pages_sum: 400,
+      pages_min: 50,
+    })
     await patchRecord('books', b3.id, { pages: 1000 })
-    expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({ pages_sum: 1350, pages_max: 1000 })
-    expect((await server.request('DELETE', `/api/v1/collections/books/records/${b3.id}`, { token: owner.token })).status).toBe(200)
+    expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({
+      pages_sum: 1350,
+      pages_max: 1000,
+    })
+    expect(
+      (await server.request('DELETE', `/api/v1/collections/books/records/${b3.id}`, { token: owner.token })).status,
+    ).toBe(200)
     expect(await readRecord(server, owner.token, 'shelves', shelf.id)).toMatchObject({ book_count: 2, pages_sum: 350 })
   })
 
@@ -570,7 +786,8 @@ describe('translatable text', () => {
       ],
     })
   })
-  const read = (id: string, locale?: string) => readRecord(server, owner.token, 'pages', id, locale === undefined ? '' : `?locale=${encodeURIComponent(locale)}`)
+  const read = (id: string, locale?: string) =>
+    readRecord(server, owner.token, 'pages', id, locale === undefined ? '' : `?locale=${encodeURIComponent(locale)}`)
 
   it('a string written with ?locale=fr is stored under fr; reads pick a locale, * gives the map, en is the default', async () => {
     const created = await createRecord(server, owner.token, 'pages', { title: 'Bonjour', plain: 'same' }, '?locale=fr')
@@ -600,13 +817,22 @@ describe('translatable text', () => {
   })
 
   it('a locale map is stored as given and read per locale', async () => {
-    const created = await createRecord(server, owner.token, 'pages', { title: { en: 'Hi', de: 'Hallo', 'pt-BR': 'Olá' }, handle: { en: 'hi', de: 'hallo' } })
+    const created = await createRecord(server, owner.token, 'pages', {
+      title: { en: 'Hi', de: 'Hallo', 'pt-BR': 'Olá' },
+      handle: { en: 'hi', de: 'hallo' },
+    })
     expect(created.title).toBe('Hi')
     expect((await read(created.id, 'de')).title).toBe('Hallo')
     expect((await read(created.id, 'pt-BR')).title).toBe('Olá')
     expect((await read(created.id, 'it')).title).toBeNull()
-    expect((await read(created.id, '*'))).toMatchObject({ title: { en: 'Hi', de: 'Hallo', 'pt-BR': 'Olá' }, handle: { en: 'hi', de: 'hallo' } })
-    const list = await records('pages', `?locale=de&filter=${encodeURIComponent(JSON.stringify({ title: { _eq: 'Hallo' } }))}`)
+    expect(await read(created.id, '*')).toMatchObject({
+      title: { en: 'Hi', de: 'Hallo', 'pt-BR': 'Olá' },
+      handle: { en: 'hi', de: 'hallo' },
+    })
+    const list = await records(
+      'pages',
+      `?locale=de&filter=${encodeURIComponent(JSON.stringify({ title: { _eq: 'Hallo' } }))}`,
+    )
     expect(list.status, list.text).toBe(200)
     expect(list.body.data.map((r: { id: string; title: string }) => [r.id, r.title])).toEqual([[created.id, 'Hallo']])
   })
@@ -618,17 +844,28 @@ describe('translatable text', () => {
     ['a map with a non-string value', { title: { en: 1 } }, '', 400, 'invalid_field'],
     ['a string with locale=*', { title: 'Which?' }, '?locale=*', 400, 'invalid_field'],
     ['a slug in bad form in one locale', { handle: { en: 'fine', fr: 'Pas Bon' } }, '', 400, 'invalid_field'],
-    ['a value over maxLength in one locale', { blurb: { en: 'short', de: 'much too long here' } }, '', 422, 'validation_error'],
+    [
+      'a value over maxLength in one locale',
+      { blurb: { en: 'short', de: 'much too long here' } },
+      '',
+      422,
+      'validation_error',
+    ],
     ['a string over maxLength', { blurb: 'much too long here' }, '?locale=fr', 422, 'validation_error'],
     ['an unusable locale', { title: 'x' }, '?locale=not_a_locale!', 400, 'invalid_request'],
   ]
-  runScenarios(() => server, bad.map(([what, body, query, status, error]): Scenario => ({
-    name: `translatable refuses ${what}`,
-    method: 'POST',
-    path: `/api/v1/collections/pages/records${query}`,
-    as: () => owner.token,
-    body,
-    status,
-    contains: { error },
-  })))
+  runScenarios(
+    () => server,
+    bad.map(
+      ([what, body, query, status, error]): Scenario => ({
+        name: `translatable refuses ${what}`,
+        method: 'POST',
+        path: `/api/v1/collections/pages/records${query}`,
+        as: () => owner.token,
+        body,
+        status,
+        contains: { error },
+      }),
+    ),
+  )
 })

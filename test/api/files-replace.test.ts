@@ -5,7 +5,20 @@ import type { FileUploadEvent } from '../../src/modules/files/index.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import {
-  dimensions, download, downloadVia, FILES, form, image, metadata, pollFile, postForm, sha256, someBytes, startServerWith, uploadViaProxy, uploadViaToken,
+  dimensions,
+  download,
+  downloadVia,
+  FILES,
+  form,
+  image,
+  metadata,
+  pollFile,
+  postForm,
+  sha256,
+  someBytes,
+  startServerWith,
+  uploadViaProxy,
+  uploadViaToken,
 } from './files-support.js'
 
 // Bytes that stream through Plinth: replace (POST /:id/replace) and the proxy upload (POST /upload), both
@@ -13,8 +26,14 @@ import {
 // through the app's files storage wrapper.
 
 const ready = (file: Record<string, any>) => file.variantStatus === 'ready' || file.variantStatus === 'failed'
-const replace = (server: TestServer, id: string, token: string | undefined, bytes: Uint8Array, type = 'application/octet-stream', filename = 'new.bin') =>
-  postForm(server, `${FILES}/${id}/replace`, token, form({}, { filename, type, bytes }))
+const replace = (
+  server: TestServer,
+  id: string,
+  token: string | undefined,
+  bytes: Uint8Array,
+  type = 'application/octet-stream',
+  filename = 'new.bin',
+) => postForm(server, `${FILES}/${id}/replace`, token, form({}, { filename, type, bytes }))
 
 /** Keys stored under a prefix, seen by the storage itself. */
 const keysUnder = (server: TestServer, prefix: string) => server.app.storage.list(prefix, 1000)
@@ -26,20 +45,30 @@ const keysUnder = (server: TestServer, prefix: string) => server.app.storage.lis
 function streamedUpload(server: TestServer, path: string, token: string, total: number): Promise<Reply> {
   const boundary = 'plinthStreamBoundary'
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` } })
+    const req = httpRequest(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    })
     req.on('response', (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), text, body: JSON.parse(text) })
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: new Headers(res.headers as Record<string, string>),
+          text,
+          body: JSON.parse(text),
+        })
       })
     })
     req.on('error', (err) => {
       if (!req.writableEnded) return // the server answered and closed while we were still sending
       reject(err)
     })
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    )
     const chunk = Buffer.alloc(1024 * 1024, 7)
     let sent = 0
     const pump = (): void => {
@@ -83,14 +112,25 @@ describe('replace and the proxy upload', () => {
       const id = await uploadViaToken(server, alice.token, jpeg, { filename: 'photo.jpg', mime: 'image/jpeg' })
       const before = await pollFile(server, alice.token, id, ready)
       expect(before.variantStatus).toBe('ready')
-      const oldOriginal = (await server.request('GET', `${FILES}/download-token/${id}`, { token: alice.token })).body.downloadUrl
-      const oldThumb = (await server.request('GET', `${FILES}/download-token/${id}?size=thumbnail`, { token: alice.token })).body.downloadUrl
+      const oldOriginal = (await server.request('GET', `${FILES}/download-token/${id}`, { token: alice.token })).body
+        .downloadUrl
+      const oldThumb = (
+        await server.request('GET', `${FILES}/download-token/${id}?size=thumbnail`, { token: alice.token })
+      ).body.downloadUrl
 
       const png = await image('png', 120, 240)
       const reply = await replace(server, id, alice.token, png, 'image/png', 'other-name.png')
       expect(reply.status, reply.text).toBe(200)
       const file = reply.body.data
-      expect(file).toMatchObject({ id, filename: 'photo.jpg', mimeType: 'image/png', sizeBytes: png.length, sha256: sha256(png), uploadedBy: alice.id, createdAt: before.createdAt })
+      expect(file).toMatchObject({
+        id,
+        filename: 'photo.jpg',
+        mimeType: 'image/png',
+        sizeBytes: png.length,
+        sha256: sha256(png),
+        uploadedBy: alice.id,
+        createdAt: before.createdAt,
+      })
       expect(file.r2Key).not.toBe(before.r2Key)
       expect(file.r2Key.startsWith(`projects/${project}/files/${id}/`)).toBe(true)
       expect((await download(oldOriginal)).status).toBe(404)
@@ -99,13 +139,17 @@ describe('replace and the proxy upload', () => {
 
       const after = await pollFile(server, alice.token, id, ready)
       expect(after.variants.thumbnail).toMatchObject({ width: 100, height: 200, mimeType: 'image/png' })
-      expect(await dimensions((await downloadVia(server, bob.token, id, 'thumbnail')).bytes)).toMatchObject({ width: 100, height: 200, format: 'png' })
+      expect(await dimensions((await downloadVia(server, bob.token, id, 'thumbnail')).bytes)).toMatchObject({
+        width: 100,
+        height: 200,
+        format: 'png',
+      })
       // Exactly the new original and its three variants are stored for this file.
       expect(await keysUnder(server, `projects/${project}/files/${id}/`)).toEqual([file.r2Key])
       expect(await keysUnder(server, `projects/${project}/variants/${id}/`)).toHaveLength(3)
     })
 
-    it('within the update grant\'s item_filter only: 403 for another editor, 404 for a hidden file; administrators may', async () => {
+    it("within the update grant's item_filter only: 403 for another editor, 404 for a hidden file; administrators may", async () => {
       const open = await uploadViaToken(server, alice.token, someBytes(10))
       const secret = await uploadViaToken(server, alice.token, someBytes(10), { visibility: 'private' })
       const refused = await replace(server, open, bob.token, someBytes(5))
@@ -140,11 +184,29 @@ describe('replace and the proxy upload', () => {
       const id = await uploadViaToken(server, alice.token, someBytes(40))
       const cases: [string, Parameters<typeof postForm>[3], number, string][] = [
         ['no file part', form({ note: 'x' }), 400, 'invalid_request'],
-        ['a file in another field', form({}, { field: 'upload', filename: 'a', type: 'text/plain', bytes: Buffer.from('abc') }), 400, 'invalid_request'],
-        ['an extra field', form({ visibility: 'private' }, { filename: 'a', type: 'text/plain', bytes: Buffer.from('abc') }), 400, 'invalid_request'],
+        [
+          'a file in another field',
+          form({}, { field: 'upload', filename: 'a', type: 'text/plain', bytes: Buffer.from('abc') }),
+          400,
+          'invalid_request',
+        ],
+        [
+          'an extra field',
+          form({ visibility: 'private' }, { filename: 'a', type: 'text/plain', bytes: Buffer.from('abc') }),
+          400,
+          'invalid_request',
+        ],
         ['JSON', { raw: '{"file":"abc"}', type: 'application/json' }, 415, 'unsupported_media_type'],
         ['no boundary', { raw: 'abc', type: 'multipart/form-data' }, 400, 'invalid_request'],
-        ['truncated', { raw: '--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc', type: 'multipart/form-data; boundary=b' }, 400, 'invalid_request'],
+        [
+          'truncated',
+          {
+            raw: '--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc',
+            type: 'multipart/form-data; boundary=b',
+          },
+          400,
+          'invalid_request',
+        ],
       ]
       for (const [name, body, status, code] of cases) {
         const reply = await postForm(server, `${FILES}/${id}/replace`, alice.token, body)
@@ -156,15 +218,35 @@ describe('replace and the proxy upload', () => {
     })
 
     it('counts the project quota with the old size given back', async () => {
-      const other = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Replace quota' } })
+      const other = await server.request('POST', '/api/v1/projects', {
+        token: owner.token,
+        body: { name: 'Replace quota' },
+      })
       const as = { token: owner.token, headers: { 'X-Project-Id': other.body.data.id } }
-      expect((await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 100 } })).status).toBe(200)
-      const token = await server.request('POST', `${FILES}/upload-token`, { ...as, body: { filename: 'a', mime_type: 'text/plain', size_bytes: 60 } })
-      expect((await fetch(token.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(60) })).status).toBe(200)
+      expect(
+        (await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 100 } })).status,
+      ).toBe(200)
+      const token = await server.request('POST', `${FILES}/upload-token`, {
+        ...as,
+        body: { filename: 'a', mime_type: 'text/plain', size_bytes: 60 },
+      })
+      expect(
+        (
+          await fetch(token.body.uploadUrl, {
+            method: 'PUT',
+            headers: { 'content-type': 'text/plain' },
+            body: 'x'.repeat(60),
+          })
+        ).status,
+      ).toBe(200)
       expect((await server.request('POST', `${FILES}/confirm-upload/${token.body.id}`, as)).status).toBe(200)
       const path = `${FILES}/${token.body.id}/replace`
       const send = (size: number) =>
-        fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'X-Project-Id': other.body.data.id }, body: form({}, { filename: 'b', type: 'text/plain', bytes: Buffer.alloc(size, 1) }) })
+        fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.token}`, 'X-Project-Id': other.body.data.id },
+          body: form({}, { filename: 'b', type: 'text/plain', bytes: Buffer.alloc(size, 1) }),
+        })
       const over = await send(101)
       expect(over.status).toBe(400)
       expect(((await over.json()) as { error: string }).error).toBe('limit_exceeded')
@@ -172,11 +254,18 @@ describe('replace and the proxy upload', () => {
     })
 
     it('holds the quota under concurrent replacements; a file that lost the race keeps its bytes and lists no variants', async () => {
-      const other = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Replace race' } })
+      const other = await server.request('POST', '/api/v1/projects', {
+        token: owner.token,
+        body: { name: 'Replace race' },
+      })
       const projectId = other.body.data.id
       const as = { token: owner.token, headers: { 'X-Project-Id': projectId } }
       const post = (path: string, bytes: Uint8Array, type: string) =>
-        fetch(`${server.url}${FILES}${path}`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'X-Project-Id': projectId }, body: form({}, { filename: 'f', type, bytes }) })
+        fetch(`${server.url}${FILES}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.token}`, 'X-Project-Id': projectId },
+          body: form({}, { filename: 'f', type, bytes }),
+        })
       const jpeg = await image('jpeg', 64, 64)
       const ids: string[] = []
       for (let i = 0; i < 4; i++) {
@@ -193,8 +282,17 @@ describe('replace and the proxy upload', () => {
         expect((await read(id)).variantStatus).toBe('ready')
       }
       // Each replacement grows its file by 1000 bytes; the quota leaves room for two of them.
-      expect((await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 4 * jpeg.length + 2500 } })).status).toBe(200)
-      const replies = await Promise.all(ids.map((id) => post(`/${id}/replace`, Buffer.alloc(jpeg.length + 1000, 1), 'application/octet-stream')))
+      expect(
+        (
+          await server.request('PATCH', '/api/v1/settings', {
+            ...as,
+            body: { 'files.quotaBytes': 4 * jpeg.length + 2500 },
+          })
+        ).status,
+      ).toBe(200)
+      const replies = await Promise.all(
+        ids.map((id) => post(`/${id}/replace`, Buffer.alloc(jpeg.length + 1000, 1), 'application/octet-stream')),
+      )
       expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 400, 400])
       for (const [i, reply] of replies.entries()) {
         const file = await read(ids[i]!)
@@ -215,15 +313,31 @@ describe('replace and the proxy upload', () => {
   describe('POST /api/v1/files/upload (proxy)', () => {
     it('stores, measures and confirms in one request; file.upload says so', async () => {
       const bytes = someBytes(12_345)
-      const reply = await uploadViaProxy(server, alice.token, bytes, { filename: 'notes.txt', mime: 'text/plain', visibility: 'private' })
+      const reply = await uploadViaProxy(server, alice.token, bytes, {
+        filename: 'notes.txt',
+        mime: 'text/plain',
+        visibility: 'private',
+      })
       expect(reply.status, reply.text).toBe(201)
       const file = reply.body.data
-      expect(file).toMatchObject({ filename: 'notes.txt', mimeType: 'text/plain', sizeBytes: bytes.length, sha256: sha256(bytes), uploadedBy: alice.id, visibility: 'private', status: 'complete', collectionName: '__system' })
+      expect(file).toMatchObject({
+        filename: 'notes.txt',
+        mimeType: 'text/plain',
+        sizeBytes: bytes.length,
+        sha256: sha256(bytes),
+        uploadedBy: alice.id,
+        visibility: 'private',
+        status: 'complete',
+        collectionName: '__system',
+      })
       expect(await metadata(server, alice.token, file.id)).toEqual(file)
       expect((await server.request('GET', `${FILES}/${file.id}`, { token: bob.token })).status).toBe(404)
       expect((await downloadVia(server, alice.token, file.id)).bytes.equals(bytes)).toBe(true)
       await server.request('GET', FILES, { token: alice.token })
-      expect(uploads.find((e) => e.file.id === file.id)).toMatchObject({ via: 'proxy', principal: { id: alice.id, kind: 'user' } })
+      expect(uploads.find((e) => e.file.id === file.id)).toMatchObject({
+        via: 'proxy',
+        principal: { id: alice.id, kind: 'user' },
+      })
     })
 
     it('takes a 20 MB file through the proxy upload and replace, past the 10 MB JSON body limit', async () => {
@@ -237,7 +351,10 @@ describe('replace and the proxy upload', () => {
     })
 
     it('makes variants of an image in the background', async () => {
-      const reply = await uploadViaProxy(server, alice.token, await image('jpeg', 300, 300), { filename: 'sq.jpg', mime: 'image/jpeg' })
+      const reply = await uploadViaProxy(server, alice.token, await image('jpeg', 300, 300), {
+        filename: 'sq.jpg',
+        mime: 'image/jpeg',
+      })
       expect(reply.status, reply.text).toBe(201)
       const file = await pollFile(server, alice.token, reply.body.data.id, ready)
       expect(file.variants.thumbnail).toMatchObject({ width: 200, height: 200 })

@@ -13,7 +13,11 @@ export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update
 /** A JPEG or PNG of the given size, plain colour with a stripe (so encoders have something to keep). */
 export async function image(format: 'jpeg' | 'png', width: number, height: number): Promise<Buffer> {
   const base = sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } })
-  const stripe = await sharp({ create: { width: Math.max(1, Math.floor(width / 4)), height, channels: 3, background: { r: 250, g: 200, b: 20 } } }).png().toBuffer()
+  const stripe = await sharp({
+    create: { width: Math.max(1, Math.floor(width / 4)), height, channels: 3, background: { r: 250, g: 200, b: 20 } },
+  })
+    .png()
+    .toBuffer()
   const composed = base.composite([{ input: stripe, left: 0, top: 0 }])
   return format === 'jpeg' ? composed.jpeg({ quality: 90 }).toBuffer() : composed.png().toBuffer()
 }
@@ -30,9 +34,18 @@ export interface UploadOptions {
 }
 
 /** The token flow: upload-token, PUT the bytes to uploadUrl, confirm-upload. Returns the file id. */
-export async function uploadViaToken(server: TestServer, token: string, bytes: Buffer, options: UploadOptions = {}): Promise<string> {
+export async function uploadViaToken(
+  server: TestServer,
+  token: string,
+  bytes: Buffer,
+  options: UploadOptions = {},
+): Promise<string> {
   const mime = options.mime ?? 'application/octet-stream'
-  const body: Record<string, unknown> = { filename: options.filename ?? 'data.bin', mime_type: mime, size_bytes: bytes.length }
+  const body: Record<string, unknown> = {
+    filename: options.filename ?? 'data.bin',
+    mime_type: mime,
+    size_bytes: bytes.length,
+  }
   if (options.visibility) body.visibility = options.visibility
   if (options.collection_name) body.collection_name = options.collection_name
   const reply = await server.request('POST', `${FILES}/upload-token`, { token, body })
@@ -47,7 +60,10 @@ export async function uploadViaToken(server: TestServer, token: string, bytes: B
 }
 
 /** A multipart body as a browser's FormData sends it. */
-export function form(fields: Record<string, string>, file?: { filename: string; type: string; bytes: Uint8Array; field?: string }): FormData {
+export function form(
+  fields: Record<string, string>,
+  file?: { filename: string; type: string; bytes: Uint8Array; field?: string },
+): FormData {
   const data = new FormData()
   for (const [name, value] of Object.entries(fields)) data.append(name, value)
   if (file) data.append(file.field ?? 'file', new Blob([file.bytes], { type: file.type }), file.filename)
@@ -55,9 +71,17 @@ export function form(fields: Record<string, string>, file?: { filename: string; 
 }
 
 /** POSTs a multipart body (FormData, or raw bytes with a Content-Type of our choosing). */
-export async function postForm(server: TestServer, path: string, token: string | undefined, body: FormData | { raw: Uint8Array | string; type: string }): Promise<Reply> {
+export async function postForm(
+  server: TestServer,
+  path: string,
+  token: string | undefined,
+  body: FormData | { raw: Uint8Array | string; type: string },
+): Promise<Reply> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-  const init: RequestInit = body instanceof FormData ? { method: 'POST', headers, body } : { method: 'POST', headers: { ...headers, 'content-type': body.type }, body: body.raw }
+  const init: RequestInit =
+    body instanceof FormData
+      ? { method: 'POST', headers, body }
+      : { method: 'POST', headers: { ...headers, 'content-type': body.type }, body: body.raw }
   const res = await fetch(`${server.url}${path}`, init)
   const text = await res.text()
   let parsed: unknown
@@ -70,11 +94,21 @@ export async function postForm(server: TestServer, path: string, token: string |
 }
 
 /** The proxy upload. */
-export async function uploadViaProxy(server: TestServer, token: string, bytes: Uint8Array, options: { filename?: string; mime?: string; visibility?: string; collection_name?: string } = {}): Promise<Reply> {
+export async function uploadViaProxy(
+  server: TestServer,
+  token: string,
+  bytes: Uint8Array,
+  options: { filename?: string; mime?: string; visibility?: string; collection_name?: string } = {},
+): Promise<Reply> {
   const fields: Record<string, string> = {}
   if (options.visibility) fields.visibility = options.visibility
   if (options.collection_name) fields.collection_name = options.collection_name
-  return postForm(server, `${FILES}/upload`, token, form(fields, { filename: options.filename ?? 'data.bin', type: options.mime ?? 'application/octet-stream', bytes }))
+  return postForm(
+    server,
+    `${FILES}/upload`,
+    token,
+    form(fields, { filename: options.filename ?? 'data.bin', type: options.mime ?? 'application/octet-stream', bytes }),
+  )
 }
 
 /** The bytes behind a download URL (presigned: no credential). */
@@ -84,7 +118,12 @@ export async function download(url: string): Promise<{ status: number; bytes: Bu
 }
 
 /** The bytes a caller gets through download-token (optionally for a size). */
-export async function downloadVia(server: TestServer, token: string, id: string, size?: string): Promise<{ variant: string | null; bytes: Buffer }> {
+export async function downloadVia(
+  server: TestServer,
+  token: string,
+  id: string,
+  size?: string,
+): Promise<{ variant: string | null; bytes: Buffer }> {
   const reply = await server.request('GET', `${FILES}/download-token/${id}${size ? `?size=${size}` : ''}`, { token })
   expect(reply.status, reply.text).toBe(200)
   const got = await download(reply.body.downloadUrl)
@@ -102,7 +141,13 @@ export async function metadata(server: TestServer, token: string, id: string): P
  * Polls a file's metadata until `done` holds (background variants), a short pause between reads; fails
  * after `attempts` reads. The pause only spaces the reads: nothing waits a fixed time for an outcome.
  */
-export async function pollFile(server: TestServer, token: string, id: string, done: (file: Record<string, any>) => boolean, attempts = 400): Promise<Record<string, any>> {
+export async function pollFile(
+  server: TestServer,
+  token: string,
+  id: string,
+  done: (file: Record<string, any>) => boolean,
+  attempts = 400,
+): Promise<Record<string, any>> {
   let last: Record<string, any> = {}
   for (let i = 0; i < attempts; i++) {
     last = await metadata(server, token, id)

@@ -25,7 +25,10 @@ afterAll(async () => {
 
 /** upload-token for a 5-byte text file, and a PUT through its URL. */
 async function reserve(): Promise<{ id: string; put: (body: string) => Promise<{ status: number; body: any }> }> {
-  const token = await server.request('POST', `${FILES}/upload-token`, { token: alice.token, body: { filename: 'note.txt', mime_type: 'text/plain', size_bytes: 5 } })
+  const token = await server.request('POST', `${FILES}/upload-token`, {
+    token: alice.token,
+    body: { filename: 'note.txt', mime_type: 'text/plain', size_bytes: 5 },
+  })
   expect(token.status, token.text).toBe(200)
   const put = async (body: string) => {
     const res = await fetch(token.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body })
@@ -96,7 +99,10 @@ describe("the upload URL's key after confirm", () => {
     expect((await put('EVIL!')).status).toBe(403)
     await server.app.files.sweep()
     expect(await keysUnder(uploads)).toEqual([])
-    expect(await metadata(server, alice.token, id)).toMatchObject({ status: 'complete', sha256: sha256(Buffer.from('hello')) })
+    expect(await metadata(server, alice.token, id)).toMatchObject({
+      status: 'complete',
+      sha256: sha256(Buffer.from('hello')),
+    })
     expect((await downloadVia(server, alice.token, id)).bytes.toString()).toBe('hello')
   })
 

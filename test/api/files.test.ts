@@ -27,7 +27,16 @@ beforeAll(async () => {
   const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name: 'nothing' } })
   expect(role.status, role.text).toBe(201)
   nobody = await createAccount(server, owner.token, { role: 'nothing' })
-  const made = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name: 'docs', fields: [{ name: 'title', type: 'text', required: false }, { name: 'attachment', type: 'file', required: false }] } })
+  const made = await server.request('POST', '/api/v1/collections', {
+    token: owner.token,
+    body: {
+      name: 'docs',
+      fields: [
+        { name: 'title', type: 'text', required: false },
+        { name: 'attachment', type: 'file', required: false },
+      ],
+    },
+  })
   expect(made.status, made.text).toBe(201)
   server.app.events.on('file.upload', (event) => void uploads.push(event))
 })
@@ -52,7 +61,9 @@ describe('the token upload flow', () => {
     // Before the bytes arrive: pending, not listed, no download, confirm refused.
     const pending = await metadata(server, alice.token, id)
     expect(pending).toMatchObject({ id, r2Key, status: 'pending', sha256: null })
-    expect((await server.request('GET', FILES, { token: alice.token })).body.data.map((f: { id: string }) => f.id)).not.toContain(id)
+    expect(
+      (await server.request('GET', FILES, { token: alice.token })).body.data.map((f: { id: string }) => f.id),
+    ).not.toContain(id)
     expect((await server.request('GET', `${FILES}/download-token/${id}`, { token: alice.token })).status).toBe(404)
     const early = await server.request('POST', `${FILES}/confirm-upload/${id}`, { token: alice.token })
     expect(early.status, early.text).toBe(400)
@@ -69,7 +80,9 @@ describe('the token upload flow', () => {
       id,
       projectId: server.app.defaultProject.id,
       collectionName: '__system',
-      r2Key: expect.stringMatching(new RegExp(`^projects/${server.app.defaultProject.id}/files/${id}/[0-9a-f]{12}/Report_final_\\.pdf$`)),
+      r2Key: expect.stringMatching(
+        new RegExp(`^projects/${server.app.defaultProject.id}/files/${id}/[0-9a-f]{12}/Report_final_\\.pdf$`),
+      ),
       filename: 'Report (final).pdf',
       mimeType: 'application/pdf',
       sizeBytes: bytes.length,
@@ -91,7 +104,15 @@ describe('the token upload flow', () => {
     expect(got.variant).toBeNull()
     expect(got.bytes.equals(bytes)).toBe(true)
     // file.upload went out once, with the file as the API shows it.
-    expect(uploads.filter((e) => e.file.id === id)).toEqual([{ projectId: server.app.defaultProject.id, file, via: 'token', principal: { id: alice.id, kind: 'user', role: alice.role }, at: expect.any(Number) }])
+    expect(uploads.filter((e) => e.file.id === id)).toEqual([
+      {
+        projectId: server.app.defaultProject.id,
+        file,
+        via: 'token',
+        principal: { id: alice.id, kind: 'user', role: alice.role },
+        at: expect.any(Number),
+      },
+    ])
   })
 
   it('confirming twice is harmless and emits no second event', async () => {
@@ -103,7 +124,7 @@ describe('the token upload flow', () => {
     expect(uploads.filter((e) => e.file.id === id)).toHaveLength(1)
   })
 
-  it('confirm-upload is the uploader\'s alone: 403 for other editors and for administrators', async () => {
+  it("confirm-upload is the uploader's alone: 403 for other editors and for administrators", async () => {
     const id = await uploadViaToken(server, alice.token, someBytes(100), { confirm: false })
     for (const other of [bob, admin, owner]) {
       const reply = await server.request('POST', `${FILES}/confirm-upload/${id}`, { token: other.token })
@@ -118,10 +139,21 @@ describe('the token upload flow', () => {
   })
 
   it('a PUT of another size or type than the URL was signed for is refused, and nothing is confirmed', async () => {
-    const token = await server.request('POST', `${FILES}/upload-token`, { token: alice.token, body: { filename: 'a.txt', mime_type: 'text/plain', size_bytes: 10 } })
-    const tooLong = await fetch(token.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(11) })
+    const token = await server.request('POST', `${FILES}/upload-token`, {
+      token: alice.token,
+      body: { filename: 'a.txt', mime_type: 'text/plain', size_bytes: 10 },
+    })
+    const tooLong = await fetch(token.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(11),
+    })
     expect(tooLong.status).toBeGreaterThanOrEqual(400)
-    const otherType = await fetch(token.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: 'x'.repeat(10) })
+    const otherType = await fetch(token.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/html' },
+      body: 'x'.repeat(10),
+    })
     expect(otherType.status).toBeGreaterThanOrEqual(400)
     const confirm = await server.request('POST', `${FILES}/confirm-upload/${token.body.id}`, { token: alice.token })
     expect(confirm.status).toBe(400)
@@ -137,32 +169,133 @@ describe('the token upload flow', () => {
 
 describe('upload-token refusals', () => {
   const body = { filename: 'a.bin', mime_type: 'application/octet-stream', size_bytes: 10 }
-  runScenarios(() => server, [
-    { name: 'anonymous', method: 'POST', path: `${FILES}/upload-token`, body, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a viewer lacks system/files:create', as: () => vera.token, method: 'POST', path: `${FILES}/upload-token`, body, status: 403, contains: { error: 'forbidden' } },
-    { name: 'missing filename', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { mime_type: 'text/plain', size_bytes: 1 }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'missing size', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { filename: 'a', mime_type: 'text/plain' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'size not an integer', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, size_bytes: 1.5 }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'empty file', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, size_bytes: 0 }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'not a media type', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, mime_type: 'pdf' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'blank filename', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, filename: '   ' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'control characters in the filename', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, filename: 'a\nb' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'bad visibility', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, visibility: 'secret' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'unknown collection', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, collection_name: 'nope' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'unknown field', as: () => alice.token, method: 'POST', path: `${FILES}/upload-token`, body: { ...body, owner: 'me' }, status: 400, contains: { error: 'invalid_request' } },
-    {
-      name: 'over 100 MB',
-      as: () => alice.token,
-      method: 'POST',
-      path: `${FILES}/upload-token`,
-      body: { ...body, size_bytes: 100 * 1024 * 1024 + 1 },
-      status: 400,
-      contains: { error: 'limit_exceeded', details: { limit: 100 * 1024 * 1024 } },
-    },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous',
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body,
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a viewer lacks system/files:create',
+        as: () => vera.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body,
+        status: 403,
+        contains: { error: 'forbidden' },
+      },
+      {
+        name: 'missing filename',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { mime_type: 'text/plain', size_bytes: 1 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'missing size',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { filename: 'a', mime_type: 'text/plain' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'size not an integer',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, size_bytes: 1.5 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'empty file',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, size_bytes: 0 },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'not a media type',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, mime_type: 'pdf' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'blank filename',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, filename: '   ' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'control characters in the filename',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, filename: 'a\nb' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'bad visibility',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, visibility: 'secret' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'unknown collection',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, collection_name: 'nope' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'unknown field',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, owner: 'me' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'over 100 MB',
+        as: () => alice.token,
+        method: 'POST',
+        path: `${FILES}/upload-token`,
+        body: { ...body, size_bytes: 100 * 1024 * 1024 + 1 },
+        status: 400,
+        contains: { error: 'limit_exceeded', details: { limit: 100 * 1024 * 1024 } },
+      },
+    ],
+  )
 
   it('exactly 100 MB is allowed', async () => {
-    const reply = await server.request('POST', `${FILES}/upload-token`, { token: alice.token, body: { ...body, size_bytes: 100 * 1024 * 1024 } })
+    const reply = await server.request('POST', `${FILES}/upload-token`, {
+      token: alice.token,
+      body: { ...body, size_bytes: 100 * 1024 * 1024 },
+    })
     expect(reply.status, reply.text).toBe(200)
     // Never uploaded: it stays pending and out of every listing.
     expect((await metadata(server, alice.token, reply.body.id)).status).toBe('pending')
@@ -172,36 +305,63 @@ describe('upload-token refusals', () => {
 describe('the project quota (files.quotaBytes)', () => {
   it('counts complete files and pending uploads whose URL may still be used', async () => {
     // A project of its own, so the usage is known exactly: the owner acts in it with X-Project-Id.
-    const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Quota place' } })
+    const project = await server.request('POST', '/api/v1/projects', {
+      token: owner.token,
+      body: { name: 'Quota place' },
+    })
     expect(project.status, project.text).toBe(201)
     const headers = { 'X-Project-Id': project.body.data.id }
     const as = { token: owner.token, headers }
     const settings = await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 1000 } })
     expect(settings.status, settings.text).toBe(200)
-    const reserve = (size: number) => server.request('POST', `${FILES}/upload-token`, { ...as, body: { filename: 'a', mime_type: 'text/plain', size_bytes: size } })
+    const reserve = (size: number) =>
+      server.request('POST', `${FILES}/upload-token`, {
+        ...as,
+        body: { filename: 'a', mime_type: 'text/plain', size_bytes: size },
+      })
 
     const first = await reserve(600)
     expect(first.status, first.text).toBe(200)
     // 600 are reserved, so another 600 would pass the quota, though nothing is complete yet.
     const second = await reserve(600)
     expect(second.status, second.text).toBe(400)
-    expect(second.body).toMatchObject({ error: 'limit_exceeded', details: { quotaBytes: 1000, usedBytes: 600, requestedBytes: 600 } })
+    expect(second.body).toMatchObject({
+      error: 'limit_exceeded',
+      details: { quotaBytes: 1000, usedBytes: 600, requestedBytes: 600 },
+    })
     const fits = await reserve(400)
     expect(fits.status, fits.text).toBe(200)
     expect((await reserve(1)).status).toBe(400)
     // Deleting the reservation frees its bytes; the default project's own quota never came into it.
     expect((await server.request('DELETE', `${FILES}/${first.body.id}`, as)).status).toBe(200)
     expect((await reserve(600)).status).toBe(200)
-    expect((await server.request('POST', `${FILES}/upload-token`, { token: alice.token, body: { filename: 'a', mime_type: 'text/plain', size_bytes: 600 } })).status).toBe(200)
+    expect(
+      (
+        await server.request('POST', `${FILES}/upload-token`, {
+          token: alice.token,
+          body: { filename: 'a', mime_type: 'text/plain', size_bytes: 600 },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   it('holds under concurrent uploads: of ten 300-byte reservations against 1000 bytes, three pass', async () => {
-    const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Quota race' } })
+    const project = await server.request('POST', '/api/v1/projects', {
+      token: owner.token,
+      body: { name: 'Quota race' },
+    })
     expect(project.status, project.text).toBe(201)
     const as = { token: owner.token, headers: { 'X-Project-Id': project.body.data.id } }
-    expect((await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 1000 } })).status).toBe(200)
+    expect(
+      (await server.request('PATCH', '/api/v1/settings', { ...as, body: { 'files.quotaBytes': 1000 } })).status,
+    ).toBe(200)
     const replies = await Promise.all(
-      Array.from({ length: 10 }, () => server.request('POST', `${FILES}/upload-token`, { ...as, body: { filename: 'a', mime_type: 'text/plain', size_bytes: 300 } })),
+      Array.from({ length: 10 }, () =>
+        server.request('POST', `${FILES}/upload-token`, {
+          ...as,
+          body: { filename: 'a', mime_type: 'text/plain', size_bytes: 300 },
+        }),
+      ),
     )
     expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 400, 400, 400, 400, 400, 400, 400])
     for (const refused of replies.filter((r) => r.status === 400)) expect(refused.body.error).toBe('limit_exceeded')
@@ -248,7 +408,9 @@ describe('visibility and ownership', () => {
     expect((await server.request('GET', `${FILES}/${open}`, { token: nobody.token })).status).toBe(403)
     expect((await server.request('GET', `${FILES}/${'0'.repeat(32)}`, { token: alice.token })).status).toBe(404)
     expect((await server.request('GET', `${FILES}/not-an-id`, { token: alice.token })).status).toBe(404)
-    expect((await server.request('GET', `${FILES}/download-token/${'0'.repeat(32)}`, { token: alice.token })).status).toBe(404)
+    expect(
+      (await server.request('GET', `${FILES}/download-token/${'0'.repeat(32)}`, { token: alice.token })).status,
+    ).toBe(404)
   })
 
   it('lists complete files newest first with the list envelope', async () => {
@@ -262,7 +424,9 @@ describe('visibility and ownership', () => {
     expect(all.body.data.every((f: { status: string }) => f.status === 'complete')).toBe(true)
     expect(all.body.total).toBe(all.body.data.length)
     const page2 = await server.request('GET', `${FILES}?limit=3&page=2`, { token: owner.token })
-    expect(page2.body.data.map((f: { id: string }) => f.id)).toEqual(all.body.data.slice(3, 6).map((f: { id: string }) => f.id))
+    expect(page2.body.data.map((f: { id: string }) => f.id)).toEqual(
+      all.body.data.slice(3, 6).map((f: { id: string }) => f.id),
+    )
   })
 })
 
@@ -285,7 +449,7 @@ describe('DELETE /api/v1/files/:id', () => {
     expect((await download(url)).status).toBe(404)
   })
 
-  it('an administrator deletes anyone\'s file; another editor gets 404 for a private one', async () => {
+  it("an administrator deletes anyone's file; another editor gets 404 for a private one", async () => {
     const secret = await uploadViaToken(server, alice.token, someBytes(20), { visibility: 'private' })
     expect((await server.request('DELETE', `${FILES}/${secret}`, { token: bob.token })).status).toBe(404)
     expect((await server.request('DELETE', `${FILES}/${secret}`, { token: admin.token })).status).toBe(200)
@@ -313,7 +477,10 @@ describe('permanent record deletes take their files', () => {
     const unattached = await uploadViaToken(server, alice.token, someBytes(30))
     const soft = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'docs' })
     const make = async (file: string) => {
-      const reply = await server.request('POST', '/api/v1/collections/docs/records', { token: alice.token, body: { title: 't', attachment: file } })
+      const reply = await server.request('POST', '/api/v1/collections/docs/records', {
+        token: alice.token,
+        body: { title: 't', attachment: file },
+      })
       expect(reply.status, reply.text).toBe(201)
       return reply.body.id as string
     }
@@ -321,12 +488,30 @@ describe('permanent record deletes take their files', () => {
     const recordB = await make(unattached)
     const recordC = await make(soft)
 
-    expect((await server.request('DELETE', `/api/v1/collections/docs/records/${recordC}`, { token: alice.token })).status).toBe(200)
-    expect((await server.request('DELETE', `/api/v1/collections/docs/records/${recordA}?permanent=true`, { token: owner.token })).status).toBe(200)
-    expect((await server.request('DELETE', `/api/v1/collections/docs/records/${recordB}?permanent=true`, { token: owner.token })).status).toBe(200)
+    expect(
+      (await server.request('DELETE', `/api/v1/collections/docs/records/${recordC}`, { token: alice.token })).status,
+    ).toBe(200)
+    expect(
+      (
+        await server.request('DELETE', `/api/v1/collections/docs/records/${recordA}?permanent=true`, {
+          token: owner.token,
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await server.request('DELETE', `/api/v1/collections/docs/records/${recordB}?permanent=true`, {
+          token: owner.token,
+        })
+      ).status,
+    ).toBe(200)
 
     // The removal follows the event; poll until it has happened.
-    for (let i = 0; i < 200 && (await server.request('GET', `${FILES}/${attached}`, { token: owner.token })).status !== 404; i++) {
+    for (
+      let i = 0;
+      i < 200 && (await server.request('GET', `${FILES}/${attached}`, { token: owner.token })).status !== 404;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     expect((await server.request('GET', `${FILES}/${attached}`, { token: owner.token })).status).toBe(404)
@@ -336,7 +521,10 @@ describe('permanent record deletes take their files', () => {
   })
 
   it('deleting a collection removes the files attached to it, and only those', async () => {
-    const made = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name: 'scratch', fields: [{ name: 'attachment', type: 'file', required: false }] } })
+    const made = await server.request('POST', '/api/v1/collections', {
+      token: owner.token,
+      body: { name: 'scratch', fields: [{ name: 'attachment', type: 'file', required: false }] },
+    })
     expect(made.status, made.text).toBe(201)
     const attached = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'scratch' })
     const elsewhere = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'docs' })
@@ -347,12 +535,22 @@ describe('permanent record deletes take their files', () => {
 
   it('a permanent bulk delete removes them too', async () => {
     const file = await uploadViaToken(server, alice.token, someBytes(30), { collection_name: 'docs' })
-    const reply = await server.request('POST', '/api/v1/collections/docs/records', { token: alice.token, body: { title: 't', attachment: file } })
+    const reply = await server.request('POST', '/api/v1/collections/docs/records', {
+      token: alice.token,
+      body: { title: 't', attachment: file },
+    })
     expect(reply.status, reply.text).toBe(201)
-    const bulk = await server.request('DELETE', '/api/v1/collections/docs/records/bulk?permanent=true', { token: owner.token, body: { ids: [reply.body.id] } })
+    const bulk = await server.request('DELETE', '/api/v1/collections/docs/records/bulk?permanent=true', {
+      token: owner.token,
+      body: { ids: [reply.body.id] },
+    })
     expect(bulk.status, bulk.text).toBe(200)
     expect(bulk.body.deleted).toBe(1)
-    for (let i = 0; i < 200 && (await server.request('GET', `${FILES}/${file}`, { token: owner.token })).status !== 404; i++) {
+    for (
+      let i = 0;
+      i < 200 && (await server.request('GET', `${FILES}/${file}`, { token: owner.token })).status !== 404;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     expect((await server.request('GET', `${FILES}/${file}`, { token: owner.token })).status).toBe(404)
@@ -364,9 +562,12 @@ describe('the API description', () => {
     const reply = await server.request('GET', '/api/openapi.json')
     expect(reply.status).toBe(200)
     const operations: Record<string, string> = {}
-    for (const [path, methods] of Object.entries(reply.body.paths as Record<string, Record<string, { operationId: string; 'x-permission': string }>>)) {
+    for (const [path, methods] of Object.entries(
+      reply.body.paths as Record<string, Record<string, { operationId: string; 'x-permission': string }>>,
+    )) {
       if (!path.startsWith(FILES)) continue
-      for (const [method, op] of Object.entries(methods)) operations[`${method.toUpperCase()} ${path}`] = `${op.operationId} ${op['x-permission']}`
+      for (const [method, op] of Object.entries(methods))
+        operations[`${method.toUpperCase()} ${path}`] = `${op.operationId} ${op['x-permission']}`
     }
     expect(operations).toEqual({
       'POST /api/v1/files/upload-token': 'files.uploadToken system/files:create',

@@ -21,33 +21,105 @@ const health = {
 }
 
 describe('HTTP conventions', () => {
-  runScenarios(() => server, [
-    { name: 'health answers with capabilities', method: 'GET', path: '/health', status: 200, contains: health },
-    { name: 'versioned health', method: 'GET', path: '/api/v1/system/health', status: 200, contains: health,
-      responseHeaders: { deprecation: null, link: null } },
-    { name: 'deprecated alias answers with successor headers', method: 'GET', path: '/api/system/health', status: 200,
-      contains: health,
-      responseHeaders: { deprecation: 'true', link: '</api/v1/system/health>; rel="successor-version"' } },
-    { name: 'alias of the OpenAPI document', method: 'GET', path: '/api/system/openapi.json', status: 200,
-      contains: { openapi: '3.1.0' }, responseHeaders: { deprecation: 'true' } },
-    { name: 'unknown route is 404 not_found in the envelope', method: 'GET', path: '/nope', status: 404,
-      contains: { error: 'not_found' } },
-    { name: 'unknown versioned route', method: 'DELETE', path: '/api/v1/nope/1', status: 404, contains: { error: 'not_found' } },
-    { name: 'unknown alias route advertises no successor', method: 'GET', path: '/api/nope', status: 404,
-      contains: { error: 'not_found', message: 'No route for GET /api/nope' }, responseHeaders: { deprecation: null, link: null } },
-    { name: 'auth paths have no versioned alias', method: 'GET', path: '/api/auth/nothing-here', status: 404,
-      contains: { error: 'not_found' }, responseHeaders: { deprecation: null } },
-    { name: 'wrong method on a known path', method: 'POST', path: '/health', status: 404, contains: { error: 'not_found' } },
-    { name: 'a client request id is echoed', method: 'GET', path: '/health', headers: { 'X-Request-ID': 'client-abc.123' },
-      status: 200, responseHeaders: { 'x-request-id': 'client-abc.123' } },
-    { name: 'an unusable client request id is replaced', method: 'GET', path: '/health',
-      headers: { 'X-Request-ID': 'has spaces and <tags>' }, status: 200,
-      responseHeaders: { 'x-request-id': /^[0-9a-f-]{36}$/ } },
-    { name: 'a body over the limit is refused before routing', method: 'POST', path: '/api/v1/system/health',
-      rawBody: 'x'.repeat(10 * 1024 * 1024 + 1), status: 413, contains: { error: 'payload_too_large' } },
-    { name: 'no CORS headers when CORS_ORIGINS is empty', method: 'GET', path: '/health',
-      headers: { Origin: 'https://app.example' }, status: 200, responseHeaders: { 'access-control-allow-origin': null } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      { name: 'health answers with capabilities', method: 'GET', path: '/health', status: 200, contains: health },
+      {
+        name: 'versioned health',
+        method: 'GET',
+        path: '/api/v1/system/health',
+        status: 200,
+        contains: health,
+        responseHeaders: { deprecation: null, link: null },
+      },
+      {
+        name: 'deprecated alias answers with successor headers',
+        method: 'GET',
+        path: '/api/system/health',
+        status: 200,
+        contains: health,
+        responseHeaders: { deprecation: 'true', link: '</api/v1/system/health>; rel="successor-version"' },
+      },
+      {
+        name: 'alias of the OpenAPI document',
+        method: 'GET',
+        path: '/api/system/openapi.json',
+        status: 200,
+        contains: { openapi: '3.1.0' },
+        responseHeaders: { deprecation: 'true' },
+      },
+      {
+        name: 'unknown route is 404 not_found in the envelope',
+        method: 'GET',
+        path: '/nope',
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'unknown versioned route',
+        method: 'DELETE',
+        path: '/api/v1/nope/1',
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'unknown alias route advertises no successor',
+        method: 'GET',
+        path: '/api/nope',
+        status: 404,
+        contains: { error: 'not_found', message: 'No route for GET /api/nope' },
+        responseHeaders: { deprecation: null, link: null },
+      },
+      {
+        name: 'auth paths have no versioned alias',
+        method: 'GET',
+        path: '/api/auth/nothing-here',
+        status: 404,
+        contains: { error: 'not_found' },
+        responseHeaders: { deprecation: null },
+      },
+      {
+        name: 'wrong method on a known path',
+        method: 'POST',
+        path: '/health',
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'a client request id is echoed',
+        method: 'GET',
+        path: '/health',
+        headers: { 'X-Request-ID': 'client-abc.123' },
+        status: 200,
+        responseHeaders: { 'x-request-id': 'client-abc.123' },
+      },
+      {
+        name: 'an unusable client request id is replaced',
+        method: 'GET',
+        path: '/health',
+        headers: { 'X-Request-ID': 'has spaces and <tags>' },
+        status: 200,
+        responseHeaders: { 'x-request-id': /^[0-9a-f-]{36}$/ },
+      },
+      {
+        name: 'a body over the limit is refused before routing',
+        method: 'POST',
+        path: '/api/v1/system/health',
+        rawBody: 'x'.repeat(10 * 1024 * 1024 + 1),
+        status: 413,
+        contains: { error: 'payload_too_large' },
+      },
+      {
+        name: 'no CORS headers when CORS_ORIGINS is empty',
+        method: 'GET',
+        path: '/health',
+        headers: { Origin: 'https://app.example' },
+        status: 200,
+        responseHeaders: { 'access-control-allow-origin': null },
+      },
+    ],
+  )
 
   it('a body over the limit sent without Content-Length (chunked) is refused with 413', async () => {
     const chunk = new Uint8Array(1024 * 1024).fill(120)
@@ -148,7 +220,13 @@ describe('logs', () => {
     // The line is written when the server closes the response, which may trail the client's read.
     await expect.poll(() => server.logs.filter((l) => l.includes(id)).length).toBe(1)
     const lines = server.logs.filter((l) => l.includes(id)).map((l) => JSON.parse(l))
-    expect(lines[0]).toMatchObject({ reqId: id, method: 'GET', path: '/api/v1/system/health', status: 200, ms: expect.any(Number) })
+    expect(lines[0]).toMatchObject({
+      reqId: id,
+      method: 'GET',
+      path: '/api/v1/system/health',
+      status: 200,
+      ms: expect.any(Number),
+    })
     expect(server.logs.join('\n')).not.toContain(secret)
   })
 })

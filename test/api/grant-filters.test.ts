@@ -10,7 +10,8 @@ import { createAccount, signUpOwner, type Account } from '../support/identity.js
 let server: TestServer
 let owner: Account
 
-const call = (method: string, path: string, token?: string, body?: unknown): Promise<Reply> => server.request(method, path, { token, body })
+const call = (method: string, path: string, token?: string, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token, body })
 const records = (collection: string, query = '') => `/api/v1/collections/${collection}/records${query}`
 
 let seq = 0
@@ -19,7 +20,8 @@ async function newRole(): Promise<string> {
   expect(reply.status, reply.text).toBe(201)
   return reply.body.data.id
 }
-const putGrants = (roleId: string, grants: unknown[]) => call('PUT', `/api/v1/roles/${roleId}/grants`, owner.token, { grants })
+const putGrants = (roleId: string, grants: unknown[]) =>
+  call('PUT', `/api/v1/roles/${roleId}/grants`, owner.token, { grants })
 async function grantsOf(roleId: string): Promise<unknown[]> {
   const reply = await call('GET', `/api/v1/roles/${roleId}/grants`, owner.token)
   expect(reply.status, reply.text).toBe(200)
@@ -66,8 +68,18 @@ beforeAll(async () => {
     { name: 'title', type: 'text', required: true },
     { name: 'status', type: 'text', required: false },
     { name: 'views', type: 'integer', required: false },
-    { name: 'page', type: 'relation', required: false, relationConfig: { targetCollection: 'pages', relationType: 'belongsTo' } },
-    { name: 'page_title', type: 'lookup', required: false, lookupConfig: { relationField: 'page', targetField: 'title' } },
+    {
+      name: 'page',
+      type: 'relation',
+      required: false,
+      relationConfig: { targetCollection: 'pages', relationType: 'belongsTo' },
+    },
+    {
+      name: 'page_title',
+      type: 'lookup',
+      required: false,
+      lookupConfig: { relationField: 'page', targetField: 'title' },
+    },
   ])
   ids.open = await seed('pages', { title: 'Open', body: 'open body' })
   ids.other = await seed('pages', { title: 'Other', body: 'other body' })
@@ -80,7 +92,12 @@ afterAll(async () => {
 })
 
 describe('saving a grant whose item_filter does not fit the collection it names', () => {
-  const read = (item_filter: unknown, resource = 'collections/posts') => ({ resource, action: 'read', item_filter, fields: null })
+  const read = (item_filter: unknown, resource = 'collections/posts') => ({
+    resource,
+    action: 'read',
+    item_filter,
+    fields: null,
+  })
   const refused: { name: string; filter: unknown; field: string }[] = [
     { name: 'an unknown field', filter: { nope: { _eq: 1 } }, field: 'nope' },
     { name: 'an unknown field inside _or', filter: { _or: [{ status: 'draft' }, { nope: 1 }] }, field: 'nope' },
@@ -88,7 +105,11 @@ describe('saving a grant whose item_filter does not fit the collection it names'
     { name: 'an unknown field (array format)', filter: [{ field: 'nope', op: 'eq', value: 1 }], field: 'nope' },
     { name: 'a computed field', filter: { page_title: 'Open' }, field: 'page_title' },
     { name: 'a value of the wrong type', filter: { views: 'abc' }, field: 'views' },
-    { name: 'a comma list item that is not a number', filter: [{ field: 'views', op: 'in', value: '1,x' }], field: 'views' },
+    {
+      name: 'a comma list item that is not a number',
+      filter: [{ field: 'views', op: 'in', value: '1,x' }],
+      field: 'views',
+    },
   ]
   it.each(refused)('$name → 422 validation_error naming the field, nothing written', async ({ filter, field }) => {
     const role = await newRole()
@@ -104,7 +125,10 @@ describe('saving a grant whose item_filter does not fit the collection it names'
 
   const accepted: { name: string; grant: unknown }[] = [
     { name: 'a filter that fits', grant: read({ status: 'published', views: { _gt: 5 } }) },
-    { name: 'a variable of the right kind', grant: read({ _or: [{ created_by: '$CURRENT_USER' }, { created_at: { _lte: '$NOW' } }] }) },
+    {
+      name: 'a variable of the right kind',
+      grant: read({ _or: [{ created_by: '$CURRENT_USER' }, { created_at: { _lte: '$NOW' } }] }),
+    },
     { name: 'a wildcard grant (checked when it applies)', grant: read({ nope: 1 }, 'collections/*') },
     { name: 'a grant on every resource', grant: read({ nope: 1 }, '*') },
     { name: 'a collection that does not exist yet', grant: read({ nope: 1 }, 'collections/not_yet') },
@@ -145,9 +169,15 @@ describe('a grant filter that cannot apply to a collection matches none of its r
 
   it('the server logs one warning per grant and collection', async () => {
     for (let i = 0; i < 3; i++) await listIds(wildcard.token, 'pages')
-    const warnings = server.logs.filter((line) => line.includes('item_filter cannot apply') && line.includes('collections/pages'))
+    const warnings = server.logs.filter(
+      (line) => line.includes('item_filter cannot apply') && line.includes('collections/pages'),
+    )
     expect(warnings).toHaveLength(1)
-    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, grant: 'collections/*:read', resource: 'collections/pages' })
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: 40,
+      grant: 'collections/*:read',
+      resource: 'collections/pages',
+    })
   })
 
   it('grants OR together: the one that cannot apply adds nothing, the others still decide', async () => {
@@ -191,20 +221,87 @@ describe('a grant filter that cannot apply to a collection matches none of its r
   })
 
   it('a grant saved before its collection existed applies the same way once it does', async () => {
-    const early = await personWith([{ resource: 'collections/later', action: 'read', item_filter: { nope: { _eq: 1 } } }])
+    const early = await personWith([
+      { resource: 'collections/later', action: 'read', item_filter: { nope: { _eq: 1 } } },
+    ])
     await createCollection('later', [{ name: 'title', type: 'text', required: true }])
     await seed('later', { title: 'Later' })
     expect(await listIds(early.token, 'later')).toEqual([])
     // And saving it again now is refused.
-    const role = (await call('GET', '/api/v1/roles', owner.token)).body.data.find((r: { name: string }) => r.name === early.role)
-    const again = await putGrants(role.id, [{ resource: 'collections/later', action: 'read', item_filter: { nope: { _eq: 1 } } }])
+    const role = (await call('GET', '/api/v1/roles', owner.token)).body.data.find(
+      (r: { name: string }) => r.name === early.role,
+    )
+    const again = await putGrants(role.id, [
+      { resource: 'collections/later', action: 'read', item_filter: { nope: { _eq: 1 } } },
+    ])
     expect(again.status, again.text).toBe(422)
   })
 })
 
 describe('grant filters are checked and converted like a request filter', () => {
   it('a comma-separated in list of an array-format grant compares as numbers', async () => {
-    const some = await personWith([{ resource: 'collections/posts', action: 'read', item_filter: [{ field: 'views', op: 'in', value: '0,10' }] }])
+    const some = await personWith([
+      { resource: 'collections/posts', action: 'read', item_filter: [{ field: 'views', op: 'in', value: '0,10' }] },
+    ])
     expect(await listIds(some.token, 'posts')).toEqual([ids.published, ids.draft].sort())
+  })
+})
+
+describe('a stored grant filter the parser refuses (saved before a limit existed, or written around the API)', () => {
+  // 5,000 levels: past the 8 the parser allows, and past what JSON.stringify can write back out.
+  const deep = `${'{"_and":['.repeat(5000)}{"status":{"_eq":"published"}}${']}'.repeat(5000)}`
+  let person: Account
+  let roleId: string
+
+  beforeAll(async () => {
+    person = await personWith([
+      { resource: 'collections/posts', action: 'read', item_filter: { status: { _eq: 'published' } } },
+      { resource: 'collections/pages', action: 'read' },
+    ])
+    roleId = (await call('GET', '/api/v1/roles', owner.token)).body.data.find(
+      (r: { name: string }) => r.name === person.role,
+    ).id
+    await server.app.registry.system.db
+      .updateTable('grants')
+      .set({ item_filter: deep })
+      .where('role_id', '=', roleId)
+      .where('resource', '=', 'collections/posts')
+      .execute()
+    await newRole() // any role change reloads the project's roles
+  })
+
+  it('the project keeps working: the owner reads as before', async () => {
+    expect(await listIds(owner.token, 'posts')).toEqual([ids.published, ids.draft, ids.popular].sort())
+    expect((await call('GET', '/api/v1/collections', owner.token)).status).toBe(200)
+  })
+
+  it("the grant reaches no record (fail closed); the role's other grants still apply", async () => {
+    expect(await listIds(person.token, 'posts')).toEqual([])
+    expect(await listIds(person.token, 'pages')).toEqual([ids.open, ids.other].sort())
+  })
+
+  it('the role shows the filter as _invalid, which cannot be saved back', async () => {
+    const shown = await grantsOf(roleId)
+    expect(shown).toContainEqual({
+      resource: 'collections/posts',
+      action: 'read',
+      item_filter: { _invalid: expect.stringMatching(/deeper than 8 levels/) },
+      fields: null,
+    })
+    const again = await putGrants(roleId, shown)
+    expect([400, 422], again.text).toContain(again.status)
+    expect(await listIds(person.token, 'posts')).toEqual([])
+  })
+
+  it('an administrator finds it in the log', async () => {
+    const warnings = server.logs.filter(
+      (line) => line.includes("grant's item_filter cannot be read") && line.includes(roleId),
+    )
+    expect(warnings.length).toBeGreaterThan(0)
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: 40,
+      roleId,
+      reason: expect.stringMatching(/deeper than 8 levels/),
+    })
   })
 })

@@ -23,7 +23,8 @@ afterAll(async () => {
 })
 
 /** Every byte as %XX: the longest URL a filter of this JSON can make. */
-const percentEncoded = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('')
+const percentEncoded = (text: string) =>
+  [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('')
 
 /** A filter of exactly `size` characters of JSON: `title` in a list of strings, the last one matching. */
 function filterOf(size: number): string {
@@ -66,13 +67,17 @@ describe('long URLs', () => {
   })
 
   it('a filter past 16 KiB is refused by the filter checks, in the envelope', async () => {
-    const reply = await server.request('GET', `${recordsPath(notes)}?filter=${percentEncoded(filterOf(16_385))}`, { token: owner.token })
+    const reply = await server.request('GET', `${recordsPath(notes)}?filter=${percentEncoded(filterOf(16_385))}`, {
+      token: owner.token,
+    })
     expectTransportHeaders(reply.headers)
     expectError(reply, 400, 'invalid_request')
   })
 
   it('a URL past the header limit is 431 in the envelope, with the version and request id headers', async () => {
-    const reply = await server.request('GET', `${recordsPath(notes)}?filter=${'a'.repeat(maxHeaderBytes + 1024)}`, { token: owner.token })
+    const reply = await server.request('GET', `${recordsPath(notes)}?filter=${'a'.repeat(maxHeaderBytes + 1024)}`, {
+      token: owner.token,
+    })
     expect(reply.status).toBe(431)
     expectTransportHeaders(reply.headers)
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/)
@@ -126,15 +131,19 @@ describe('malformed requests', () => {
   it('a client that keeps its side open after the answer is disconnected after a grace period', async () => {
     const { hostname, port } = new URL(server.url)
     const outcome = await new Promise<string>((resolve) => {
-      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () => socket.write('GET /health HTTP/1.1\r\nno colon\r\n\r\n'))
+      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () =>
+        socket.write('GET /health HTTP/1.1\r\nno colon\r\n\r\n'),
+      )
       socket.resume()
       // The answer ends the server's side; ours stays open. Once the grace period (2 s) is over the server
       // has closed the connection: what we send then is answered with a reset, seen on the next write.
       const send = () => socket.writable && socket.write('still here')
-      socket.once('end', () => setTimeout(() => {
-        send()
-        setTimeout(send, 200)
-      }, 3000))
+      socket.once('end', () =>
+        setTimeout(() => {
+          send()
+          setTimeout(send, 200)
+        }, 3000),
+      )
       socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'))
       setTimeout(() => resolve('still open'), 6000)
     })

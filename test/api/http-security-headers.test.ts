@@ -24,30 +24,70 @@ const common = {
 const strict = { ...common, 'content-security-policy': strictPolicy }
 
 describe('security headers on every response', () => {
-  runScenarios(() => server, [
-    { name: 'a JSON answer', method: 'GET', path: '/health', status: 200, responseHeaders: strict },
-    { name: 'the OpenAPI document', method: 'GET', path: '/api/openapi.json', status: 200, responseHeaders: strict },
-    { name: 'an error (400 from validation)', method: 'POST', path: '/api/auth/sign-in/email', body: { email: 'not an email' }, status: 400,
-      contains: { error: 'invalid_request' }, responseHeaders: strict },
-    { name: 'an error (401 from the guard)', method: 'GET', path: '/api/auth/get-session', status: 401, contains: { error: 'unauthorized' },
-      responseHeaders: strict },
-    { name: 'a 404', method: 'GET', path: '/nope', status: 404, contains: { error: 'not_found' }, responseHeaders: strict },
-    { name: 'a 404 on a deprecated alias', method: 'GET', path: '/api/nope', status: 404, responseHeaders: strict },
-    { name: 'a 413 from the body limit', method: 'POST', path: '/api/v1/system/health', rawBody: 'x'.repeat(10 * 1024 * 1024 + 1),
-      status: 413, responseHeaders: strict },
-    { name: 'a static asset of the reference page', method: 'GET', path: '/api/docs/assets/init.js', status: 200, responseHeaders: strict },
-    { name: 'the reference page: its own policy, scripts and styles from this origin only, never framed', method: 'GET', path: '/api/docs',
-      status: 200,
-      responseHeaders: {
-        ...common,
-        'content-security-policy':
-          /^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; frame-ancestors 'none'; base-uri 'none'; form-action 'none'$/,
-      } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      { name: 'a JSON answer', method: 'GET', path: '/health', status: 200, responseHeaders: strict },
+      { name: 'the OpenAPI document', method: 'GET', path: '/api/openapi.json', status: 200, responseHeaders: strict },
+      {
+        name: 'an error (400 from validation)',
+        method: 'POST',
+        path: '/api/auth/sign-in/email',
+        body: { email: 'not an email' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+        responseHeaders: strict,
+      },
+      {
+        name: 'an error (401 from the guard)',
+        method: 'GET',
+        path: '/api/auth/get-session',
+        status: 401,
+        contains: { error: 'unauthorized' },
+        responseHeaders: strict,
+      },
+      {
+        name: 'a 404',
+        method: 'GET',
+        path: '/nope',
+        status: 404,
+        contains: { error: 'not_found' },
+        responseHeaders: strict,
+      },
+      { name: 'a 404 on a deprecated alias', method: 'GET', path: '/api/nope', status: 404, responseHeaders: strict },
+      {
+        name: 'a 413 from the body limit',
+        method: 'POST',
+        path: '/api/v1/system/health',
+        rawBody: 'x'.repeat(10 * 1024 * 1024 + 1),
+        status: 413,
+        responseHeaders: strict,
+      },
+      {
+        name: 'a static asset of the reference page',
+        method: 'GET',
+        path: '/api/docs/assets/init.js',
+        status: 200,
+        responseHeaders: strict,
+      },
+      {
+        name: 'the reference page: its own policy, scripts and styles from this origin only, never framed',
+        method: 'GET',
+        path: '/api/docs',
+        status: 200,
+        responseHeaders: {
+          ...common,
+          'content-security-policy':
+            /^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; frame-ancestors 'none'; base-uri 'none'; form-action 'none'$/,
+        },
+      },
+    ],
+  )
 
   it('the reference page has no inline script, and does not keep tokens (persistAuthorization off)', async () => {
     const page = await server.request('GET', '/api/docs')
-    for (const tag of page.text.match(/<script[^>]*>[^<]*<\/script>/g) ?? []) expect(tag).toMatch(/^<script src="[^"]+"><\/script>$/)
+    for (const tag of page.text.match(/<script[^>]*>[^<]*<\/script>/g) ?? [])
+      expect(tag).toMatch(/^<script src="[^"]+"><\/script>$/)
     const init = await server.request('GET', '/api/docs/assets/init.js')
     expect(init.text).toContain('persistAuthorization: false')
   })
@@ -59,7 +99,10 @@ describe('security headers on every response', () => {
     await storage.put('tests/pixel.png', Buffer.from('png'), { contentType: 'image/png' })
     const html = await fetch(await storage.presignGet('tests/page.html', { expiresIn: 60 }))
     expect(html.status).toBe(200)
-    expect(Object.fromEntries(html.headers)).toMatchObject({ ...common, 'content-security-policy': "default-src 'none'; sandbox" })
+    expect(Object.fromEntries(html.headers)).toMatchObject({
+      ...common,
+      'content-security-policy': "default-src 'none'; sandbox",
+    })
     const png = await fetch(await storage.presignGet('tests/pixel.png', { expiresIn: 60 }))
     expect(png.status).toBe(200)
     expect(Object.fromEntries(png.headers)).toMatchObject(common)

@@ -22,7 +22,8 @@ let targetPort: number
 let server: TestServer
 let owner: Account
 
-const call = (method: string, path: string, body?: unknown): Promise<Reply> => server.request(method, path, { token: owner.token, body })
+const call = (method: string, path: string, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token: owner.token, body })
 
 async function measured<T>(work: () => Promise<T>): Promise<{ value: T; growthMb: number }> {
   global.gc?.()
@@ -42,7 +43,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
   targetPort = (target.address() as AddressInfo).port
   const resolve = tableResolver({ 'bomb.test': ['127.0.0.1'] })
-  server = await startServer({}, { outbound: { resolve, isBlocked: (address, host) => host !== 'bomb.test' && isBlockedAddress(address) } })
+  server = await startServer(
+    {},
+    { outbound: { resolve, isBlocked: (address, host) => host !== 'bomb.test' && isBlockedAddress(address) } },
+  )
   owner = await signUpOwner(server)
 })
 afterAll(async () => {
@@ -52,7 +56,9 @@ afterAll(async () => {
 
 describe('JSON with more values than memory should hold', () => {
   it('an http_request reading it as JSON fails too_large instead of building it', async () => {
-    const flowId = await activeFlow(call, 'Bomb', [{ key: 'fetch', type: 'http_request', config: { url: `http://bomb.test:${targetPort}/`, method: 'GET' } }])
+    const flowId = await activeFlow(call, 'Bomb', [
+      { key: 'fetch', type: 'http_request', config: { url: `http://bomb.test:${targetPort}/`, method: 'GET' } },
+    ])
     const { value: run, growthMb } = await measured(() => executeToEnd(call, call, flowId))
     expect(run.status).toBe('failed')
     expect(run.stepLogs[0]).toMatchObject({ status: 'failed', error: { code: 'too_large' } })
@@ -60,12 +66,28 @@ describe('JSON with more values than memory should hold', () => {
   })
 
   it('a request body holding it is 413 before any route parses it, the webhook trigger’s included', async () => {
-    const flow = await call('POST', '/api/v1/automate/flows', { name: 'Hook', triggerType: 'webhook', triggerConfig: {}, operations: [{ key: 'hi', type: 'log', config: { message: 'hi' } }] })
+    const flow = await call('POST', '/api/v1/automate/flows', {
+      name: 'Hook',
+      triggerType: 'webhook',
+      triggerConfig: {},
+      operations: [{ key: 'hi', type: 'log', config: { message: 'hi' } }],
+    })
     const { value: replies, growthMb } = await measured(async () => [
-      await server.request('POST', '/api/v1/collections', { token: owner.token, rawBody: bomb, headers: { 'content-type': 'application/json' } }),
-      await server.request('POST', `/api/v1/automate/webhook/${flow.body.data.webhookEndpoint.token}`, { rawBody: bomb, headers: { 'content-type': 'application/json' } }),
+      await server.request('POST', '/api/v1/collections', {
+        token: owner.token,
+        rawBody: bomb,
+        headers: { 'content-type': 'application/json' },
+      }),
+      await server.request('POST', `/api/v1/automate/webhook/${flow.body.data.webhookEndpoint.token}`, {
+        rawBody: bomb,
+        headers: { 'content-type': 'application/json' },
+      }),
     ])
-    for (const reply of replies) expect(reply.body, reply.text.slice(0, 200)).toMatchObject({ error: 'payload_too_large', details: { limit: 1_000_000 } })
+    for (const reply of replies)
+      expect(reply.body, reply.text.slice(0, 200)).toMatchObject({
+        error: 'payload_too_large',
+        details: { limit: 1_000_000 },
+      })
     expect(growthMb).toBeLessThan(MAX_GROWTH_MB)
   })
 })

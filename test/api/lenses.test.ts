@@ -23,7 +23,8 @@ let openOnly: Account
 /** Reads orders, no system/lenses grant. */
 let outsider: Account
 
-const request = (method: string, path: string, token: string | undefined, body?: unknown): Promise<Reply> => server.request(method, path, { token, body })
+const request = (method: string, path: string, token: string | undefined, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token, body })
 
 async function createLens(body: Record<string, unknown>, token = manager.token): Promise<any> {
   const reply = await request('POST', LENSES, token, { collection: 'orders', ...body })
@@ -38,7 +39,8 @@ async function published(body: Record<string, unknown>): Promise<string> {
   return lens.id as string
 }
 
-const render = (id: string, token: string, query = ''): Promise<Reply> => request('GET', `${LENSES}/${id}/render${query}`, token)
+const render = (id: string, token: string, query = ''): Promise<Reply> =>
+  request('GET', `${LENSES}/${id}/render${query}`, token)
 
 /** The error envelope, never a 500. */
 function refused(reply: Reply, status: number, code: string): void {
@@ -67,8 +69,14 @@ beforeAll(async () => {
   const read = { resource: 'collections/orders', action: 'read' }
   manager = await accountWithGrants(server, owner.token, [{ resource: 'system/lenses', action: 'manage' }, read])
   reader = await accountWithGrants(server, owner.token, [{ resource: 'system/lenses', action: 'read' }, read])
-  narrow = await accountWithGrants(server, owner.token, [{ resource: 'system/lenses', action: 'read' }, { ...read, fields: ['title', 'status', 'total'] }] as never)
-  openOnly = await accountWithGrants(server, owner.token, [{ resource: 'system/lenses', action: 'read' }, { ...read, item_filter: { status: { _eq: 'open' } } }] as never)
+  narrow = await accountWithGrants(server, owner.token, [
+    { resource: 'system/lenses', action: 'read' },
+    { ...read, fields: ['title', 'status', 'total'] },
+  ] as never)
+  openOnly = await accountWithGrants(server, owner.token, [
+    { resource: 'system/lenses', action: 'read' },
+    { ...read, item_filter: { status: { _eq: 'open' } } },
+  ] as never)
   outsider = await accountWithGrants(server, owner.token, [read])
 })
 afterAll(async () => {
@@ -77,13 +85,30 @@ afterAll(async () => {
 
 describe('lens CRUD and versions', () => {
   it('creates a draft, lists, reads, changes and deletes it', async () => {
-    const lens = await createLens({ name: 'All orders', fields: ['title', 'total'], sort: [{ field: 'total', order: 'asc' }] })
-    expect(lens).toMatchObject({ name: 'All orders', status: 'draft', currentVersion: 0, publishedVersion: null, hasUnpublishedChanges: true, enabled: true, limit: 100, filter: null, params: [] })
+    const lens = await createLens({
+      name: 'All orders',
+      fields: ['title', 'total'],
+      sort: [{ field: 'total', order: 'asc' }],
+    })
+    expect(lens).toMatchObject({
+      name: 'All orders',
+      status: 'draft',
+      currentVersion: 0,
+      publishedVersion: null,
+      hasUnpublishedChanges: true,
+      enabled: true,
+      limit: 100,
+      filter: null,
+      params: [],
+    })
     const listed = await request('GET', `${LENSES}?limit=100`, reader.token)
     expect(listed.status, listed.text).toBe(200)
     expect(listed.body.data.map((l: any) => l.id)).toContain(lens.id)
     expect((await request('GET', `${LENSES}/${lens.id}`, reader.token)).body.data.fields).toEqual(['title', 'total'])
-    const patched = await request('PATCH', `${LENSES}/${lens.id}`, manager.token, { description: 'every order', fields: null })
+    const patched = await request('PATCH', `${LENSES}/${lens.id}`, manager.token, {
+      description: 'every order',
+      fields: null,
+    })
     expect(patched.status, patched.text).toBe(200)
     expect(patched.body.data).toMatchObject({ description: 'every order', fields: null })
     expect((await request('DELETE', `${LENSES}/${lens.id}`, manager.token)).status).toBe(204)
@@ -92,7 +117,12 @@ describe('lens CRUD and versions', () => {
   })
 
   it('renders only a published version; a draft change reaches renders at the next publish; versions are immutable', async () => {
-    const lens = await createLens({ name: 'Versioned', fields: ['title'], sort: [{ field: 'total', order: 'asc' }], limit: 1 })
+    const lens = await createLens({
+      name: 'Versioned',
+      fields: ['title'],
+      sort: [{ field: 'total', order: 'asc' }],
+      limit: 1,
+    })
     refused(await render(lens.id, reader.token, '?format=csv'), 409, 'conflict')
     // The draft, for those who may edit it.
     const draft = await render(lens.id, manager.token, '?format=csv&draft=true')
@@ -101,21 +131,38 @@ describe('lens CRUD and versions', () => {
     refused(await render(lens.id, reader.token, '?format=csv&draft=true'), 403, 'forbidden')
 
     const first = await request('POST', `${LENSES}/${lens.id}/publish`, manager.token, { changeSummary: 'one row' })
-    expect(first.body.data).toMatchObject({ status: 'published', currentVersion: 1, publishedVersion: 1, hasUnpublishedChanges: false })
+    expect(first.body.data).toMatchObject({
+      status: 'published',
+      currentVersion: 1,
+      publishedVersion: 1,
+      hasUnpublishedChanges: false,
+    })
     expect((await render(lens.id, reader.token, '?format=csv')).text).toBe('title\r\nClosed one\r\n')
 
-    expect((await request('PATCH', `${LENSES}/${lens.id}`, manager.token, { limit: 3, fields: ['title', 'total'] })).body.data.hasUnpublishedChanges).toBe(true)
+    expect(
+      (await request('PATCH', `${LENSES}/${lens.id}`, manager.token, { limit: 3, fields: ['title', 'total'] })).body
+        .data.hasUnpublishedChanges,
+    ).toBe(true)
     // Still version 1 for readers; the draft shows the change.
     const still = await render(lens.id, reader.token, '?format=csv')
     expect(still.text).toBe('title\r\nClosed one\r\n')
     expect(still.headers.get('x-lens-version')).toBe('1')
-    expect((await render(lens.id, manager.token, '?format=csv&draft=1')).text).toBe('title,total\r\nClosed one,-5\r\nWidget,10\r\n\'=SUM(A1:A2),20\r\n')
+    expect((await render(lens.id, manager.token, '?format=csv&draft=1')).text).toBe(
+      "title,total\r\nClosed one,-5\r\nWidget,10\r\n'=SUM(A1:A2),20\r\n",
+    )
 
-    expect((await request('POST', `${LENSES}/${lens.id}/publish`, manager.token, {})).body.data.publishedVersion).toBe(2)
-    expect((await render(lens.id, reader.token, '?format=csv')).text).toBe('title,total\r\nClosed one,-5\r\nWidget,10\r\n\'=SUM(A1:A2),20\r\n')
+    expect((await request('POST', `${LENSES}/${lens.id}/publish`, manager.token, {})).body.data.publishedVersion).toBe(
+      2,
+    )
+    expect((await render(lens.id, reader.token, '?format=csv')).text).toBe(
+      "title,total\r\nClosed one,-5\r\nWidget,10\r\n'=SUM(A1:A2),20\r\n",
+    )
     const versions = await request('GET', `${LENSES}/${lens.id}/versions`, reader.token)
     expect(versions.status, versions.text).toBe(200)
-    expect(versions.body.data.map((v: any) => [v.version, v.limit, v.changeSummary])).toEqual([[2, 3, ''], [1, 1, 'one row']])
+    expect(versions.body.data.map((v: any) => [v.version, v.limit, v.changeSummary])).toEqual([
+      [2, 3, ''],
+      [1, 1, 'one row'],
+    ])
     expect(versions.body.data[1]).toMatchObject({ fields: ['title'], publishedBy: manager.id })
   })
 
@@ -131,7 +178,11 @@ describe('lens CRUD and versions', () => {
 describe('formats and escaping', () => {
   let id: string
   beforeAll(async () => {
-    id = await published({ name: 'Orders & notes', fields: ['title', 'total', 'note'], sort: [{ field: 'total', order: 'desc' }] })
+    id = await published({
+      name: 'Orders & notes',
+      fields: ['title', 'total', 'note'],
+      sort: [{ field: 'total', order: 'desc' }],
+    })
   })
 
   it('html: every record value is text, the page runs nothing and loads nothing', async () => {
@@ -157,7 +208,7 @@ describe('formats and escaping', () => {
         'title,total,note',
         '\'=SUM(A1:A2),20,"a ""quoted"", comma\nnewline"',
         'Widget,10,<script>alert(1)</script>',
-        'Closed one,-5,\'@cmd',
+        "Closed one,-5,'@cmd",
         '',
       ].join('\r\n'),
     )
@@ -175,18 +226,50 @@ describe('formats and escaping', () => {
   })
 
   it('a custom template: values escaped, sections over rows, no unescaped form accepted', async () => {
-    const html = '<ul>{{#rows}}<li data-x={{title}}>{{title}}: {{note}}</li>{{/rows}}</ul>{{^rows}}none{{/rows}} {{count}}'
-    const lens = await createLens({ name: 'Custom', fields: ['title', 'note'], sort: [{ field: 'total', order: 'asc' }], template: { html, md: '{{#rows}}- {{title}}\n{{/rows}}' } })
+    const html =
+      '<ul>{{#rows}}<li data-x={{title}}>{{title}}: {{note}}</li>{{/rows}}</ul>{{^rows}}none{{/rows}} {{count}}'
+    const lens = await createLens({
+      name: 'Custom',
+      fields: ['title', 'note'],
+      sort: [{ field: 'total', order: 'asc' }],
+      template: { html, md: '{{#rows}}- {{title}}\n{{/rows}}' },
+    })
     const reply = await render(lens.id, manager.token, '?draft=true')
     expect(reply.text).toBe(
       '<ul><li data-x=Closed one>Closed one: @cmd</li><li data-x=Widget>Widget: &lt;script&gt;alert(1)&lt;/script&gt;</li>' +
         '<li data-x=&#61;SUM(A1:A2)>&#61;SUM(A1:A2): a &quot;quoted&quot;, comma\nnewline</li></ul> 3',
     )
-    expect((await render(lens.id, manager.token, '?draft=true&format=md')).text).toBe('- Closed one\n- Widget\n- =SUM\\(A1:A2\\)\n')
-    for (const template of ['{{{note}}}', '{{&note}}', '{{> other}}', '{{= $x }}', '{{#rows}}', '{{/rows}}', '{{constructor}}']) {
-      refused(await request('POST', LENSES, manager.token, { name: `bad ${template}`, collection: 'orders', template: { html: template } }), 422, 'validation_error')
+    expect((await render(lens.id, manager.token, '?draft=true&format=md')).text).toBe(
+      '- Closed one\n- Widget\n- =SUM\\(A1:A2\\)\n',
+    )
+    for (const template of [
+      '{{{note}}}',
+      '{{&note}}',
+      '{{> other}}',
+      '{{= $x }}',
+      '{{#rows}}',
+      '{{/rows}}',
+      '{{constructor}}',
+    ]) {
+      refused(
+        await request('POST', LENSES, manager.token, {
+          name: `bad ${template}`,
+          collection: 'orders',
+          template: { html: template },
+        }),
+        422,
+        'validation_error',
+      )
     }
-    refused(await request('POST', LENSES, manager.token, { name: 'refresh', collection: 'orders', template: { html: '<meta http-equiv="refresh" content="0;url=https://evil.example/">' } }), 422, 'validation_error')
+    refused(
+      await request('POST', LENSES, manager.token, {
+        name: 'refresh',
+        collection: 'orders',
+        template: { html: '<meta http-equiv="refresh" content="0;url=https://evil.example/">' },
+      }),
+      422,
+      'validation_error',
+    )
   })
 
   it('an unknown format is refused', async () => {
@@ -224,7 +307,12 @@ describe('parameters', () => {
   })
 
   it('a parameter is a value, never filter structure', async () => {
-    const lens = await published({ name: 'By title', fields: ['title'], params: [{ name: 'q', type: 'text', required: true }], filter: { title: { _eq: '{{params.q}}' } } })
+    const lens = await published({
+      name: 'By title',
+      fields: ['title'],
+      params: [{ name: 'q', type: 'text', required: true }],
+      filter: { title: { _eq: '{{params.q}}' } },
+    })
     refused(await render(lens, reader.token, '?format=csv'), 400, 'invalid_request')
     const sneaky = encodeURIComponent(JSON.stringify({ _neq: '' }))
     expect((await render(lens, reader.token, `?format=csv&q=${sneaky}`)).text).toBe('title\r\n')
@@ -232,13 +320,21 @@ describe('parameters', () => {
   })
 
   it('a filter naming an undeclared parameter, or anything but params, is refused when saved', async () => {
-    for (const filter of [{ status: { _eq: '{{params.nope}}' } }, { status: { _eq: '{{$trigger.body}}' } }, { status: { _eq: '{{= 1 + 1 }}' } }]) {
-      refused(await request('POST', LENSES, manager.token, { name: 'bad filter', collection: 'orders', filter }), 422, 'validation_error')
+    for (const filter of [
+      { status: { _eq: '{{params.nope}}' } },
+      { status: { _eq: '{{$trigger.body}}' } },
+      { status: { _eq: '{{= 1 + 1 }}' } },
+    ]) {
+      refused(
+        await request('POST', LENSES, manager.token, { name: 'bad filter', collection: 'orders', filter }),
+        422,
+        'validation_error',
+      )
     }
   })
 })
 
-describe('row and column rules: a render is the caller\'s read', () => {
+describe("row and column rules: a render is the caller's read", () => {
   it('a column the caller may not read never appears, in any format or template', async () => {
     const id = await published({
       name: 'Leaky',
@@ -262,9 +358,15 @@ describe('row and column rules: a render is the caller\'s read', () => {
     expect((await render(id, reader.token, '?format=csv')).text).toBe('title\r\nWidget\r\n')
   })
 
-  it('rows outside the caller\'s row rule never appear', async () => {
-    const id = await published({ name: 'Everything', fields: ['title', 'status'], sort: [{ field: 'total', order: 'asc' }] })
-    expect((await render(id, openOnly.token, '?format=csv')).text).toBe("title,status\r\nWidget,open\r\n'=SUM(A1:A2),open\r\n")
+  it("rows outside the caller's row rule never appear", async () => {
+    const id = await published({
+      name: 'Everything',
+      fields: ['title', 'status'],
+      sort: [{ field: 'total', order: 'asc' }],
+    })
+    expect((await render(id, openOnly.token, '?format=csv')).text).toBe(
+      "title,status\r\nWidget,open\r\n'=SUM(A1:A2),open\r\n",
+    )
   })
 })
 
@@ -288,26 +390,91 @@ describe('permissions and errors', () => {
   })
 
   it('a saved query is checked as the saver', async () => {
-    refused(await request('POST', LENSES, manager.token, { name: 'nowhere', collection: 'missing' }), 404, 'collection_not_found')
-    refused(await request('POST', LENSES, manager.token, { name: 'unknown field', collection: 'orders', fields: ['nope'] }), 422, 'validation_error')
-    refused(await request('POST', LENSES, manager.token, { name: 'bad sort', collection: 'orders', sort: [{ field: 'nope' }] }), 422, 'validation_error')
-    refused(await request('POST', LENSES, manager.token, { name: 'bad op', collection: 'orders', filter: { title: { _what: 1 } } }), 422, 'validation_error')
-    refused(await request('POST', LENSES, manager.token, { name: 'bad default', collection: 'orders', params: [{ name: 'n', type: 'integer', default: 'x' }] }), 422, 'validation_error')
-    refused(await request('POST', LENSES, manager.token, { name: 'reserved', collection: 'orders', params: [{ name: 'format' }] }), 400, 'invalid_request')
-    refused(await request('POST', LENSES, manager.token, { name: 'Guarded', collection: 'orders' }), 409, 'already_exists')
-    refused(await request('POST', LENSES, manager.token, { name: 'extra', collection: 'orders', surprise: 1 }), 400, 'invalid_request')
+    refused(
+      await request('POST', LENSES, manager.token, { name: 'nowhere', collection: 'missing' }),
+      404,
+      'collection_not_found',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, { name: 'unknown field', collection: 'orders', fields: ['nope'] }),
+      422,
+      'validation_error',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, {
+        name: 'bad sort',
+        collection: 'orders',
+        sort: [{ field: 'nope' }],
+      }),
+      422,
+      'validation_error',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, {
+        name: 'bad op',
+        collection: 'orders',
+        filter: { title: { _what: 1 } },
+      }),
+      422,
+      'validation_error',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, {
+        name: 'bad default',
+        collection: 'orders',
+        params: [{ name: 'n', type: 'integer', default: 'x' }],
+      }),
+      422,
+      'validation_error',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, {
+        name: 'reserved',
+        collection: 'orders',
+        params: [{ name: 'format' }],
+      }),
+      400,
+      'invalid_request',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, { name: 'Guarded', collection: 'orders' }),
+      409,
+      'already_exists',
+    )
+    refused(
+      await request('POST', LENSES, manager.token, { name: 'extra', collection: 'orders', surprise: 1 }),
+      400,
+      'invalid_request',
+    )
   })
 
   it('hostile input is answered in the envelope, never with a 500', async () => {
     const lens = await createLens({ name: 'Hostile', fields: ['title'], params: [{ name: 'q' }] })
     const replies = [
-      await request('POST', LENSES, manager.token, { name: 'arr', collection: 'orders', filter: [{ nonsense: true }, 'x', 1] }),
+      await request('POST', LENSES, manager.token, {
+        name: 'arr',
+        collection: 'orders',
+        filter: [{ nonsense: true }, 'x', 1],
+      }),
       await request('POST', LENSES, manager.token, { name: 'x'.repeat(300), collection: 'orders' }),
-      await request('POST', LENSES, manager.token, { name: 'deep', collection: 'orders', template: { md: '{{#a}}'.repeat(30) + '{{/a}}'.repeat(30) } }),
-      await request('POST', LENSES, manager.token, { name: 'proto', collection: 'orders', filter: { title: { _eq: '{{params.__proto__}}' } }, params: [{ name: 'p' }] }),
+      await request('POST', LENSES, manager.token, {
+        name: 'deep',
+        collection: 'orders',
+        template: { md: '{{#a}}'.repeat(30) + '{{/a}}'.repeat(30) },
+      }),
+      await request('POST', LENSES, manager.token, {
+        name: 'proto',
+        collection: 'orders',
+        filter: { title: { _eq: '{{params.__proto__}}' } },
+        params: [{ name: 'p' }],
+      }),
       await request('PATCH', `${LENSES}/${lens.id}`, manager.token, { template: { md: '{{#rows}}' } }),
       await request('PATCH', `${LENSES}/${lens.id}`, manager.token, { limit: 0 }),
-      await server.request('POST', LENSES, { token: manager.token, rawBody: '{not json', headers: { 'content-type': 'application/json' } }),
+      await server.request('POST', LENSES, {
+        token: manager.token,
+        rawBody: '{not json',
+        headers: { 'content-type': 'application/json' },
+      }),
       await request('GET', `${LENSES}?page=0`, manager.token),
       await render(lens.id, manager.token, `?draft=true&q=${'a'.repeat(5000)}`),
       await render(lens.id, manager.token, '?draft=true&__proto__=1'),
@@ -316,13 +483,28 @@ describe('permissions and errors', () => {
     for (const reply of replies) {
       expect(reply.status, reply.text).toBeGreaterThanOrEqual(400)
       expect(reply.status, reply.text).toBeLessThan(500)
-      expect(reply.body, reply.text).toMatchObject({ error: expect.any(String), message: expect.any(String), details: expect.any(Object) })
+      expect(reply.body, reply.text).toMatchObject({
+        error: expect.any(String),
+        message: expect.any(String),
+        details: expect.any(Object),
+      })
     }
   })
 
   it('unknown ids are 404 everywhere', async () => {
-    for (const [method, path] of [['GET', `${LENSES}/nope`], ['PATCH', `${LENSES}/nope`], ['DELETE', `${LENSES}/nope`], ['POST', `${LENSES}/nope/publish`], ['GET', `${LENSES}/nope/versions`], ['GET', `${LENSES}/nope/render`]] as const) {
-      refused(await request(method, path, manager.token, method === 'PATCH' || method === 'POST' ? {} : undefined), 404, 'not_found')
+    for (const [method, path] of [
+      ['GET', `${LENSES}/nope`],
+      ['PATCH', `${LENSES}/nope`],
+      ['DELETE', `${LENSES}/nope`],
+      ['POST', `${LENSES}/nope/publish`],
+      ['GET', `${LENSES}/nope/versions`],
+      ['GET', `${LENSES}/nope/render`],
+    ] as const) {
+      refused(
+        await request(method, path, manager.token, method === 'PATCH' || method === 'POST' ? {} : undefined),
+        404,
+        'not_found',
+      )
     }
   })
 })
@@ -339,17 +521,25 @@ describe('render_lens_template in a flow', () => {
 
   async function run(token: string, config: Record<string, unknown>): Promise<any> {
     const operations = [{ key: 'report', type: 'render_lens_template', config }]
-    const created = await server.request('POST', `${BASE}/flows`, { token, body: { name: 'lens report', triggerType: 'manual', triggerConfig: {}, operations } })
+    const created = await server.request('POST', `${BASE}/flows`, {
+      token,
+      body: { name: 'lens report', triggerType: 'manual', triggerConfig: {}, operations },
+    })
     expect(created.status, created.text).toBe(201)
     const flowId = created.body.data.id as string
-    expect((await server.request('POST', `${BASE}/flows/${flowId}/publish`, { token, body: { changeSummary: 't' } })).status).toBe(200)
-    expect((await server.request('PATCH', `${BASE}/flows/${flowId}/status`, { token, body: { status: 'active' } })).status).toBe(200)
+    expect(
+      (await server.request('POST', `${BASE}/flows/${flowId}/publish`, { token, body: { changeSummary: 't' } })).status,
+    ).toBe(200)
+    expect(
+      (await server.request('PATCH', `${BASE}/flows/${flowId}/status`, { token, body: { status: 'active' } })).status,
+    ).toBe(200)
     const started = await server.request('POST', `${BASE}/flows/${flowId}/execute`, { token, body: {} })
     expect(started.status, started.text).toBe(202)
     const deadline = Date.now() + 30_000
     for (;;) {
       const reply = await server.request('GET', `${BASE}/runs/${started.body.data.runId}`, { token: owner.token })
-      if (reply.body.data && !['pending', 'running'].includes(reply.body.data.status)) return reply.body.data.stepLogs.find((s: any) => s.key === 'report')
+      if (reply.body.data && !['pending', 'running'].includes(reply.body.data.status))
+        return reply.body.data.stepLogs.find((s: any) => s.key === 'report')
       if (Date.now() > deadline) throw new Error(`run did not end: ${reply.text}`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
@@ -383,21 +573,43 @@ describe('render_lens_template in a flow', () => {
     noFiles = await accountWithGrants(server, owner.token, [grants[0]!, grants[1]!, grants[5]!] as never)
   })
 
-  it('renders as the run\'s user and stores the output at r2Key as a private file of that user', async () => {
-    const step = await run(runner.token, { templateId: lensId, format: 'csv', urlParams: { status: 'closed' }, saveToR2: true, r2Key: 'reports/closed.csv' })
+  it("renders as the run's user and stores the output at r2Key as a private file of that user", async () => {
+    const step = await run(runner.token, {
+      templateId: lensId,
+      format: 'csv',
+      urlParams: { status: 'closed' },
+      saveToR2: true,
+      r2Key: 'reports/closed.csv',
+    })
     expect(step.status, JSON.stringify(step)).toBe('completed')
-    expect(step.output).toMatchObject({ content: 'title,total\r\nClosed one,-5\r\n', format: 'csv', version: 1, rows: 1 })
+    expect(step.output).toMatchObject({
+      content: 'title,total\r\nClosed one,-5\r\n',
+      format: 'csv',
+      version: 1,
+      rows: 1,
+    })
     const file = step.output.file
     // Stored as any file is, at its own id's key; the flow key is on the row (decision 040).
     expect(file.r2Key).toBe(`projects/${server.app.defaultProject.id}/files/${file.id}/closed.csv`)
     const meta = await request('GET', `/api/v1/files/${file.id}`, runner.token)
-    expect(meta.body.data).toMatchObject({ filename: 'closed.csv', mimeType: 'text/csv', visibility: 'private', uploadedBy: runner.id, flowKey: 'reports/closed.csv' })
+    expect(meta.body.data).toMatchObject({
+      filename: 'closed.csv',
+      mimeType: 'text/csv',
+      visibility: 'private',
+      uploadedBy: runner.id,
+      flowKey: 'reports/closed.csv',
+    })
     expect(await download(runner.token, file.id)).toBe('title,total\r\nClosed one,-5\r\n')
     // Private: another person of the project does not see it.
     refused(await request('GET', `/api/v1/files/${file.id}`, rival.token), 404, 'not_found')
 
     // Run again: the same file gets the new content.
-    const again = await run(runner.token, { templateId: lensId, format: 'csv', saveToR2: true, r2Key: 'reports/closed.csv' })
+    const again = await run(runner.token, {
+      templateId: lensId,
+      format: 'csv',
+      saveToR2: true,
+      r2Key: 'reports/closed.csv',
+    })
     expect(again.status, JSON.stringify(again)).toBe('completed')
     expect(again.output.file.id).toBe(file.id)
     expect(await download(runner.token, file.id)).toBe("title,total\r\nWidget,10\r\n'=SUM(A1:A2),20\r\n")
@@ -407,24 +619,47 @@ describe('render_lens_template in a flow', () => {
     expect(atKey.map((f: any) => [f.id, f.sizeBytes])).toEqual([[file.id, again.output.file.sizeBytes]])
   })
 
-  it('refuses an r2Key holding another person\'s file, and leaves that file as it was', async () => {
-    const mine = await run(runner.token, { templateId: lensId, format: 'md', saveToR2: true, r2Key: 'shared/report.md' })
+  it("refuses an r2Key holding another person's file, and leaves that file as it was", async () => {
+    const mine = await run(runner.token, {
+      templateId: lensId,
+      format: 'md',
+      saveToR2: true,
+      r2Key: 'shared/report.md',
+    })
     expect(mine.status, JSON.stringify(mine)).toBe('completed')
-    const theirs = await run(rival.token, { templateId: lensId, format: 'csv', urlParams: { status: 'closed' }, saveToR2: true, r2Key: 'shared/report.md' })
+    const theirs = await run(rival.token, {
+      templateId: lensId,
+      format: 'csv',
+      urlParams: { status: 'closed' },
+      saveToR2: true,
+      r2Key: 'shared/report.md',
+    })
     expect(theirs.status).toBe('failed')
     expect(theirs.error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/may not replace/) })
     expect(await download(runner.token, mine.output.file.id)).toBe(mine.output.content)
     const meta = await request('GET', `/api/v1/files/${mine.output.file.id}`, runner.token)
-    expect(meta.body.data).toMatchObject({ sizeBytes: mine.output.file.sizeBytes, uploadedBy: runner.id, flowKey: 'shared/report.md' })
+    expect(meta.body.data).toMatchObject({
+      sizeBytes: mine.output.file.sizeBytes,
+      uploadedBy: runner.id,
+      flowKey: 'shared/report.md',
+    })
   })
 
   it('refuses a key that is not a relative path, and a user who may not write files', async () => {
     for (const r2Key of ['../other/x.csv', '/abs.csv', 'a//b.csv', `projects/x/../../y.csv`]) {
       const step = await run(runner.token, { templateId: lensId, format: 'csv', saveToR2: true, r2Key })
       expect(step.status, r2Key).toBe('failed')
-      expect(step.error, r2Key).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/) })
+      expect(step.error, r2Key).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/),
+      })
     }
-    const denied = await run(noFiles.token, { templateId: lensId, format: 'csv', saveToR2: true, r2Key: 'reports/denied.csv' })
+    const denied = await run(noFiles.token, {
+      templateId: lensId,
+      format: 'csv',
+      saveToR2: true,
+      r2Key: 'reports/denied.csv',
+    })
     expect(denied.status).toBe('failed')
     expect(denied.error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/system\/files:create/) })
     // Rendering alone needs no file permission.

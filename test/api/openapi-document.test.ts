@@ -20,7 +20,9 @@ afterAll(async () => {
 const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 function operations(): { key: string; op: Record<string, unknown> }[] {
   return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
-    Object.entries<any>(item).filter(([method]) => methods.has(method)).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+    Object.entries<any>(item)
+      .filter(([method]) => methods.has(method))
+      .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
   )
 }
 
@@ -55,7 +57,10 @@ describe('GET /api/openapi.json', () => {
     expect(publicOps).toEqual(expect.arrayContaining(['GET /health', 'POST /api/auth/sign-in/email', 'GET /api/docs']))
     expect(doc.security, 'no document-wide requirement').toBeUndefined()
     const byId = Object.fromEntries(operations().map(({ op }) => [op.operationId, op]))
-    expect(byId['records.list']).toMatchObject({ 'x-permission': 'collections/{name}:read', security: [{ bearer: [] }] })
+    expect(byId['records.list']).toMatchObject({
+      'x-permission': 'collections/{name}:read',
+      security: [{ bearer: [] }],
+    })
     expect(byId['auth.getSession']).toMatchObject({ 'x-permission': 'authenticated', security: [{ bearer: [] }] })
   })
 })

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isBlockedAddress } from '../../src/lib/outbound/index.js'
-import { startHostileServer, tableResolver, type HostileBehaviour, type HostileServer } from '../../src/lib/outbound/test-servers.js'
+import {
+  startHostileServer,
+  tableResolver,
+  type HostileBehaviour,
+  type HostileServer,
+} from '../../src/lib/outbound/test-servers.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { activeFlow, executeToEnd } from './automate-support.js'
@@ -30,7 +35,8 @@ let server: TestServer
 let owner: Account
 let base: string
 
-const call = (method: string, path: string, body?: unknown): Promise<Reply> => server.request(method, path, { token: owner.token, body })
+const call = (method: string, path: string, body?: unknown): Promise<Reply> =>
+  server.request(method, path, { token: owner.token, body })
 
 /** Runs `work` while sampling the process's RSS; answers its value and the peak growth over the RSS before it, in MB. */
 async function measured<T>(work: () => Promise<T>): Promise<{ value: T; growthMb: number }> {
@@ -64,18 +70,28 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 beforeAll(async () => {
   hostile = await startHostileServer()
   const resolve = tableResolver({ 'hostile.test': ['127.0.0.1'] })
-  server = await startServer({}, {
-    outbound: { resolve, isBlocked: (address, host) => host !== 'hostile.test' && isBlockedAddress(address) },
-    // One attempt: a timeout is retried otherwise, and the test waits for the outcome of this one.
-    webhookDelivery: { attempts: 1, backoffMs: 1, timeoutMs: TIMEOUT_MS },
-  })
+  server = await startServer(
+    {},
+    {
+      outbound: { resolve, isBlocked: (address, host) => host !== 'hostile.test' && isBlockedAddress(address) },
+      // One attempt: a timeout is retried otherwise, and the test waits for the outcome of this one.
+      webhookDelivery: { attempts: 1, backoffMs: 1, timeoutMs: TIMEOUT_MS },
+    },
+  )
   owner = await signUpOwner(server)
   base = `http://hostile.test:${hostile.port}`
   // What the first use of each surface costs once (a script worker and its WebAssembly, the queue) is not what is measured.
   const warm = await runOf([
     { key: 'get', type: 'http_request', config: { url: `${base}/warm/ok` } },
     { key: 'notify', type: 'webhook_dispatch', config: { url: `${base}/warm/ok`, payload: {} } },
-    { key: 'script', type: 'run_script', config: { code: `return (await fetch(${JSON.stringify(`${base}/warm/ok`)})).status`, allowed_domains: ['hostile.test'] } },
+    {
+      key: 'script',
+      type: 'run_script',
+      config: {
+        code: `return (await fetch(${JSON.stringify(`${base}/warm/ok`)})).status`,
+        allowed_domains: ['hostile.test'],
+      },
+    },
   ])
   expect(warm.status, JSON.stringify(warm)).toBe('completed')
 })
@@ -91,13 +107,23 @@ const cases: { behaviour: HostileBehaviour; what: string; code: 'timed_out' | 't
   { behaviour: 'endless', what: 'sends a chunked body that never ends', code: 'too_large' },
   { behaviour: 'huge', what: 'declares a 4 GiB body and sends it', code: 'too_large' },
   { behaviour: 'unframed', what: 'sends a body delimited by the connection end that never ends', code: 'too_large' },
-  { behaviour: 'gzip-bomb', what: 'sends a gzip body that decodes without end (16 MiB of zeros per 16 KB, repeated)', code: 'too_large' },
+  {
+    behaviour: 'gzip-bomb',
+    what: 'sends a gzip body that decodes without end (16 MiB of zeros per 16 KB, repeated)',
+    code: 'too_large',
+  },
 ]
 
 describe.each(cases)('a server that $what', ({ behaviour, code }) => {
   it(`http_request fails with ${code}, memory bounded`, async () => {
     const { value: run, growthMb } = await measured(() =>
-      runOf([{ key: 'get', type: 'http_request', config: { url: `${base}/http/${behaviour}`, responseType: 'text', timeout_ms: TIMEOUT_MS } }]),
+      runOf([
+        {
+          key: 'get',
+          type: 'http_request',
+          config: { url: `${base}/http/${behaviour}`, responseType: 'text', timeout_ms: TIMEOUT_MS },
+        },
+      ]),
     )
     expect(run.status, JSON.stringify(run.error)).toBe('failed')
     expect(run.error).toMatchObject({ code, step: 'get' })
@@ -106,7 +132,18 @@ describe.each(cases)('a server that $what', ({ behaviour, code }) => {
 
   it(`webhook_dispatch fails with ${code}, memory bounded`, async () => {
     const { value: run, growthMb } = await measured(() =>
-      runOf([{ key: 'notify', type: 'webhook_dispatch', config: { url: `${base}/dispatch/${behaviour}`, payload: { n: 1 }, secret: 'dispatch-secret', timeout_ms: TIMEOUT_MS } }]),
+      runOf([
+        {
+          key: 'notify',
+          type: 'webhook_dispatch',
+          config: {
+            url: `${base}/dispatch/${behaviour}`,
+            payload: { n: 1 },
+            secret: 'dispatch-secret',
+            timeout_ms: TIMEOUT_MS,
+          },
+        },
+      ]),
     )
     expect(run.status, JSON.stringify(run.error)).toBe('failed')
     expect(run.error).toMatchObject({ code, step: 'notify' })
@@ -116,7 +153,15 @@ describe.each(cases)('a server that $what', ({ behaviour, code }) => {
   it(`a script's fetch is refused (${code === 'timed_out' ? 'timeout' : code}), memory bounded`, async () => {
     // The fetch's time is what is left of the script's: whichever ends first, the run names a timeout.
     const code = `try { await fetch(${JSON.stringify(`${base}/script/${behaviour}`)}); return { code: 'none' } } catch (e) { return { code: e.code } }`
-    const { value: run, growthMb } = await measured(() => runOf([{ key: 'script', type: 'run_script', config: { code, allowed_domains: ['hostile.test'], timeout_ms: 2 * TIMEOUT_MS } }]))
+    const { value: run, growthMb } = await measured(() =>
+      runOf([
+        {
+          key: 'script',
+          type: 'run_script',
+          config: { code, allowed_domains: ['hostile.test'], timeout_ms: 2 * TIMEOUT_MS },
+        },
+      ]),
+    )
     const [log] = run.stepLogs
     if (cases.find((c) => c.behaviour === behaviour)!.code === 'timed_out') {
       const outcome = run.status === 'completed' ? log.output.output.code : run.error.code
@@ -131,7 +176,12 @@ describe.each(cases)('a server that $what', ({ behaviour, code }) => {
   it(`a collection webhook's delivery fails with ${code}, memory bounded`, async () => {
     const name = uniqueName('hostile')
     await createCollection(server, owner.token, { name, fields: [field('title', 'text')] })
-    const made = await call('POST', '/api/v1/webhooks', { collection: name, events: ['record.create'], url: `${base}/delivery/${behaviour}`, secret: 'delivery-secret' })
+    const made = await call('POST', '/api/v1/webhooks', {
+      collection: name,
+      events: ['record.create'],
+      url: `${base}/delivery/${behaviour}`,
+      secret: 'delivery-secret',
+    })
     expect(made.status, made.text).toBe(201)
     const { value: list, growthMb } = await measured(async () => {
       await createRecord(server, owner.token, name, { title: 'x' })
@@ -148,6 +198,10 @@ describe.each(cases)('a server that $what', ({ behaviour, code }) => {
 
 describe('nothing is left holding a connection', () => {
   it('every hostile connection has been closed by the client', async () => {
-    await until(async () => hostile.open(), (open) => open === 0, 'the client to close every connection')
+    await until(
+      async () => hostile.open(),
+      (open) => open === 0,
+      'the client to close every connection',
+    )
   })
 })

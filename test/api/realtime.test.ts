@@ -13,7 +13,14 @@ import { startSibling } from '../support/sibling.js'
 // Every check is on exact event lists: a stream's last expected event is a write every subscriber under test
 // sees (a sentinel); events reach a stream in write order, so once it arrives every earlier one has too.
 
-type Message = { type: string; collection?: string; record?: Record<string, any>; at?: number; error?: string; message?: string }
+type Message = {
+  type: string
+  collection?: string
+  record?: Record<string, any>
+  at?: number
+  error?: string
+  message?: string
+}
 
 /** One open stream, SSE or WebSocket, collecting what arrives. */
 interface Subscriber {
@@ -67,17 +74,28 @@ function collector() {
       endedWith ??= how
       wake()
     },
-    until: (match: (m: Message) => boolean) => waitFor(() => (messages.some(match) ? [...messages] : undefined), 'the awaited message'),
-    untilSignal: (signal: string) => waitFor(() => (signals.includes(signal) ? true : undefined), signal).then(() => {}),
+    until: (match: (m: Message) => boolean) =>
+      waitFor(() => (messages.some(match) ? [...messages] : undefined), 'the awaited message'),
+    untilSignal: (signal: string) =>
+      waitFor(() => (signals.includes(signal) ? true : undefined), signal).then(() => {}),
     endedWith: () => endedWith,
   }
 }
 
 /** An SSE subscriber over fetch; resolves once the server said `: connected`. Refusals reject with the reply. */
-async function sse(base: string, path: string, token?: string, headers: Record<string, string> = {}): Promise<Subscriber> {
+async function sse(
+  base: string,
+  path: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Subscriber> {
   const controller = new AbortController()
-  const res = await fetch(`${base}${path}`, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: controller.signal })
-  if (res.status !== 200) throw Object.assign(new Error(`stream refused: ${res.status}`), { status: res.status, body: await res.json() })
+  const res = await fetch(`${base}${path}`, {
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    signal: controller.signal,
+  })
+  if (res.status !== 200)
+    throw Object.assign(new Error(`stream refused: ${res.status}`), { status: res.status, body: await res.json() })
   expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
   expect(res.headers.get('cache-control')).toBe('no-store')
   const c = collector()
@@ -123,12 +141,21 @@ async function sse(base: string, path: string, token?: string, headers: Record<s
     }
   })()
   await c.untilSignal('connected')
-  return { messages: c.messages, signals: c.signals, until: c.until, untilSignal: c.untilSignal, ended, close: () => controller.abort() }
+  return {
+    messages: c.messages,
+    signals: c.signals,
+    until: c.until,
+    untilSignal: c.untilSignal,
+    ended,
+    close: () => controller.abort(),
+  }
 }
 
 /** A WebSocket subscriber; resolves once the server sent `stream.connected`. Refusals reject with status and body. */
 async function ws(base: string, path: string, token?: string): Promise<Subscriber & { socket: WebSocket }> {
-  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  })
   const c = collector()
   const ended = new Promise<{ code: number }>((resolve) => socket.on('close', (code) => resolve({ code })))
   void ended.then((how) => c.end(how))
@@ -137,17 +164,35 @@ async function ws(base: string, path: string, token?: string): Promise<Subscribe
     socket.once('unexpected-response', (_req, res) => {
       let text = ''
       res.on('data', (d: Buffer) => (text += d.toString()))
-      res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body: JSON.parse(text), headers: res.headers })))
+      res.on('end', () =>
+        reject(
+          Object.assign(new Error(`upgrade refused: ${res.statusCode}`), {
+            status: res.statusCode,
+            body: JSON.parse(text),
+            headers: res.headers,
+          }),
+        ),
+      )
     })
     socket.once('error', reject)
     socket.once('message', (data) => resolve(JSON.parse(String(data)) as Message))
   })
   expect(hello).toEqual({ type: 'stream.connected', collection: expect.any(String) })
   socket.on('message', (data) => c.push(JSON.parse(String(data)) as Message))
-  return { messages: c.messages, signals: c.signals, until: c.until, untilSignal: c.untilSignal, ended, close: () => socket.close(), socket }
+  return {
+    messages: c.messages,
+    signals: c.signals,
+    until: c.until,
+    untilSignal: c.untilSignal,
+    ended,
+    close: () => socket.close(),
+    socket,
+  }
 }
 
-async function refusal(attempt: Promise<unknown>): Promise<{ status: number; body: any; headers?: Record<string, string> }> {
+async function refusal(
+  attempt: Promise<unknown>,
+): Promise<{ status: number; body: any; headers?: Record<string, string> }> {
   try {
     await attempt
   } catch (err) {
@@ -159,8 +204,14 @@ async function refusal(attempt: Promise<unknown>): Promise<{ status: number; bod
 }
 
 const SYSTEM = ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'deleted_at', '_version']
-const pick = (record: Record<string, any>, fields: string[]) => Object.fromEntries(fields.filter((f) => f in record).map((f) => [f, record[f]]))
-const event = (type: string, record: Record<string, any>, collection = 'tasks') => ({ type, collection, record, at: expect.any(Number) })
+const pick = (record: Record<string, any>, fields: string[]) =>
+  Object.fromEntries(fields.filter((f) => f in record).map((f) => [f, record[f]]))
+const event = (type: string, record: Record<string, any>, collection = 'tasks') => ({
+  type,
+  collection,
+  record,
+  at: expect.any(Number),
+})
 const isRecord = (type: string, id: string) => (m: Message) => m.type === type && m.record?.id === id
 
 let server: TestServer
@@ -169,20 +220,39 @@ let admin: Account
 /** Reads tasks whose status is open, and only title and status. */
 let limited: Account
 
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 
 let seq = 0
-async function personWith(grants: unknown[], on: TestServer = server, by: Account = owner): Promise<Account & { roleId: string }> {
+async function personWith(
+  grants: unknown[],
+  on: TestServer = server,
+  by: Account = owner,
+): Promise<Account & { roleId: string }> {
   const name = `rt_role_${seq++}`
   const role = await on.request('POST', '/api/v1/roles', { token: by.token, body: { name } })
   expect(role.status, role.text).toBe(201)
-  const put = await on.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: by.token, body: { grants } })
+  const put = await on.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: by.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   return { ...(await createAccount(on, by.token, { role: name })), roleId: role.body.data.id }
 }
 
-async function write(method: 'POST' | 'PATCH' | 'DELETE', collection: string, id: string | null, body?: unknown, on: TestServer = server, token = owner.token): Promise<Record<string, any>> {
+async function write(
+  method: 'POST' | 'PATCH' | 'DELETE',
+  collection: string,
+  id: string | null,
+  body?: unknown,
+  on: TestServer = server,
+  token = owner.token,
+): Promise<Record<string, any>> {
   const path = `/api/v1/collections/${collection}/records${id ? `/${id}` : ''}`
   const reply = await on.request(method, path, { token, body })
   expect(reply.status, reply.text).toBe(method === 'POST' ? 201 : 200)
@@ -207,7 +277,14 @@ beforeAll(async () => {
     const reply = await call('POST', '/api/v1/collections', owner.token, { name, fields, accessControl })
     expect(reply.status, reply.text).toBe(201)
   }
-  limited = await personWith([{ resource: 'collections/tasks', action: 'read', item_filter: { status: { _eq: 'open' } }, fields: ['title', 'status'] }])
+  limited = await personWith([
+    {
+      resource: 'collections/tasks',
+      action: 'read',
+      item_filter: { status: { _eq: 'open' } },
+      fields: ['title', 'status'],
+    },
+  ])
 })
 afterAll(async () => {
   await server?.stop()
@@ -251,12 +328,25 @@ describe('what each subscriber receives', () => {
     wide.close()
   })
 
-  it('filter and ids narrow a stream (a comma list converted to the field\'s kind, as in a list); a record leaving the filter arrives as a delete', async () => {
+  it("filter and ids narrow a stream (a comma list converted to the field's kind, as in a list); a record leaving the filter arrives as a delete", async () => {
     const x = await write('POST', 'tasks', null, { title: 'X', rank: 0 })
     const y = await write('POST', 'tasks', null, { title: 'Y', rank: 0 })
-    const filtered = await sse(server.url, `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify({ rank: { _gt: 5 } }))}`, admin.token)
+    const filtered = await sse(
+      server.url,
+      `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify({ rank: { _gt: 5 } }))}`,
+      admin.token,
+    )
     const byIds = await ws(server.url, `/api/v1/collections/tasks/stream?ids=${x.id},${y.id}`, admin.token)
-    const arrayFormat = await sse(server.url, `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(JSON.stringify([{ field: 'title', op: 'eq', value: 'X' }, { field: 'rank', op: 'in', value: '0,7' }]))}&ids=${x.id}`, admin.token)
+    const arrayFormat = await sse(
+      server.url,
+      `/api/v1/collections/tasks/stream?filter=${encodeURIComponent(
+        JSON.stringify([
+          { field: 'title', op: 'eq', value: 'X' },
+          { field: 'rank', op: 'in', value: '0,7' },
+        ]),
+      )}&ids=${x.id}`,
+      admin.token,
+    )
 
     const c0 = await write('POST', 'tasks', null, { title: 'C', rank: 10 })
     const d0 = await write('POST', 'tasks', null, { title: 'D', rank: 1 })
@@ -275,7 +365,11 @@ describe('what each subscriber receives', () => {
       event('record.delete', c0),
       event('record.update', x2),
     ])
-    expect(await byIds.until(done)).toEqual([event('record.update', x1), event('record.update', y1), event('record.update', x2)])
+    expect(await byIds.until(done)).toEqual([
+      event('record.update', x1),
+      event('record.update', y1),
+      event('record.update', x2),
+    ])
     expect(await arrayFormat.until(done)).toEqual([event('record.update', x1), event('record.update', x2)])
     for (const s of [filtered, byIds, arrayFormat]) s.close()
   })
@@ -293,7 +387,10 @@ describe('what each subscriber receives', () => {
   it('a capability token streams its one record only, given as ?token= or as the Bearer header', async () => {
     const p = await write('POST', 'tasks', null, { title: 'P', status: 'open', secret: 'secret-p' })
     const q = await write('POST', 'tasks', null, { title: 'Q', status: 'open' })
-    const minted = await call('POST', '/api/v1/capability-tokens', limited.token, { collection: 'tasks', documentId: p.id })
+    const minted = await call('POST', '/api/v1/capability-tokens', limited.token, {
+      collection: 'tasks',
+      documentId: p.id,
+    })
     expect(minted.status, minted.text).toBe(201)
     const token = minted.body.data.token as string
     const viaQuery = await sse(server.url, `/api/v1/collections/tasks/stream?token=${encodeURIComponent(token)}`)
@@ -305,7 +402,10 @@ describe('what each subscriber receives', () => {
     const p2 = await write('PATCH', 'tasks', p.id, { status: 'closed' })
     const visible = [...SYSTEM, 'title', 'status'] // the subject's allowlist
     for (const s of [viaQuery, viaHeader]) {
-      expect(await s.until(isRecord('record.delete', p.id))).toEqual([event('record.update', pick(p1, visible)), event('record.delete', pick(p1, visible))])
+      expect(await s.until(isRecord('record.delete', p.id))).toEqual([
+        event('record.update', pick(p1, visible)),
+        event('record.delete', pick(p1, visible)),
+      ])
       expect(p2.status).toBe('closed')
       s.close()
     }
@@ -314,38 +414,121 @@ describe('what each subscriber receives', () => {
 
 describe('refused streams', () => {
   const tasks = '/api/v1/collections/tasks/stream'
-  runScenarios(() => server, [
-    { name: 'anonymous on a team collection: 401', method: 'GET', path: tasks, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a bad token: 401', method: 'GET', path: `${tasks}?token=nope`, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'an empty token: 401', method: 'GET', path: `${tasks}?token=`, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a token both ways: 400', method: 'GET', path: `${tasks}?token=abc`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no such collection: 404', method: 'GET', path: '/api/v1/collections/nothing_here/stream', as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
-    { name: 'a filter that is not JSON: 400', method: 'GET', path: `${tasks}?filter=%7Bnope`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a filter value of the wrong kind for its field: 400', method: 'GET', path: `${tasks}?filter=${encodeURIComponent('{"rank":{"_gt":"abc"}}')}`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a filter on an unknown field: 400', method: 'GET', path: `${tasks}?filter=${encodeURIComponent('{"colour":{"_eq":"red"}}')}`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    {
-      name: 'a filter on a field the caller may not read: 403',
-      method: 'GET', path: `${tasks}?filter=${encodeURIComponent('{"secret":{"_eq":"x"}}')}`, as: () => limited.token, status: 403, contains: { error: 'forbidden', details: { field: 'secret' } },
-    },
-    { name: 'malformed ids: 400', method: 'GET', path: `${tasks}?ids=a,b/c`, as: () => owner.token, status: 400, contains: { error: 'invalid_request', details: { field: 'ids' } } },
-    { name: 'too many ids: 400', method: 'GET', path: `${tasks}?ids=${Array.from({ length: 101 }, (_, i) => `id${i}`).join(',')}`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous on a team collection: 401',
+        method: 'GET',
+        path: tasks,
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a bad token: 401',
+        method: 'GET',
+        path: `${tasks}?token=nope`,
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'an empty token: 401',
+        method: 'GET',
+        path: `${tasks}?token=`,
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a token both ways: 400',
+        method: 'GET',
+        path: `${tasks}?token=abc`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no such collection: 404',
+        method: 'GET',
+        path: '/api/v1/collections/nothing_here/stream',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'collection_not_found' },
+      },
+      {
+        name: 'a filter that is not JSON: 400',
+        method: 'GET',
+        path: `${tasks}?filter=%7Bnope`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a filter value of the wrong kind for its field: 400',
+        method: 'GET',
+        path: `${tasks}?filter=${encodeURIComponent('{"rank":{"_gt":"abc"}}')}`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a filter on an unknown field: 400',
+        method: 'GET',
+        path: `${tasks}?filter=${encodeURIComponent('{"colour":{"_eq":"red"}}')}`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a filter on a field the caller may not read: 403',
+        method: 'GET',
+        path: `${tasks}?filter=${encodeURIComponent('{"secret":{"_eq":"x"}}')}`,
+        as: () => limited.token,
+        status: 403,
+        contains: { error: 'forbidden', details: { field: 'secret' } },
+      },
+      {
+        name: 'malformed ids: 400',
+        method: 'GET',
+        path: `${tasks}?ids=a,b/c`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request', details: { field: 'ids' } },
+      },
+      {
+        name: 'too many ids: 400',
+        method: 'GET',
+        path: `${tasks}?ids=${Array.from({ length: 101 }, (_, i) => `id${i}`).join(',')}`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 
   it('no grant on the collection: 403 naming it, over SSE and in the WebSocket handshake', async () => {
     const nobody = await personWith([{ resource: 'collections/board', action: 'read' }])
     const viaSse = await refusal(sse(server.url, '/api/v1/collections/tasks/stream', nobody.token))
     const viaWs = await refusal(ws(server.url, '/api/v1/collections/tasks/stream', nobody.token))
-    const expected = { error: 'forbidden', message: 'Missing permission collections/tasks:read', details: { resource: 'collections/tasks', action: 'read' } }
+    const expected = {
+      error: 'forbidden',
+      message: 'Missing permission collections/tasks:read',
+      details: { resource: 'collections/tasks', action: 'read' },
+    }
     expect(viaSse).toMatchObject({ status: 403, body: expected })
     expect(viaWs).toMatchObject({ status: 403, body: expected })
     expect(viaWs.headers?.['x-api-version']).toBe('v1')
     expect(viaWs.headers?.['x-request-id']).toMatch(/^[\w.:-]{1,128}$/)
-    expect(await refusal(ws(server.url, '/api/v1/collections/tasks/stream'))).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+    expect(await refusal(ws(server.url, '/api/v1/collections/tasks/stream'))).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    })
   })
 
   it('an upgrade to anything but WebSocket is 400', async () => {
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1')
-    socket.write(`GET /api/v1/collections/board/stream HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`)
+    socket.write(
+      `GET /api/v1/collections/board/stream HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`,
+    )
     const text = await new Promise<string>((resolve) => {
       let all = ''
       socket.on('data', (d) => (all += d.toString()))
@@ -363,7 +546,9 @@ describe('rights that change while a stream is open apply from the next event', 
     const t0 = await write('POST', 'tasks', null, { title: 'T', status: 'open', rank: 3 })
     await stream.until(isRecord('record.create', t0.id))
 
-    const wider = await call('PUT', `/api/v1/roles/${person.roleId}/grants`, owner.token, { grants: [{ resource: 'collections/tasks', action: 'read', fields: ['title', 'status'] }] })
+    const wider = await call('PUT', `/api/v1/roles/${person.roleId}/grants`, owner.token, {
+      grants: [{ resource: 'collections/tasks', action: 'read', fields: ['title', 'status'] }],
+    })
     expect(wider.status, wider.text).toBe(200)
     const t1 = await write('PATCH', 'tasks', t0.id, { rank: 4 })
     await stream.until(isRecord('record.update', t0.id))
@@ -381,7 +566,7 @@ describe('rights that change while a stream is open apply from the next event', 
     expect((await refusal(sse(server.url, '/api/v1/collections/tasks/stream', person.token))).status).toBe(403)
   })
 
-  it('signing out closes the session\'s WebSocket stream (4401 after a stream.closed message)', async () => {
+  it("signing out closes the session's WebSocket stream (4401 after a stream.closed message)", async () => {
     const person = await createAccount(server, owner.token, { role: 'viewer' })
     const stream = await ws(server.url, '/api/v1/collections/board/stream', person.token)
     expect((await call('POST', '/api/auth/sign-out', person.token)).status).toBe(200)
@@ -392,10 +577,16 @@ describe('rights that change while a stream is open apply from the next event', 
 })
 
 /** A tuned instance with its owner and a `logs` collection. */
-async function tunedWithLogs(realtime: RealtimeOptions, env: Record<string, string> = {}): Promise<{ tuned: TestServer; boss: Account }> {
+async function tunedWithLogs(
+  realtime: RealtimeOptions,
+  env: Record<string, string> = {},
+): Promise<{ tuned: TestServer; boss: Account }> {
   const tuned = await startServer(env, { realtime })
   const boss = await signUpOwner(tuned)
-  const reply = await tuned.request('POST', '/api/v1/collections', { token: boss.token, body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] } })
+  const reply = await tuned.request('POST', '/api/v1/collections', {
+    token: boss.token,
+    body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] },
+  })
   expect(reply.status, reply.text).toBe(201)
   return { tuned, boss }
 }
@@ -409,7 +600,10 @@ describe('heartbeat and CORS', () => {
 
   it('an event stream carries the CORS headers of an allowed origin', async () => {
     const controller = new AbortController()
-    const res = await fetch(`${tuned.url}/api/v1/collections/logs/stream`, { headers: { authorization: `Bearer ${boss.token}`, origin: 'https://app.example.com' }, signal: controller.signal })
+    const res = await fetch(`${tuned.url}/api/v1/collections/logs/stream`, {
+      headers: { authorization: `Bearer ${boss.token}`, origin: 'https://app.example.com' },
+      signal: controller.signal,
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
@@ -479,7 +673,10 @@ describe('connections: slow clients, shutdown', () => {
   async function writeUntilDropped(target: number): Promise<number> {
     const line = 'x'.repeat(100_000)
     for (let i = 1; i <= 400; i++) {
-      const reply = await tuned.request('POST', '/api/v1/collections/logs/records', { token: boss.token, body: { line } })
+      const reply = await tuned.request('POST', '/api/v1/collections/logs/records', {
+        token: boss.token,
+        body: { line },
+      })
       expect(reply.status, reply.text).toBe(201)
       if (tuned.app.realtime.openStreams() === target) return i
     }
@@ -489,7 +686,10 @@ describe('connections: slow clients, shutdown', () => {
   it('an SSE client that stops reading is dropped once a bounded amount waits for it', async () => {
     const before = 0
     await streamsOpen(before)
-    const client = await stalledClient(`GET /api/v1/collections/logs/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${boss.token}\r\n\r\n`, ': connected\n\n')
+    const client = await stalledClient(
+      `GET /api/v1/collections/logs/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${boss.token}\r\n\r\n`,
+      ': connected\n\n',
+    )
     expect(tuned.app.realtime.openStreams()).toBe(before + 1)
     const written = await writeUntilDropped(before)
     // The server closed the connection itself, and what waited for the client was discarded.
@@ -525,48 +725,57 @@ describe('connections: slow clients, shutdown', () => {
 })
 
 const scaleOut = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)
-describe.runIf(scaleOut)('scale-out: two instances on one PostgreSQL and Redis (runs only when TEST_DATABASE_URL and TEST_REDIS_URL are set)', () => {
-  let a: TestServer
-  let b: TestServer
-  let boss: Account
-  beforeAll(async () => {
-    const env = { REDIS_URL: process.env.TEST_REDIS_URL ?? '' }
-    a = await startServer(env)
-    b = await startSibling(a, env)
-    boss = await signUpOwner(a)
-    const reply = await a.request('POST', '/api/v1/collections', { token: boss.token, body: { name: 'notes', fields: [{ name: 'text', type: 'text', required: true }] } })
-    expect(reply.status, reply.text).toBe(201)
-  })
-  afterAll(async () => {
-    await b?.stop()
-    await a?.stop()
-  })
+describe.runIf(scaleOut)(
+  'scale-out: two instances on one PostgreSQL and Redis (runs only when TEST_DATABASE_URL and TEST_REDIS_URL are set)',
+  () => {
+    let a: TestServer
+    let b: TestServer
+    let boss: Account
+    beforeAll(async () => {
+      const env = { REDIS_URL: process.env.TEST_REDIS_URL ?? '' }
+      a = await startServer(env)
+      b = await startSibling(a, env)
+      boss = await signUpOwner(a)
+      const reply = await a.request('POST', '/api/v1/collections', {
+        token: boss.token,
+        body: { name: 'notes', fields: [{ name: 'text', type: 'text', required: true }] },
+      })
+      expect(reply.status, reply.text).toBe(201)
+    })
+    afterAll(async () => {
+      await b?.stop()
+      await a?.stop()
+    })
 
-  it('an event written on either instance reaches the subscribers of both, exactly once each', async () => {
-    const onA = await sse(a.url, '/api/v1/collections/notes/stream', boss.token)
-    const onB = await ws(b.url, '/api/v1/collections/notes/stream', boss.token)
-    const alsoOnB = await sse(b.url, '/api/v1/collections/notes/stream', boss.token)
-    const n1 = await write('POST', 'notes', null, { text: 'written on A' }, a, boss.token)
-    const n2 = await write('POST', 'notes', null, { text: 'written on B' }, b, boss.token)
-    const n1b = await write('PATCH', 'notes', n1.id, { text: 'changed on B' }, b, boss.token)
-    await write('DELETE', 'notes', n2.id, undefined, a, boss.token)
-    const end = await write('POST', 'notes', null, { text: 'end' }, a, boss.token)
-    const expected = [
-      event('record.create', n1, 'notes'),
-      event('record.create', n2, 'notes'),
-      event('record.update', n1b, 'notes'),
-      event('record.delete', n2, 'notes'),
-      event('record.create', end, 'notes'),
-    ]
-    for (const s of [onA, onB, alsoOnB]) expect(await s.until(isRecord('record.create', end.id))).toEqual(expected)
-    // One more round trip: nothing further (no duplicate) arrived behind the sentinel.
-    const after = await write('POST', 'notes', null, { text: 'after' }, b, boss.token)
-    for (const s of [onA, onB, alsoOnB]) {
-      expect(await s.until(isRecord('record.create', after.id))).toEqual([...expected, event('record.create', after, 'notes')])
-      s.close()
-    }
-  })
-})
+    it('an event written on either instance reaches the subscribers of both, exactly once each', async () => {
+      const onA = await sse(a.url, '/api/v1/collections/notes/stream', boss.token)
+      const onB = await ws(b.url, '/api/v1/collections/notes/stream', boss.token)
+      const alsoOnB = await sse(b.url, '/api/v1/collections/notes/stream', boss.token)
+      const n1 = await write('POST', 'notes', null, { text: 'written on A' }, a, boss.token)
+      const n2 = await write('POST', 'notes', null, { text: 'written on B' }, b, boss.token)
+      const n1b = await write('PATCH', 'notes', n1.id, { text: 'changed on B' }, b, boss.token)
+      await write('DELETE', 'notes', n2.id, undefined, a, boss.token)
+      const end = await write('POST', 'notes', null, { text: 'end' }, a, boss.token)
+      const expected = [
+        event('record.create', n1, 'notes'),
+        event('record.create', n2, 'notes'),
+        event('record.update', n1b, 'notes'),
+        event('record.delete', n2, 'notes'),
+        event('record.create', end, 'notes'),
+      ]
+      for (const s of [onA, onB, alsoOnB]) expect(await s.until(isRecord('record.create', end.id))).toEqual(expected)
+      // One more round trip: nothing further (no duplicate) arrived behind the sentinel.
+      const after = await write('POST', 'notes', null, { text: 'after' }, b, boss.token)
+      for (const s of [onA, onB, alsoOnB]) {
+        expect(await s.until(isRecord('record.create', after.id))).toEqual([
+          ...expected,
+          event('record.create', after, 'notes'),
+        ])
+        s.close()
+      }
+    })
+  },
+)
 
 describe('heartbeats and token expiry follow the app’s clock', () => {
   // A clock that moves only when told, and an hour-long heartbeat that real time never reaches in a test.
@@ -577,7 +786,10 @@ describe('heartbeats and token expiry follow the app’s clock', () => {
   beforeAll(async () => {
     timed = await startServer({}, { clock, realtime: { heartbeatMs } })
     boss = await signUpOwner(timed)
-    const reply = await timed.request('POST', '/api/v1/collections', { token: boss.token, body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] } })
+    const reply = await timed.request('POST', '/api/v1/collections', {
+      token: boss.token,
+      body: { name: 'logs', fields: [{ name: 'line', type: 'text', required: true }] },
+    })
     expect(reply.status, reply.text).toBe(201)
   })
   afterAll(async () => {
@@ -601,14 +813,23 @@ describe('heartbeats and token expiry follow the app’s clock', () => {
 
   it('a capability-token stream ends with unauthorized when the clock reaches the token’s expiry', async () => {
     const line = await write('POST', 'logs', null, { line: 'watched' }, timed, boss.token)
-    const minted = await timed.request('POST', '/api/v1/capability-tokens', { token: boss.token, body: { collection: 'logs', documentId: line.id, expiresIn: 60 } })
+    const minted = await timed.request('POST', '/api/v1/capability-tokens', {
+      token: boss.token,
+      body: { collection: 'logs', documentId: line.id, expiresIn: 60 },
+    })
     expect(minted.status, minted.text).toBe(201)
-    const stream = await sse(timed.url, `/api/v1/collections/logs/stream?token=${encodeURIComponent(minted.body.data.token)}`)
+    const stream = await sse(
+      timed.url,
+      `/api/v1/collections/logs/stream?token=${encodeURIComponent(minted.body.data.token)}`,
+    )
     await clock.advance(minted.body.data.expiresAt * 1000 - clock.now() - 1)
     const changed = await write('PATCH', 'logs', line.id, { line: 'still watched' }, timed, boss.token)
     await stream.until(isRecord('record.update', line.id))
     await clock.advance(1)
     expect(await stream.ended).toEqual({ clean: true })
-    expect(stream.messages).toEqual([event('record.update', changed, 'logs'), { type: 'stream.closed', error: 'unauthorized', message: 'The capability token has expired' }])
+    expect(stream.messages).toEqual([
+      event('record.update', changed, 'logs'),
+      { type: 'stream.closed', error: 'unauthorized', message: 'The capability token has expired' },
+    ])
   })
 })

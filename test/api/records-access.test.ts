@@ -12,8 +12,13 @@ let owner: Account
 const NOTES = '/api/v1/collections/notes/records'
 const SYSTEM = ['_version', 'created_at', 'created_by', 'deleted_at', 'id', 'updated_at', 'updated_by']
 
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 
 let seq = 0
 /** A custom role with exactly these grants, and a signed-in account holding it. */
@@ -42,7 +47,11 @@ async function stored(collection: string, id: string): Promise<Record<string, an
 }
 
 async function allStored(collection: string): Promise<Record<string, any>[]> {
-  const reply = await call('GET', `/api/v1/collections/${collection}/records?limit=100&include_deleted=true`, owner.token)
+  const reply = await call(
+    'GET',
+    `/api/v1/collections/${collection}/records?limit=100&include_deleted=true`,
+    owner.token,
+  )
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data
 }
@@ -84,12 +93,42 @@ beforeAll(async () => {
       name: 'tasks',
       fields: [
         { name: 'title', type: 'text', required: true },
-        { name: 'assignee', type: 'relation', required: false, relationConfig: { targetCollection: 'people', relationType: 'belongsTo' } },
-        { name: 'watchers', type: 'relation', required: false, relationConfig: { targetCollection: 'people', relationType: 'hasMany' } },
-        { name: 'assignee_name', type: 'lookup', required: false, lookupConfig: { relationField: 'assignee', targetField: 'name' } },
-        { name: 'assignee_email', type: 'lookup', required: false, lookupConfig: { relationField: 'assignee', targetField: 'email' } },
-        { name: 'watcher_count', type: 'rollup', required: false, rollupConfig: { relationField: 'watchers', function: 'count' } },
-        { name: 'watcher_score', type: 'rollup', required: false, rollupConfig: { relationField: 'watchers', function: 'sum', targetField: 'score' } },
+        {
+          name: 'assignee',
+          type: 'relation',
+          required: false,
+          relationConfig: { targetCollection: 'people', relationType: 'belongsTo' },
+        },
+        {
+          name: 'watchers',
+          type: 'relation',
+          required: false,
+          relationConfig: { targetCollection: 'people', relationType: 'hasMany' },
+        },
+        {
+          name: 'assignee_name',
+          type: 'lookup',
+          required: false,
+          lookupConfig: { relationField: 'assignee', targetField: 'name' },
+        },
+        {
+          name: 'assignee_email',
+          type: 'lookup',
+          required: false,
+          lookupConfig: { relationField: 'assignee', targetField: 'email' },
+        },
+        {
+          name: 'watcher_count',
+          type: 'rollup',
+          required: false,
+          rollupConfig: { relationField: 'watchers', function: 'count' },
+        },
+        {
+          name: 'watcher_score',
+          type: 'rollup',
+          required: false,
+          rollupConfig: { relationField: 'watchers', function: 'sum', targetField: 'score' },
+        },
       ],
     },
   ]
@@ -111,11 +150,18 @@ describe('no grant on the collection', () => {
   let readOnly: Account
   beforeAll(async () => {
     // Grants on other collections only: nothing on notes.
-    nobody = await personWith([{ resource: 'collections/people', action: 'manage' }, { resource: 'collections/note', action: 'read' }])
+    nobody = await personWith([
+      { resource: 'collections/people', action: 'manage' },
+      { resource: 'collections/note', action: 'read' },
+    ])
     readOnly = await personWith([{ resource: 'collections/notes', action: 'read' }])
   })
 
-  const forbidden = (action: string) => ({ error: 'forbidden', message: expect.stringContaining(`collections/notes:${action}`), details: { resource: 'collections/notes', action } })
+  const forbidden = (action: string) => ({
+    error: 'forbidden',
+    message: expect.stringContaining(`collections/notes:${action}`),
+    details: { resource: 'collections/notes', action },
+  })
   const unauthorized = { error: 'unauthorized' }
   const endpoints: { method: string; path: string; action: string; body?: unknown }[] = [
     { method: 'GET', path: NOTES, action: 'read' },
@@ -131,14 +177,31 @@ describe('no grant on the collection', () => {
   describe('signed in: 403 naming the permission', () => {
     runScenarios(
       () => server,
-      endpoints.map((e) => ({ name: `no grant (${e.action})`, method: e.method, path: e.path, body: e.body, as: () => nobody.token, status: 403, contains: forbidden(e.action), notContains: ['the fixed secret'] })),
+      endpoints.map((e) => ({
+        name: `no grant (${e.action})`,
+        method: e.method,
+        path: e.path,
+        body: e.body,
+        as: () => nobody.token,
+        status: 403,
+        contains: forbidden(e.action),
+        notContains: ['the fixed secret'],
+      })),
     )
   })
 
   describe('anonymous: 401', () => {
     runScenarios(
       () => server,
-      endpoints.map((e) => ({ name: `anonymous (${e.action})`, method: e.method, path: e.path, body: e.body, status: 401, contains: unauthorized, notContains: ['the fixed secret'] })),
+      endpoints.map((e) => ({
+        name: `anonymous (${e.action})`,
+        method: e.method,
+        path: e.path,
+        body: e.body,
+        status: 401,
+        contains: unauthorized,
+        notContains: ['the fixed secret'],
+      })),
     )
   })
 
@@ -147,7 +210,15 @@ describe('no grant on the collection', () => {
       () => server,
       endpoints
         .filter((e) => e.action !== 'read')
-        .map((e) => ({ name: `read only (${e.action})`, method: e.method, path: e.path, body: e.body, as: () => readOnly.token, status: 403, contains: forbidden(e.action) })),
+        .map((e) => ({
+          name: `read only (${e.action})`,
+          method: e.method,
+          path: e.path,
+          body: e.body,
+          as: () => readOnly.token,
+          status: 403,
+          contains: forbidden(e.action),
+        })),
     )
   })
 
@@ -181,7 +252,11 @@ describe('item_filter with $CURRENT_USER', () => {
   const ids: Record<string, string> = {}
 
   beforeAll(async () => {
-    const grants = ['read', 'create', 'update', 'delete'].map((action) => ({ resource: 'collections/notes', action, item_filter: mine }))
+    const grants = ['read', 'create', 'update', 'delete'].map((action) => ({
+      resource: 'collections/notes',
+      action,
+      item_filter: mine,
+    }))
     alice = await personWith(grants)
     bob = await personWith(grants)
     ids.alice1 = (await seed('notes', { title: 'Alice one', owner: alice.id })).id
@@ -189,7 +264,8 @@ describe('item_filter with $CURRENT_USER', () => {
     ids.bob1 = (await seed('notes', { title: 'Bob one', owner: bob.id, secret: 'bob secret' })).id
     ids.deletedBob = (await seed('notes', { title: 'Bob deleted', owner: bob.id })).id
     ids.deletedAlice = (await seed('notes', { title: 'Alice deleted', owner: alice.id })).id
-    for (const id of [ids.deletedBob, ids.deletedAlice]) expect((await call('DELETE', `${NOTES}/${id}`, owner.token)).status).toBe(200)
+    for (const id of [ids.deletedBob, ids.deletedAlice])
+      expect((await call('DELETE', `${NOTES}/${id}`, owner.token)).status).toBe(200)
   })
 
   it('each user lists only their own rows, and total counts only those', async () => {
@@ -201,7 +277,9 @@ describe('item_filter with $CURRENT_USER', () => {
   })
 
   it('a request filter narrows further but never widens', async () => {
-    const filter = encodeURIComponent(JSON.stringify({ _or: [{ owner: { _eq: bob.id } }, { title: { _eq: 'Alice one' } }] }))
+    const filter = encodeURIComponent(
+      JSON.stringify({ _or: [{ owner: { _eq: bob.id } }, { title: { _eq: 'Alice one' } }] }),
+    )
     expect(await listIds(alice.token, `${NOTES}?filter=${filter}`)).toEqual([ids.alice1])
   })
 
@@ -266,7 +344,11 @@ describe('item_filter with $CURRENT_USER', () => {
   it('a create inside the create filter is stored', async () => {
     const reply = await call('POST', NOTES, alice.token, { title: 'Alice three', owner: alice.id })
     expect(reply.status, reply.text).toBe(201)
-    expect(await stored('notes', reply.body.id)).toMatchObject({ title: 'Alice three', owner: alice.id, created_by: alice.id })
+    expect(await stored('notes', reply.body.id)).toMatchObject({
+      title: 'Alice three',
+      owner: alice.id,
+      created_by: alice.id,
+    })
   })
 
   it('an update that would move the row outside the update scope is 403 and changes nothing', async () => {
@@ -285,9 +367,10 @@ describe('several grants', () => {
     ids.highClosed = (await seed('notes', { title: 'Closed high', status: 'closed', rank: 9 })).id
     ids.lowClosed = (await seed('notes', { title: 'Closed low', status: 'closed', rank: 2 })).id
   })
-  const inSet = (token: string) => listIds(token).then((found) => [ids.open, ids.highClosed, ids.lowClosed].filter((id) => found.includes(id!)).sort())
+  const inSet = (token: string) =>
+    listIds(token).then((found) => [ids.open, ids.highClosed, ids.lowClosed].filter((id) => found.includes(id!)).sort())
 
-  it("OR their item_filters together", async () => {
+  it('OR their item_filters together', async () => {
     const user = await personWith([
       { resource: 'collections/notes', action: 'read', item_filter: { status: { _eq: 'open' } } },
       { resource: 'collections/notes', action: 'read', item_filter: { rank: { _gt: 5 } } },
@@ -330,7 +413,15 @@ describe('field allowlists', () => {
       { resource: 'collections/notes', action: 'create', fields: ['title', 'status'] },
       { resource: 'collections/notes', action: 'update', fields: ['title'] },
     ])
-    id = (await seed('notes', { title: 'Allowlisted', status: 'open', body: 'hidden body', secret: 'hidden secret', rank: 3 })).id
+    id = (
+      await seed('notes', {
+        title: 'Allowlisted',
+        status: 'open',
+        body: 'hidden body',
+        secret: 'hidden secret',
+        rank: 3,
+      })
+    ).id
   })
 
   it('reads omit fields outside the allowlist; system columns are always there', async () => {
@@ -340,7 +431,8 @@ describe('field allowlists', () => {
     expect(one.text).not.toContain('hidden')
     const list = await call('GET', `${NOTES}?limit=100`, clerk.token)
     expect(list.status).toBe(200)
-    for (const record of list.body.data) expect(Object.keys(record).sort()).toEqual([...SYSTEM, 'status', 'title'].sort())
+    for (const record of list.body.data)
+      expect(Object.keys(record).sort()).toEqual([...SYSTEM, 'status', 'title'].sort())
     expect(list.text).not.toContain('hidden')
   })
 
@@ -349,7 +441,8 @@ describe('field allowlists', () => {
       const reply = await call('GET', path, clerk.token)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.text).not.toContain('hidden')
-      const record = reply.body.data.length === undefined ? reply.body.data : reply.body.data.find((r: any) => r.id === id)
+      const record =
+        reply.body.data.length === undefined ? reply.body.data : reply.body.data.find((r: any) => r.id === id)
       expect(record).not.toHaveProperty('secret')
       expect(record).not.toHaveProperty('body')
     }
@@ -403,7 +496,10 @@ describe('field allowlists', () => {
     const probe = async (value: string) => {
       const filter = encodeURIComponent(JSON.stringify({ secret: { _eq: value } }))
       const reply = await call('GET', `${NOTES}?filter=${filter}`, clerk.token)
-      return { status: reply.status, ids: reply.status === 200 ? (reply.body.data as { id: string }[]).map((r) => r.id) : [] }
+      return {
+        status: reply.status,
+        ids: reply.status === 200 ? (reply.body.data as { id: string }[]).map((r) => r.id) : [],
+      }
     }
     expect(await probe('hidden secret')).toEqual(await probe('a wrong guess'))
   })
@@ -417,7 +513,9 @@ describe('expand and computed fields follow the target collection', () => {
     people.red = (await seed('people', { name: 'Red Ann', email: 'ann@example.com', team: 'red', score: 5 })).id
     people.red2 = (await seed('people', { name: 'Red Ben', email: 'ben@example.com', team: 'red', score: 7 })).id
     people.blue = (await seed('people', { name: 'Blue Cy', email: 'cy@example.com', team: 'blue', score: 100 })).id
-    taskId = (await seed('tasks', { title: 'Red task', assignee: people.red, watchers: [people.red, people.blue, people.red2] })).id
+    taskId = (
+      await seed('tasks', { title: 'Red task', assignee: people.red, watchers: [people.red, people.blue, people.red2] })
+    ).id
     blueTaskId = (await seed('tasks', { title: 'Blue task', assignee: people.blue, watchers: [people.blue] })).id
   })
   const getTask = async (token: string, id: string, expand = 'assignee,watchers') => {
@@ -430,7 +528,12 @@ describe('expand and computed fields follow the target collection', () => {
     const task = await getTask(owner.token, taskId)
     expect(task.assignee).toMatchObject({ id: people.red, name: 'Red Ann', email: 'ann@example.com' })
     expect((task.watchers as any[]).map((w) => w.id)).toEqual([people.red, people.blue, people.red2])
-    expect(task).toMatchObject({ assignee_name: 'Red Ann', assignee_email: 'ann@example.com', watcher_count: 3, watcher_score: 112 })
+    expect(task).toMatchObject({
+      assignee_name: 'Red Ann',
+      assignee_email: 'ann@example.com',
+      watcher_count: 3,
+      watcher_score: 112,
+    })
   })
 
   it('without read on the target: belongsTo is null, hasMany is [], lookups and rollups see nothing', async () => {
@@ -457,7 +560,13 @@ describe('expand and computed fields follow the target collection', () => {
     expect((task.watchers as any[]).map((w) => w.id)).toEqual([people.red, people.red2])
     expect(task).toMatchObject({ assignee_name: 'Red Ann', watcher_count: 2, watcher_score: 12 })
     const blue = await getTask(user.token, blueTaskId)
-    expect(blue).toMatchObject({ assignee: null, watchers: [], assignee_name: null, watcher_count: 0, watcher_score: 0 })
+    expect(blue).toMatchObject({
+      assignee: null,
+      watchers: [],
+      assignee_name: null,
+      watcher_count: 0,
+      watcher_score: 0,
+    })
     expect(JSON.stringify(blue)).not.toContain('Blue Cy')
   })
 
@@ -501,7 +610,10 @@ describe('include_deleted', () => {
     for (const path of [`${NOTES}?include_deleted=true`, `${NOTES}/${id}?include_deleted=true`]) {
       const reply = await call('GET', path, user.token)
       expect(reply.status, path).toBe(403)
-      expect(reply.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining('collections/notes:view_deleted') })
+      expect(reply.body).toMatchObject({
+        error: 'forbidden',
+        message: expect.stringContaining('collections/notes:view_deleted'),
+      })
       expect(reply.text).not.toContain('Binned')
     }
     expect((await call('GET', `${NOTES}/${id}`, user.token)).status).toBe(404)
@@ -509,7 +621,13 @@ describe('include_deleted', () => {
   })
 
   for (const [label, grants] of [
-    ['a view_deleted grant', [{ resource: 'collections/notes', action: 'read' }, { resource: 'collections/notes', action: 'view_deleted' }]],
+    [
+      'a view_deleted grant',
+      [
+        { resource: 'collections/notes', action: 'read' },
+        { resource: 'collections/notes', action: 'view_deleted' },
+      ],
+    ],
     ['manage', [{ resource: 'collections/notes', action: 'manage' }]],
   ] as const) {
     it(`works with ${label}`, async () => {
@@ -542,7 +660,13 @@ describe('X-Project-Id', () => {
     const project = await call('POST', '/api/v1/projects', owner.token, { name: 'Elsewhere' })
     expect(project.status, project.text).toBe(201)
     there = { 'X-Project-Id': project.body.data.id }
-    const created = await call('POST', '/api/v1/collections', owner.token, { name: 'far_items', fields: [{ name: 'label', type: 'text', required: true }] }, there)
+    const created = await call(
+      'POST',
+      '/api/v1/collections',
+      owner.token,
+      { name: 'far_items', fields: [{ name: 'label', type: 'text', required: true }] },
+      there,
+    )
     expect(created.status, created.text).toBe(201)
     expect(created.body.data.projectId).toBe(project.body.data.id)
   })
@@ -558,9 +682,21 @@ describe('X-Project-Id', () => {
   })
 
   it("records live in their project: the other project's collection is unknown at home, and the reverse", async () => {
-    const created = await call('POST', '/api/v1/collections/far_items/records', owner.token, { label: 'Far away' }, there)
+    const created = await call(
+      'POST',
+      '/api/v1/collections/far_items/records',
+      owner.token,
+      { label: 'Far away' },
+      there,
+    )
     expect(created.status, created.text).toBe(201)
-    const read = await call('GET', `/api/v1/collections/far_items/records/${created.body.id}`, owner.token, undefined, there)
+    const read = await call(
+      'GET',
+      `/api/v1/collections/far_items/records/${created.body.id}`,
+      owner.token,
+      undefined,
+      there,
+    )
     expect(read.status).toBe(200)
     expect(read.body.data).toMatchObject({ label: 'Far away' })
     const atHome = await call('GET', '/api/v1/collections/far_items/records', owner.token)

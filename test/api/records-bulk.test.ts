@@ -16,18 +16,29 @@ let viewer: Account
 let mine: Account
 
 const bulk = (collection: string, token: string | undefined, body: unknown, query = ''): Promise<Reply> =>
-  server.request('DELETE', `/api/v1/collections/${collection}/records/bulk${query}`, { token, ...(body === undefined ? {} : { body }) })
+  server.request('DELETE', `/api/v1/collections/${collection}/records/bulk${query}`, {
+    token,
+    ...(body === undefined ? {} : { body }),
+  })
 
 /** The stored row as an administrator sees it (deleted ones too), or null when it is gone. */
 async function stored(collection: string, id: string): Promise<Record<string, any> | null> {
-  const reply = await server.request('GET', recordsPath(collection, id, { include_deleted: 'true' }), { token: owner.token })
+  const reply = await server.request('GET', recordsPath(collection, id, { include_deleted: 'true' }), {
+    token: owner.token,
+  })
   if (reply.status === 404) return null
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data
 }
 
-async function notesWith(titles: string[], token = owner.token, collection?: string): Promise<{ name: string; ids: string[] }> {
-  const name = collection ?? (await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }]))
+async function notesWith(
+  titles: string[],
+  token = owner.token,
+  collection?: string,
+): Promise<{ name: string; ids: string[] }> {
+  const name =
+    collection ??
+    (await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }]))
   const ids: string[] = []
   for (const title of titles) ids.push((await createRecord(server, token, name, { title })).id)
   return { name, ids }
@@ -45,7 +56,10 @@ beforeAll(async () => {
     { resource: 'collections/*', action: 'create' },
     { resource: 'collections/*', action: 'delete', item_filter: { created_by: { _eq: '$CURRENT_USER' } } },
   ]
-  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: owner.token, body: { grants } })
+  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: owner.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   mine = await createAccount(server, owner.token, { role: 'own_deleter' })
 })
@@ -75,7 +89,9 @@ describe('soft delete (the default)', () => {
   it('unknown, already deleted and repeated ids are not counted', async () => {
     const { name, ids } = await notesWith(['a', 'b', 'c'])
     expect((await bulk(name, owner.token, { ids: [ids[0]] })).body).toEqual({ deleted: 1 })
-    const reply = await bulk(name, owner.token, { ids: [ids[0], ids[1], ids[1], 'nosuchrecord', '0123456789abcdef0123456789abcdef'] })
+    const reply = await bulk(name, owner.token, {
+      ids: [ids[0], ids[1], ids[1], 'nosuchrecord', '0123456789abcdef0123456789abcdef'],
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toEqual({ deleted: 1 })
     expect((await listAll(server, owner.token, name)).map((r) => r.id)).toEqual([ids[2]])
@@ -109,7 +125,9 @@ describe('soft delete (the default)', () => {
 
 describe('row rules', () => {
   it('a grant limited to own records deletes only those; the rest are not counted and stay', async () => {
-    const name = await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('bulk'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const own = await notesWith(['mine 1', 'mine 2'], mine.token, name)
     const theirs = await notesWith(['theirs'], owner.token, name)
     const reply = await bulk(name, mine.token, { ids: [...own.ids, ...theirs.ids] })
@@ -119,7 +137,13 @@ describe('row rules', () => {
   })
 
   it('on a private collection a member deletes only what they own', async () => {
-    const name = await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }], { accessControl: { preset: 'private' } })
+    const name = await createCollection(
+      server,
+      owner.token,
+      freshName('bulk'),
+      [{ name: 'title', type: 'text', required: true }],
+      { accessControl: { preset: 'private' } },
+    )
     const own = await notesWith(['editor note'], editor.token, name)
     const others = await notesWith(['owner note'], owner.token, name)
     expect((await bulk(name, editor.token, { ids: [...own.ids, ...others.ids] })).body).toEqual({ deleted: 1 })
@@ -177,7 +201,10 @@ describe('the request', () => {
     expectError(await bulk(name, owner.token, undefined), 400, 'invalid_request')
     // A record may be called "bulk" (an administrator chose the id): reads reach it, and DELETE
     // …/records/bulk is the bulk route, which deletes it when asked by id.
-    const made = await server.request('POST', recordsPath(name), { token: owner.token, body: { id: 'bulk', title: 'named bulk' } })
+    const made = await server.request('POST', recordsPath(name), {
+      token: owner.token,
+      body: { id: 'bulk', title: 'named bulk' },
+    })
     expect(made.status, made.text).toBe(201)
     expect((await server.request('GET', recordsPath(name, 'bulk'), { token: owner.token })).status).toBe(200)
     expect((await bulk(name, owner.token, { ids: ['bulk'] })).body).toEqual({ deleted: 1 })
@@ -188,7 +215,8 @@ describe('refusals before anything is written', () => {
   it('a blocking hook refusing one record refuses the whole request', async () => {
     const { name, ids } = await notesWith(['fine', 'locked', 'fine too'])
     const remove = server.app.records.hooks.add((write) => {
-      if (write.action === 'delete' && write.collection.name === name && write.before?.title === 'locked') throw new AppError('validation_error', 'locked notes stay')
+      if (write.action === 'delete' && write.collection.name === name && write.before?.title === 'locked')
+        throw new AppError('validation_error', 'locked notes stay')
     })
     try {
       const reply = await bulk(name, owner.token, { ids })
@@ -204,7 +232,12 @@ describe('refusals before anything is written', () => {
     const parents = await notesWith(['p1', 'p2'])
     const children = await createCollection(server, owner.token, freshName('kids'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents.name, relationType: 'belongsTo', onDelete: 'restrict' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents.name, relationType: 'belongsTo', onDelete: 'restrict' },
+      },
     ])
     await createRecord(server, owner.token, children, { title: 'kid', parent: parents.ids[1] })
     const reply = await bulk(parents.name, owner.token, { ids: parents.ids })
@@ -219,13 +252,23 @@ describe('permanent=true', () => {
     const parents = await notesWith(['p1', 'p2', 'p3'])
     const children = await createCollection(server, owner.token, freshName('kids'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents.name, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents.name, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
     ])
     const kid = await createRecord(server, owner.token, children, { title: 'kid', parent: parents.ids[0] })
     const other = await createRecord(server, owner.token, children, { title: 'other', parent: parents.ids[2] })
     expect((await bulk(parents.name, owner.token, { ids: [parents.ids[1]] })).body).toEqual({ deleted: 1 })
 
-    const reply = await bulk(parents.name, owner.token, { ids: [parents.ids[0], parents.ids[1], 'missing'] }, '?permanent=true')
+    const reply = await bulk(
+      parents.name,
+      owner.token,
+      { ids: [parents.ids[0], parents.ids[1], 'missing'] },
+      '?permanent=true',
+    )
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toEqual({ deleted: 2 })
     expect(await stored(parents.name, parents.ids[0]!)).toBeNull()
@@ -236,22 +279,39 @@ describe('permanent=true', () => {
   })
 
   it('removes the shares of the records it removes', async () => {
-    const name = await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }], {
-      accessControl: { preset: 'private', sharing: true },
-    })
+    const name = await createCollection(
+      server,
+      owner.token,
+      freshName('bulk'),
+      [{ name: 'title', type: 'text', required: true }],
+      {
+        accessControl: { preset: 'private', sharing: true },
+      },
+    )
     const { ids } = await notesWith(['shared'], owner.token, name)
-    const share = await server.request('POST', `${recordsPath(name, ids[0])}/shares`, { token: owner.token, body: { userId: viewer.id, access: 'view' } })
+    const share = await server.request('POST', `${recordsPath(name, ids[0])}/shares`, {
+      token: owner.token,
+      body: { userId: viewer.id, access: 'view' },
+    })
     expect(share.status, share.text).toBe(201)
     expect((await bulk(name, owner.token, { ids }, '?permanent=true')).body).toEqual({ deleted: 1 })
-    const rows = await server.app.registry.system.db.selectFrom('record_shares').select('id').where('record_id', '=', ids[0]!).execute()
+    const rows = await server.app.registry.system.db
+      .selectFrom('record_shares')
+      .select('id')
+      .where('record_id', '=', ids[0]!)
+      .execute()
     expect(rows).toEqual([])
   })
 
   it('respects row rules too', async () => {
-    const name = await createCollection(server, owner.token, freshName('bulk'), [{ name: 'title', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('bulk'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const own = await notesWith(['mine'], mine.token, name)
     const theirs = await notesWith(['theirs'], owner.token, name)
-    expect((await bulk(name, mine.token, { ids: [...own.ids, ...theirs.ids] }, '?permanent=true')).body).toEqual({ deleted: 1 })
+    expect((await bulk(name, mine.token, { ids: [...own.ids, ...theirs.ids] }, '?permanent=true')).body).toEqual({
+      deleted: 1,
+    })
     expect(await stored(name, own.ids[0]!)).toBeNull()
     expect(await stored(name, theirs.ids[0]!)).not.toBeNull()
   })

@@ -36,7 +36,16 @@ const indexes = Array.from({ length: writers }, (_, i) => i)
 describe('optimistic concurrency under load: exactly one writer of a version commits', () => {
   it(`${writers} PATCHes with the same If-Match: one 200, the others 412, the winner's value stored`, async () => {
     const record = await seeded()
-    const replies = await Promise.all(indexes.map((i) => patch(path(record.id), owner.token, { count: i, label: `writer ${i}` }, { 'If-Match': String(record._version) })))
+    const replies = await Promise.all(
+      indexes.map((i) =>
+        patch(
+          path(record.id),
+          owner.token,
+          { count: i, label: `writer ${i}` },
+          { 'If-Match': String(record._version) },
+        ),
+      ),
+    )
     expect(statuses(replies)).toEqual([200, ...Array<number>(writers - 1).fill(412)])
     for (const reply of replies.filter((r) => r.status === 412)) expect(reply.body.error).toBe('precondition_failed')
     const winner = replies.find((r) => r.status === 200)!.body
@@ -48,7 +57,11 @@ describe('optimistic concurrency under load: exactly one writer of a version com
 
   it(`${writers} PATCHes with the same _version in the body: one 200, the others 409`, async () => {
     const record = await seeded()
-    const replies = await Promise.all(indexes.map((i) => patch(path(record.id), owner.token, { count: i, label: `writer ${i}`, _version: record._version })))
+    const replies = await Promise.all(
+      indexes.map((i) =>
+        patch(path(record.id), owner.token, { count: i, label: `writer ${i}`, _version: record._version }),
+      ),
+    )
     expect(statuses(replies)).toEqual([200, ...Array<number>(writers - 1).fill(409)])
     for (const reply of replies.filter((r) => r.status === 409)) expect(reply.body.error).toBe('conflict')
     const winner = replies.find((r) => r.status === 200)!.body
@@ -59,7 +72,9 @@ describe('optimistic concurrency under load: exactly one writer of a version com
 
   it(`${writers} PATCHes with the same ?version=: one 200, the others 409`, async () => {
     const record = await seeded()
-    const replies = await Promise.all(indexes.map((i) => patch(path(record.id, { version: record._version }), owner.token, { count: i })))
+    const replies = await Promise.all(
+      indexes.map((i) => patch(path(record.id, { version: record._version }), owner.token, { count: i })),
+    )
     expect(statuses(replies)).toEqual([200, ...Array<number>(writers - 1).fill(409)])
     const winner = replies.find((r) => r.status === 200)!.body
     expect(await readRecord(server, owner.token, counters, record.id)).toEqual(winner)
@@ -82,7 +97,9 @@ describe('concurrent updates without a version all apply', () => {
 
   it(`${writers} concurrent $push of distinct values leave all of them in the array (no lost update)`, async () => {
     const record = await seeded()
-    const replies = await Promise.all(indexes.map((i) => patch(path(record.id), owner.token, { $push: { tags: `t${i}` } })))
+    const replies = await Promise.all(
+      indexes.map((i) => patch(path(record.id), owner.token, { $push: { tags: `t${i}` } })),
+    )
     expect(statuses(replies), replies.find((r) => r.status !== 200)?.text).toEqual(Array<number>(writers).fill(200))
     const stored = await readRecord(server, owner.token, counters, record.id)
     expect([...stored.tags].sort()).toEqual(indexes.map((i) => `t${i}`).sort())
@@ -94,7 +111,9 @@ describe('concurrent updates without a version all apply', () => {
 
   it(`${writers} concurrent $set of distinct keys of one object keep every key`, async () => {
     const record = await seeded()
-    const replies = await Promise.all(indexes.map((i) => patch(path(record.id), owner.token, { $set: { [`tags.k${i}`]: i } })))
+    const replies = await Promise.all(
+      indexes.map((i) => patch(path(record.id), owner.token, { $set: { [`tags.k${i}`]: i } })),
+    )
     expect(statuses(replies), replies.find((r) => r.status !== 200)?.text).toEqual(Array<number>(writers).fill(200))
     const stored = await readRecord(server, owner.token, counters, record.id)
     expect(stored.tags).toEqual(Object.fromEntries(indexes.map((i) => [`k${i}`, i])))

@@ -43,8 +43,10 @@ afterAll(async () => {
 })
 
 const path = (id?: string, query?: Record<string, string | number | boolean>) => recordsPath(items, id, query)
-const newItem = (body: Record<string, unknown> = {}) => createRecord(server, owner.token, items, { title: 'an item', ...body })
-const countItems = async (query: Record<string, string> = {}) => (await get(path(undefined, { limit: 1, ...query }), owner.token)).body.total as number
+const newItem = (body: Record<string, unknown> = {}) =>
+  createRecord(server, owner.token, items, { title: 'an item', ...body })
+const countItems = async (query: Record<string, string> = {}) =>
+  (await get(path(undefined, { limit: 1, ...query }), owner.token)).body.total as number
 
 describe('POST /records (create)', () => {
   it('answers 201 with the bare record and its system columns', async () => {
@@ -82,9 +84,15 @@ describe('POST /records (create)', () => {
   })
 
   it('owned_by appears (null) once the collection uses owner scoping', async () => {
-    const name = await createCollection(server, owner.token, freshName('private'), [{ name: 'title', type: 'text', required: false }], {
-      accessControl: { preset: 'private' },
-    })
+    const name = await createCollection(
+      server,
+      owner.token,
+      freshName('private'),
+      [{ name: 'title', type: 'text', required: false }],
+      {
+        accessControl: { preset: 'private' },
+      },
+    )
     const reply = await post(recordsPath(name), owner.token, { title: 'mine' })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body).toHaveProperty('owned_by', null)
@@ -93,10 +101,20 @@ describe('POST /records (create)', () => {
 
   it('the owner may set id, created_at and updated_at, and they are stored', async () => {
     const id = `own${Date.now().toString(16)}`
-    const reply = await post(path(), owner.token, { id, created_at: 1_000_000, updated_at: 1_000_500, title: 'imported' })
+    const reply = await post(path(), owner.token, {
+      id,
+      created_at: 1_000_000,
+      updated_at: 1_000_500,
+      title: 'imported',
+    })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body).toMatchObject({ id, created_at: 1_000_000, updated_at: 1_000_500, _version: 1 })
-    expect(await readRecord(server, owner.token, items, id)).toMatchObject({ id, created_at: 1_000_000, updated_at: 1_000_500, title: 'imported' })
+    expect(await readRecord(server, owner.token, items, id)).toMatchObject({
+      id,
+      created_at: 1_000_000,
+      updated_at: 1_000_500,
+      title: 'imported',
+    })
   })
 
   it('an admin may set them too', async () => {
@@ -117,7 +135,12 @@ describe('POST /records (create)', () => {
   it('an editor’s id, created_at and updated_at are stripped; the response shows what was stored', async () => {
     const wanted = `ed${Date.now().toString(16)}`
     const before = nowSeconds()
-    const reply = await post(path(), editor.token, { id: wanted, created_at: 1000, updated_at: 2000, title: 'by editor' })
+    const reply = await post(path(), editor.token, {
+      id: wanted,
+      created_at: 1000,
+      updated_at: 2000,
+      title: 'by editor',
+    })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.id).toMatch(recordId)
     expect(reply.body.id).not.toBe(wanted)
@@ -148,15 +171,57 @@ describe('POST /records (create)', () => {
     const cases: { name: string; body: Record<string, unknown>; status: number; code: string; field?: string }[] = [
       { name: 'a required field missing', body: { count: 1 }, status: 400, code: 'missing_field', field: 'title' },
       { name: 'a required field null', body: { title: null }, status: 400, code: 'missing_field', field: 'title' },
-      { name: 'an unknown field', body: { title: 'x', colour: 'red' }, status: 400, code: 'invalid_field', field: 'colour' },
-      { name: 'a value of the wrong type', body: { title: 'x', count: 'three' }, status: 400, code: 'invalid_field', field: 'count' },
-      { name: 'a failed validation rule', body: { title: 'x', note: 'far too long a note' }, status: 422, code: 'validation_error', field: 'note' },
-      { name: 'an owner id of a bad shape', body: { title: 'x', id: 'no spaces allowed' }, status: 400, code: 'invalid_field', field: 'id' },
-      { name: 'created_at not Unix seconds', body: { title: 'x', created_at: 'yesterday' }, status: 400, code: 'invalid_field', field: 'created_at' },
+      {
+        name: 'an unknown field',
+        body: { title: 'x', colour: 'red' },
+        status: 400,
+        code: 'invalid_field',
+        field: 'colour',
+      },
+      {
+        name: 'a value of the wrong type',
+        body: { title: 'x', count: 'three' },
+        status: 400,
+        code: 'invalid_field',
+        field: 'count',
+      },
+      {
+        name: 'a failed validation rule',
+        body: { title: 'x', note: 'far too long a note' },
+        status: 422,
+        code: 'validation_error',
+        field: 'note',
+      },
+      {
+        name: 'an owner id of a bad shape',
+        body: { title: 'x', id: 'no spaces allowed' },
+        status: 400,
+        code: 'invalid_field',
+        field: 'id',
+      },
+      {
+        name: 'created_at not Unix seconds',
+        body: { title: 'x', created_at: 'yesterday' },
+        status: 400,
+        code: 'invalid_field',
+        field: 'created_at',
+      },
       // No database stores U+0000 in text on PostgreSQL; both dialects refuse it alike.
       { name: 'U+0000 in text', body: { title: 'a\u0000b' }, status: 400, code: 'invalid_field', field: 'title' },
-      { name: 'U+0000 in a JSON string', body: { title: 'x', meta: { k: ['a\u0000'] } }, status: 400, code: 'invalid_field', field: 'meta' },
-      { name: 'U+0000 in a JSON key', body: { title: 'x', meta: { 'a\u0000': 1 } }, status: 400, code: 'invalid_field', field: 'meta' },
+      {
+        name: 'U+0000 in a JSON string',
+        body: { title: 'x', meta: { k: ['a\u0000'] } },
+        status: 400,
+        code: 'invalid_field',
+        field: 'meta',
+      },
+      {
+        name: 'U+0000 in a JSON key',
+        body: { title: 'x', meta: { 'a\u0000': 1 } },
+        status: 400,
+        code: 'invalid_field',
+        field: 'meta',
+      },
     ]
     for (const c of cases) {
       it(`${c.name} → ${c.status} ${c.code}`, async () => {
@@ -182,9 +247,20 @@ describe('GET /records/:id', () => {
     const record = await newItem({ count: 7, note: 'short' })
     const reply = await get(path(record.id, { fields: 'count' }), owner.token)
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.data).toEqual({ id: record.id, created_at: record.created_at, updated_at: record.updated_at, count: 7 })
+    expect(reply.body.data).toEqual({
+      id: record.id,
+      created_at: record.created_at,
+      updated_at: record.updated_at,
+      count: 7,
+    })
     const two = await get(path(record.id, { fields: 'note,_version' }), owner.token)
-    expect(two.body.data).toEqual({ id: record.id, created_at: record.created_at, updated_at: record.updated_at, note: 'short', _version: 1 })
+    expect(two.body.data).toEqual({
+      id: record.id,
+      created_at: record.created_at,
+      updated_at: record.updated_at,
+      note: 'short',
+      _version: 1,
+    })
     expectError(await get(path(record.id, { fields: 'nope' }), owner.token), 400, 'invalid_request')
   })
 
@@ -207,12 +283,42 @@ describe('GET /records/:id', () => {
     expect((await get(path(record.id), editor.token)).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'a missing record', method: 'GET', path: recordsPath(items, 'f'.repeat(32)), as: () => owner.token, status: 404, contains: { error: 'record_not_found' } },
-    { name: 'an unknown collection', method: 'GET', path: recordsPath('no_such_things', 'abc'), as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
-    { name: 'anonymous', method: 'GET', path: recordsPath(items, 'abc'), status: 401, contains: { error: 'unauthorized' } },
-    { name: 'include_deleted not a boolean', method: 'GET', path: recordsPath(items, 'abc', { include_deleted: 'maybe' }), as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'a missing record',
+        method: 'GET',
+        path: recordsPath(items, 'f'.repeat(32)),
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'record_not_found' },
+      },
+      {
+        name: 'an unknown collection',
+        method: 'GET',
+        path: recordsPath('no_such_things', 'abc'),
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'collection_not_found' },
+      },
+      {
+        name: 'anonymous',
+        method: 'GET',
+        path: recordsPath(items, 'abc'),
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'include_deleted not a boolean',
+        method: 'GET',
+        path: recordsPath(items, 'abc', { include_deleted: 'maybe' }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })
 
 describe('expand', () => {
@@ -226,26 +332,51 @@ describe('expand', () => {
     await createCollection(server, owner.token, authors, [{ name: 'name', type: 'text', required: true }])
     await createCollection(server, owner.token, posts, [
       { name: 'title', type: 'text', required: true },
-      { name: 'author', type: 'relation', required: false, relationConfig: { targetCollection: authors, relationType: 'belongsTo' } },
-      { name: 'reviewers', type: 'relation', required: false, relationConfig: { targetCollection: authors, relationType: 'hasMany' } },
+      {
+        name: 'author',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: authors, relationType: 'belongsTo' },
+      },
+      {
+        name: 'reviewers',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: authors, relationType: 'hasMany' },
+      },
     ])
     await createCollection(server, owner.token, comments, [
       { name: 'body', type: 'text', required: true },
-      { name: 'post', type: 'relation', required: false, relationConfig: { targetCollection: posts, relationType: 'belongsTo' } },
+      {
+        name: 'post',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: posts, relationType: 'belongsTo' },
+      },
     ])
     alice = await createRecord(server, owner.token, authors, { name: 'Alice' })
     bob = await createRecord(server, owner.token, authors, { name: 'Bob' })
   })
 
   it('belongsTo expands to the record, hasMany to the records in their order', async () => {
-    const post = await createRecord(server, owner.token, posts, { title: 'P', author: alice.id, reviewers: [bob.id, alice.id] })
+    const post = await createRecord(server, owner.token, posts, {
+      title: 'P',
+      author: alice.id,
+      reviewers: [bob.id, alice.id],
+    })
     // Unexpanded, the fields hold ids.
-    expect(await readRecord(server, owner.token, posts, post.id)).toMatchObject({ author: alice.id, reviewers: [bob.id, alice.id] })
+    expect(await readRecord(server, owner.token, posts, post.id)).toMatchObject({
+      author: alice.id,
+      reviewers: [bob.id, alice.id],
+    })
     const data = await readRecord(server, owner.token, posts, post.id, { expand: 'author,reviewers' })
     expect(data.author).toEqual(alice)
     expect(data.reviewers).toEqual([bob, alice])
     // Only what was asked for is expanded.
-    expect((await readRecord(server, owner.token, posts, post.id, { expand: 'author' })).reviewers).toEqual([bob.id, alice.id])
+    expect((await readRecord(server, owner.token, posts, post.id, { expand: 'author' })).reviewers).toEqual([
+      bob.id,
+      alice.id,
+    ])
   })
 
   it('belongsTo is null when empty or when the target is gone; hasMany leaves out the missing', async () => {
@@ -254,7 +385,11 @@ describe('expand', () => {
     expect(none.author).toBeNull()
     expect(none.reviewers).toEqual([])
     const carol = await createRecord(server, owner.token, authors, { name: 'Carol' })
-    const post = await createRecord(server, owner.token, posts, { title: 'Q', author: carol.id, reviewers: [carol.id, bob.id] })
+    const post = await createRecord(server, owner.token, posts, {
+      title: 'Q',
+      author: carol.id,
+      reviewers: [carol.id, bob.id],
+    })
     expect((await del(recordsPath(authors, carol.id), owner.token)).status).toBe(200)
     const data = await readRecord(server, owner.token, posts, post.id, { expand: 'author,reviewers' })
     expect(data.author).toBeNull()
@@ -284,7 +419,13 @@ describe('PATCH /records/:id (update)', () => {
     const record = await newItem({ title: 'before', count: 1, meta: { keep: true } })
     const reply = await patch(path(record.id), editor.token, { count: 2 })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ ...record, count: 2, _version: 2, updated_by: editor.id, updated_at: expect.any(Number) })
+    expect(reply.body).toEqual({
+      ...record,
+      count: 2,
+      _version: 2,
+      updated_by: editor.id,
+      updated_at: expect.any(Number),
+    })
     expect(reply.body.updated_at).toBeGreaterThanOrEqual(record.updated_at)
     expect(await readRecord(server, owner.token, items, record.id)).toEqual(reply.body)
     // A field may be cleared.
@@ -294,9 +435,22 @@ describe('PATCH /records/:id (update)', () => {
 
   it('deleted_at and other system columns in the body are silently ignored', async () => {
     const record = await newItem()
-    const reply = await patch(path(record.id), owner.token, { title: 'renamed', deleted_at: 12345, created_at: 5, created_by: editor.id, id: 'other' })
+    const reply = await patch(path(record.id), owner.token, {
+      title: 'renamed',
+      deleted_at: 12345,
+      created_at: 5,
+      created_by: editor.id,
+      id: 'other',
+    })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toMatchObject({ id: record.id, title: 'renamed', deleted_at: null, created_at: record.created_at, created_by: owner.id, _version: 2 })
+    expect(reply.body).toMatchObject({
+      id: record.id,
+      title: 'renamed',
+      deleted_at: null,
+      created_at: record.created_at,
+      created_by: owner.id,
+      _version: 2,
+    })
     expect((await readRecord(server, owner.token, items, record.id)).deleted_at).toBeNull()
     expect(await listAll(server, owner.token, items, { filter: JSON.stringify({ id: record.id }) })).toHaveLength(1)
   })
@@ -312,7 +466,10 @@ describe('PATCH /records/:id (update)', () => {
       const three = await patch(path(record.id), owner.token, { $set: { 'meta.size': { exact: 2.5 } } })
       expect(three.body.meta).toEqual({ size: { exact: 2.5 }, dims: { w: 3, h: 4 } })
       expect(three.body._version).toBe(4)
-      expect((await readRecord(server, owner.token, items, record.id)).meta).toEqual({ size: { exact: 2.5 }, dims: { w: 3, h: 4 } })
+      expect((await readRecord(server, owner.token, items, record.id)).meta).toEqual({
+        size: { exact: 2.5 },
+        dims: { w: 3, h: 4 },
+      })
     })
 
     it('$set on the field itself replaces it', async () => {
@@ -338,7 +495,11 @@ describe('PATCH /records/:id (update)', () => {
       // Nested arrays are created on the way too.
       reply = await patch(path(record.id), owner.token, { $push: { 'meta.list.items': 1 } })
       expect(reply.body.meta).toEqual({ list: { items: [1] } })
-      expect(await readRecord(server, owner.token, items, record.id)).toMatchObject({ tags: ['b'], meta: { list: { items: [1] } }, _version: 8 })
+      expect(await readRecord(server, owner.token, items, record.id)).toMatchObject({
+        tags: ['b'],
+        meta: { list: { items: [1] } },
+        _version: 8,
+      })
     })
 
     it('$unset removes a key', async () => {
@@ -351,7 +512,11 @@ describe('PATCH /records/:id (update)', () => {
 
     it('operators and plain fields combine in one update', async () => {
       const record = await newItem({ tags: ['x'] })
-      const reply = await patch(path(record.id), owner.token, { title: 'both', $push: { tags: 'y' }, $set: { 'meta.k': 'v' } })
+      const reply = await patch(path(record.id), owner.token, {
+        title: 'both',
+        $push: { tags: 'y' },
+        $set: { 'meta.k': 'v' },
+      })
       expect(reply.body).toMatchObject({ title: 'both', tags: ['x', 'y'], meta: { k: 'v' }, _version: 2 })
     })
 
@@ -426,7 +591,11 @@ describe('PATCH /records/:id (update)', () => {
 
     it('a malformed If-Match is 400', async () => {
       const record = await newItem()
-      expectError(await patch(path(record.id), owner.token, { count: 1 }, { 'If-Match': 'yesterday' }), 400, 'invalid_request')
+      expectError(
+        await patch(path(record.id), owner.token, { count: 1 }, { 'If-Match': 'yesterday' }),
+        400,
+        'invalid_request',
+      )
       expectError(await patch(path(record.id), owner.token, { count: 1, _version: 'one' }), 400, 'invalid_request')
       expect(await readRecord(server, owner.token, items, record.id)).toEqual(record)
     })
@@ -445,7 +614,12 @@ describe('PATCH /records/:id (update)', () => {
       { name: 'an unknown field', body: { colour: 'red' }, status: 400, code: 'invalid_field' },
       { name: 'a wrong type', body: { count: 'many' }, status: 400, code: 'invalid_field' },
       { name: 'a required field set to null', body: { title: null }, status: 400, code: 'missing_field' },
-      { name: 'a failed validation rule', body: { note: 'far too long a note' }, status: 422, code: 'validation_error' },
+      {
+        name: 'a failed validation rule',
+        body: { note: 'far too long a note' },
+        status: 422,
+        code: 'validation_error',
+      },
       { name: 'U+0000 in text', body: { note: '\u0000' }, status: 400, code: 'invalid_field' },
       { name: 'U+0000 set into JSON', body: { $set: { 'meta.k': 'a\u0000' } }, status: 400, code: 'invalid_field' },
     ]
@@ -474,7 +648,12 @@ describe('DELETE /records/:id and restore', () => {
     expect(await listAll(server, owner.token, items, { filter })).toEqual([])
     const withDeleted = await listAll(server, owner.token, items, { filter, include_deleted: 'true' })
     expect(withDeleted).toHaveLength(1)
-    expect(withDeleted[0]).toMatchObject({ id: record.id, title: 'to delete', deleted_at: expect.any(Number), updated_by: owner.id })
+    expect(withDeleted[0]).toMatchObject({
+      id: record.id,
+      title: 'to delete',
+      deleted_at: expect.any(Number),
+      updated_by: owner.id,
+    })
   })
 
   it('deleting it again is 404 record_not_found', async () => {
@@ -550,33 +729,69 @@ describe('relations onDelete', () => {
   const clubs = freshName('clubs')
   const casts = freshName('casts')
   const person = (name = 'P') => createRecord(server, owner.token, people, { name })
-  const permanently = (collection: string, id: string) => del(recordsPath(collection, id, { permanent: 'true' }), owner.token)
+  const permanently = (collection: string, id: string) =>
+    del(recordsPath(collection, id, { permanent: 'true' }), owner.token)
 
   beforeAll(async () => {
     await createCollection(server, owner.token, people, [{ name: 'name', type: 'text', required: true }])
     // set-null (the default), cascade, restrict, a required set-null (counts as restrict), hasMany.
     await createCollection(server, owner.token, pets, [
       { name: 'name', type: 'text', required: true },
-      { name: 'owner', type: 'relation', required: false, relationConfig: { targetCollection: people, relationType: 'belongsTo' } },
+      {
+        name: 'owner',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo' },
+      },
     ])
     await createCollection(server, owner.token, limbs, [
       { name: 'name', type: 'text', required: true },
-      { name: 'body', type: 'relation', required: false, relationConfig: { targetCollection: people, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'body',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
     ])
     await createCollection(server, owner.token, nails, [
-      { name: 'limb', type: 'relation', required: false, relationConfig: { targetCollection: limbs, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'limb',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: limbs, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
     ])
     await createCollection(server, owner.token, deeds, [
-      { name: 'holder', type: 'relation', required: false, relationConfig: { targetCollection: people, relationType: 'belongsTo', onDelete: 'restrict' } },
+      {
+        name: 'holder',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo', onDelete: 'restrict' },
+      },
     ])
     await createCollection(server, owner.token, guards, [
-      { name: 'ward', type: 'relation', required: true, relationConfig: { targetCollection: people, relationType: 'belongsTo' } },
+      {
+        name: 'ward',
+        type: 'relation',
+        required: true,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo' },
+      },
     ])
     await createCollection(server, owner.token, casts, [
-      { name: 'limb', type: 'relation', required: false, relationConfig: { targetCollection: limbs, relationType: 'belongsTo', onDelete: 'restrict' } },
+      {
+        name: 'limb',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: limbs, relationType: 'belongsTo', onDelete: 'restrict' },
+      },
     ])
     await createCollection(server, owner.token, clubs, [
-      { name: 'members', type: 'relation', required: false, relationConfig: { targetCollection: people, relationType: 'hasMany' } },
+      {
+        name: 'members',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'hasMany' },
+      },
     ])
   })
 
@@ -595,7 +810,11 @@ describe('relations onDelete', () => {
     const pet = await createRecord(server, owner.token, pets, { name: 'Rex', owner: p.id })
     const limb = await createRecord(server, owner.token, limbs, { name: 'arm', body: p.id })
     const club = await createRecord(server, owner.token, clubs, { members: [p.id] })
-    for (const [collection, id] of [[pets, pet.id], [limbs, limb.id], [clubs, club.id]] as const) {
+    for (const [collection, id] of [
+      [pets, pet.id],
+      [limbs, limb.id],
+      [clubs, club.id],
+    ] as const) {
       expect((await del(recordsPath(collection, id), owner.token)).status).toBe(200)
     }
     expect((await permanently(people, p.id)).status).toBe(200)
@@ -603,7 +822,11 @@ describe('relations onDelete', () => {
     expect((await post(`${recordsPath(pets, pet.id)}/restore`, owner.token)).status).toBe(200)
     expect(await readRecord(server, owner.token, pets, pet.id)).toMatchObject({ name: 'Rex', owner: null })
     // cascade removed the soft-deleted limb: nothing is left to restore.
-    expectError(await get(recordsPath(limbs, limb.id, { include_deleted: 'true' }), owner.token), 404, 'record_not_found')
+    expectError(
+      await get(recordsPath(limbs, limb.id, { include_deleted: 'true' }), owner.token),
+      404,
+      'record_not_found',
+    )
     expectError(await post(`${recordsPath(limbs, limb.id)}/restore`, owner.token), 404, 'record_not_found')
     // the soft-deleted club lost the id.
     expect((await post(`${recordsPath(clubs, club.id)}/restore`, owner.token)).status).toBe(200)
@@ -619,7 +842,10 @@ describe('relations onDelete', () => {
     expect(await readRecord(server, owner.token, limbs, limb.id)).toEqual(limb)
     expect((await readRecord(server, owner.token, pets, pet.id, { expand: 'owner' })).owner).toBeNull()
     expect((await post(`${recordsPath(people, p.id)}/restore`, owner.token)).status).toBe(200)
-    expect((await readRecord(server, owner.token, pets, pet.id, { expand: 'owner' })).owner).toMatchObject({ id: p.id, name: 'Sleeper' })
+    expect((await readRecord(server, owner.token, pets, pet.id, { expand: 'owner' })).owner).toMatchObject({
+      id: p.id,
+      name: 'Sleeper',
+    })
   })
 
   it('cascade deletes the referencing records, through every level', async () => {
@@ -629,8 +855,16 @@ describe('relations onDelete', () => {
     const nail = await createRecord(server, owner.token, nails, { limb: arm.id })
     const keep = await createRecord(server, owner.token, limbs, { name: 'spare', body: (await person('other')).id })
     expect((await permanently(people, p.id)).status).toBe(200)
-    for (const [collection, id] of [[limbs, arm.id], [limbs, leg.id], [nails, nail.id]] as const) {
-      expectError(await get(recordsPath(collection, id, { include_deleted: 'true' }), owner.token), 404, 'record_not_found')
+    for (const [collection, id] of [
+      [limbs, arm.id],
+      [limbs, leg.id],
+      [nails, nail.id],
+    ] as const) {
+      expectError(
+        await get(recordsPath(collection, id, { include_deleted: 'true' }), owner.token),
+        404,
+        'record_not_found',
+      )
     }
     expect(await readRecord(server, owner.token, limbs, keep.id)).toEqual(keep)
   })
@@ -676,7 +910,11 @@ describe('relations onDelete', () => {
     // With the cast gone (permanently), the cascade goes through.
     expect((await permanently(casts, cast.id)).status).toBe(200)
     expect((await permanently(people, p.id)).status).toBe(200)
-    expectError(await get(recordsPath(limbs, leg.id, { include_deleted: 'true' }), owner.token), 404, 'record_not_found')
+    expectError(
+      await get(recordsPath(limbs, leg.id, { include_deleted: 'true' }), owner.token),
+      404,
+      'record_not_found',
+    )
   })
 
   it('a required belongsTo with set-null counts as restrict', async () => {

@@ -15,7 +15,31 @@ type Query = Record<string, string | number>
  * values (ties broken by id); a decimal and an integer with duplicates and nulls.
  */
 const walkName = 'walk'
-const names = ['pear', 'apple', null, 'Apple', 'pear', 'kiwi', null, 'apple', 'éclair', 'zebra', 'pear', null, 'kiwi', 'Zulu', 'banana', 'apple', 'mango', null, 'pear', 'fig', 'fig', 'Ω', 'a']
+const names = [
+  'pear',
+  'apple',
+  null,
+  'Apple',
+  'pear',
+  'kiwi',
+  null,
+  'apple',
+  'éclair',
+  'zebra',
+  'pear',
+  null,
+  'kiwi',
+  'Zulu',
+  'banana',
+  'apple',
+  'mango',
+  null,
+  'pear',
+  'fig',
+  'fig',
+  'Ω',
+  'a',
+]
 const prices = [1.5, 2, null, 2, 10.25, 0.5, 3, null, 2, 7, 1.5, 0, 99.9, null, 2, 4, 4, 5, null, 1.5, 8, 2, 6]
 let rows: Row[] = []
 
@@ -30,7 +54,15 @@ beforeAll(async () => {
   ])
   rows = []
   for (let i = 0; i < names.length; i++) {
-    rows.push(await createRecord(server, owner.token, walkName, { name: names[i], price: prices[i], n: i % 5, flag: [true, false, null][i % 3], created_at: 7000 + Math.floor(i / 3) }))
+    rows.push(
+      await createRecord(server, owner.token, walkName, {
+        name: names[i],
+        price: prices[i],
+        n: i % 5,
+        flag: [true, false, null][i % 3],
+        created_at: 7000 + Math.floor(i / 3),
+      }),
+    )
   }
 })
 afterAll(async () => {
@@ -90,7 +122,12 @@ describe('cursor mode', () => {
     const reply = await page(walkName, { cursor: '', limit: 5 })
     expect(reply.status, reply.text).toBe(200)
     expect(Object.keys(reply.body).sort()).toEqual(['cursors', 'data', 'hasMore', 'limit', 'page', 'total'])
-    expect(reply.body).toMatchObject({ total: -1, limit: 5, hasMore: true, cursors: { next: expect.any(String), previous: null } })
+    expect(reply.body).toMatchObject({
+      total: -1,
+      limit: 5,
+      hasMore: true,
+      cursors: { next: expect.any(String), previous: null },
+    })
     expect(reply.body.data).toHaveLength(5)
     // Page mode has no cursors and counts.
     const paged = await page(walkName, { limit: 5 })
@@ -107,15 +144,60 @@ describe('cursor mode', () => {
   })
 
   const walks: { name: string; query: Query; field: string; direction: 'asc' | 'desc' }[] = [
-    { name: 'the default sort (created_at descending, with ties)', query: { limit: 4 }, field: 'created_at', direction: 'desc' },
-    { name: 'created_at ascending', query: { limit: 5, sortBy: 'created_at', order: 'asc' }, field: 'created_at', direction: 'asc' },
-    { name: 'a text field ascending, with duplicates and nulls', query: { limit: 3, sortBy: 'name', order: 'asc' }, field: 'name', direction: 'asc' },
-    { name: 'a text field descending, with duplicates and nulls', query: { limit: 3, sortBy: '-name' }, field: 'name', direction: 'desc' },
-    { name: 'a text field, one row per page', query: { limit: 1, sortBy: 'name', order: 'asc' }, field: 'name', direction: 'asc' },
-    { name: 'a decimal field ascending', query: { limit: 4, sortBy: 'price', order: 'asc' }, field: 'price', direction: 'asc' },
-    { name: 'a decimal field descending', query: { limit: 4, sortBy: 'price', order: 'desc' }, field: 'price', direction: 'desc' },
-    { name: 'an integer field ascending', query: { limit: 6, sortBy: 'n', order: 'asc' }, field: 'n', direction: 'asc' },
-    { name: 'a boolean field descending, with nulls', query: { limit: 4, sortBy: '-flag' }, field: 'flag', direction: 'desc' },
+    {
+      name: 'the default sort (created_at descending, with ties)',
+      query: { limit: 4 },
+      field: 'created_at',
+      direction: 'desc',
+    },
+    {
+      name: 'created_at ascending',
+      query: { limit: 5, sortBy: 'created_at', order: 'asc' },
+      field: 'created_at',
+      direction: 'asc',
+    },
+    {
+      name: 'a text field ascending, with duplicates and nulls',
+      query: { limit: 3, sortBy: 'name', order: 'asc' },
+      field: 'name',
+      direction: 'asc',
+    },
+    {
+      name: 'a text field descending, with duplicates and nulls',
+      query: { limit: 3, sortBy: '-name' },
+      field: 'name',
+      direction: 'desc',
+    },
+    {
+      name: 'a text field, one row per page',
+      query: { limit: 1, sortBy: 'name', order: 'asc' },
+      field: 'name',
+      direction: 'asc',
+    },
+    {
+      name: 'a decimal field ascending',
+      query: { limit: 4, sortBy: 'price', order: 'asc' },
+      field: 'price',
+      direction: 'asc',
+    },
+    {
+      name: 'a decimal field descending',
+      query: { limit: 4, sortBy: 'price', order: 'desc' },
+      field: 'price',
+      direction: 'desc',
+    },
+    {
+      name: 'an integer field ascending',
+      query: { limit: 6, sortBy: 'n', order: 'asc' },
+      field: 'n',
+      direction: 'asc',
+    },
+    {
+      name: 'a boolean field descending, with nulls',
+      query: { limit: 4, sortBy: '-flag' },
+      field: 'flag',
+      direction: 'desc',
+    },
   ]
   for (const w of walks) {
     it(`following next returns every row exactly once, in order: ${w.name}`, async () => {
@@ -132,7 +214,13 @@ describe('cursor mode', () => {
   it('a filter narrows the walk', async () => {
     const filter = JSON.stringify({ price: { _gte: 2 } })
     const walk = await walkForward(walkName, { limit: 2, sortBy: 'name', order: 'asc', filter })
-    expect(walk.ids).toEqual(expectedOrder(rows.filter((r) => r.price !== null && r.price >= 2), 'name', 'asc'))
+    expect(walk.ids).toEqual(
+      expectedOrder(
+        rows.filter((r) => r.price !== null && r.price >= 2),
+        'name',
+        'asc',
+      ),
+    )
   })
 
   for (const w of walks.slice(0, 4)) {
@@ -178,10 +266,25 @@ describe('cursor mode', () => {
         { name: 'a re-encoded cursor with an object value', cursor: encode([decoded[0], 1, { $gt: '' }, decoded[3]]) },
         { name: 'a re-encoded cursor with a missing part', cursor: encode(decoded.slice(0, 3)) },
         { name: 'a re-encoded cursor with a number for a text sort', cursor: encode([decoded[0], 1, 5, decoded[3]]) },
-        { name: 'a re-encoded cursor with a boolean for a text sort', cursor: encode([decoded[0], 1, true, decoded[3]]) },
-        { name: 'a re-encoded cursor with text for a number sort', cursor: encode(['created_at:asc', 1, 'soon', decoded[3]]), query: { sortBy: 'created_at', order: 'asc' } },
-        { name: 'a re-encoded cursor with text for a decimal sort', cursor: encode(['price:asc', 1, 'cheap', decoded[3]]), query: { sortBy: 'price', order: 'asc' } },
-        { name: 'a re-encoded cursor with a number for a boolean sort', cursor: encode(['flag:asc', 1, 2, decoded[3]]), query: { sortBy: 'flag', order: 'asc' } },
+        {
+          name: 'a re-encoded cursor with a boolean for a text sort',
+          cursor: encode([decoded[0], 1, true, decoded[3]]),
+        },
+        {
+          name: 'a re-encoded cursor with text for a number sort',
+          cursor: encode(['created_at:asc', 1, 'soon', decoded[3]]),
+          query: { sortBy: 'created_at', order: 'asc' },
+        },
+        {
+          name: 'a re-encoded cursor with text for a decimal sort',
+          cursor: encode(['price:asc', 1, 'cheap', decoded[3]]),
+          query: { sortBy: 'price', order: 'asc' },
+        },
+        {
+          name: 'a re-encoded cursor with a number for a boolean sort',
+          cursor: encode(['flag:asc', 1, 2, decoded[3]]),
+          query: { sortBy: 'flag', order: 'asc' },
+        },
         { name: 'a cursor of another sort field', cursor: real, query: { sortBy: 'created_at', order: 'asc' } },
         { name: 'a cursor of the other direction', cursor: real, query: { sortBy: 'name', order: 'desc' } },
       ]
@@ -199,9 +302,12 @@ describe('cursor mode', () => {
 
   describe('rows inserted while walking', () => {
     it('by name: every original row is seen exactly once; rows inserted ahead are seen, behind are not', async () => {
-      const name = await createCollection(server, owner.token, freshName('moving'), [{ name: 'name', type: 'text', required: false }])
+      const name = await createCollection(server, owner.token, freshName('moving'), [
+        { name: 'name', type: 'text', required: false },
+      ])
       const originals: Row[] = []
-      for (const n of ['b', 'd', 'd', 'f', null, 'h', 'j', 'd', 'l', 'n', null, 'p']) originals.push(await createRecord(server, owner.token, name, { name: n }))
+      for (const n of ['b', 'd', 'd', 'f', null, 'h', 'j', 'd', 'l', 'n', null, 'p'])
+        originals.push(await createRecord(server, owner.token, name, { name: n }))
       const inserted: { behind: string[]; ahead: string[] } = { behind: [], ahead: [] }
       const walk = await walkForward(name, { limit: 3, sortBy: 'name', order: 'asc' }, async (sofar) => {
         // Between pages: one row before everything (behind), one after everything (ahead), and one with the
@@ -211,7 +317,10 @@ describe('cursor mode', () => {
         inserted.behind.push((await createRecord(server, owner.token, name, { name: `a${pageIndex}` })).id)
         // Ahead: a later name, or once the walk is among the empty names (they come last), an empty name
         // with an id after every generated one.
-        const ahead = last === null ? { name: null, id: `zz${String(pageIndex).padStart(4, '0')}` } : { name: `z${String(pageIndex).padStart(4, '0')}` }
+        const ahead =
+          last === null
+            ? { name: null, id: `zz${String(pageIndex).padStart(4, '0')}` }
+            : { name: `z${String(pageIndex).padStart(4, '0')}` }
         inserted.ahead.push((await createRecord(server, owner.token, name, ahead)).id)
         await createRecord(server, owner.token, name, { name: last })
       })
@@ -222,18 +331,27 @@ describe('cursor mode', () => {
       for (const id of inserted.behind) expect(counts.has(id)).toBe(false)
       for (const id of inserted.ahead) expect(counts.get(id)).toBe(1)
       // The originals come in their order.
-      expect(walk.ids.filter((id) => originals.some((o) => o.id === id))).toEqual(expectedOrder(originals, 'name', 'asc'))
+      expect(walk.ids.filter((id) => originals.some((o) => o.id === id))).toEqual(
+        expectedOrder(originals, 'name', 'asc'),
+      )
     })
 
     it('by the default sort (newest first): every original row is seen exactly once', async () => {
-      const name = await createCollection(server, owner.token, freshName('feed'), [{ name: 'name', type: 'text', required: false }])
+      const name = await createCollection(server, owner.token, freshName('feed'), [
+        { name: 'name', type: 'text', required: false },
+      ])
       const originals: Row[] = []
-      for (let i = 0; i < 10; i++) originals.push(await createRecord(server, owner.token, name, { name: `o${i}`, created_at: 1000 + Math.floor(i / 2) }))
+      for (let i = 0; i < 10; i++)
+        originals.push(
+          await createRecord(server, owner.token, name, { name: `o${i}`, created_at: 1000 + Math.floor(i / 2) }),
+        )
       const fresh: string[] = []
       const walk = await walkForward(name, { limit: 3 }, async (sofar) => {
         fresh.push((await createRecord(server, owner.token, name, { name: 'new' })).id)
         // Each older than everything so far, so always ahead of the cursor.
-        fresh.push((await createRecord(server, owner.token, name, { name: 'old', created_at: 500 - sofar.pages.length })).id)
+        fresh.push(
+          (await createRecord(server, owner.token, name, { name: 'old', created_at: 500 - sofar.pages.length })).id,
+        )
       })
       const counts = new Map<string, number>()
       for (const id of walk.ids) counts.set(id, (counts.get(id) ?? 0) + 1)

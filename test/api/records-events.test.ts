@@ -3,7 +3,16 @@ import { AppError } from '../../src/lib/errors.js'
 import type { BeforeWrite, RecordEvent } from '../../src/modules/records/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
-import { client, createCollection, createRecord, expectError, freshName, listAll, readRecord, recordsPath } from './records-fixtures.js'
+import {
+  client,
+  createCollection,
+  createRecord,
+  expectError,
+  freshName,
+  listAll,
+  readRecord,
+  recordsPath,
+} from './records-fixtures.js'
 
 let server: TestServer
 let owner: Account
@@ -37,7 +46,12 @@ beforeAll(async () => {
   await createCollection(server, owner.token, parents, [{ name: 'name', type: 'text', required: true }])
   await createCollection(server, owner.token, children, [
     { name: 'name', type: 'text', required: true },
-    { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' } },
+    {
+      name: 'parent',
+      type: 'relation',
+      required: false,
+      relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' },
+    },
   ])
   for (const type of ['record.create', 'record.update', 'record.delete'] as const) {
     stops.push(
@@ -46,7 +60,11 @@ beforeAll(async () => {
         const entry: Seen = { type, event }
         seen.push(entry)
         const id = String((event.after ?? event.before)!.id)
-        const reply = await server.request('GET', recordsPath(event.collection, id, { include_deleted: 'true', locale: '*' }), { token: owner.token })
+        const reply = await server.request(
+          'GET',
+          recordsPath(event.collection, id, { include_deleted: 'true', locale: '*' }),
+          { token: owner.token },
+        )
         entry.readBack = { status: reply.status, data: reply.body?.data }
       }),
     )
@@ -103,7 +121,12 @@ describe('record events (after commit, with before and after)', () => {
     expect(reply.status, reply.text).toBe(200)
     const events = await eventsOf(created.id, 2)
     const update = events.find((e) => e.type === 'record.update')!
-    expect(update.event).toMatchObject({ collection: notes, before: created, after: reply.body, principal: { id: editor.id, kind: 'user', role: 'editor' } })
+    expect(update.event).toMatchObject({
+      collection: notes,
+      before: created,
+      after: reply.body,
+      principal: { id: editor.id, kind: 'user', role: 'editor' },
+    })
     expect(update.event.after).toMatchObject({ title: 'after', _version: 2 })
     expect(update.readBack).toEqual({ status: 200, data: reply.body })
   })
@@ -112,7 +135,12 @@ describe('record events (after commit, with before and after)', () => {
     const created = await createRecord(server, owner.token, notes, { title: 'doomed' })
     expect((await del(recordsPath(notes, created.id), owner.token)).status).toBe(200)
     const remove = (await eventsOf(created.id, 2)).find((e) => e.type === 'record.delete')!
-    expect(remove.event).toMatchObject({ collection: notes, before: created, after: null, principal: { id: owner.id, kind: 'user', role: owner.role } })
+    expect(remove.event).toMatchObject({
+      collection: notes,
+      before: created,
+      after: null,
+      principal: { id: owner.id, kind: 'user', role: owner.role },
+    })
     expect(remove.readBack!.status).toBe(200)
     expect(remove.readBack!.data!.deleted_at).toEqual(expect.any(Number))
   })
@@ -152,7 +180,12 @@ describe('record events (after commit, with before and after)', () => {
     const parent = await createRecord(server, owner.token, parents, { name: 'kept' })
     const child = await createRecord(server, owner.token, children, { name: 'c', parent: parent.id })
     const guards = await createCollection(server, owner.token, freshName('guards'), [
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'restrict' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'restrict' },
+      },
     ])
     await createRecord(server, owner.token, guards, { parent: parent.id })
     await settle()
@@ -160,7 +193,11 @@ describe('record events (after commit, with before and after)', () => {
     expectError(await post(recordsPath(notes), owner.token, { count: 1 }), 400, 'missing_field')
     expectError(await post(recordsPath(notes), owner.token, { title: 'x', colour: 'red' }), 400, 'invalid_field')
     expectError(await post(recordsPath(notes), owner.token, { id: record.id, title: 'dup' }), 409, 'already_exists')
-    expectError(await patch(recordsPath(notes, record.id), owner.token, { title: 'x' }, { 'If-Match': '9' }), 412, 'precondition_failed')
+    expectError(
+      await patch(recordsPath(notes, record.id), owner.token, { title: 'x' }, { 'If-Match': '9' }),
+      412,
+      'precondition_failed',
+    )
     expectError(await patch(recordsPath(notes, record.id), owner.token, { title: 'x', _version: 9 }), 409, 'conflict')
     expectError(await patch(recordsPath(notes, record.id), owner.token, { count: 'many' }), 400, 'invalid_field')
     expectError(await patch(recordsPath(notes, 'f'.repeat(32)), owner.token, { title: 'x' }), 404, 'record_not_found')
@@ -189,13 +226,19 @@ describe('blocking write hooks', () => {
       if (write.collection.name !== notes) return
       calls.push(write)
       if (write.action === 'create') return { ...write.data, title: String(write.data.title).toUpperCase() }
-      if (write.action === 'update' && typeof write.data.title === 'string') return { ...write.data, slug: write.data.title.toLowerCase().replace(/\s+/g, '-') }
+      if (write.action === 'update' && typeof write.data.title === 'string')
+        return { ...write.data, slug: write.data.title.toLowerCase().replace(/\s+/g, '-') }
     })
     const created = await post(recordsPath(notes), owner.token, { title: 'shout this' })
     expect(created.status, created.text).toBe(201)
     expect(created.body.title).toBe('SHOUT THIS')
     expect((await readRecord(server, owner.token, notes, created.body.id)).title).toBe('SHOUT THIS')
-    expect(calls[0]).toMatchObject({ action: 'create', before: null, data: { title: 'shout this' }, principal: { userId: owner.id } })
+    expect(calls[0]).toMatchObject({
+      action: 'create',
+      before: null,
+      data: { title: 'shout this' },
+      principal: { userId: owner.id },
+    })
 
     const updated = await patch(recordsPath(notes, created.body.id), owner.token, { title: 'Quiet Now' })
     expect(updated.status, updated.text).toBe(200)
@@ -224,7 +267,11 @@ describe('blocking write hooks', () => {
     const from = seen.length
     const reply = await post(recordsPath(notes), owner.token, { title: 'nope' })
     expectError(reply, 422, 'validation_error')
-    expect(reply.body).toEqual({ error: 'validation_error', message: 'Titles may not say nope', details: { field: 'title' } })
+    expect(reply.body).toEqual({
+      error: 'validation_error',
+      message: 'Titles may not say nope',
+      details: { field: 'title' },
+    })
     expect(await listAll(server, owner.token, notes, { filter: JSON.stringify({ title: 'nope' }) })).toEqual([])
     // Other writes pass the same hook.
     expect((await post(recordsPath(notes), owner.token, { title: 'yes' })).status).toBe(201)

@@ -78,7 +78,11 @@ const download = (collection: string, token: string | undefined, query: Record<s
   server.request('GET', exportPath(collection, query), { token })
 
 /** A CSV download as objects keyed by its header, and the header itself. */
-async function csvOf(collection: string, token: string, query: Record<string, string> = {}): Promise<{ header: string[]; rows: Record<string, string>[] }> {
+async function csvOf(
+  collection: string,
+  token: string,
+  query: Record<string, string> = {},
+): Promise<{ header: string[]; rows: Record<string, string>[] }> {
   const reply = await download(collection, token, query)
   expect(reply.status, reply.text).toBe(200)
   const [header, ...data] = parseCsv(reply.text)
@@ -87,11 +91,17 @@ async function csvOf(collection: string, token: string, query: Record<string, st
 }
 
 /** Every record as the list answers them to this caller, ordered by id. */
-async function listed(collection: string, token: string, query: Record<string, string> = {}): Promise<Record<string, any>[]> {
+async function listed(
+  collection: string,
+  token: string,
+  query: Record<string, string> = {},
+): Promise<Record<string, any>[]> {
   const out: Record<string, any>[] = []
   let cursor = ''
   for (;;) {
-    const reply = await server.request('GET', recordsPath(collection, undefined, { limit: 100, cursor, ...query }), { token })
+    const reply = await server.request('GET', recordsPath(collection, undefined, { limit: 100, cursor, ...query }), {
+      token,
+    })
     expect(reply.status, reply.text).toBe(200)
     out.push(...reply.body.data)
     if (!reply.body.cursors.next) break
@@ -105,7 +115,10 @@ async function personWith(grants: unknown[]): Promise<Account> {
   const name = `exporter_${roleSeq++}`
   const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name } })
   expect(role.status, role.text).toBe(201)
-  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: owner.token, body: { grants } })
+  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: owner.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   return createAccount(server, owner.token, { role: name })
 }
@@ -116,7 +129,16 @@ beforeAll(async () => {
   owner = await signUpOwner(server)
   await createCollection(server, owner.token, notes, noteFields)
   const bodies = [
-    { id: 'n01', title: 'Plain', count: 3, price: 9.5, done: true, meta: { a: 1, b: [1, 'x'] }, status: 'open', secret: 's1' },
+    {
+      id: 'n01',
+      title: 'Plain',
+      count: 3,
+      price: 9.5,
+      done: true,
+      meta: { a: 1, b: [1, 'x'] },
+      status: 'open',
+      secret: 's1',
+    },
     { id: 'n02', title: 'Comma, and "quotes"', count: -5, done: false, meta: null, status: 'open', secret: 's2' },
     { id: 'n03', title: 'Two\nlines\r\nhere', status: 'closed', secret: 's3' },
     { id: 'n04', title: '=SUM(A1:A9)', status: 'closed' },
@@ -169,7 +191,13 @@ describe('GET /records/export (CSV, the default)', () => {
       status: 'open',
       secret: 's1',
     })
-    expect(byId.get('n02')).toMatchObject({ title: 'Comma, and "quotes"', count: '-5', price: '', done: 'false', meta: '' })
+    expect(byId.get('n02')).toMatchObject({
+      title: 'Comma, and "quotes"',
+      count: '-5',
+      price: '',
+      done: 'false',
+      meta: '',
+    })
     expect(byId.get('n03')!.title).toBe('Two\nlines\r\nhere')
     expect(byId.get('n08')!.title).toBe('ünïcødé ✓ 日本')
   })
@@ -191,7 +219,9 @@ describe('GET /records/export (CSV, the default)', () => {
   })
 
   it('an empty collection exports the header alone', async () => {
-    const name = await createCollection(server, owner.token, freshName('empty'), [{ name: 'title', type: 'text', required: false }])
+    const name = await createCollection(server, owner.token, freshName('empty'), [
+      { name: 'title', type: 'text', required: false },
+    ])
     const reply = await download(name, owner.token)
     expect(reply.status).toBe(200)
     expect(reply.text).toBe(`${[...SYSTEM, 'title'].join(',')}\r\n`)
@@ -213,7 +243,9 @@ describe('GET /records/export?format=json', () => {
 
 describe('many records', () => {
   it('exports every record exactly once across read batches', async () => {
-    const name = await createCollection(server, owner.token, freshName('many'), [{ name: 'n', type: 'integer', required: true }])
+    const name = await createCollection(server, owner.token, freshName('many'), [
+      { name: 'n', type: 'integer', required: true },
+    ])
     const total = 1234
     for (let start = 0; start < total; start += 1000) {
       const lines = Array.from({ length: Math.min(1000, total - start) }, (_, i) => JSON.stringify({ n: start + i }))
@@ -237,7 +269,14 @@ describe('many records', () => {
 
 describe('what the caller may read', () => {
   it('a read item_filter leaves other rows out; an allowlist leaves other columns out', async () => {
-    const clerk = await personWith([{ resource: `collections/${notes}`, action: 'read', fields: ['title', 'status'], item_filter: { status: { _eq: 'closed' } } }])
+    const clerk = await personWith([
+      {
+        resource: `collections/${notes}`,
+        action: 'read',
+        fields: ['title', 'status'],
+        item_filter: { status: { _eq: 'closed' } },
+      },
+    ])
     const { header, rows } = await csvOf(notes, clerk.token)
     expect(header).toEqual([...SYSTEM, 'title', 'status'])
     expect(rows.map((r) => r.id)).toEqual(['n03', 'n04'])
@@ -249,8 +288,17 @@ describe('what the caller may read', () => {
   })
 
   it('a private collection exports only the caller’s own records', async () => {
-    const name = await createCollection(server, owner.token, freshName('private'), [{ name: 'title', type: 'text', required: false }], { accessControl: { preset: 'private' } })
-    const member = await personWith([{ resource: `collections/${name}`, action: 'read' }, { resource: `collections/${name}`, action: 'create' }])
+    const name = await createCollection(
+      server,
+      owner.token,
+      freshName('private'),
+      [{ name: 'title', type: 'text', required: false }],
+      { accessControl: { preset: 'private' } },
+    )
+    const member = await personWith([
+      { resource: `collections/${name}`, action: 'read' },
+      { resource: `collections/${name}`, action: 'create' },
+    ])
     await createRecord(server, owner.token, name, { title: 'owner’s' })
     const mine = await createRecord(server, member.token, name, { title: 'member’s' })
     const { header, rows } = await csvOf(name, member.token)
@@ -259,7 +307,9 @@ describe('what the caller may read', () => {
   })
 
   it('translatable fields export their locale map, or one locale with locale=', async () => {
-    const name = await createCollection(server, owner.token, freshName('i18n'), [{ name: 'title', type: 'text', required: false, translatable: true }])
+    const name = await createCollection(server, owner.token, freshName('i18n'), [
+      { name: 'title', type: 'text', required: false, translatable: true },
+    ])
     await createRecord(server, owner.token, name, { id: 'p1', title: { en: 'Hello', fr: 'Bonjour' } })
     expect((await csvOf(name, owner.token)).rows[0]!.title).toBe(JSON.stringify({ en: 'Hello', fr: 'Bonjour' }))
     expect((await csvOf(name, owner.token, { locale: 'fr' })).rows[0]!.title).toBe('Bonjour')
@@ -268,11 +318,23 @@ describe('what the caller may read', () => {
   })
 
   it('computed fields are exported as the list computes them', async () => {
-    const people = await createCollection(server, owner.token, freshName('people'), [{ name: 'name', type: 'text', required: true }])
+    const people = await createCollection(server, owner.token, freshName('people'), [
+      { name: 'name', type: 'text', required: true },
+    ])
     const tasks = await createCollection(server, owner.token, freshName('tasks'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'assignee', type: 'relation', required: false, relationConfig: { targetCollection: people, relationType: 'belongsTo' } },
-      { name: 'assignee_name', type: 'lookup', required: false, lookupConfig: { relationField: 'assignee', targetField: 'name' } },
+      {
+        name: 'assignee',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo' },
+      },
+      {
+        name: 'assignee_name',
+        type: 'lookup',
+        required: false,
+        lookupConfig: { relationField: 'assignee', targetField: 'name' },
+      },
     ])
     const ada = await createRecord(server, owner.token, people, { name: 'Ada' })
     await createRecord(server, owner.token, tasks, { id: 't1', title: 'Count', assignee: ada.id })
@@ -281,28 +343,84 @@ describe('what the caller may read', () => {
     expect(rows[0]).toMatchObject({ title: 'Count', assignee: ada.id, assignee_name: 'Ada' })
   })
 
-  runScenarios(() => server, [
-    { name: 'anonymous callers are 401', method: 'GET', path: exportPath(notes), status: 401, contains: { error: 'unauthorized' } },
-    {
-      name: 'without read it is 403',
-      method: 'GET', path: exportPath(notes),
-      as: async () => (await personWith([{ resource: `collections/${notes}`, action: 'create' }])).token,
-      status: 403, contains: { error: 'forbidden', details: { action: 'read' } }, notContains: ['Plain'],
-    },
-    { name: 'an unknown collection is 404', method: 'GET', path: exportPath('no_such'), as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
-    { name: 'an unknown format is 400', method: 'GET', path: exportPath(notes, { format: 'xml' }), as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an empty ids is 400', method: 'GET', path: exportPath(notes, { ids: ' , ' }), as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'a malformed id is 400', method: 'GET', path: exportPath(notes, { ids: 'n01,bad id' }), as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    {
-      name: 'more than 500 ids is 400',
-      method: 'GET', path: exportPath(notes, { ids: Array.from({ length: 501 }, (_, i) => `i${i}`).join(',') }), as: () => owner.token,
-      status: 400, contains: { error: 'invalid_request' },
-    },
-    { name: 'a bad locale is 400', method: 'GET', path: exportPath(notes, { locale: 'not a locale' }), as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous callers are 401',
+        method: 'GET',
+        path: exportPath(notes),
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'without read it is 403',
+        method: 'GET',
+        path: exportPath(notes),
+        as: async () => (await personWith([{ resource: `collections/${notes}`, action: 'create' }])).token,
+        status: 403,
+        contains: { error: 'forbidden', details: { action: 'read' } },
+        notContains: ['Plain'],
+      },
+      {
+        name: 'an unknown collection is 404',
+        method: 'GET',
+        path: exportPath('no_such'),
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'collection_not_found' },
+      },
+      {
+        name: 'an unknown format is 400',
+        method: 'GET',
+        path: exportPath(notes, { format: 'xml' }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an empty ids is 400',
+        method: 'GET',
+        path: exportPath(notes, { ids: ' , ' }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a malformed id is 400',
+        method: 'GET',
+        path: exportPath(notes, { ids: 'n01,bad id' }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'more than 500 ids is 400',
+        method: 'GET',
+        path: exportPath(notes, { ids: Array.from({ length: 501 }, (_, i) => `i${i}`).join(',') }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'a bad locale is 400',
+        method: 'GET',
+        path: exportPath(notes, { locale: 'not a locale' }),
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 
   it('a public collection exports to anonymous callers', async () => {
-    const name = await createCollection(server, owner.token, freshName('public'), [{ name: 'title', type: 'text', required: false }], { accessControl: { preset: 'public' } })
+    const name = await createCollection(
+      server,
+      owner.token,
+      freshName('public'),
+      [{ name: 'title', type: 'text', required: false }],
+      { accessControl: { preset: 'public' } },
+    )
     await createRecord(server, owner.token, name, { id: 'pub1', title: 'for all' })
     const reply = await download(name, undefined)
     expect(reply.status, reply.text).toBe(200)

@@ -49,7 +49,13 @@ beforeAll(async () => {
         { resource: 'system/files', action: 'delete', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } } },
       ],
     ],
-    ['rf_scribe', [{ resource: `collections/${docs}`, action: 'read' }, { resource: `collections/${docs}`, action: 'create' }]],
+    [
+      'rf_scribe',
+      [
+        { resource: `collections/${docs}`, action: 'read' },
+        { resource: `collections/${docs}`, action: 'create' },
+      ],
+    ],
   ] as const) {
     expect((await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name } })).status).toBe(201)
     await setGrants(server, owner.token, name, [...grants])
@@ -66,20 +72,31 @@ beforeAll(async () => {
     children,
     [
       { name: 'name', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
       fileField,
     ],
     { accessControl: { preset: 'private' } },
   )
   await createCollection(server, owner.token, links, [
-    { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'set-null' } },
+    {
+      name: 'parent',
+      type: 'relation',
+      required: false,
+      relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'set-null' },
+    },
   ])
 
   const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Elsewhere' } })
   expect(project.status, project.text).toBe(201)
   foreign = await uploadElsewhere(project.body.data.id)
 
-  for (const type of ['record.update', 'record.delete'] as const) stops.push(server.app.events.on(type, (event) => void events.push({ type, event })))
+  for (const type of ['record.update', 'record.delete'] as const)
+    stops.push(server.app.events.on(type, (event) => void events.push({ type, event })))
 })
 afterAll(async () => {
   for (const stop of stops) stop()
@@ -90,21 +107,40 @@ afterAll(async () => {
 async function uploadElsewhere(projectId: string): Promise<string> {
   const as = { token: owner.token, headers: { 'X-Project-Id': projectId } }
   const bytes = someBytes(40)
-  const token = await server.request('POST', `${FILES}/upload-token`, { ...as, body: { filename: 'far.bin', mime_type: 'application/octet-stream', size_bytes: bytes.length } })
+  const token = await server.request('POST', `${FILES}/upload-token`, {
+    ...as,
+    body: { filename: 'far.bin', mime_type: 'application/octet-stream', size_bytes: bytes.length },
+  })
   expect(token.status, token.text).toBe(200)
-  expect((await fetch(token.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: bytes })).status).toBe(200)
+  expect(
+    (
+      await fetch(token.body.uploadUrl, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: bytes,
+      })
+    ).status,
+  ).toBe(200)
   expect((await server.request('POST', `${FILES}/confirm-upload/${token.body.id}`, as)).status).toBe(200)
   return token.body.id
 }
 
 /** A file uploaded by `who`, attached to a collection, with its bytes. */
-async function fileOf(who: Account, collection: string, visibility: 'public' | 'private' = 'public'): Promise<{ id: string; bytes: Buffer }> {
+async function fileOf(
+  who: Account,
+  collection: string,
+  visibility: 'public' | 'private' = 'public',
+): Promise<{ id: string; bytes: Buffer }> {
   const bytes = someBytes(64)
   return { id: await uploadViaToken(server, who.token, bytes, { collection_name: collection, visibility }), bytes }
 }
 
 /** The file is still there for its uploader: metadata, and the very bytes through a download URL. */
-async function expectKept(file: { id: string; bytes: Buffer }, uploader: Account, collectionName?: string): Promise<void> {
+async function expectKept(
+  file: { id: string; bytes: Buffer },
+  uploader: Account,
+  collectionName?: string,
+): Promise<void> {
   const meta = await metadata(server, uploader.token, file.id)
   expect(meta.status).toBe('complete')
   if (collectionName !== undefined) expect(meta.collectionName).toBe(collectionName)
@@ -113,7 +149,10 @@ async function expectKept(file: { id: string; bytes: Buffer }, uploader: Account
 
 /** Polls until the file is gone (files go with a record after its event, in the background). */
 async function expectGone(id: string): Promise<void> {
-  await vi.waitFor(async () => expect((await server.request('GET', `${FILES}/${id}`, { token: owner.token })).status).toBe(404), { timeout: 10_000, interval: 25 })
+  await vi.waitFor(
+    async () => expect((await server.request('GET', `${FILES}/${id}`, { token: owner.token })).status).toBe(404),
+    { timeout: 10_000, interval: 25 },
+  )
 }
 
 /**
@@ -128,13 +167,21 @@ async function settle(): Promise<void> {
   await expectGone(own.id)
 }
 
-const refusal = { error: 'validation_error', message: '"attachment" must name a file you may read', details: { field: 'attachment' } }
+const refusal = {
+  error: 'validation_error',
+  message: '"attachment" must name a file you may read',
+  details: { field: 'attachment' },
+}
 
 describe('a file field takes only files the writer may read', () => {
   it("another editor's private file, a missing file and another project's file are refused alike: 422 naming the field, nothing stored", async () => {
     const hidden = await fileOf(bob, docs, 'private')
     const replies: Reply[] = []
-    for (const [title, id] of [['hidden', hidden.id], ['missing', missing], ['foreign', foreign]] as const) {
+    for (const [title, id] of [
+      ['hidden', hidden.id],
+      ['missing', missing],
+      ['foreign', foreign],
+    ] as const) {
       const reply = await post(recordsPath(docs), alice.token, { title: `refused ${title}`, attachment: id })
       expectError(reply, 422, 'validation_error')
       expect(reply.text).not.toContain(id)
@@ -177,7 +224,10 @@ describe('a file field takes only files the writer may read', () => {
     const hidden = await fileOf(bob, docs, 'private')
     const record = await createRecord(server, bob.token, docs, { title: "bob's", attachment: hidden.id })
     // Alice may update any docs record: changing the title, or resending the file unchanged, is fine.
-    const renamed = await patch(recordsPath(docs, record.id), alice.token, { title: 'renamed by alice', attachment: hidden.id })
+    const renamed = await patch(recordsPath(docs, record.id), alice.token, {
+      title: 'renamed by alice',
+      attachment: hidden.id,
+    })
     expect(renamed.status, renamed.text).toBe(200)
     expect(renamed.body.attachment).toBe(hidden.id)
     const other = await fileOf(bob, docs, 'private')
@@ -187,10 +237,18 @@ describe('a file field takes only files the writer may read', () => {
   it('each import line is checked as a create: refused lines are reported alike, the others imported', async () => {
     const hidden = await fileOf(bob, docs, 'private')
     const own = await fileOf(alice, docs)
-    const body = [{ title: 'import own', attachment: own.id }, { title: 'import hidden', attachment: hidden.id }, { title: 'import missing', attachment: missing }]
+    const body = [
+      { title: 'import own', attachment: own.id },
+      { title: 'import hidden', attachment: hidden.id },
+      { title: 'import missing', attachment: missing },
+    ]
       .map((line) => JSON.stringify(line))
       .join('\n')
-    const reply = await server.request('POST', `${recordsPath(docs)}/import-ndjson`, { token: alice.token, rawBody: body, headers: { 'content-type': 'application/x-ndjson' } })
+    const reply = await server.request('POST', `${recordsPath(docs)}/import-ndjson`, {
+      token: alice.token,
+      rawBody: body,
+      headers: { 'content-type': 'application/x-ndjson' },
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toMatchObject({ imported: 1, failed: 2, total: 3 })
     const lineError = { code: 'validation_error', message: refusal.message, field: 'attachment' }
@@ -245,7 +303,10 @@ describe('a file goes with a record only under the actor’s file permissions, o
     const own = await fileOf(alice, docs)
     const a = await createRecord(server, alice.token, docs, { title: 'bulk theirs', attachment: theirs.id })
     const b = await createRecord(server, alice.token, docs, { title: 'bulk own', attachment: own.id })
-    const reply = await server.request('DELETE', `${recordsPath(docs)}/bulk?permanent=true`, { token: alice.token, body: { ids: [a.id, b.id] } })
+    const reply = await server.request('DELETE', `${recordsPath(docs)}/bulk?permanent=true`, {
+      token: alice.token,
+      body: { ids: [a.id, b.id] },
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.deleted).toBe(2)
     // Deletes are settled in order: once the second record's file is gone, the first's was decided.
@@ -258,7 +319,11 @@ describe('relation cascades: the schema’s rule, the caller’s actor, the call
   it("a cascade by one editor removes another's child it cannot read, keeps that child's file, and names the editor in every event", async () => {
     const parent = await createRecord(server, alice.token, parents, { name: 'alice parent' })
     const theirs = await fileOf(bob, children, 'private')
-    const child = await createRecord(server, bob.token, children, { name: "bob's child", parent: parent.id, attachment: theirs.id })
+    const child = await createRecord(server, bob.token, children, {
+      name: "bob's child",
+      parent: parent.id,
+      attachment: theirs.id,
+    })
     const link = await createRecord(server, bob.token, links, { parent: parent.id })
     // Alice cannot see bob's child (private collection), nor delete it.
     expect((await server.request('GET', recordsPath(children, child.id), { token: alice.token })).status).toBe(404)
@@ -267,8 +332,16 @@ describe('relation cascades: the schema’s rule, the caller’s actor, the call
     const from = events.length
     expect((await del(recordsPath(parents, parent.id, { permanent: true }), alice.token)).status).toBe(200)
     // The cascade applies (like a foreign key's ON DELETE CASCADE): bob's child is gone, the link cleared.
-    expect((await server.request('GET', recordsPath(children, child.id, { include_deleted: 'true' }), { token: owner.token })).status).toBe(404)
-    expect((await server.request('GET', recordsPath(links, link.id), { token: owner.token })).body.data.parent).toBeNull()
+    expect(
+      (
+        await server.request('GET', recordsPath(children, child.id, { include_deleted: 'true' }), {
+          token: owner.token,
+        })
+      ).status,
+    ).toBe(404)
+    expect(
+      (await server.request('GET', recordsPath(links, link.id), { token: owner.token })).body.data.parent,
+    ).toBeNull()
     // But bob's file stays, since alice could not delete it herself.
     await settle()
     await expectKept(theirs, bob, children)
@@ -293,7 +366,11 @@ describe('relation cascades: the schema’s rule, the caller’s actor, the call
     await expectKept(theirs, bob, children)
 
     const adminsParent = await createRecord(server, alice.token, parents, { name: 'for the owner' })
-    await createRecord(server, bob.token, children, { name: 'bob again', parent: adminsParent.id, attachment: theirs.id })
+    await createRecord(server, bob.token, children, {
+      name: 'bob again',
+      parent: adminsParent.id,
+      attachment: theirs.id,
+    })
     expect((await del(recordsPath(parents, adminsParent.id, { permanent: true }), owner.token)).status).toBe(200)
     await expectGone(theirs.id)
   })

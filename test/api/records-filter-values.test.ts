@@ -11,8 +11,10 @@ let server: TestServer
 let owner: Account
 const ids: Record<string, string> = {}
 
-const list = (query: Record<string, string>) => server.request('GET', recordsPath('items', undefined, { limit: 100, ...query }), { token: owner.token })
-const byFilter = (filter: unknown, extra: Record<string, string> = {}) => list({ filter: JSON.stringify(filter), ...extra })
+const list = (query: Record<string, string>) =>
+  server.request('GET', recordsPath('items', undefined, { limit: 100, ...query }), { token: owner.token })
+const byFilter = (filter: unknown, extra: Record<string, string> = {}) =>
+  list({ filter: JSON.stringify(filter), ...extra })
 
 beforeAll(async () => {
   server = await startServer()
@@ -28,11 +30,34 @@ beforeAll(async () => {
     { name: 'meta', type: 'json', required: false },
     { name: 'label', type: 'text', required: false, translatable: true },
   ]
-  const created = await server.request('POST', '/api/v1/collections', { token: owner.token, body: { name: 'items', fields } })
+  const created = await server.request('POST', '/api/v1/collections', {
+    token: owner.token,
+    body: { name: 'items', fields },
+  })
   expect(created.status, created.text).toBe(201)
   const rows: Record<string, Record<string, unknown>> = {
-    zero: { title: 'a', views: 0, ratio: 0.5, published: true, pubdate: '2024-01-01', seen: 100, status: 'draft', meta: { n: 1, s: '1' }, label: { en: 'Zero' } },
-    ten: { title: 'b', views: 10, ratio: 1, published: false, pubdate: '2024-02-01', seen: 200, status: 'published', meta: { n: 2 }, label: { en: 'Ten' } },
+    zero: {
+      title: 'a',
+      views: 0,
+      ratio: 0.5,
+      published: true,
+      pubdate: '2024-01-01',
+      seen: 100,
+      status: 'draft',
+      meta: { n: 1, s: '1' },
+      label: { en: 'Zero' },
+    },
+    ten: {
+      title: 'b',
+      views: 10,
+      ratio: 1,
+      published: false,
+      pubdate: '2024-02-01',
+      seen: 200,
+      status: 'published',
+      meta: { n: 2 },
+      label: { en: 'Ten' },
+    },
     five: { title: 'a,b', views: 5, ratio: 2.5, published: true, pubdate: null, seen: null, status: null, meta: null },
   }
   for (const [key, body] of Object.entries(rows)) {
@@ -112,7 +137,10 @@ describe('a value the field can never hold is 400 invalid_request', () => {
     { name: 'a number for a translatable text', filter: { label: 5 } },
     { name: 'a number in an _in list of text', filter: { title: { _in: ['a', 1] } } },
     { name: 'array format: text ordered against a number', filter: [{ field: 'views', op: 'gt', value: 'abc' }] },
-    { name: 'array format: between with text bounds on a number', filter: [{ field: 'views', op: 'between', value: 'a', valueTo: 'z' }] },
+    {
+      name: 'array format: between with text bounds on a number',
+      filter: [{ field: 'views', op: 'between', value: 'a', valueTo: 'z' }],
+    },
     { name: 'array format: text operator on a number', filter: [{ field: 'views', op: 'starts_with', value: '1' }] },
   ]
   it.each(refused)('$name', async ({ filter }) => {
@@ -144,7 +172,11 @@ describe('a value the field can never hold is 400 invalid_request', () => {
     { name: '_null', filter: { pubdate: { _null: true } }, matches: ['five'] },
     { name: '_nnull on an enum', filter: { status: { _nnull: true } }, matches: ['zero', 'ten'] },
     { name: 'array format: empty on a number', filter: [{ field: 'seen', op: 'empty' }], matches: ['five'] },
-    { name: 'array format: between numbers', filter: [{ field: 'views', op: 'between', value: 1, valueTo: 10 }], matches: ['ten', 'five'] },
+    {
+      name: 'array format: between numbers',
+      filter: [{ field: 'views', op: 'between', value: 1, valueTo: 10 }],
+      matches: ['ten', 'five'],
+    },
   ]
   it.each(accepted)('$name is accepted', async ({ filter, matches }) => {
     const reply = await byFilter(filter)

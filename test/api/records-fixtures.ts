@@ -11,13 +11,22 @@ export const freshName = (prefix: string) => `${prefix}_${Date.now().toString(36
 
 /** The five verbs, each with an optional token and headers. */
 export function client(server: () => TestServer) {
-  const call = (method: string, path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-    server().request(method, path, { token, headers, ...(body === undefined ? {} : { body }) })
+  const call = (
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Reply> => server().request(method, path, { token, headers, ...(body === undefined ? {} : { body }) })
   return {
-    get: (path: string, token?: string, headers?: Record<string, string>) => call('GET', path, token, undefined, headers),
-    post: (path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>) => call('POST', path, token, body ?? {}, headers),
-    patch: (path: string, token: string | undefined, body: unknown, headers?: Record<string, string>) => call('PATCH', path, token, body, headers),
-    del: (path: string, token?: string, headers?: Record<string, string>) => call('DELETE', path, token, undefined, headers),
+    get: (path: string, token?: string, headers?: Record<string, string>) =>
+      call('GET', path, token, undefined, headers),
+    post: (path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>) =>
+      call('POST', path, token, body ?? {}, headers),
+    patch: (path: string, token: string | undefined, body: unknown, headers?: Record<string, string>) =>
+      call('PATCH', path, token, body, headers),
+    del: (path: string, token?: string, headers?: Record<string, string>) =>
+      call('DELETE', path, token, undefined, headers),
   }
 }
 
@@ -28,15 +37,28 @@ export function client(server: () => TestServer) {
 const storageType = process.env.TEST_STORAGE_TYPE || undefined
 
 /** Creates a collection (201) and returns its name. */
-export async function createCollection(server: TestServer, token: string, name: string, fields: unknown[], extra: Record<string, unknown> = {}): Promise<string> {
+export async function createCollection(
+  server: TestServer,
+  token: string,
+  name: string,
+  fields: unknown[],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const chosen = storageType && !('storageType' in extra) ? { storageType } : {}
-  const reply = await server.request('POST', '/api/v1/collections', { token, body: { name, fields, ...chosen, ...extra } })
+  const reply = await server.request('POST', '/api/v1/collections', {
+    token,
+    body: { name, fields, ...chosen, ...extra },
+  })
   expect(reply.status, reply.text).toBe(201)
   return name
 }
 
 /** The records path of a collection, optionally of one record and with a query. */
-export function recordsPath(collection: string, id?: string, query?: Record<string, string | number | boolean>): string {
+export function recordsPath(
+  collection: string,
+  id?: string,
+  query?: Record<string, string | number | boolean>,
+): string {
   const base = `/api/v1/collections/${collection}/records${id === undefined ? '' : `/${id}`}`
   if (!query) return base
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
@@ -44,21 +66,37 @@ export function recordsPath(collection: string, id?: string, query?: Record<stri
 }
 
 /** Creates a record (201) and returns it. */
-export async function createRecord(server: TestServer, token: string, collection: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+export async function createRecord(
+  server: TestServer,
+  token: string,
+  collection: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, any>> {
   const reply = await server.request('POST', recordsPath(collection), { token, body })
   expect(reply.status, reply.text).toBe(201)
   return reply.body
 }
 
 /** A record as stored, read back (200), with deleted ones on request. */
-export async function readRecord(server: TestServer, token: string, collection: string, id: string, query: Record<string, string> = {}): Promise<Record<string, any>> {
+export async function readRecord(
+  server: TestServer,
+  token: string,
+  collection: string,
+  id: string,
+  query: Record<string, string> = {},
+): Promise<Record<string, any>> {
   const reply = await server.request('GET', recordsPath(collection, id, query), { token })
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data
 }
 
 /** Every record of a collection (up to 100), as a list answers. */
-export async function listAll(server: TestServer, token: string, collection: string, query: Record<string, string | number | boolean> = {}): Promise<Record<string, any>[]> {
+export async function listAll(
+  server: TestServer,
+  token: string,
+  collection: string,
+  query: Record<string, string | number | boolean> = {},
+): Promise<Record<string, any>[]> {
   const reply = await server.request('GET', recordsPath(collection, undefined, { limit: 100, ...query }), { token })
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data

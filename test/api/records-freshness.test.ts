@@ -44,7 +44,10 @@ async function total(collection: string, token = owner.token, query: Record<stri
 }
 
 /** Both totals the count checks follow: every record, and the published ones. */
-const totals = async (collection: string, token = owner.token) => [await total(collection, token), await total(collection, token, { filter: published })]
+const totals = async (collection: string, token = owner.token) => [
+  await total(collection, token),
+  await total(collection, token, { filter: published }),
+]
 
 const listPath = (collection: string) => recordsPath(collection, undefined, { limit: 1, filter: published })
 
@@ -83,7 +86,8 @@ const fields = [
 async function seeded(): Promise<{ name: string; ids: string[] }> {
   const name = await createCollection(server, owner.token, freshName('fresh'), fields)
   const ids: string[] = []
-  for (const status of ['published', 'published', 'published', 'draft']) ids.push((await createRecord(server, owner.token, name, { title: status, status })).id)
+  for (const status of ['published', 'published', 'published', 'draft'])
+    ids.push((await createRecord(server, owner.token, name, { title: status, status })).id)
   return { name, ids }
 }
 
@@ -98,14 +102,23 @@ describe('page-mode totals are exact after every kind of write', () => {
       ['soft delete', () => del(recordsPath(name, ids[1]!), owner.token), [4, 3]],
       ['restore', () => post(`${recordsPath(name, ids[1]!)}/restore`, owner.token), [5, 4]],
       ['permanent delete', () => del(`${recordsPath(name, ids[1]!)}?permanent=true`, owner.token), [4, 3]],
-      ['bulk delete', () => server.request('DELETE', `${recordsPath(name)}/bulk`, { token: owner.token, body: { ids: [ids[2]!, draft] } }), [2, 1]],
+      [
+        'bulk delete',
+        () =>
+          server.request('DELETE', `${recordsPath(name)}/bulk`, {
+            token: owner.token,
+            body: { ids: [ids[2]!, draft] },
+          }),
+        [2, 1],
+      ],
       [
         'import',
-        () => server.request('POST', `${recordsPath(name)}/import-ndjson`, {
-          token: owner.token,
-          rawBody: ['a', 'b', 'c'].map((title) => JSON.stringify({ title, status: 'published' })).join('\n'),
-          headers: { 'content-type': 'application/x-ndjson' },
-        }),
+        () =>
+          server.request('POST', `${recordsPath(name)}/import-ndjson`, {
+            token: owner.token,
+            rawBody: ['a', 'b', 'c'].map((title) => JSON.stringify({ title, status: 'published' })).join('\n'),
+            headers: { 'content-type': 'application/x-ndjson' },
+          }),
         [5, 4],
       ],
       ['truncate', () => post(`/api/v1/collections/${name}/truncate`, owner.token), [0, 0]],
@@ -123,11 +136,13 @@ describe('page-mode totals are exact after every kind of write', () => {
     }
   })
 
-  it('a transfer moves the record from one owner\'s total to the other\'s (private collection)', async () => {
+  it("a transfer moves the record from one owner's total to the other's (private collection)", async () => {
     const crud = ['read', 'create', 'update', 'delete'].map((action) => ({ resource: 'collections/*', action }))
     const alice = await personWith(crud)
     const bob = await personWith(crud)
-    const name = await createCollection(server, owner.token, freshName('fresh_private'), fields, { accessControl: { preset: 'private' } })
+    const name = await createCollection(server, owner.token, freshName('fresh_private'), fields, {
+      accessControl: { preset: 'private' },
+    })
     const record = await createRecord(server, alice.token, name, { title: 'mine' })
     await createRecord(server, alice.token, name, { title: 'also mine' })
     await createRecord(server, bob.token, name, { title: 'his' })
@@ -140,11 +155,18 @@ describe('page-mode totals are exact after every kind of write', () => {
     await expectChanged(listPath(name), aliceTag, alice.token)
   })
 
-  it('a permanent delete that cascades into another collection moves that collection\'s total', async () => {
-    const parents = await createCollection(server, owner.token, freshName('fresh_parent'), [{ name: 'title', type: 'text', required: true }])
+  it("a permanent delete that cascades into another collection moves that collection's total", async () => {
+    const parents = await createCollection(server, owner.token, freshName('fresh_parent'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const children = await createCollection(server, owner.token, freshName('fresh_child'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
     ])
     const parent = await createRecord(server, owner.token, parents, { title: 'p' })
     for (const title of ['a', 'b']) await createRecord(server, owner.token, children, { title, parent: parent.id })
@@ -166,11 +188,13 @@ describe('callers with different scopes get their own totals and tags', () => {
 
   beforeAll(async () => {
     ;({ name } = await seeded())
-    narrow = await personWith([{ resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'published' } } }])
+    narrow = await personWith([
+      { resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'published' } } },
+    ])
     wide = await personWith([{ resource: `collections/${name}`, action: 'read' }])
   })
 
-  it('the same request counts each caller\'s rows, in either order, cached or not', async () => {
+  it("the same request counts each caller's rows, in either order, cached or not", async () => {
     for (let round = 0; round < 2; round++) {
       expect(await total(name, narrow.token)).toBe(3)
       expect(await total(name, wide.token)).toBe(4)
@@ -191,12 +215,16 @@ describe('callers with different scopes get their own totals and tags', () => {
     const path = recordsPath(name, undefined, { limit: 1 })
     expect(await total(name, narrow.token)).toBe(3)
     const held = await tagOf(path, narrow.token)
-    await putGrants(narrow.roleId, [{ resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'draft' } } }])
+    await putGrants(narrow.roleId, [
+      { resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'draft' } } },
+    ])
     expect(await total(name, narrow.token)).toBe(1)
     await expectChanged(path, held, narrow.token)
     // A field allowlist changes what the caller sees too, rows unchanged.
     const again = await tagOf(path, narrow.token)
-    await putGrants(narrow.roleId, [{ resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'draft' } }, fields: ['title'] }])
+    await putGrants(narrow.roleId, [
+      { resource: `collections/${name}`, action: 'read', item_filter: { status: { _eq: 'draft' } }, fields: ['title'] },
+    ])
     await expectChanged(path, again, narrow.token)
   })
 })
@@ -229,7 +257,17 @@ describe('ETags and If-None-Match', () => {
 
   it('each part of the request is part of the tag: page, sort, fields, locale, cursor, filter, search', async () => {
     const base = { limit: 1 }
-    const variants: Record<string, string | number>[] = [{}, { page: 2 }, { sortBy: 'title' }, { fields: 'title' }, { locale: 'fr' }, { cursor: '' }, { filter: published }, { search: 'draft' }, { include_deleted: 'true' }]
+    const variants: Record<string, string | number>[] = [
+      {},
+      { page: 2 },
+      { sortBy: 'title' },
+      { fields: 'title' },
+      { locale: 'fr' },
+      { cursor: '' },
+      { filter: published },
+      { search: 'draft' },
+      { include_deleted: 'true' },
+    ]
     const tags = new Set<string>()
     for (const extra of variants) tags.add(await tagOf(recordsPath(name, undefined, { ...base, ...extra })))
     expect(tags.size).toBe(variants.length)
@@ -253,7 +291,11 @@ describe('ETags and If-None-Match', () => {
   it('a tag is not honoured on writes: a PATCH with If-None-Match writes and answers 200', async () => {
     const path = recordsPath(name, ids[1]!)
     const etag = await tagOf(path)
-    const reply = await server.request('PATCH', path, { token: owner.token, body: { title: 'patched' }, headers: { 'If-None-Match': etag } })
+    const reply = await server.request('PATCH', path, {
+      token: owner.token,
+      body: { title: 'patched' },
+      headers: { 'If-None-Match': etag },
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.title).toBe('patched')
   })
@@ -261,10 +303,18 @@ describe('ETags and If-None-Match', () => {
   it('an answer that draws on other collections (expand) carries no ETag; without expand it does', async () => {
     const linked = await createCollection(server, owner.token, freshName('fresh_linked'), [
       { name: 'title', type: 'text', required: true },
-      { name: 'item', type: 'relation', required: false, relationConfig: { targetCollection: name, relationType: 'belongsTo', onDelete: 'set-null' } },
+      {
+        name: 'item',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: name, relationType: 'belongsTo', onDelete: 'set-null' },
+      },
     ])
     const link = await createRecord(server, owner.token, linked, { title: 'l', item: ids[2] })
-    for (const path of [recordsPath(linked, undefined, { expand: 'item' }), recordsPath(linked, link.id, { expand: 'item' })]) {
+    for (const path of [
+      recordsPath(linked, undefined, { expand: 'item' }),
+      recordsPath(linked, link.id, { expand: 'item' }),
+    ]) {
       const reply = await get(path, owner.token)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.headers.get('etag')).toBeNull()
@@ -274,7 +324,11 @@ describe('ETags and If-None-Match', () => {
 
   it('a browser app on another origin may send If-None-Match and read the ETag (CORS)', async () => {
     const preflight = await server.request('OPTIONS', listPath(name), {
-      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'if-none-match',
+      },
     })
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('if-none-match')
     const reply = await get(listPath(name), owner.token, { Origin: 'https://app.example' })

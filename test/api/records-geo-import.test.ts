@@ -39,26 +39,46 @@ function importPath(collection: string, query: Record<string, string> = {}): str
   return `/api/v1/collections/${collection}/records/import${qs ? `?${qs}` : ''}`
 }
 
-function sendGeo(collection: string, body: string, type: string, token: string | undefined, query: Record<string, string> = {}): Promise<Reply> {
-  return server.request('POST', importPath(collection, query), { token, rawBody: body, headers: { 'content-type': type } })
+function sendGeo(
+  collection: string,
+  body: string,
+  type: string,
+  token: string | undefined,
+  query: Record<string, string> = {},
+): Promise<Reply> {
+  return server.request('POST', importPath(collection, query), {
+    token,
+    rawBody: body,
+    headers: { 'content-type': type },
+  })
 }
 
 /** Sends and expects 200; answers the body. */
-async function imported(collection: string, body: string, type: string, query: Record<string, string> = {}, token = owner.token): Promise<Record<string, any>> {
+async function imported(
+  collection: string,
+  body: string,
+  type: string,
+  query: Record<string, string> = {},
+  token = owner.token,
+): Promise<Record<string, any>> {
   const reply = await sendGeo(collection, body, type, token, query)
   expect(reply.status, reply.text).toBe(200)
   return reply.body
 }
 
 const places = () => createCollection(server, owner.token, freshName('places'), placeFields)
-const byName = async (collection: string) => Object.fromEntries((await listAll(server, owner.token, collection)).map((r) => [r.name, r]))
+const byName = async (collection: string) =>
+  Object.fromEntries((await listAll(server, owner.token, collection)).map((r) => [r.name, r]))
 
 let roleSeq = 0
 async function personWith(grants: unknown[]): Promise<Account> {
   const name = `geo_${roleSeq++}`
   const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name } })
   expect(role.status, role.text).toBe(201)
-  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: owner.token, body: { grants } })
+  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: owner.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   return createAccount(server, owner.token, { role: name })
 }
@@ -78,14 +98,40 @@ describe('each format', () => {
   it('GeoJSON FeatureCollection (application/geo+json): geometries to the geo field, properties by name, unknown ones reported', async () => {
     const name = await places()
     const body = await imported(name, fixture('points.geojson'), types.geojson)
-    expect(body).toMatchObject({ imported: 3, failed: 0, total: 3, truncated: false, errors: [], staleSearchIndexes: [] })
-    expect(Object.keys(body).sort()).toEqual(['errors', 'failed', 'imported', 'records', 'staleSearchIndexes', 'total', 'truncated', 'unknownProperties'])
+    expect(body).toMatchObject({
+      imported: 3,
+      failed: 0,
+      total: 3,
+      truncated: false,
+      errors: [],
+      staleSearchIndexes: [],
+    })
+    expect(Object.keys(body).sort()).toEqual([
+      'errors',
+      'failed',
+      'imported',
+      'records',
+      'staleSearchIndexes',
+      'total',
+      'truncated',
+      'unknownProperties',
+    ])
     expect(body.unknownProperties).toEqual([{ line: 3, feature: 2, properties: ['operator'] }])
     expect(body.records.map((r: any) => r.name)).toEqual(['Paris', 'London', 'Eurostar'])
     const stored = await byName(name)
-    expect(stored.Paris).toMatchObject({ population: 2148000, capital: null, location: { type: 'Point', coordinates: [2.3522, 48.8566] } })
+    expect(stored.Paris).toMatchObject({
+      population: 2148000,
+      capital: null,
+      location: { type: 'Point', coordinates: [2.3522, 48.8566] },
+    })
     expect(stored.London).toMatchObject({ population: 8982000, capital: true })
-    expect(stored.Eurostar!.location).toEqual({ type: 'LineString', coordinates: [[2.3522, 48.8566], [-0.1276, 51.5072]] })
+    expect(stored.Eurostar!.location).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [2.3522, 48.8566],
+        [-0.1276, 51.5072],
+      ],
+    })
     expect(stored).not.toHaveProperty('Eurostar.operator')
     for (const record of body.records) expect(await readRecord(server, owner.token, name, record.id)).toEqual(record)
   })
@@ -101,12 +147,28 @@ describe('each format', () => {
     const name = await places()
     const body = await imported(name, fixture('places.csv'), types.csv)
     expect(body).toMatchObject({ imported: 3, failed: 1, total: 4 })
-    expect(body.errors).toEqual([{ line: 5, code: 'invalid_field', message: expect.stringContaining('WKT'), field: 'location' }])
+    expect(body.errors).toEqual([
+      { line: 5, code: 'invalid_field', message: expect.stringContaining('WKT'), field: 'location' },
+    ])
     expect(body.unknownProperties).toEqual([2, 3, 4].map((line) => ({ line, properties: ['notes'] })))
     const stored = await byName(name)
-    expect(stored.Lisbon).toMatchObject({ population: 545000, location: { type: 'Point', coordinates: [-9.1393, 38.7223] } })
+    expect(stored.Lisbon).toMatchObject({
+      population: 545000,
+      location: { type: 'Point', coordinates: [-9.1393, 38.7223] },
+    })
     expect(stored['Tagus bridge']).toMatchObject({ population: null, location: { type: 'LineString' } })
-    expect(stored.Square!.location).toEqual({ type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] })
+    expect(stored.Square!.location).toEqual({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 1],
+          [0, 0],
+        ],
+      ],
+    })
     expect(stored).not.toHaveProperty('Broken')
   })
 
@@ -115,7 +177,11 @@ describe('each format', () => {
     const body = await imported(name, fixture('latlon.csv'), types.csv)
     expect(body).toMatchObject({ imported: 3, failed: 0, errors: [], unknownProperties: [] })
     const stored = await byName(name)
-    expect(stored.Oslo).toMatchObject({ population: 709000, capital: true, location: { type: 'Point', coordinates: [10.7522, 59.9139] } })
+    expect(stored.Oslo).toMatchObject({
+      population: 709000,
+      capital: true,
+      location: { type: 'Point', coordinates: [10.7522, 59.9139] },
+    })
     expect(stored.Helsinki).toMatchObject({ capital: true, location: { coordinates: [24.9384, 60.1699] } })
     expect(stored.Nowhere).toMatchObject({ population: null, capital: null, location: null })
   })
@@ -135,7 +201,11 @@ describe('each format', () => {
     const none = await sendGeo(name, 'name,where\nC,POINT (1 2)\n', types.csv, owner.token)
     expectError(none, 422, 'validation_error')
     expect(none.body.message).toContain('wkt=')
-    expectError(await sendGeo(name, 'name,wkt\nC,POINT (1 2)\n', types.csv, owner.token, { wkt: 'wkt', lat: 'y' }), 400, 'invalid_request')
+    expectError(
+      await sendGeo(name, 'name,wkt\nC,POINT (1 2)\n', types.csv, owner.token, { wkt: 'wkt', lat: 'y' }),
+      400,
+      'invalid_request',
+    )
     expectError(await sendGeo(name, 'name,wkt\n"C,POINT (1 2)\n', types.csv, owner.token), 400, 'invalid_request')
     expect(Object.keys(await byName(name)).sort()).toEqual(['A', 'B'])
   })
@@ -149,7 +219,12 @@ describe('each format', () => {
     ])
     // Without a mapping, GPX's names are no fields here: reported per feature.
     const dry = await imported(name, fixture('route.gpx'), types.gpx, { dryRun: 'true' })
-    expect(dry.errors.map((e: any) => [e.feature, e.field])).toEqual([[0, 'title'], [1, 'title'], [2, 'title'], [3, 'title']])
+    expect(dry.errors.map((e: any) => [e.feature, e.field])).toEqual([
+      [0, 'title'],
+      [1, 'title'],
+      [2, 'title'],
+      [3, 'title'],
+    ])
     expect(dry.unknownProperties).toEqual([
       { line: 1, feature: 0, properties: ['_gpxType', 'name', 'time', 'coordinateProperties'] },
       { line: 2, feature: 1, properties: ['_gpxType', 'name'] },
@@ -161,7 +236,18 @@ describe('each format', () => {
     expect(body).toMatchObject({ imported: 4, failed: 0, total: 4, unknownProperties: [] })
     const stored = Object.fromEntries((await listAll(server, owner.token, name)).map((r) => [r.title, r]))
     // The track's ISO 8601 <time> lands in the datetime field as Unix seconds.
-    expect(stored['Morning ride']).toMatchObject({ kind: 'trk', started: Date.parse('2026-05-01T07:00:00Z') / 1000, path: { type: 'LineString', coordinates: [[6.6323, 46.5197], [6.6, 46.51], [6.55, 46.5]] } })
+    expect(stored['Morning ride']).toMatchObject({
+      kind: 'trk',
+      started: Date.parse('2026-05-01T07:00:00Z') / 1000,
+      path: {
+        type: 'LineString',
+        coordinates: [
+          [6.6323, 46.5197],
+          [6.6, 46.51],
+          [6.55, 46.5],
+        ],
+      },
+    })
     expect(stored['Lakeside route']).toMatchObject({ kind: 'rte', path: { type: 'LineString' } })
     expect(stored.Lausanne).toMatchObject({ kind: null, path: { type: 'Point', coordinates: [6.6323, 46.5197] } })
     expect(stored.Geneva!.path.type).toBe('Point')
@@ -172,9 +258,23 @@ describe('each format', () => {
     const body = await imported(name, fixture('places.kml'), types.kml)
     expect(body).toMatchObject({ imported: 3, failed: 0, errors: [], unknownProperties: [] })
     const stored = await byName(name)
-    expect(stored.Vienna).toMatchObject({ population: 1897000, location: { type: 'Point', coordinates: [16.3738, 48.2082, 0] } })
+    expect(stored.Vienna).toMatchObject({
+      population: 1897000,
+      location: { type: 'Point', coordinates: [16.3738, 48.2082, 0] },
+    })
     expect(stored['Danube stretch']!.location.type).toBe('LineString')
-    expect(stored.Stadtpark!.location).toEqual({ type: 'Polygon', coordinates: [[[16.37, 48.2], [16.38, 48.2], [16.38, 48.21], [16.37, 48.21], [16.37, 48.2]]] })
+    expect(stored.Stadtpark!.location).toEqual({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [16.37, 48.2],
+          [16.38, 48.2],
+          [16.38, 48.21],
+          [16.37, 48.21],
+          [16.37, 48.2],
+        ],
+      ],
+    })
   })
 })
 
@@ -182,16 +282,28 @@ describe('choosing the format', () => {
   it('the format parameter wins over Content-Type', async () => {
     const name = await places()
     expect(await imported(name, fixture('latlon.csv'), types.json, { format: 'csv' })).toMatchObject({ imported: 3 })
-    expect(await imported(name, fixture('feature.geojson'), 'text/plain', { format: 'geojson' })).toMatchObject({ imported: 1 })
-    expect(await imported(name, fixture('places.kml'), 'application/xml', { format: 'kml' })).toMatchObject({ imported: 3 })
+    expect(await imported(name, fixture('feature.geojson'), 'text/plain', { format: 'geojson' })).toMatchObject({
+      imported: 1,
+    })
+    expect(await imported(name, fixture('places.kml'), 'application/xml', { format: 'kml' })).toMatchObject({
+      imported: 3,
+    })
     expect((await listAll(server, owner.token, name)).length).toBe(7)
   })
 
   it('a Content-Type of no known format and no format parameter is 415; an unknown format is 400', async () => {
     const name = await places()
-    expectError(await sendGeo(name, fixture('places.kml'), 'application/xml', owner.token), 415, 'unsupported_media_type')
+    expectError(
+      await sendGeo(name, fixture('places.kml'), 'application/xml', owner.token),
+      415,
+      'unsupported_media_type',
+    )
     expectError(await sendGeo(name, fixture('places.csv'), 'text/plain', owner.token), 415, 'unsupported_media_type')
-    expectError(await sendGeo(name, fixture('places.csv'), types.csv, owner.token, { format: 'shapefile' }), 400, 'invalid_request')
+    expectError(
+      await sendGeo(name, fixture('places.csv'), types.csv, owner.token, { format: 'shapefile' }),
+      400,
+      'invalid_request',
+    )
     expect(await listAll(server, owner.token, name)).toEqual([])
   })
 
@@ -201,9 +313,21 @@ describe('choosing the format', () => {
     expectError(unclosed, 400, 'invalid_request')
     expect(unclosed.body.message).toContain('unclosed')
     expectError(await sendGeo(name, fixture('places.kml'), types.gpx, owner.token), 400, 'invalid_request')
-    expectError(await sendGeo(name, '{"type": "FeatureCollection", "features": [', types.geojson, owner.token), 400, 'invalid_request')
-    expectError(await sendGeo(name, '{"type": "Point", "coordinates": [1, 2]}', types.geojson, owner.token), 400, 'invalid_request')
-    expectError(await sendGeo(name, '{"type": "FeatureCollection", "features": []}', types.geojson, owner.token), 400, 'invalid_request')
+    expectError(
+      await sendGeo(name, '{"type": "FeatureCollection", "features": [', types.geojson, owner.token),
+      400,
+      'invalid_request',
+    )
+    expectError(
+      await sendGeo(name, '{"type": "Point", "coordinates": [1, 2]}', types.geojson, owner.token),
+      400,
+      'invalid_request',
+    )
+    expectError(
+      await sendGeo(name, '{"type": "FeatureCollection", "features": []}', types.geojson, owner.token),
+      400,
+      'invalid_request',
+    )
     // An external entity is never resolved: the document is refused.
     const xxe = `<?xml version="1.0"?><!DOCTYPE kml [<!ENTITY x SYSTEM "file:///etc/passwd">]><kml><Placemark><name>&x;</name><Point><coordinates>1,2</coordinates></Point></Placemark></kml>`
     expectError(await sendGeo(name, xxe, types.kml, owner.token), 400, 'invalid_request')
@@ -240,7 +364,11 @@ describe('invalid geometries are per-row errors', () => {
     const features = [
       { type: 'Feature', geometry: { type: 'Point', coordinates: [1, 1] }, properties: { population: 5 } },
       { type: 'Feature', geometry: null, properties: { name: 'No geometry' } },
-      { type: 'Feature', geometry: { type: 'Point', coordinates: [1, 1] }, properties: { name: 'Bad', population: 'many' } },
+      {
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [1, 1] },
+        properties: { name: 'Bad', population: 'many' },
+      },
     ]
     const body = await imported(name, JSON.stringify({ type: 'FeatureCollection', features }), types.geojson)
     expect(body.errors).toEqual([
@@ -274,7 +402,9 @@ describe('geometryField and mapping', () => {
   })
 
   it('a collection without a geo field is 422', async () => {
-    const name = await createCollection(server, owner.token, freshName('nogeo'), [{ name: 'name', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('nogeo'), [
+      { name: 'name', type: 'text', required: true },
+    ])
     const reply = await sendGeo(name, fixture('feature.geojson'), types.geojson, owner.token)
     expectError(reply, 422, 'validation_error')
     expect(reply.body.details.geoFields).toEqual([])
@@ -286,21 +416,33 @@ describe('geometryField and mapping', () => {
       { name: 'people', type: 'integer', required: false },
       { name: 'where', type: 'geo', required: false },
     ])
-    const body = await imported(name, fixture('points.geojson'), types.geojson, { mapping: JSON.stringify({ name: 'title', population: 'people', operator: null }) })
+    const body = await imported(name, fixture('points.geojson'), types.geojson, {
+      mapping: JSON.stringify({ name: 'title', population: 'people', operator: null }),
+    })
     expect(body).toMatchObject({ imported: 3, failed: 0 })
     expect(body.unknownProperties).toEqual([{ line: 2, feature: 1, properties: ['capital'] }])
     const stored = Object.fromEntries((await listAll(server, owner.token, name)).map((r) => [r.title, r]))
     expect(stored.Paris).toMatchObject({ people: 2148000, where: { type: 'Point' } })
     // Two properties for one field: the first in the row wins, the other is reported.
     const clash = { type: 'Feature', geometry: null, properties: { title: 'first', name: 'second' } }
-    const both = await imported(name, JSON.stringify(clash), types.geojson, { mapping: JSON.stringify({ name: 'title' }) })
+    const both = await imported(name, JSON.stringify(clash), types.geojson, {
+      mapping: JSON.stringify({ name: 'title' }),
+    })
     expect(both.records[0].title).toBe('first')
     expect(both.unknownProperties).toEqual([{ line: 1, feature: 0, properties: ['name'] }])
     for (const mapping of ['not json', '["a"]', '{"name": 5}', '{"name": ""}']) {
-      expectError(await sendGeo(name, fixture('points.geojson'), types.geojson, owner.token, { mapping }), 400, 'invalid_request')
+      expectError(
+        await sendGeo(name, fixture('points.geojson'), types.geojson, owner.token, { mapping }),
+        400,
+        'invalid_request',
+      )
     }
     for (const mapping of ['{"name": "nothing"}', '{"name": "where"}']) {
-      expectError(await sendGeo(name, fixture('points.geojson'), types.geojson, owner.token, { mapping }), 422, 'validation_error')
+      expectError(
+        await sendGeo(name, fixture('points.geojson'), types.geojson, owner.token, { mapping }),
+        422,
+        'validation_error',
+      )
     }
     expect((await listAll(server, owner.token, name)).length).toBe(4)
   })
@@ -348,7 +490,10 @@ describe('as import-ndjson', () => {
 
   it('jobId: the chunk counts in the job with its errors by feature; the same request again is replayed, not counted', async () => {
     const name = await places()
-    const job = await server.request('POST', `/api/v1/collections/${name}/records/import-jobs`, { token: owner.token, body: { total: 5 } })
+    const job = await server.request('POST', `/api/v1/collections/${name}/records/import-jobs`, {
+      token: owner.token,
+      body: { total: 5 },
+    })
     expect(job.status, job.text).toBe(201)
     const jobId = job.body.jobId as string
     const first = await sendGeo(name, fixture('open-ring.geojson'), types.geojson, owner.token, { jobId })
@@ -360,10 +505,16 @@ describe('as import-ndjson', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.body).toEqual(first.body)
     // The same body with another geometryField or mapping is another chunk (here refused whole: 422).
-    expectError(await sendGeo(name, fixture('open-ring.geojson'), types.geojson, owner.token, { jobId, geometryField: 'name' }), 422, 'validation_error')
+    expectError(
+      await sendGeo(name, fixture('open-ring.geojson'), types.geojson, owner.token, { jobId, geometryField: 'name' }),
+      422,
+      'validation_error',
+    )
     const csv = await sendGeo(name, fixture('latlon.csv'), types.csv, owner.token, { jobId })
     expect(csv.body).toMatchObject({ imported: 3, failed: 0 })
-    const progress = await server.request('GET', `/api/v1/collections/${name}/records/import-jobs/${jobId}`, { token: owner.token })
+    const progress = await server.request('GET', `/api/v1/collections/${name}/records/import-jobs/${jobId}`, {
+      token: owner.token,
+    })
     expect(progress.body).toMatchObject({ imported: 5, failed: 3, chunks: 2 })
     expect(progress.body.errors).toEqual([
       { chunk: 1, line: 2, feature: 1, code: 'invalid_field', message: expect.any(String), field: 'location' },
@@ -372,19 +523,33 @@ describe('as import-ndjson', () => {
     ])
     expect((await listAll(server, owner.token, name)).length).toBe(5)
     // Another caller's job is missing to them.
-    expectError(await sendGeo(name, fixture('feature.geojson'), types.geojson, editor.token, { jobId }), 404, 'not_found')
+    expectError(
+      await sendGeo(name, fixture('feature.geojson'), types.geojson, editor.token, { jobId }),
+      404,
+      'not_found',
+    )
   })
 
   it('reads at most 1000 features: the rest is left out and truncated is true', async () => {
     const name = await places()
-    const features = Array.from({ length: 1002 }, (_, i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: { name: `p${i}` } }))
-    const body = await imported(name, JSON.stringify({ type: 'FeatureCollection', features }), types.geojson, { dryRun: 'true' })
+    const features = Array.from({ length: 1002 }, (_, i) => ({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [0, 0] },
+      properties: { name: `p${i}` },
+    }))
+    const body = await imported(name, JSON.stringify({ type: 'FeatureCollection', features }), types.geojson, {
+      dryRun: 'true',
+    })
     expect(body).toMatchObject({ imported: 1000, total: 1000, truncated: true })
   })
 
   it('a 50 MB body is 413 payload_too_large in the envelope, stores nothing, and the server carries on', async () => {
     const name = await places()
-    const feature = JSON.stringify({ type: 'Feature', geometry: { type: 'Point', coordinates: [1, 1] }, properties: { name: 'x'.repeat(1000) } })
+    const feature = JSON.stringify({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [1, 1] },
+      properties: { name: 'x'.repeat(1000) },
+    })
     const big = `{"type":"FeatureCollection","features":[${Array.from({ length: 50 * 1024 }, () => feature).join(',')}]}`
     expect(big.length).toBeGreaterThan(50 * 1024 * 1024)
     for (const type of [types.geojson, types.csv]) {
@@ -396,24 +561,42 @@ describe('as import-ndjson', () => {
   })
 
   // CI must prove it: without curl there it fails (ENOENT) rather than skip.
-  it.skipIf(!hasCurl && !process.env.CI)('a 50 MB body sent chunked (no Content-Length) is 413 too, whatever its type', async () => {
-    const name = await places()
-    const dir = mkdtempSync(join(tmpdir(), 'plinth-geo-'))
-    try {
-      const file = join(dir, 'big.geojson')
-      const feature = JSON.stringify({ type: 'Feature', geometry: { type: 'Point', coordinates: [1, 1] }, properties: { name: 'x'.repeat(1000) } })
-      writeFileSync(file, `{"type":"FeatureCollection","features":[${Array.from({ length: 50 * 1024 }, () => feature).join(',')}]}`)
-      for (const [type, query] of [[types.geojson, {}], [types.kml, { format: 'geojson' }], [types.csv, { format: 'geojson' }]] as const) {
-        const reply = await sendChunkedFile(name, file, type, query)
-        expect(reply.status, JSON.stringify(reply.body)).toBe(413)
-        expect(reply.body).toEqual({ error: 'payload_too_large', message: expect.any(String), details: { limit: server.app.config.maxBodyBytes } })
+  it.skipIf(!hasCurl && !process.env.CI)(
+    'a 50 MB body sent chunked (no Content-Length) is 413 too, whatever its type',
+    async () => {
+      const name = await places()
+      const dir = mkdtempSync(join(tmpdir(), 'plinth-geo-'))
+      try {
+        const file = join(dir, 'big.geojson')
+        const feature = JSON.stringify({
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [1, 1] },
+          properties: { name: 'x'.repeat(1000) },
+        })
+        writeFileSync(
+          file,
+          `{"type":"FeatureCollection","features":[${Array.from({ length: 50 * 1024 }, () => feature).join(',')}]}`,
+        )
+        for (const [type, query] of [
+          [types.geojson, {}],
+          [types.kml, { format: 'geojson' }],
+          [types.csv, { format: 'geojson' }],
+        ] as const) {
+          const reply = await sendChunkedFile(name, file, type, query)
+          expect(reply.status, JSON.stringify(reply.body)).toBe(413)
+          expect(reply.body).toEqual({
+            error: 'payload_too_large',
+            message: expect.any(String),
+            details: { limit: server.app.config.maxBodyBytes },
+          })
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-    expect(await listAll(server, owner.token, name)).toEqual([])
-    expect(await imported(name, fixture('feature.geojson'), types.geojson)).toMatchObject({ imported: 1 })
-  })
+      expect(await listAll(server, owner.token, name)).toEqual([])
+      expect(await imported(name, fixture('feature.geojson'), types.geojson)).toMatchObject({ imported: 1 })
+    },
+  )
 })
 
 const hasCurl = spawnSync('curl', ['--version']).status === 0
@@ -422,11 +605,32 @@ const hasCurl = spawnSync('curl', ['--version']).status === 0
  * Sends a file as a chunked body (no Content-Length), through curl: a client that reads the answer while it
  * uploads, as real ones do (a Node socket writing flat out loses an early answer to the server's close).
  */
-async function sendChunkedFile(collection: string, file: string, type: string, query: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const { stdout } = await run('curl', [
-    '-sS', '-X', 'POST', '--data-binary', `@${file}`, '-H', 'Transfer-Encoding: chunked', '-H', `Content-Type: ${type}`,
-    '-H', `Authorization: Bearer ${owner.token}`, '-w', '\n%{http_code}', `${server.url}${importPath(collection, query)}`,
-  ], { encoding: 'utf8', maxBuffer: 1024 * 1024 })
+async function sendChunkedFile(
+  collection: string,
+  file: string,
+  type: string,
+  query: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const { stdout } = await run(
+    'curl',
+    [
+      '-sS',
+      '-X',
+      'POST',
+      '--data-binary',
+      `@${file}`,
+      '-H',
+      'Transfer-Encoding: chunked',
+      '-H',
+      `Content-Type: ${type}`,
+      '-H',
+      `Authorization: Bearer ${owner.token}`,
+      '-w',
+      '\n%{http_code}',
+      `${server.url}${importPath(collection, query)}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 1024 * 1024 },
+  )
   const cut = stdout.lastIndexOf('\n')
   return { status: Number(stdout.slice(cut + 1)), body: JSON.parse(stdout.slice(0, cut)) }
 }
@@ -462,16 +666,22 @@ describe('who may import', () => {
     ])
     const reply = await sendGeo(target, fixture('points.geojson'), types.geojson, elsewhere.token)
     expectError(reply, 403, 'forbidden')
-    expect(await imported(other, fixture('points.geojson'), types.geojson, {}, elsewhere.token)).toMatchObject({ imported: 3 })
+    expect(await imported(other, fixture('points.geojson'), types.geojson, {}, elsewhere.token)).toMatchObject({
+      imported: 3,
+    })
     const names = (await listAll(server, owner.token, target)).map((r) => r.name)
     expect(names).toEqual(['Tiergarten'])
   })
 
   it('a create allowlist without the geo field refuses each row naming it', async () => {
-    const clerk = await personWith([{ resource: `collections/${other}`, action: 'create', fields: ['name', 'population'] }])
+    const clerk = await personWith([
+      { resource: `collections/${other}`, action: 'create', fields: ['name', 'population'] },
+    ])
     const body = await imported(other, fixture('feature.geojson'), types.geojson, {}, clerk.token)
     expect(body).toMatchObject({ imported: 0, failed: 1 })
-    expect(body.errors).toEqual([{ line: 1, feature: 0, code: 'forbidden', message: expect.stringContaining('location'), field: 'location' }])
+    expect(body.errors).toEqual([
+      { line: 1, feature: 0, code: 'forbidden', message: expect.stringContaining('location'), field: 'location' },
+    ])
   })
 
   it('records read back through the list match what import answered', async () => {

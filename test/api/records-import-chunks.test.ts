@@ -56,7 +56,9 @@ const plainFields = [
 ]
 
 const ndjsonOf = (from: number, count: number, extra: (n: number) => Record<string, unknown> = () => ({})) =>
-  Array.from({ length: count }, (_, i) => JSON.stringify({ n: from + i, title: `row ${from + i}`, ...extra(from + i) })).join('\n')
+  Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ n: from + i, title: `row ${from + i}`, ...extra(from + i) }),
+  ).join('\n')
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i)
 
 function sendChunk(on: TestServer, collection: string, jobId: string, body: string): Promise<Reply> {
@@ -66,7 +68,8 @@ function sendChunk(on: TestServer, collection: string, jobId: string, body: stri
     headers: { 'content-type': 'application/x-ndjson' },
   })
 }
-const jobPath = (collection: string, jobId = '', rest = '') => `/api/v1/collections/${collection}/records/import-jobs${jobId ? `/${jobId}` : ''}${rest}`
+const jobPath = (collection: string, jobId = '', rest = '') =>
+  `/api/v1/collections/${collection}/records/import-jobs${jobId ? `/${jobId}` : ''}${rest}`
 
 async function startJob(collection: string): Promise<string> {
   const reply = await server.request('POST', jobPath(collection), { token: owner.token, body: {} })
@@ -83,7 +86,9 @@ function finalize(collection: string, jobId: string, on = server): Promise<Reply
 }
 /** The `n` of every stored record (soft-deleted ones too), ascending; duplicates would show twice. */
 async function storedNs(collection: string): Promise<number[]> {
-  const reply = await server.request('GET', `/api/v1/collections/${collection}/records/export?format=json`, { token: owner.token })
+  const reply = await server.request('GET', `/api/v1/collections/${collection}/records/export?format=json`, {
+    token: owner.token,
+  })
   expect(reply.status, reply.text).toBe(200)
   return (reply.body as { n: number }[]).map((r) => r.n).sort((a, b) => a - b)
 }
@@ -113,13 +118,26 @@ describe('a crash between a chunk’s commit and its answer (item 18)', () => {
 
     // The rows and the job's tallies committed together.
     expect(await storedNs(name)).toEqual(range(1, 2000))
-    expect(await job(name, jobId)).toMatchObject({ status: 'pending', imported: 2000, failed: 0, chunks: 2, errors: [] })
+    expect(await job(name, jobId)).toMatchObject({
+      status: 'pending',
+      imported: 2000,
+      failed: 0,
+      chunks: 2,
+      errors: [],
+    })
 
     // The client, having seen no answer, sends the chunk again: the first outcome, nothing written twice.
     const resent = await sendChunk(server, name, jobId, second)
     expect(resent.status, resent.text).toBe(200)
     expect(resent.headers.get('idempotent-replayed')).toBe('true')
-    expect(resent.body).toMatchObject({ imported: 1000, failed: 0, total: 1000, truncated: false, errors: [], staleSearchIndexes: [] })
+    expect(resent.body).toMatchObject({
+      imported: 1000,
+      failed: 0,
+      total: 1000,
+      truncated: false,
+      errors: [],
+      staleSearchIndexes: [],
+    })
     expect(resent.body.records.map((r: any) => r.n)).toEqual(range(1001, 1000))
     expect(await storedNs(name)).toEqual(range(1, 2000))
     expect(await job(name, jobId)).toMatchObject({ imported: 2000, failed: 0, chunks: 2 })
@@ -144,7 +162,12 @@ describe('a crash between a chunk’s commit and its answer (item 18)', () => {
   it('a resent chunk with refused lines answers the same errors and counts them once', async () => {
     const name = await createCollection(server, owner.token, freshName('crasherr'), fields)
     const jobId = await startJob(name)
-    const body = [JSON.stringify({ n: 1 }), JSON.stringify({ title: 'no n' }), 'not json', JSON.stringify({ n: 1 })].join('\n')
+    const body = [
+      JSON.stringify({ n: 1 }),
+      JSON.stringify({ title: 'no n' }),
+      'not json',
+      JSON.stringify({ n: 1 }),
+    ].join('\n')
     trap.fail('committed')
     expectError(await sendChunk(server, name, jobId, body), 500, 'internal')
     const resent = await sendChunk(server, name, jobId, body)
@@ -210,29 +233,50 @@ describe('a remote collection: the job’s ledger is in the binding’s database
   })
   const kinds = [
     { kind: 'sqlite', enabled: () => true, body: () => ({ kind: 'sqlite' }) },
-    { kind: 'postgres', enabled: () => testDatabaseUrl() !== null, body: () => ({ kind: 'postgres', url: pgTarget!.url }) },
+    {
+      kind: 'postgres',
+      enabled: () => testDatabaseUrl() !== null,
+      body: () => ({ kind: 'postgres', url: pgTarget!.url }),
+    },
   ]
   for (const { kind, enabled, body } of kinds) {
-    it.runIf(enabled())(`on a ${kind} binding: a crash after the commit loses no count, the resent chunk is recognised`, async () => {
-      const binding = await server.request('POST', '/api/v1/databases', { token: owner.token, body: { name: freshName(`ledger_${kind}`), ...body() } })
-      expect(binding.status, binding.text).toBe(201)
-      const databaseId = binding.body.data.id
-      const name = await createCollection(server, owner.token, freshName('remote'), fields, { storageType: 'remote', databaseId })
-      const jobId = await startJob(name)
-      const chunk = ndjsonOf(1, 20)
-      trap.fail('committed')
-      expectError(await sendChunk(server, name, jobId, chunk), 500, 'internal')
-      expect(await job(name, jobId)).toMatchObject({ imported: 20, chunks: 1 })
-      expect((await sendChunk(server, name, jobId, chunk)).headers.get('idempotent-replayed')).toBe('true')
-      expect(await storedNs(name)).toEqual(range(1, 20))
-      expect((await finalize(name, jobId)).body).toMatchObject({ status: 'complete', imported: 20, chunks: 1 })
+    it.runIf(enabled())(
+      `on a ${kind} binding: a crash after the commit loses no count, the resent chunk is recognised`,
+      async () => {
+        const binding = await server.request('POST', '/api/v1/databases', {
+          token: owner.token,
+          body: { name: freshName(`ledger_${kind}`), ...body() },
+        })
+        expect(binding.status, binding.text).toBe(201)
+        const databaseId = binding.body.data.id
+        const name = await createCollection(server, owner.token, freshName('remote'), fields, {
+          storageType: 'remote',
+          databaseId,
+        })
+        const jobId = await startJob(name)
+        const chunk = ndjsonOf(1, 20)
+        trap.fail('committed')
+        expectError(await sendChunk(server, name, jobId, chunk), 500, 'internal')
+        expect(await job(name, jobId)).toMatchObject({ imported: 20, chunks: 1 })
+        expect((await sendChunk(server, name, jobId, chunk)).headers.get('idempotent-replayed')).toBe('true')
+        expect(await storedNs(name)).toEqual(range(1, 20))
+        expect((await finalize(name, jobId)).body).toMatchObject({ status: 'complete', imported: 20, chunks: 1 })
 
-      const there = await server.app.registry.get(server.app.defaultProject.id, databaseId)
-      const held = await there.db.selectFrom('_plinth_import_chunks').select(['seq']).where('job_id', '=', jobId).execute()
-      expect(held).toEqual([{ seq: 1 }])
-      const entry = await there.db.selectFrom('_plinth_import_jobs').select(['status', 'imported']).where('job_id', '=', jobId).executeTakeFirst()
-      expect(entry).toMatchObject({ status: 'complete', imported: 20 })
-    })
+        const there = await server.app.registry.get(server.app.defaultProject.id, databaseId)
+        const held = await there.db
+          .selectFrom('_plinth_import_chunks')
+          .select(['seq'])
+          .where('job_id', '=', jobId)
+          .execute()
+        expect(held).toEqual([{ seq: 1 }])
+        const entry = await there.db
+          .selectFrom('_plinth_import_jobs')
+          .select(['status', 'imported'])
+          .where('job_id', '=', jobId)
+          .executeTakeFirst()
+        expect(entry).toMatchObject({ status: 'complete', imported: 20 })
+      },
+    )
   }
 })
 
@@ -273,11 +317,16 @@ describe('a chunk racing finalize (item 19)', () => {
     const name = await createCollection(server, owner.token, freshName('racemany'), fields)
     const jobId = await startJob(name)
     // On PostgreSQL with Redis, half of the chunks and the finalize go through a second instance.
-    const other = server.app.config.database.kind === 'postgres' && server.app.config.redisUrl ? await startSibling(server, {}) : server
+    const other =
+      server.app.config.database.kind === 'postgres' && server.app.config.redisUrl
+        ? await startSibling(server, {})
+        : server
     try {
       const size = 50
       const count = 30
-      const chunks = range(0, count).map((i) => sendChunk(i % 2 ? other : server, name, jobId, ndjsonOf(i * size + 1, size)))
+      const chunks = range(0, count).map((i) =>
+        sendChunk(i % 2 ? other : server, name, jobId, ndjsonOf(i * size + 1, size)),
+      )
       await new Promise((resolve) => setTimeout(resolve, 20))
       const done = await finalize(name, jobId, other)
       expect(done.status, done.text).toBe(200)

@@ -16,8 +16,6 @@ import { serve, type Running } from '../support/serve-process.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-
-
 async function kill(running: Running): Promise<void> {
   const exited = new Promise((resolve) => running.child.once('exit', resolve))
   running.child.kill('SIGKILL')
@@ -46,20 +44,30 @@ describe('SIGKILL during an import job chunk, then a restart', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('the job counts every chunk once and equals the rows stored, wherever the kill lands', { timeout: 180_000 }, async () => {
+  it('the job counts every chunk once and equals the rows stored, wherever the kill lands', {
+    timeout: 180_000,
+  }, async () => {
     running = await serve(env)
-    const call = (method: string, path: string, options: Parameters<typeof send>[3] = {}): Promise<Reply> => send(running!.url, method, path, options)
-    const signUp = await call('POST', '/api/auth/sign-up/email', { body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' } })
+    const call = (method: string, path: string, options: Parameters<typeof send>[3] = {}): Promise<Reply> =>
+      send(running!.url, method, path, options)
+    const signUp = await call('POST', '/api/auth/sign-up/email', {
+      body: { email: 'owner@example.com', password: 'owner password', name: 'Owner' },
+    })
     expect(signUp.status, signUp.text).toBe(200)
     const token: string = signUp.body.token
-    const created = await call('POST', '/api/v1/collections', { token, body: { name: 'rows', fields: [{ name: 'n', type: 'integer', required: true, unique: true }] } })
+    const created = await call('POST', '/api/v1/collections', {
+      token,
+      body: { name: 'rows', fields: [{ name: 'n', type: 'integer', required: true, unique: true }] },
+    })
     expect(created.status, created.text).toBe(201)
     const job = await call('POST', '/api/v1/collections/rows/records/import-jobs', { token, body: {} })
     expect(job.status, job.text).toBe(201)
     const jobId: string = job.body.jobId
     const chunkPath = `/api/v1/collections/rows/records/import-ndjson?jobId=${jobId}`
-    const chunk = (round: number) => Array.from({ length: 1000 }, (_, i) => JSON.stringify({ n: round * 1000 + i + 1 })).join('\n')
-    const sendChunk = (round: number) => call('POST', chunkPath, { token, rawBody: chunk(round), headers: { 'content-type': 'application/x-ndjson' } })
+    const chunk = (round: number) =>
+      Array.from({ length: 1000 }, (_, i) => JSON.stringify({ n: round * 1000 + i + 1 })).join('\n')
+    const sendChunk = (round: number) =>
+      call('POST', chunkPath, { token, rawBody: chunk(round), headers: { 'content-type': 'application/x-ndjson' } })
 
     // Kill at different moments of a chunk's life (read, checked, written, committed, answered): each round
     // first times an ordinary chunk on the running server, then kills the next one at a fraction of that.

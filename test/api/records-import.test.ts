@@ -4,7 +4,15 @@ import type { RecordEvent } from '../../src/modules/records/index.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { runScenarios } from '../support/scenarios.js'
-import { createCollection, createRecord, expectError, freshName, readRecord, recordId, recordsPath } from './records-fixtures.js'
+import {
+  createCollection,
+  createRecord,
+  expectError,
+  freshName,
+  readRecord,
+  recordId,
+  recordsPath,
+} from './records-fixtures.js'
 
 // NDJSON import and import jobs (core-api § Record endpoints: Import NDJSON, Import jobs; § Import job;
 // § Limits). Every line is a create: what is stored, and what is refused, is checked through the API.
@@ -31,8 +39,18 @@ function importPath(collection: string, query: Record<string, string> = {}): str
   return `/api/v1/collections/${collection}/records/import-ndjson${qs ? `?${qs}` : ''}`
 }
 
-function sendNdjson(collection: string, body: string, token?: string, query: Record<string, string> = {}, type = 'application/x-ndjson'): Promise<Reply> {
-  return server.request('POST', importPath(collection, query), { token, rawBody: body, headers: { 'content-type': type } })
+function sendNdjson(
+  collection: string,
+  body: string,
+  token?: string,
+  query: Record<string, string> = {},
+  type = 'application/x-ndjson',
+): Promise<Reply> {
+  return server.request('POST', importPath(collection, query), {
+    token,
+    rawBody: body,
+    headers: { 'content-type': type },
+  })
 }
 
 /** Every record of a collection (soft-deleted ones too), as the owner reads them. */
@@ -40,7 +58,11 @@ async function allRecords(collection: string, query: Record<string, string> = {}
   const out: Record<string, any>[] = []
   let cursor = ''
   for (;;) {
-    const reply = await server.request('GET', recordsPath(collection, undefined, { limit: 100, cursor, include_deleted: true, ...query }), { token: owner.token })
+    const reply = await server.request(
+      'GET',
+      recordsPath(collection, undefined, { limit: 100, cursor, include_deleted: true, ...query }),
+      { token: owner.token },
+    )
     expect(reply.status, reply.text).toBe(200)
     out.push(...reply.body.data)
     if (!reply.body.cursors.next) return out
@@ -56,7 +78,10 @@ async function personWith(grants: unknown[]): Promise<Account> {
   const name = `importer_${roleSeq++}`
   const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name } })
   expect(role.status, role.text).toBe(201)
-  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, { token: owner.token, body: { grants } })
+  const put = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+    token: owner.token,
+    body: { grants },
+  })
   expect(put.status, put.text).toBe(200)
   return createAccount(server, owner.token, { role: name })
 }
@@ -74,10 +99,33 @@ afterAll(async () => {
 describe('POST /records/import-ndjson', () => {
   it('stores every valid line and answers the stored records', async () => {
     const name = await createCollection(server, owner.token, freshName('plain'), itemFields)
-    const reply = await sendNdjson(name, ndjson({ title: 'one', count: 1, meta: { a: [1, 2] }, flag: true }, { title: 'two', code: 'C2' }, { title: 'three', status: 'done' }), owner.token)
+    const reply = await sendNdjson(
+      name,
+      ndjson(
+        { title: 'one', count: 1, meta: { a: [1, 2] }, flag: true },
+        { title: 'two', code: 'C2' },
+        { title: 'three', status: 'done' },
+      ),
+      owner.token,
+    )
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toMatchObject({ imported: 3, failed: 0, total: 3, truncated: false, errors: [], staleSearchIndexes: [] })
-    expect(Object.keys(reply.body).sort()).toEqual(['errors', 'failed', 'imported', 'records', 'staleSearchIndexes', 'total', 'truncated'])
+    expect(reply.body).toMatchObject({
+      imported: 3,
+      failed: 0,
+      total: 3,
+      truncated: false,
+      errors: [],
+      staleSearchIndexes: [],
+    })
+    expect(Object.keys(reply.body).sort()).toEqual([
+      'errors',
+      'failed',
+      'imported',
+      'records',
+      'staleSearchIndexes',
+      'total',
+      'truncated',
+    ])
     const records = reply.body.records as Record<string, any>[]
     expect(records.map((r) => r.title)).toEqual(['one', 'two', 'three'])
     expect(records[0]).toEqual({
@@ -177,7 +225,16 @@ describe('POST /records/import-ndjson', () => {
       { name: 'shape', type: 'json', required: false, unique: true },
     ])
     await createRecord(server, owner.token, name, { title: 'stored', shape: { k: 1 } })
-    const reply = await sendNdjson(name, ndjson({ title: 'x', shape: { k: 2 } }, { title: 'y', shape: { k: 1 } }, { title: 'z', shape: { k: 2 } }, { title: 'w', shape: { k: 3 } }), owner.token)
+    const reply = await sendNdjson(
+      name,
+      ndjson(
+        { title: 'x', shape: { k: 2 } },
+        { title: 'y', shape: { k: 1 } },
+        { title: 'z', shape: { k: 2 } },
+        { title: 'w', shape: { k: 3 } },
+      ),
+      owner.token,
+    )
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toMatchObject({ imported: 2, failed: 2, total: 4 })
     expect(reply.body.errors).toEqual([
@@ -191,7 +248,13 @@ describe('POST /records/import-ndjson', () => {
   it('dryRun validates every line (uniqueness included) and writes nothing', async () => {
     const name = await createCollection(server, owner.token, freshName('dry'), itemFields)
     await createRecord(server, owner.token, name, { title: 'existing', code: 'TAKEN' })
-    const body = ndjson({ title: 'a', code: 'TAKEN' }, { title: 'b', code: 'X' }, { title: 'c', code: 'X' }, { count: 1 }, { title: 'd' })
+    const body = ndjson(
+      { title: 'a', code: 'TAKEN' },
+      { title: 'b', code: 'X' },
+      { title: 'c', code: 'X' },
+      { count: 1 },
+      { title: 'd' },
+    )
     const reply = await sendNdjson(name, body, owner.token, { dryRun: 'true' })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toEqual({
@@ -215,7 +278,9 @@ describe('POST /records/import-ndjson', () => {
   })
 
   it('reads at most 1000 records: the rest is left out and truncated is true', async () => {
-    const name = await createCollection(server, owner.token, freshName('many'), [{ name: 'n', type: 'integer', required: true }])
+    const name = await createCollection(server, owner.token, freshName('many'), [
+      { name: 'n', type: 'integer', required: true },
+    ])
     const lines = Array.from({ length: 1003 }, (_, i) => JSON.stringify({ n: i + 1 }))
     const reply = await sendNdjson(name, ['', ...lines].join('\n'), owner.token)
     expect(reply.status, reply.text).toBe(200)
@@ -229,36 +294,69 @@ describe('POST /records/import-ndjson', () => {
   })
 
   it('the records are in the full-text search index', async () => {
-    const name = await createCollection(server, owner.token, freshName('search'), [{ name: 'title', type: 'text', required: true }])
-    const reply = await sendNdjson(name, ndjson({ title: 'zebra crossing' }, { title: 'lion king' }, { title: 'zebra finch' }), owner.token)
+    const name = await createCollection(server, owner.token, freshName('search'), [
+      { name: 'title', type: 'text', required: true },
+    ])
+    const reply = await sendNdjson(
+      name,
+      ndjson({ title: 'zebra crossing' }, { title: 'lion king' }, { title: 'zebra finch' }),
+      owner.token,
+    )
     expect(reply.body.imported).toBe(3)
-    const found = await server.request('GET', recordsPath(name, undefined, { search: 'zebra', limit: 10 }), { token: owner.token })
+    const found = await server.request('GET', recordsPath(name, undefined, { search: 'zebra', limit: 10 }), {
+      token: owner.token,
+    })
     expect(found.status, found.text).toBe(200)
     expect(found.body.data.map((r: any) => r.title).sort()).toEqual(['zebra crossing', 'zebra finch'])
   })
 
   it('a translatable field takes ?locale= as a create does', async () => {
-    const name = await createCollection(server, owner.token, freshName('i18n'), [{ name: 'title', type: 'text', required: false, translatable: true }])
-    const reply = await sendNdjson(name, ndjson({ title: 'Bonjour' }, { title: { en: 'Hi', de: 'Hallo' } }), owner.token, { locale: 'fr' })
+    const name = await createCollection(server, owner.token, freshName('i18n'), [
+      { name: 'title', type: 'text', required: false, translatable: true },
+    ])
+    const reply = await sendNdjson(
+      name,
+      ndjson({ title: 'Bonjour' }, { title: { en: 'Hi', de: 'Hallo' } }),
+      owner.token,
+      { locale: 'fr' },
+    )
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.records.map((r: any) => r.title)).toEqual(['Bonjour', null])
     const [first, second] = reply.body.records
     expect((await readRecord(server, owner.token, name, first.id, { locale: '*' })).title).toEqual({ fr: 'Bonjour' })
-    expect((await readRecord(server, owner.token, name, second.id, { locale: '*' })).title).toEqual({ en: 'Hi', de: 'Hallo' })
+    expect((await readRecord(server, owner.token, name, second.id, { locale: '*' })).title).toEqual({
+      en: 'Hi',
+      de: 'Hallo',
+    })
   })
 
   it('an administrator may set id, created_at and updated_at; an editor’s are dropped', async () => {
     const name = await createCollection(server, owner.token, freshName('system'), itemFields)
-    const mine = await sendNdjson(name, ndjson({ id: 'legacy_1', created_at: 1_000_000, updated_at: 1_000_500, title: 'migrated' }), owner.token)
+    const mine = await sendNdjson(
+      name,
+      ndjson({ id: 'legacy_1', created_at: 1_000_000, updated_at: 1_000_500, title: 'migrated' }),
+      owner.token,
+    )
     expect(mine.body.records[0]).toMatchObject({ id: 'legacy_1', created_at: 1_000_000, updated_at: 1_000_500 })
-    const theirs = await sendNdjson(name, ndjson({ id: 'legacy_2', created_at: 1000, title: 'by editor' }), editor.token)
+    const theirs = await sendNdjson(
+      name,
+      ndjson({ id: 'legacy_2', created_at: 1000, title: 'by editor' }),
+      editor.token,
+    )
     expect(theirs.status, theirs.text).toBe(200)
     const record = theirs.body.records[0]
     expect(record.id).toMatch(recordId)
     expect(record.created_at).toBeGreaterThan(1000)
     expect(record.created_by).toBe(editor.id)
-    expect(await readRecord(server, owner.token, name, record.id)).toMatchObject({ title: 'by editor', created_by: editor.id })
-    const bad = await sendNdjson(name, ndjson({ id: 'no spaces allowed', title: 'x' }, { created_at: -1, title: 'y' }), owner.token)
+    expect(await readRecord(server, owner.token, name, record.id)).toMatchObject({
+      title: 'by editor',
+      created_by: editor.id,
+    })
+    const bad = await sendNdjson(
+      name,
+      ndjson({ id: 'no spaces allowed', title: 'x' }, { created_at: -1, title: 'y' }),
+      owner.token,
+    )
     expect(bad.body.errors).toEqual([
       { line: 1, code: 'invalid_field', message: expect.any(String), field: 'id' },
       { line: 2, code: 'invalid_field', message: expect.any(String), field: 'created_at' },
@@ -277,7 +375,11 @@ describe('POST /records/import-ndjson', () => {
       await expect.poll(() => seen.length).toBe(2)
       expect(seen.map((e) => e.after!.title).sort()).toEqual(['e1', 'e2'])
       for (const event of seen) {
-        expect(event).toMatchObject({ before: null, principal: { id: owner.id, kind: 'user', role: owner.role }, projectId: expect.any(String) })
+        expect(event).toMatchObject({
+          before: null,
+          principal: { id: owner.id, kind: 'user', role: owner.role },
+          projectId: expect.any(String),
+        })
         expect(reply.body.records.map((r: any) => r.id)).toContain(event.after!.id)
       }
       await sendNdjson(name, ndjson({ title: 'dry' }), owner.token, { dryRun: 'true' })
@@ -308,9 +410,15 @@ describe('POST /records/import-ndjson', () => {
   })
 
   it('a body over MAX_BODY_BYTES is 413 and stores nothing', async () => {
-    const name = await createCollection(server, owner.token, freshName('big'), [{ name: 'title', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('big'), [
+      { name: 'title', type: 'text', required: true },
+    ])
     const line = JSON.stringify({ title: 'x'.repeat(500) })
-    const reply = await sendNdjson(name, Array.from({ length: Math.ceil(maxBody / line.length) + 5 }, () => line).join('\n'), owner.token)
+    const reply = await sendNdjson(
+      name,
+      Array.from({ length: Math.ceil(maxBody / line.length) + 5 }, () => line).join('\n'),
+      owner.token,
+    )
     expectError(reply, 413, 'payload_too_large')
     expect(await allRecords(name)).toEqual([])
   })
@@ -325,66 +433,132 @@ describe('POST /records/import-ndjson', () => {
         { resource: `collections/${items}`, action: 'create', fields: ['title', 'count'] },
         { resource: `collections/${items}`, action: 'read', fields: ['title'] },
       ])
-      const reply = await sendNdjson(items, ndjson({ title: 'clerk ok', count: 1 }, { title: 'clerk smuggles', note: 'x' }), clerk.token)
+      const reply = await sendNdjson(
+        items,
+        ndjson({ title: 'clerk ok', count: 1 }, { title: 'clerk smuggles', note: 'x' }),
+        clerk.token,
+      )
       expect(reply.status, reply.text).toBe(200)
-      expect(reply.body.errors).toEqual([{ line: 2, code: 'forbidden', message: expect.stringContaining('note'), field: 'note' }])
+      expect(reply.body.errors).toEqual([
+        { line: 2, code: 'forbidden', message: expect.stringContaining('note'), field: 'note' },
+      ])
       // The answer shows what the caller may read: system columns and title.
-      expect(Object.keys(reply.body.records[0]).sort()).toEqual(['_version', 'created_at', 'created_by', 'deleted_at', 'id', 'title', 'updated_at', 'updated_by'])
-      expect(await readRecord(server, owner.token, items, reply.body.records[0].id)).toMatchObject({ title: 'clerk ok', count: 1 })
+      expect(Object.keys(reply.body.records[0]).sort()).toEqual([
+        '_version',
+        'created_at',
+        'created_by',
+        'deleted_at',
+        'id',
+        'title',
+        'updated_at',
+        'updated_by',
+      ])
+      expect(await readRecord(server, owner.token, items, reply.body.records[0].id)).toMatchObject({
+        title: 'clerk ok',
+        count: 1,
+      })
       expect(await titles(items)).not.toContain('clerk smuggles')
     })
 
     it('a create item_filter refuses lines outside it', async () => {
-      const scoped = await personWith([{ resource: `collections/${items}`, action: 'create', item_filter: { status: { _eq: 'open' } } }])
-      const reply = await sendNdjson(items, ndjson({ title: 'scoped in', status: 'open' }, { title: 'scoped out', status: 'closed' }, { title: 'scoped default' }), scoped.token)
+      const scoped = await personWith([
+        { resource: `collections/${items}`, action: 'create', item_filter: { status: { _eq: 'open' } } },
+      ])
+      const reply = await sendNdjson(
+        items,
+        ndjson(
+          { title: 'scoped in', status: 'open' },
+          { title: 'scoped out', status: 'closed' },
+          { title: 'scoped default' },
+        ),
+        scoped.token,
+      )
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body).toMatchObject({ imported: 1, failed: 2 })
-      expect(reply.body.errors.map((e: any) => [e.line, e.code])).toEqual([[2, 'forbidden'], [3, 'forbidden']])
+      expect(reply.body.errors.map((e: any) => [e.line, e.code])).toEqual([
+        [2, 'forbidden'],
+        [3, 'forbidden'],
+      ])
       // Without read, the answer holds system columns only.
-      expect(Object.keys(reply.body.records[0]).sort()).toEqual(['_version', 'created_at', 'created_by', 'deleted_at', 'id', 'updated_at', 'updated_by'])
+      expect(Object.keys(reply.body.records[0]).sort()).toEqual([
+        '_version',
+        'created_at',
+        'created_by',
+        'deleted_at',
+        'id',
+        'updated_at',
+        'updated_by',
+      ])
       const stored = await titles(items)
       expect(stored).toContain('scoped in')
       expect(stored).not.toContain('scoped out')
       expect(stored).not.toContain('scoped default')
     })
 
-    runScenarios(() => server, [
-      {
-        name: 'anonymous callers are 401',
-        method: 'POST', path: importPath(items), rawBody: ndjson({ title: 'anon' }), headers: { 'content-type': 'application/x-ndjson' },
-        status: 401, contains: { error: 'unauthorized' },
-      },
-      {
-        name: 'read alone is 403 naming create',
-        method: 'POST', path: importPath(items), rawBody: ndjson({ title: 'reader' }), headers: { 'content-type': 'application/x-ndjson' },
-        as: async () => (await personWith([{ resource: `collections/${items}`, action: 'read' }])).token,
-        status: 403, contains: { error: 'forbidden', details: { resource: `collections/${items}`, action: 'create' } },
-      },
-      {
-        name: 'an unknown collection is 404',
-        method: 'POST', path: importPath('no_such_collection'), rawBody: ndjson({ title: 'x' }), headers: { 'content-type': 'application/x-ndjson' },
-        as: () => owner.token,
-        status: 404, contains: { error: 'collection_not_found' },
-      },
-      {
-        name: 'application/json is 415',
-        method: 'POST', path: importPath(items), rawBody: ndjson({ title: 'json typed' }), headers: { 'content-type': 'application/json' },
-        as: () => owner.token,
-        status: 415, contains: { error: 'unsupported_media_type' },
-      },
-      {
-        name: 'text/plain is 415',
-        method: 'POST', path: importPath(items), rawBody: ndjson({ title: 'text typed' }), headers: { 'content-type': 'text/plain' },
-        as: () => owner.token,
-        status: 415, contains: { error: 'unsupported_media_type' },
-      },
-      {
-        name: 'a bad dryRun is 400',
-        method: 'POST', path: `${importPath(items)}?dryRun=maybe`, rawBody: ndjson({ title: 'x' }), headers: { 'content-type': 'application/x-ndjson' },
-        as: () => owner.token,
-        status: 400, contains: { error: 'invalid_request' },
-      },
-    ])
+    runScenarios(
+      () => server,
+      [
+        {
+          name: 'anonymous callers are 401',
+          method: 'POST',
+          path: importPath(items),
+          rawBody: ndjson({ title: 'anon' }),
+          headers: { 'content-type': 'application/x-ndjson' },
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'read alone is 403 naming create',
+          method: 'POST',
+          path: importPath(items),
+          rawBody: ndjson({ title: 'reader' }),
+          headers: { 'content-type': 'application/x-ndjson' },
+          as: async () => (await personWith([{ resource: `collections/${items}`, action: 'read' }])).token,
+          status: 403,
+          contains: { error: 'forbidden', details: { resource: `collections/${items}`, action: 'create' } },
+        },
+        {
+          name: 'an unknown collection is 404',
+          method: 'POST',
+          path: importPath('no_such_collection'),
+          rawBody: ndjson({ title: 'x' }),
+          headers: { 'content-type': 'application/x-ndjson' },
+          as: () => owner.token,
+          status: 404,
+          contains: { error: 'collection_not_found' },
+        },
+        {
+          name: 'application/json is 415',
+          method: 'POST',
+          path: importPath(items),
+          rawBody: ndjson({ title: 'json typed' }),
+          headers: { 'content-type': 'application/json' },
+          as: () => owner.token,
+          status: 415,
+          contains: { error: 'unsupported_media_type' },
+        },
+        {
+          name: 'text/plain is 415',
+          method: 'POST',
+          path: importPath(items),
+          rawBody: ndjson({ title: 'text typed' }),
+          headers: { 'content-type': 'text/plain' },
+          as: () => owner.token,
+          status: 415,
+          contains: { error: 'unsupported_media_type' },
+        },
+        {
+          name: 'a bad dryRun is 400',
+          method: 'POST',
+          path: `${importPath(items)}?dryRun=maybe`,
+          rawBody: ndjson({ title: 'x' }),
+          headers: { 'content-type': 'application/x-ndjson' },
+          as: () => owner.token,
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+      ],
+    )
 
     it('none of the refused requests stored anything', async () => {
       const stored = await titles(items)
@@ -417,7 +591,9 @@ describe('import jobs', () => {
       createdAt: expect.stringMatching(iso),
       updatedAt: expect.stringMatching(iso),
     })
-    const first = await sendNdjson(name, ndjson({ title: 'j1' }, { nope: true }, { title: 'j2' }), owner.token, { jobId: job.jobId })
+    const first = await sendNdjson(name, ndjson({ title: 'j1' }, { nope: true }, { title: 'j2' }), owner.token, {
+      jobId: job.jobId,
+    })
     expect(first.body).toMatchObject({ imported: 2, failed: 1 })
     // A dry run checks the job but does not count.
     const dry = await sendNdjson(name, ndjson({ title: 'dry' }), owner.token, { jobId: job.jobId, dryRun: 'true' })
@@ -446,10 +622,20 @@ describe('import jobs', () => {
     expect(done.body).toMatchObject({ jobId: job.jobId, status: 'complete', imported: 3, failed: 2, chunks: 2 })
     expect(done.body).not.toHaveProperty('rebuildingSearchIndexes')
     // Finalizing again answers the same; rebuild=true names the indexes rebuilt (none exist).
-    const again = await server.request('POST', jobs(name, `/${job.jobId}/finalize?rebuild=true`), { token: owner.token })
+    const again = await server.request('POST', jobs(name, `/${job.jobId}/finalize?rebuild=true`), {
+      token: owner.token,
+    })
     expect(again.status, again.text).toBe(200)
-    expect(again.body).toMatchObject({ status: 'complete', imported: 3, failed: 2, chunks: 2, rebuildingSearchIndexes: [] })
-    expect((await server.request('GET', jobs(name, `/${job.jobId}`), { token: owner.token })).body.status).toBe('complete')
+    expect(again.body).toMatchObject({
+      status: 'complete',
+      imported: 3,
+      failed: 2,
+      chunks: 2,
+      rebuildingSearchIndexes: [],
+    })
+    expect((await server.request('GET', jobs(name, `/${job.jobId}`), { token: owner.token })).body.status).toBe(
+      'complete',
+    )
 
     // A complete job takes no more chunks, and the refused chunk stores nothing.
     const late = await sendNdjson(name, ndjson({ title: 'late' }), owner.token, { jobId: job.jobId })
@@ -461,7 +647,11 @@ describe('import jobs', () => {
     const name = await createCollection(server, owner.token, freshName('jobtotal'), itemFields)
     expect((await startJob(name, owner.token)).total).toBe(0)
     for (const total of [-1, 1.5, 'ten']) {
-      expectError(await server.request('POST', jobs(name), { token: owner.token, body: { total } }), 400, 'invalid_request')
+      expectError(
+        await server.request('POST', jobs(name), { token: owner.token, body: { total } }),
+        400,
+        'invalid_request',
+      )
     }
   })
 
@@ -470,7 +660,8 @@ describe('import jobs', () => {
     const job = await startJob(name, owner.token)
     // Two different chunks (the same body twice would be one chunk sent again).
     const bad = (chunk: number) => Array.from({ length: 70 }, () => JSON.stringify({ count: chunk })).join('\n')
-    for (let i = 0; i < 2; i++) expect((await sendNdjson(name, bad(i), owner.token, { jobId: job.jobId })).body.failed).toBe(70)
+    for (let i = 0; i < 2; i++)
+      expect((await sendNdjson(name, bad(i), owner.token, { jobId: job.jobId })).body.failed).toBe(70)
     const reply = await server.request('GET', jobs(name, `/${job.jobId}`), { token: owner.token })
     expect(reply.body).toMatchObject({ failed: 140, chunks: 2 })
     expect(reply.body.errors).toHaveLength(100)
@@ -498,21 +689,57 @@ describe('import jobs', () => {
     expect((await server.request('GET', jobs(name, `/${editorJob.jobId}`), { token: editor.token })).status).toBe(200)
 
     // Expiry (24 h after the last change) is simulated in the store: the job is then missing.
-    await server.app.registry.system.db.updateTable('record_import_jobs').set({ expires_at: Date.now() - 1 }).where('id', '=', job.jobId).execute()
+    await server.app.registry.system.db
+      .updateTable('record_import_jobs')
+      .set({ expires_at: Date.now() - 1 })
+      .where('id', '=', job.jobId)
+      .execute()
     expectError(await server.request('GET', jobs(name, `/${job.jobId}`), { token: owner.token }), 404, 'not_found')
-    expectError(await sendNdjson(name, ndjson({ title: 'expired' }), owner.token, { jobId: job.jobId }), 404, 'not_found')
+    expectError(
+      await sendNdjson(name, ndjson({ title: 'expired' }), owner.token, { jobId: job.jobId }),
+      404,
+      'not_found',
+    )
     expect(await titles(name)).toEqual([])
   })
 
-  runScenarios(() => server, [
-    { name: 'anonymous callers are 401', method: 'POST', path: `/api/v1/collections/${items}/records/import-jobs`, body: {}, status: 401, contains: { error: 'unauthorized' } },
-    {
-      name: 'read alone is 403',
-      method: 'POST', path: `/api/v1/collections/${items}/records/import-jobs`, body: {},
-      as: async () => (await personWith([{ resource: `collections/${items}`, action: 'read' }])).token,
-      status: 403, contains: { error: 'forbidden' },
-    },
-    { name: 'an unknown collection is 404', method: 'POST', path: '/api/v1/collections/no_such/records/import-jobs', body: {}, as: () => owner.token, status: 404, contains: { error: 'collection_not_found' } },
-    { name: 'a bad rebuild flag is 400', method: 'POST', path: `/api/v1/collections/${items}/records/import-jobs/x/finalize?rebuild=yes`, as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'anonymous callers are 401',
+        method: 'POST',
+        path: `/api/v1/collections/${items}/records/import-jobs`,
+        body: {},
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'read alone is 403',
+        method: 'POST',
+        path: `/api/v1/collections/${items}/records/import-jobs`,
+        body: {},
+        as: async () => (await personWith([{ resource: `collections/${items}`, action: 'read' }])).token,
+        status: 403,
+        contains: { error: 'forbidden' },
+      },
+      {
+        name: 'an unknown collection is 404',
+        method: 'POST',
+        path: '/api/v1/collections/no_such/records/import-jobs',
+        body: {},
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'collection_not_found' },
+      },
+      {
+        name: 'a bad rebuild flag is 400',
+        method: 'POST',
+        path: `/api/v1/collections/${items}/records/import-jobs/x/finalize?rebuild=yes`,
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
-import { client, createCollection, createRecord, expectError, freshName, listAll, readRecord, recordsPath } from './records-fixtures.js'
+import {
+  client,
+  createCollection,
+  createRecord,
+  expectError,
+  freshName,
+  listAll,
+  readRecord,
+  recordsPath,
+} from './records-fixtures.js'
 
 let server: TestServer
 let owner: Account
@@ -20,7 +29,8 @@ afterAll(async () => {
 })
 
 type Query = Record<string, string | number | boolean>
-const list = (collection: string, query: Query = {}, token = owner.token) => get(recordsPath(collection, undefined, query), token)
+const list = (collection: string, query: Query = {}, token = owner.token) =>
+  get(recordsPath(collection, undefined, query), token)
 const namesOf = (records: Record<string, any>[]) => records.map((r) => r.name as string)
 const sorted = (names: string[]) => [...names].sort()
 
@@ -45,11 +55,58 @@ async function seedThings(): Promise<void> {
     { name: 'project', type: 'text', required: false },
   ])
   const rows: Record<string, unknown>[] = [
-    { created_at: 1001, name: 'apple', n: 1, score: 1.5, active: true, day: '2000-01-01', due: 1000, tags: ['red', 'fruit'], meta: { size: 1, kind: 'x' }, note: 'hello world', role_name: 'super_admin', project: projectId },
-    { created_at: 1002, name: 'Banana', n: 2, score: 2.5, active: false, day: '2999-12-31', due: 32_503_680_000, tags: ['yellow', 'fruit'], meta: { size: 2 }, note: '', role_name: 'editor', project: 'another' },
+    {
+      created_at: 1001,
+      name: 'apple',
+      n: 1,
+      score: 1.5,
+      active: true,
+      day: '2000-01-01',
+      due: 1000,
+      tags: ['red', 'fruit'],
+      meta: { size: 1, kind: 'x' },
+      note: 'hello world',
+      role_name: 'super_admin',
+      project: projectId,
+    },
+    {
+      created_at: 1002,
+      name: 'Banana',
+      n: 2,
+      score: 2.5,
+      active: false,
+      day: '2999-12-31',
+      due: 32_503_680_000,
+      tags: ['yellow', 'fruit'],
+      meta: { size: 2 },
+      note: '',
+      role_name: 'editor',
+      project: 'another',
+    },
     { created_at: 1003, name: 'cherry', n: 3 },
-    { created_at: 1004, name: 'apricot', n: 4, score: 4, active: true, day: '2020-05-05', due: 2000, tags: ['orange'], meta: { size: 3, kind: 'y' }, note: 'world peace', role_name: 'super_admin' },
-    { created_at: 1005, name: 'Éclair', n: 5, score: -1, active: false, tags: 'fruit', meta: { kind: 'x' }, note: 'HELLO' },
+    {
+      created_at: 1004,
+      name: 'apricot',
+      n: 4,
+      score: 4,
+      active: true,
+      day: '2020-05-05',
+      due: 2000,
+      tags: ['orange'],
+      meta: { size: 3, kind: 'y' },
+      note: 'world peace',
+      role_name: 'super_admin',
+    },
+    {
+      created_at: 1005,
+      name: 'Éclair',
+      n: 5,
+      score: -1,
+      active: false,
+      tags: 'fruit',
+      meta: { kind: 'x' },
+      note: 'HELLO',
+    },
   ]
   for (const row of rows) await createRecord(server, owner.token, things, row)
   await createRecord(server, editor.token, things, { name: 'date', n: 6, note: 'dated', role_name: 'editor' })
@@ -76,7 +133,14 @@ describe('the list envelope and paging', () => {
     expect(p1.body).toMatchObject({ total: 6, page: 1, limit: 4, hasMore: true })
     expect(p2.body).toMatchObject({ total: 6, page: 2, limit: 4, hasMore: false })
     expect(p3.body).toMatchObject({ data: [], total: 6, page: 3, limit: 4, hasMore: false })
-    expect(namesOf([...p1.body.data, ...p2.body.data])).toEqual(['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'])
+    expect(namesOf([...p1.body.data, ...p2.body.data])).toEqual([
+      'date',
+      'Éclair',
+      'apricot',
+      'cherry',
+      'Banana',
+      'apple',
+    ])
     const exact = await list(things, { limit: 3, page: 2 })
     expect(exact.body).toMatchObject({ total: 6, hasMore: false })
     expect(exact.body.data).toHaveLength(3)
@@ -103,14 +167,46 @@ describe('the list envelope and paging', () => {
 
 describe('sorting', () => {
   const cases: { name: string; query: Query; expected: string[] }[] = [
-    { name: 'default: created_at descending', query: {}, expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'] },
-    { name: 'created_at ascending', query: { sortBy: 'created_at', order: 'asc' }, expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'] },
-    { name: 'order=asc alone sorts created_at ascending', query: { order: 'asc' }, expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'] },
-    { name: 'a field, descending by default', query: { sortBy: 'n' }, expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'] },
-    { name: 'a field ascending', query: { sortBy: 'n', order: 'asc' }, expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'] },
-    { name: 'a leading - means descending and wins over order', query: { sortBy: '-n', order: 'asc' }, expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'] },
-    { name: 'text by code point, ascending', query: { sortBy: 'name', order: 'asc' }, expected: ['Banana', 'apple', 'apricot', 'cherry', 'date', 'Éclair'] },
-    { name: 'text by code point, descending', query: { sortBy: '-name' }, expected: ['Éclair', 'date', 'cherry', 'apricot', 'apple', 'Banana'] },
+    {
+      name: 'default: created_at descending',
+      query: {},
+      expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'],
+    },
+    {
+      name: 'created_at ascending',
+      query: { sortBy: 'created_at', order: 'asc' },
+      expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'],
+    },
+    {
+      name: 'order=asc alone sorts created_at ascending',
+      query: { order: 'asc' },
+      expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'],
+    },
+    {
+      name: 'a field, descending by default',
+      query: { sortBy: 'n' },
+      expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'],
+    },
+    {
+      name: 'a field ascending',
+      query: { sortBy: 'n', order: 'asc' },
+      expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair', 'date'],
+    },
+    {
+      name: 'a leading - means descending and wins over order',
+      query: { sortBy: '-n', order: 'asc' },
+      expected: ['date', 'Éclair', 'apricot', 'cherry', 'Banana', 'apple'],
+    },
+    {
+      name: 'text by code point, ascending',
+      query: { sortBy: 'name', order: 'asc' },
+      expected: ['Banana', 'apple', 'apricot', 'cherry', 'date', 'Éclair'],
+    },
+    {
+      name: 'text by code point, descending',
+      query: { sortBy: '-name' },
+      expected: ['Éclair', 'date', 'cherry', 'apricot', 'apple', 'Banana'],
+    },
   ]
   for (const c of cases) {
     it(c.name, async () => {
@@ -152,22 +248,42 @@ describe('filter', () => {
     { name: '_lt', filter: { n: { _lt: 2 } }, expected: ['apple'] },
     { name: '_lte', filter: { n: { _lte: 2 } }, expected: ['apple', 'Banana'] },
     { name: '_in', filter: { name: { _in: ['apple', 'cherry', 'zucchini'] } }, expected: ['apple', 'cherry'] },
-    { name: '_nin', filter: { name: { _nin: ['apple', 'cherry'] } }, expected: ['Banana', 'apricot', 'Éclair', 'date'] },
+    {
+      name: '_nin',
+      filter: { name: { _nin: ['apple', 'cherry'] } },
+      expected: ['Banana', 'apricot', 'Éclair', 'date'],
+    },
     { name: '_contains (case-sensitive)', filter: { note: { _contains: 'hello' } }, expected: ['apple'] },
     { name: '_contains on text', filter: { note: { _contains: 'world' } }, expected: ['apple', 'apricot'] },
-    { name: '_contains on JSON: array member or substring', filter: { tags: { _contains: 'fruit' } }, expected: ['apple', 'Banana', 'Éclair'] },
+    {
+      name: '_contains on JSON: array member or substring',
+      filter: { tags: { _contains: 'fruit' } },
+      expected: ['apple', 'Banana', 'Éclair'],
+    },
     { name: '_ncontains', filter: { note: { _ncontains: 'world' } }, expected: ['Banana', 'Éclair', 'date'] },
     { name: '_starts_with', filter: { name: { _starts_with: 'ap' } }, expected: ['apple', 'apricot'] },
-    { name: '_nstarts_with', filter: { name: { _nstarts_with: 'ap' } }, expected: ['Banana', 'cherry', 'Éclair', 'date'] },
+    {
+      name: '_nstarts_with',
+      filter: { name: { _nstarts_with: 'ap' } },
+      expected: ['Banana', 'cherry', 'Éclair', 'date'],
+    },
     { name: '_ends_with', filter: { name: { _ends_with: 'y' } }, expected: ['cherry'] },
-    { name: '_nends_with', filter: { name: { _nends_with: 'e' } }, expected: ['Banana', 'cherry', 'apricot', 'Éclair'] },
+    {
+      name: '_nends_with',
+      filter: { name: { _nends_with: 'e' } },
+      expected: ['Banana', 'cherry', 'apricot', 'Éclair'],
+    },
     { name: '_null', filter: { note: { _null: true } }, expected: ['cherry'] },
     { name: '_nnull', filter: { note: { _nnull: true } }, expected: ['apple', 'Banana', 'apricot', 'Éclair', 'date'] },
     { name: 'two operators on one field', filter: { n: { _gt: 1, _lt: 4 } }, expected: ['Banana', 'cherry'] },
     { name: 'two fields are ANDed', filter: { active: true, n: { _gt: 1 } }, expected: ['apricot'] },
     { name: '_and', filter: { _and: [{ n: { _gt: 1 } }, { n: { _lt: 4 } }] }, expected: ['Banana', 'cherry'] },
     { name: '_or', filter: { _or: [{ n: 1 }, { n: 6 }] }, expected: ['apple', 'date'] },
-    { name: '_or of _and', filter: { _or: [{ _and: [{ active: true }, { n: { _gt: 2 } }] }, { name: 'Banana' }] }, expected: ['Banana', 'apricot'] },
+    {
+      name: '_or of _and',
+      filter: { _or: [{ _and: [{ active: true }, { n: { _gt: 2 } }] }, { name: 'Banana' }] },
+      expected: ['Banana', 'apricot'],
+    },
     { name: 'a boolean', filter: { active: false }, expected: ['Banana', 'Éclair'] },
     { name: 'a decimal', filter: { score: { _lt: 0 } }, expected: ['Éclair'] },
     { name: 'a date as text', filter: { day: { _gte: '2020-01-01' } }, expected: ['Banana', 'apricot'] },
@@ -186,20 +302,55 @@ describe('filter', () => {
 
   const arrayCases: { name: string; filter: unknown[]; expected: string[] }[] = [
     { name: 'eq', filter: [{ field: 'name', op: 'eq', value: 'apple' }], expected: ['apple'] },
-    { name: 'neq', filter: [{ field: 'name', op: 'neq', value: 'apple' }], expected: ['Banana', 'cherry', 'apricot', 'Éclair', 'date'] },
+    {
+      name: 'neq',
+      filter: [{ field: 'name', op: 'neq', value: 'apple' }],
+      expected: ['Banana', 'cherry', 'apricot', 'Éclair', 'date'],
+    },
     { name: 'gt', filter: [{ field: 'n', op: 'gt', value: 4 }], expected: ['Éclair', 'date'] },
     { name: 'gte', filter: [{ field: 'n', op: 'gte', value: 4 }], expected: ['apricot', 'Éclair', 'date'] },
     { name: 'lt', filter: [{ field: 'n', op: 'lt', value: 2 }], expected: ['apple'] },
     { name: 'lte', filter: [{ field: 'n', op: 'lte', value: 2 }], expected: ['apple', 'Banana'] },
     { name: 'contains', filter: [{ field: 'note', op: 'contains', value: 'world' }], expected: ['apple', 'apricot'] },
-    { name: 'starts_with', filter: [{ field: 'name', op: 'starts_with', value: 'ap' }], expected: ['apple', 'apricot'] },
+    {
+      name: 'starts_with',
+      filter: [{ field: 'name', op: 'starts_with', value: 'ap' }],
+      expected: ['apple', 'apricot'],
+    },
     { name: 'ends_with', filter: [{ field: 'name', op: 'ends_with', value: 'a' }], expected: ['Banana'] },
-    { name: 'between (inclusive)', filter: [{ field: 'n', op: 'between', value: 2, valueTo: 4 }], expected: ['Banana', 'cherry', 'apricot'] },
-    { name: 'between dates', filter: [{ field: 'day', op: 'between', value: '2000-01-01', valueTo: '2020-12-31' }], expected: ['apple', 'apricot'] },
-    { name: 'in as a comma-separated list', filter: [{ field: 'name', op: 'in', value: 'apple, cherry,zucchini' }], expected: ['apple', 'cherry'] },
-    { name: 'empty: null or the empty string', filter: [{ field: 'note', op: 'empty' }], expected: ['Banana', 'cherry'] },
-    { name: 'not_empty', filter: [{ field: 'note', op: 'not_empty' }], expected: ['apple', 'apricot', 'Éclair', 'date'] },
-    { name: 'conditions are ANDed', filter: [{ field: 'n', op: 'gt', value: 1 }, { field: 'active', op: 'eq', value: true }], expected: ['apricot'] },
+    {
+      name: 'between (inclusive)',
+      filter: [{ field: 'n', op: 'between', value: 2, valueTo: 4 }],
+      expected: ['Banana', 'cherry', 'apricot'],
+    },
+    {
+      name: 'between dates',
+      filter: [{ field: 'day', op: 'between', value: '2000-01-01', valueTo: '2020-12-31' }],
+      expected: ['apple', 'apricot'],
+    },
+    {
+      name: 'in as a comma-separated list',
+      filter: [{ field: 'name', op: 'in', value: 'apple, cherry,zucchini' }],
+      expected: ['apple', 'cherry'],
+    },
+    {
+      name: 'empty: null or the empty string',
+      filter: [{ field: 'note', op: 'empty' }],
+      expected: ['Banana', 'cherry'],
+    },
+    {
+      name: 'not_empty',
+      filter: [{ field: 'note', op: 'not_empty' }],
+      expected: ['apple', 'apricot', 'Éclair', 'date'],
+    },
+    {
+      name: 'conditions are ANDed',
+      filter: [
+        { field: 'n', op: 'gt', value: 1 },
+        { field: 'active', op: 'eq', value: true },
+      ],
+      expected: ['apricot'],
+    },
     { name: 'a path into JSON', filter: [{ field: 'meta.size', op: 'lte', value: 2 }], expected: ['apple', 'Banana'] },
   ]
   for (const c of arrayCases) {
@@ -217,18 +368,53 @@ describe('filter', () => {
 
   describe('dynamic variables', () => {
     const cases: { name: string; filter: unknown; as: 'owner' | 'editor'; expected: string[] }[] = [
-      { name: '$CURRENT_USER (owner)', filter: { created_by: { _eq: '$CURRENT_USER' } }, as: 'owner', expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair'] },
+      {
+        name: '$CURRENT_USER (owner)',
+        filter: { created_by: { _eq: '$CURRENT_USER' } },
+        as: 'owner',
+        expected: ['apple', 'Banana', 'cherry', 'apricot', 'Éclair'],
+      },
       { name: '$CURRENT_USER (editor)', filter: { created_by: '$CURRENT_USER' }, as: 'editor', expected: ['date'] },
-      { name: '$CURRENT_USER in the array format', filter: [{ field: 'created_by', op: 'eq', value: '$CURRENT_USER' }], as: 'editor', expected: ['date'] },
-      { name: '$CURRENT_ROLE (owner)', filter: { role_name: '$CURRENT_ROLE' }, as: 'owner', expected: ['apple', 'apricot'] },
-      { name: '$CURRENT_ROLE (editor)', filter: { role_name: { _eq: '$CURRENT_ROLE' } }, as: 'editor', expected: ['Banana', 'date'] },
+      {
+        name: '$CURRENT_USER in the array format',
+        filter: [{ field: 'created_by', op: 'eq', value: '$CURRENT_USER' }],
+        as: 'editor',
+        expected: ['date'],
+      },
+      {
+        name: '$CURRENT_ROLE (owner)',
+        filter: { role_name: '$CURRENT_ROLE' },
+        as: 'owner',
+        expected: ['apple', 'apricot'],
+      },
+      {
+        name: '$CURRENT_ROLE (editor)',
+        filter: { role_name: { _eq: '$CURRENT_ROLE' } },
+        as: 'editor',
+        expected: ['Banana', 'date'],
+      },
       { name: '$PROJECT_ID', filter: { project: '$PROJECT_ID' }, as: 'owner', expected: ['apple'] },
       { name: '$NOW (before)', filter: { due: { _lt: '$NOW' } }, as: 'owner', expected: ['apple', 'apricot'] },
       { name: '$NOW (after)', filter: { due: { _gt: '$NOW' } }, as: 'owner', expected: ['Banana'] },
-      { name: '$NOW in the array format', filter: [{ field: 'due', op: 'lte', value: '$NOW' }], as: 'owner', expected: ['apple', 'apricot'] },
-      { name: '$NOW_DATE (before)', filter: { day: { _lt: '$NOW_DATE' } }, as: 'owner', expected: ['apple', 'apricot'] },
+      {
+        name: '$NOW in the array format',
+        filter: [{ field: 'due', op: 'lte', value: '$NOW' }],
+        as: 'owner',
+        expected: ['apple', 'apricot'],
+      },
+      {
+        name: '$NOW_DATE (before)',
+        filter: { day: { _lt: '$NOW_DATE' } },
+        as: 'owner',
+        expected: ['apple', 'apricot'],
+      },
       { name: '$NOW_DATE (after)', filter: { day: { _gt: '$NOW_DATE' } }, as: 'owner', expected: ['Banana'] },
-      { name: 'a variable in an _in list', filter: { created_by: { _in: ['$CURRENT_USER'] } }, as: 'editor', expected: ['date'] },
+      {
+        name: 'a variable in an _in list',
+        filter: { created_by: { _in: ['$CURRENT_USER'] } },
+        as: 'editor',
+        expected: ['date'],
+      },
     ]
     for (const c of cases) {
       it(c.name, async () => {
@@ -267,7 +453,8 @@ describe('fields, path and include_deleted', () => {
   it('fields projects every record; id, created_at and updated_at always come', async () => {
     const reply = await list(things, { fields: 'name,n', sortBy: 'n', order: 'asc', limit: 2 })
     expect(reply.status, reply.text).toBe(200)
-    for (const record of reply.body.data) expect(Object.keys(record).sort()).toEqual(['created_at', 'id', 'n', 'name', 'updated_at'])
+    for (const record of reply.body.data)
+      expect(Object.keys(record).sort()).toEqual(['created_at', 'id', 'n', 'name', 'updated_at'])
     expect(reply.body.data.map((r: any) => r.n)).toEqual([1, 2])
     expectError(await list(things, { fields: 'name,colour' }), 400, 'invalid_request')
   })
@@ -277,7 +464,9 @@ describe('fields, path and include_deleted', () => {
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toMatchObject({ total: 6, page: 1, limit: 25, hasMore: false })
     const all = await listAll(server, owner.token, things, { sortBy: 'n', order: 'asc' })
-    expect(reply.body.data).toEqual(all.map((r, i) => ({ id: r.id, path: 'meta.size', value: [1, 2, null, 3, null, null][i] })))
+    expect(reply.body.data).toEqual(
+      all.map((r, i) => ({ id: r.id, path: 'meta.size', value: [1, 2, null, 3, null, null][i] })),
+    )
     const plain = await list(things, { path: 'name', sortBy: 'n', order: 'asc', limit: 2 })
     expect(plain.body.data).toEqual(all.slice(0, 2).map((r) => ({ id: r.id, path: 'name', value: r.name })))
     const object = await list(things, { path: 'meta', filter: JSON.stringify({ name: 'apricot' }) })
@@ -289,7 +478,9 @@ describe('fields, path and include_deleted', () => {
   })
 
   it('include_deleted lists soft-deleted records for the owner; an editor without view_deleted gets 403', async () => {
-    const name = await createCollection(server, owner.token, freshName('bin'), [{ name: 'name', type: 'text', required: true }])
+    const name = await createCollection(server, owner.token, freshName('bin'), [
+      { name: 'name', type: 'text', required: true },
+    ])
     const kept = await createRecord(server, owner.token, name, { name: 'kept' })
     const gone = await createRecord(server, owner.token, name, { name: 'gone' })
     expect((await del(recordsPath(name, gone.id), owner.token)).status).toBe(200)
@@ -377,7 +568,9 @@ describe('search', () => {
   })
 
   it('a collection without text fields, or a search without a word, is 400', async () => {
-    const numbers = await createCollection(server, owner.token, freshName('numbers'), [{ name: 'n', type: 'integer', required: false }])
+    const numbers = await createCollection(server, owner.token, freshName('numbers'), [
+      { name: 'n', type: 'integer', required: false },
+    ])
     expectError(await list(numbers, { search: 'one' }), 400, 'invalid_request')
     expectError(await search('!!!'), 400, 'invalid_request')
   })
@@ -391,8 +584,18 @@ describe('expand in lists', () => {
     await createCollection(server, owner.token, teams, [{ name: 'name', type: 'text', required: true }])
     await createCollection(server, owner.token, people, [
       { name: 'name', type: 'text', required: true },
-      { name: 'team', type: 'relation', required: false, relationConfig: { targetCollection: teams, relationType: 'belongsTo' } },
-      { name: 'friends', type: 'relation', required: false, relationConfig: { targetCollection: teams, relationType: 'hasMany' } },
+      {
+        name: 'team',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: teams, relationType: 'belongsTo' },
+      },
+      {
+        name: 'friends',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: teams, relationType: 'hasMany' },
+      },
     ])
     const red = await createRecord(server, owner.token, teams, { name: 'red' })
     const blue = await createRecord(server, owner.token, teams, { name: 'blue' })
@@ -418,8 +621,16 @@ describe('expand in lists', () => {
 
   it('a non-relation field is 400, even on an empty page', async () => {
     expectError(await list(people, { expand: 'name' }), 400, 'invalid_request')
-    expectError(await list(people, { expand: 'name', filter: JSON.stringify({ name: 'nobody' }) }), 400, 'invalid_request')
-    expectError(await list(people, { expand: 'team.name', filter: JSON.stringify({ name: 'p4' }) }), 400, 'invalid_request')
+    expectError(
+      await list(people, { expand: 'name', filter: JSON.stringify({ name: 'nobody' }) }),
+      400,
+      'invalid_request',
+    )
+    expectError(
+      await list(people, { expand: 'team.name', filter: JSON.stringify({ name: 'p4' }) }),
+      400,
+      'invalid_request',
+    )
   })
 })
 
@@ -459,11 +670,16 @@ describe('locale (translatable fields)', () => {
   })
 
   it('* answers the whole locale map', async () => {
-    expect(await titles({ locale: '*' })).toEqual([{ en: 'Apple', de: 'Apfel', fr: 'Pomme' }, { en: 'Zucchini', de: 'Zucchini' }, { de: 'Birne' }])
+    expect(await titles({ locale: '*' })).toEqual([
+      { en: 'Apple', de: 'Apfel', fr: 'Pomme' },
+      { en: 'Zucchini', de: 'Zucchini' },
+      { de: 'Birne' },
+    ])
   })
 
   it('sorting compares the locale’s value', async () => {
-    const byTitle = async (locale: string, order: string) => namesByN(await list(menu, { locale, sortBy: 'title', order }))
+    const byTitle = async (locale: string, order: string) =>
+      namesByN(await list(menu, { locale, sortBy: 'title', order }))
     const namesByN = (reply: any) => reply.body.data.map((r: any) => r.n)
     expect(await byTitle('de', 'asc')).toEqual([1, 3, 2]) // Apfel, Birne, Zucchini
     expect(await byTitle('de', 'desc')).toEqual([2, 3, 1])
@@ -472,7 +688,12 @@ describe('locale (translatable fields)', () => {
 
   it('filtering compares the locale’s value', async () => {
     const ns = async (filter: unknown, locale?: string) => {
-      const reply = await list(menu, { filter: JSON.stringify(filter), sortBy: 'n', order: 'asc', ...(locale ? { locale } : {}) })
+      const reply = await list(menu, {
+        filter: JSON.stringify(filter),
+        sortBy: 'n',
+        order: 'asc',
+        ...(locale ? { locale } : {}),
+      })
       expect(reply.status, reply.text).toBe(200)
       return reply.body.data.map((r: any) => r.n)
     }
@@ -488,7 +709,11 @@ describe('locale (translatable fields)', () => {
     const reply = await patch(`${recordsPath(menu, zucchini.id)}?locale=fr`, owner.token, { title: 'Courgette' })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.title).toBe('Courgette')
-    expect((await readRecord(server, owner.token, menu, zucchini.id, { locale: '*' })).title).toEqual({ en: 'Zucchini', de: 'Zucchini', fr: 'Courgette' })
+    expect((await readRecord(server, owner.token, menu, zucchini.id, { locale: '*' })).title).toEqual({
+      en: 'Zucchini',
+      de: 'Zucchini',
+      fr: 'Courgette',
+    })
     expect((await readRecord(server, owner.token, menu, zucchini.id, { locale: 'fr' })).title).toBe('Courgette')
   })
 

@@ -26,7 +26,11 @@ beforeAll(async () => {
   owner = await signUpOwner(server)
   const created = await createCollection(server, owner.token, {
     name,
-    fields: [field('title', 'text'), field('status', 'enum', { enumValues: ['draft', 'published', 'archived'] }), field('views', 'integer')],
+    fields: [
+      field('title', 'text'),
+      field('status', 'enum', { enumValues: ['draft', 'published', 'archived'] }),
+      field('views', 'integer'),
+    ],
     indexes: [{ fields: ['status', '-views'] }],
   })
   indexName = created.indexes[0].name
@@ -35,10 +39,16 @@ beforeAll(async () => {
   for (let chunk = 0; chunk < 2; chunk++) {
     const lines = Array.from({ length: 1000 }, (_, i) => {
       const n = chunk * 1000 + i
-      return JSON.stringify({ title: `t${n}`, status: ['draft', 'published', 'archived'][n % 3], views: (n * 7919) % 5000 })
+      return JSON.stringify({
+        title: `t${n}`,
+        status: ['draft', 'published', 'archived'][n % 3],
+        views: (n * 7919) % 5000,
+      })
     })
     const reply = await server.request('POST', `/api/v1/collections/${name}/records/import-ndjson`, {
-      token: owner.token, rawBody: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' },
+      token: owner.token,
+      rawBody: lines.join('\n'),
+      headers: { 'content-type': 'application/x-ndjson' },
     })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.imported).toBe(1000)
@@ -51,7 +61,8 @@ afterAll(async () => {
 // What records/list.ts asks for `?limit=25&sortBy=-views&filter={"status":{"_eq":"published"}}`, page mode.
 const live = sql`deleted_at is null`
 const filter = () => sql`${sql.ref('status')} = ${sql.lit('published')}`
-const page = () => sql`select * from ${tableIdentifier(handle, name)} where ${live} and ${filter()} order by ${keysetOrder(sql.ref('views'), 'desc')} limit 25`
+const page = () =>
+  sql`select * from ${tableIdentifier(handle, name)} where ${live} and ${filter()} order by ${keysetOrder(sql.ref('views'), 'desc')} limit 25`
 const count = () => sql`select count(*) as n from ${tableIdentifier(handle, name)} where ${live} and ${filter()}`
 
 async function plan(query: RawBuilder<unknown>): Promise<string> {
@@ -91,17 +102,31 @@ describe('the plan of a filtered, sorted list of live rows', () => {
 
   it('the list answers what the plan promises, soft-deleted rows included only when asked for', async () => {
     const filterParam = encodeURIComponent(JSON.stringify({ status: { _eq: 'published' } }))
-    const first = await server.request('GET', `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}`, { token: owner.token })
+    const first = await server.request(
+      'GET',
+      `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}`,
+      { token: owner.token },
+    )
     expect(first.status, first.text).toBe(200)
     const views = first.body.data.map((r: { views: number }) => r.views)
     expect(views).toEqual([...views].sort((a: number, b: number) => b - a))
     expect(first.body.total).toBe(667)
     const top = first.body.data[0]
-    expect((await server.request('DELETE', `/api/v1/collections/${name}/records/${top.id}`, { token: owner.token })).status).toBe(200)
-    const after = await server.request('GET', `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}`, { token: owner.token })
+    expect(
+      (await server.request('DELETE', `/api/v1/collections/${name}/records/${top.id}`, { token: owner.token })).status,
+    ).toBe(200)
+    const after = await server.request(
+      'GET',
+      `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}`,
+      { token: owner.token },
+    )
     expect(after.body.total).toBe(666)
     expect(after.body.data[0].id).not.toBe(top.id)
-    const all = await server.request('GET', `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}&include_deleted=true`, { token: owner.token })
+    const all = await server.request(
+      'GET',
+      `/api/v1/collections/${name}/records?limit=25&sortBy=-views&filter=${filterParam}&include_deleted=true`,
+      { token: owner.token },
+    )
     expect(all.body.total).toBe(667)
     expect(all.body.data[0].id).toBe(top.id)
   })
@@ -112,7 +137,9 @@ describe('the plan of a filtered, sorted list of live rows', () => {
       expect(stats.rows.length).toBeGreaterThan(0)
     } else {
       const stats = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_user_tables where schemaname = ${handle.schema} and relname = ${name} and last_analyze is not null`.execute(handle.db)
+        select count(*)::int as n from pg_stat_user_tables where schemaname = ${handle.schema} and relname = ${name} and last_analyze is not null`.execute(
+        handle.db,
+      )
       expect(stats.rows[0]!.n).toBe(1)
     }
   })

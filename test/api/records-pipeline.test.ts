@@ -6,7 +6,16 @@ import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { someBytes } from './files-support.js'
 import { placeShape, settle, structurePath } from './structure-support.js'
-import { client, createCollection, createRecord, expectError, freshName, listAll, readRecord, recordsPath } from './records-fixtures.js'
+import {
+  client,
+  createCollection,
+  createRecord,
+  expectError,
+  freshName,
+  listAll,
+  readRecord,
+  recordsPath,
+} from './records-fixtures.js'
 
 // The one records write pipeline (decision 021): blocking hooks run exactly once per logical write,
 // outside any retry and before anything of the request is written; events carry the principal snapshot.
@@ -39,7 +48,10 @@ afterEach(() => {
 })
 
 /** A hook on these collections that notes every call (and may act on it); removed after the test. */
-function hook(collections: readonly string[], act: (write: BeforeWrite) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void = () => {}): BeforeWrite[] {
+function hook(
+  collections: readonly string[],
+  act: (write: BeforeWrite) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void = () => {},
+): BeforeWrite[] {
   const calls: BeforeWrite[] = []
   removals.push(
     server.app.records.hooks.add((write) => {
@@ -55,7 +67,12 @@ function hook(collections: readonly string[], act: (write: BeforeWrite) => Promi
 function listen(collections: readonly string[]): { type: string; event: RecordEvent }[] {
   const seen: { type: string; event: RecordEvent }[] = []
   for (const type of ['record.create', 'record.update', 'record.delete'] as const) {
-    removals.push(server.app.events.on(type, (event) => void (collections.includes(event.collection) && seen.push({ type, event }))))
+    removals.push(
+      server.app.events.on(
+        type,
+        (event) => void (collections.includes(event.collection) && seen.push({ type, event })),
+      ),
+    )
   }
   return seen
 }
@@ -82,7 +99,9 @@ const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort()
 
 /** The record as the owner sees it (soft-deleted ones too), or null when it is gone. */
 async function stored(collection: string, id: string): Promise<Record<string, any> | null> {
-  const reply = await server.request('GET', recordsPath(collection, id, { include_deleted: 'true' }), { token: owner.token })
+  const reply = await server.request('GET', recordsPath(collection, id, { include_deleted: 'true' }), {
+    token: owner.token,
+  })
   if (reply.status === 404) return null
   expect(reply.status, reply.text).toBe(200)
   return reply.body.data
@@ -90,23 +109,43 @@ async function stored(collection: string, id: string): Promise<Record<string, an
 
 describe('hooks run once per logical write', () => {
   it.each([
-    { how: '_version in the body', headers: (_v: number) => ({}), body: (i: number, v: number) => ({ count: i, _version: v }), lost: 409 },
-    { how: 'If-Match', headers: (v: number) => ({ 'If-Match': String(v) }), body: (i: number) => ({ count: i }), lost: 412 },
-  ])('20 concurrent updates holding the same version ($how): one hook call per request, one wins, the others $lost', async ({ headers, body, lost }) => {
-    const name = await createCollection(server, owner.token, freshName('race'), noteFields)
-    const record = await createRecord(server, owner.token, name, { title: 'contended', count: 0 })
-    const wait = barrier(20)
-    const calls = hook([name], wait)
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => patch(recordsPath(name, record.id), editor.token, body(i + 1, record._version), headers(record._version))))
-    // "Once per write": every request that got past validation (here all 20: each read the record at its
-    // version before any of them wrote) ran the hooks exactly once; none ran them again.
-    expect(calls).toHaveLength(20)
-    expect(new Set(calls.map((c) => c.data.count)).size).toBe(20)
-    expect(calls.every((c) => c.before?._version === record._version && c.principal.userId === editor.id)).toBe(true)
-    expect(statuses(replies)).toEqual([200, ...Array<number>(19).fill(lost)])
-    const winner = replies.find((r) => r.status === 200)!
-    expect(await readRecord(server, owner.token, name, record.id)).toMatchObject({ count: winner.body.count, _version: record._version + 1 })
-  })
+    {
+      how: '_version in the body',
+      headers: (_v: number) => ({}),
+      body: (i: number, v: number) => ({ count: i, _version: v }),
+      lost: 409,
+    },
+    {
+      how: 'If-Match',
+      headers: (v: number) => ({ 'If-Match': String(v) }),
+      body: (i: number) => ({ count: i }),
+      lost: 412,
+    },
+  ])(
+    '20 concurrent updates holding the same version ($how): one hook call per request, one wins, the others $lost',
+    async ({ headers, body, lost }) => {
+      const name = await createCollection(server, owner.token, freshName('race'), noteFields)
+      const record = await createRecord(server, owner.token, name, { title: 'contended', count: 0 })
+      const wait = barrier(20)
+      const calls = hook([name], wait)
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          patch(recordsPath(name, record.id), editor.token, body(i + 1, record._version), headers(record._version)),
+        ),
+      )
+      // "Once per write": every request that got past validation (here all 20: each read the record at its
+      // version before any of them wrote) ran the hooks exactly once; none ran them again.
+      expect(calls).toHaveLength(20)
+      expect(new Set(calls.map((c) => c.data.count)).size).toBe(20)
+      expect(calls.every((c) => c.before?._version === record._version && c.principal.userId === editor.id)).toBe(true)
+      expect(statuses(replies)).toEqual([200, ...Array<number>(19).fill(lost)])
+      const winner = replies.find((r) => r.status === 200)!
+      expect(await readRecord(server, owner.token, name, record.id)).toMatchObject({
+        count: winner.body.count,
+        _version: record._version + 1,
+      })
+    },
+  )
 
   it('20 concurrent updates without a version: each request runs the hooks once, and every change lands', async () => {
     const name = await createCollection(server, owner.token, freshName('retry'), noteFields)
@@ -116,7 +155,11 @@ describe('hooks run once per logical write', () => {
       await wait()
       return { ...write.data, slug: 'set by the hook' }
     })
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => patch(recordsPath(name, record.id), editor.token, { $push: { tags: `t${i}` } })))
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        patch(recordsPath(name, record.id), editor.token, { $push: { tags: `t${i}` } }),
+      ),
+    )
     expect(statuses(replies)).toEqual(Array<number>(20).fill(200))
     // All 20 read the record at version 1, so 19 lost the race and were written again: without the hooks.
     expect(calls).toHaveLength(20)
@@ -135,7 +178,9 @@ describe('hooks run once per logical write', () => {
       await wait()
       return { ...write.data, tags: ['rewritten by the hook'] }
     })
-    const replies = await Promise.all([0, 1].map((i) => patch(recordsPath(name, record.id), owner.token, { $push: { tags: `t${i}` } })))
+    const replies = await Promise.all(
+      [0, 1].map((i) => patch(recordsPath(name, record.id), owner.token, { $push: { tags: `t${i}` } })),
+    )
     expect(statuses(replies)).toEqual([200, 409])
     expect(replies.find((r) => r.status === 409)!.body.details).toEqual({ field: 'tags' })
     expect((await readRecord(server, owner.token, name, record.id)).tags).toEqual(['rewritten by the hook'])
@@ -143,11 +188,16 @@ describe('hooks run once per logical write', () => {
 
   it('bulk delete: one call per record; a refusal of one deletes none', async () => {
     const name = await createCollection(server, owner.token, freshName('bulk'), noteFields)
-    const ids = await Promise.all(['a', 'b', 'c'].map(async (title) => (await createRecord(server, owner.token, name, { title })).id as string))
+    const ids = await Promise.all(
+      ['a', 'b', 'c'].map(async (title) => (await createRecord(server, owner.token, name, { title })).id as string),
+    )
     const refusing = hook([name], (write) => {
       if (write.before?.title === 'b') throw new AppError('validation_error', 'b stays', { field: 'title' })
     })
-    const refused = await server.request('DELETE', `${recordsPath(name)}/bulk?permanent=true`, { token: owner.token, body: { ids } })
+    const refused = await server.request('DELETE', `${recordsPath(name)}/bulk?permanent=true`, {
+      token: owner.token,
+      body: { ids },
+    })
     expectError(refused, 422, 'validation_error')
     expect(refused.body.details).toEqual({ field: 'title' })
     // The hooks stop at the refusal, before anything is written; no record was hooked twice.
@@ -157,7 +207,10 @@ describe('hooks run once per logical write', () => {
     removals.shift()!()
 
     const calls = hook([name])
-    const reply = await server.request('DELETE', `${recordsPath(name)}/bulk?permanent=true`, { token: owner.token, body: { ids } })
+    const reply = await server.request('DELETE', `${recordsPath(name)}/bulk?permanent=true`, {
+      token: owner.token,
+      body: { ids },
+    })
     expect(reply.body).toEqual({ deleted: 3 })
     expect(calls.map((c) => [c.action, c.before?.id]).sort()).toEqual(ids.map((id) => ['delete', id]).sort())
   })
@@ -169,9 +222,17 @@ describe('hooks run once per logical write', () => {
       return { ...write.data, slug: `hooked-${String(write.data.title)}` }
     })
     const body = ['one', 'veto', 'three'].map((title) => JSON.stringify({ title })).join('\n')
-    const reply = await server.request('POST', `${recordsPath(name)}/import-ndjson`, { token: owner.token, rawBody: body, headers: { 'content-type': 'application/x-ndjson' } })
+    const reply = await server.request('POST', `${recordsPath(name)}/import-ndjson`, {
+      token: owner.token,
+      rawBody: body,
+      headers: { 'content-type': 'application/x-ndjson' },
+    })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toMatchObject({ imported: 2, failed: 1, errors: [{ line: 2, code: 'forbidden', message: 'No vetoes' }] })
+    expect(reply.body).toMatchObject({
+      imported: 2,
+      failed: 1,
+      errors: [{ line: 2, code: 'forbidden', message: 'No vetoes' }],
+    })
     expect(calls.map((c) => [c.action, c.data.title, c.before])).toEqual([
       ['create', 'one', null],
       ['create', 'veto', null],
@@ -200,7 +261,11 @@ describe('hooks run once per logical write', () => {
     const reply = await post(path, owner.token, { userId: editor.id })
     expect(reply.status, reply.text).toBe(200)
     expect(calls).toHaveLength(1)
-    expect(calls[0]).toMatchObject({ action: 'update', before: { id: record.id, owned_by: null, _version: 1 }, data: { owned_by: editor.id } })
+    expect(calls[0]).toMatchObject({
+      action: 'update',
+      before: { id: record.id, owned_by: null, _version: 1 },
+      data: { owned_by: editor.id },
+    })
     expect((await stored(name, record.id))!.owned_by).toBe(editor.id)
   })
 
@@ -213,7 +278,11 @@ describe('hooks run once per logical write', () => {
     })
     expectError(await post(`${recordsPath(name, record.id)}/restore`, owner.token), 409, 'conflict')
     expect(calls).toHaveLength(1)
-    expect(calls[0]).toMatchObject({ action: 'restore', before: { id: record.id, deleted_at: expect.any(Number) }, data: {} })
+    expect(calls[0]).toMatchObject({
+      action: 'restore',
+      before: { id: record.id, deleted_at: expect.any(Number) },
+      data: {},
+    })
     expect((await stored(name, record.id))!.deleted_at).toEqual(expect.any(Number))
   })
 })
@@ -229,10 +298,16 @@ describe('structure repairs', () => {
     const calls = hook([name], (write) => {
       if (write.before?.title === 'leave me') throw new AppError('forbidden', 'Hands off')
     })
-    const started = await post(structurePath(name, 'meta', 'repair-jobs'), owner.token, { fixes: [{ kind: 'enum', path: 'kind', from: 'City', to: 'city' }] })
+    const started = await post(structurePath(name, 'meta', 'repair-jobs'), owner.token, {
+      fixes: [{ kind: 'enum', path: 'kind', from: 'City', to: 'city' }],
+    })
     expect(started.status, started.text).toBe(202)
     const done = await settle(server, owner.token, name, 'repair', started.body.data.jobId)
-    expect(done.repair).toMatchObject({ repaired: 1, failed: 1, failures: [{ id: refused.id, reason: expect.stringContaining('Hands off') }] })
+    expect(done.repair).toMatchObject({
+      repaired: 1,
+      failed: 1,
+      failures: [{ id: refused.id, reason: expect.stringContaining('Hands off') }],
+    })
     expect(calls.map((c) => [c.action, c.before?.id, c.data]).sort()).toEqual(
       [
         ['update', fixed.id, { meta: { kind: 'city' } }],
@@ -247,18 +322,35 @@ describe('structure repairs', () => {
 describe('relation cascades', () => {
   /** A parent with two cascading children, a set-null link and a hasMany list naming it and another parent. */
   async function family() {
-    const parents = await createCollection(server, owner.token, freshName('parents'), [{ name: 'name', type: 'text', required: true }])
+    const parents = await createCollection(server, owner.token, freshName('parents'), [
+      { name: 'name', type: 'text', required: true },
+    ])
     const kids = await createCollection(server, owner.token, freshName('kids'), [
       { name: 'name', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'cascade' },
+      },
     ])
     const links = await createCollection(server, owner.token, freshName('links'), [
       { name: 'name', type: 'text', required: true },
-      { name: 'parent', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'set-null' } },
+      {
+        name: 'parent',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'belongsTo', onDelete: 'set-null' },
+      },
     ])
     const lists = await createCollection(server, owner.token, freshName('lists'), [
       { name: 'name', type: 'text', required: true },
-      { name: 'members', type: 'relation', required: false, relationConfig: { targetCollection: parents, relationType: 'hasMany', onDelete: 'set-null' } },
+      {
+        name: 'members',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: parents, relationType: 'hasMany', onDelete: 'set-null' },
+      },
     ])
     const parent = await createRecord(server, owner.token, parents, { name: 'p' })
     const other = await createRecord(server, owner.token, parents, { name: 'other' })
@@ -275,7 +367,13 @@ describe('relation cascades', () => {
     const calls = hook(f.names)
     expect((await del(recordsPath(f.parents, f.parent.id, { permanent: 'true' }), editor.token)).status).toBe(200)
     expect(calls.map((c) => `${c.action} ${c.collection.name} ${String(c.before?.id)}`).sort()).toEqual(
-      [`delete ${f.parents} ${f.parent.id}`, `delete ${f.kids} ${f.kid1.id}`, `delete ${f.kids} ${f.kid2.id}`, `update ${f.links} ${f.link.id}`, `update ${f.lists} ${f.list.id}`].sort(),
+      [
+        `delete ${f.parents} ${f.parent.id}`,
+        `delete ${f.kids} ${f.kid1.id}`,
+        `delete ${f.kids} ${f.kid2.id}`,
+        `update ${f.links} ${f.link.id}`,
+        `update ${f.lists} ${f.list.id}`,
+      ].sort(),
     )
     // Every call is the deleting caller's, and the clean-ups are told what they write.
     expect(calls.every((c) => c.principal.userId === editor.id)).toBe(true)
@@ -287,7 +385,13 @@ describe('relation cascades', () => {
     // The cascade's events name the deleting caller and, for the clean-ups, what changed.
     await vi.waitFor(() => expect(seen).toHaveLength(5))
     const linkUpdate = seen.find((s) => s.event.collection === f.links)!
-    expect(linkUpdate).toMatchObject({ type: 'record.update', event: { changes: { parent: { before: f.parent.id, after: null } }, principal: { id: editor.id, kind: 'user', role: 'editor' } } })
+    expect(linkUpdate).toMatchObject({
+      type: 'record.update',
+      event: {
+        changes: { parent: { before: f.parent.id, after: null } },
+        principal: { id: editor.id, kind: 'user', role: 'editor' },
+      },
+    })
     expect(seen.filter((s) => s.type === 'record.delete').map((s) => s.event.permanent)).toEqual([true, true, true])
   })
 
@@ -311,7 +415,10 @@ describe('relation cascades', () => {
       expect(await stored(collection, record.id)).toEqual(record)
     }
     // The same refusal through a bulk delete.
-    const bulk = await server.request('DELETE', `${recordsPath(f.parents)}/bulk?permanent=true`, { token: owner.token, body: { ids: [f.parent.id, f.other.id] } })
+    const bulk = await server.request('DELETE', `${recordsPath(f.parents)}/bulk?permanent=true`, {
+      token: owner.token,
+      body: { ids: [f.parent.id, f.other.id] },
+    })
     expectError(bulk, 403, 'forbidden')
     expect(await stored(f.parents, f.other.id)).toEqual(f.other)
     expect(await stored(f.lists, f.list.id)).toEqual(f.list)
@@ -324,7 +431,10 @@ describe('relation cascades', () => {
   it('a bulk delete of two parents clears a list naming both in one write, hooked once', async () => {
     const f = await family()
     const calls = hook([f.lists])
-    const reply = await server.request('DELETE', `${recordsPath(f.parents)}/bulk?permanent=true`, { token: owner.token, body: { ids: [f.parent.id, f.other.id] } })
+    const reply = await server.request('DELETE', `${recordsPath(f.parents)}/bulk?permanent=true`, {
+      token: owner.token,
+      body: { ids: [f.parent.id, f.other.id] },
+    })
     expect(reply.body).toEqual({ deleted: 2 })
     expect(calls).toHaveLength(1)
     expect(calls[0]!.data).toEqual({ members: [] })
@@ -372,7 +482,10 @@ describe('events', () => {
     const seen = listen([name])
     const record = await createRecord(server, editor.token, name, { title: 'a', count: 1, tags: ['x'] })
     await patch(recordsPath(name, record.id), editor.token, { count: 2, title: 'a', $push: { tags: 'y' } })
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'pipeline', capabilities: [`collections/${name}:delete`] } })
+    const key = await server.request('POST', '/api/auth/api-keys', {
+      token: owner.token,
+      body: { label: 'pipeline', capabilities: [`collections/${name}:delete`] },
+    })
     expect(key.status, key.text).toBe(201)
     expect((await del(recordsPath(name, record.id), key.body.raw)).status).toBe(200)
     expect((await post(`${recordsPath(name, record.id)}/restore`, owner.token)).status).toBe(200)
@@ -403,12 +516,25 @@ describe('docs/events.md documents exactly what is emitted', () => {
   })()
   const shape = (value: unknown): unknown =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, k === 'before' || k === 'after' || k === 'file' ? typeof (value as any)[k] : shape((value as any)[k])]))
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [
+              k,
+              k === 'before' || k === 'after' || k === 'file' ? typeof (value as any)[k] : shape((value as any)[k]),
+            ]),
+        )
       : typeof value
   const asPublished = (event: unknown) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>
 
   it('documents the five events', () => {
-    expect([...documented.keys()].sort()).toEqual(['file.upload', 'record.create', 'record.delete', 'record.update', 'user.login'])
+    expect([...documented.keys()].sort()).toEqual([
+      'file.upload',
+      'record.create',
+      'record.delete',
+      'record.update',
+      'user.login',
+    ])
   })
 
   it('record.create, record.update and record.delete have the documented keys', async () => {
@@ -422,7 +548,10 @@ describe('docs/events.md documents exactly what is emitted', () => {
       const published = asPublished(event)
       const example = documented.get(type)!
       expect(Object.keys(published).sort(), type).toEqual(Object.keys(example).sort())
-      expect({ ...(shape(published) as object), changes: undefined }, type).toEqual({ ...(shape(example) as object), changes: undefined })
+      expect({ ...(shape(published) as object), changes: undefined }, type).toEqual({
+        ...(shape(example) as object),
+        changes: undefined,
+      })
     }
   })
 
@@ -431,15 +560,25 @@ describe('docs/events.md documents exactly what is emitted', () => {
     const uploads: unknown[] = []
     removals.push(server.app.events.on('user.login', (e) => void logins.push(e)))
     removals.push(server.app.events.on('file.upload', (e) => void uploads.push(e)))
-    const signIn = await server.request('POST', '/api/auth/sign-in/email', { body: { email: editor.email, password: editor.password } })
+    const signIn = await server.request('POST', '/api/auth/sign-in/email', {
+      body: { email: editor.email, password: editor.password },
+    })
     expect(signIn.status, signIn.text).toBe(200)
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(someBytes(64))], { type: 'application/octet-stream' }), 'doc.bin')
-    const upload = await fetch(`${server.url}/api/v1/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form })
+    const upload = await fetch(`${server.url}/api/v1/files/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: form,
+    })
     expect(upload.status, await upload.clone().text()).toBe(201)
     await vi.waitFor(() => expect([logins.length, uploads.length]).toEqual([1, 1]))
     expect(shape(asPublished(logins[0]))).toEqual(shape(documented.get('user.login')))
-    expect(asPublished(logins[0])).toMatchObject({ userId: editor.id, method: 'email', principal: { id: editor.id, kind: 'user', role: 'editor' } })
+    expect(asPublished(logins[0])).toMatchObject({
+      userId: editor.id,
+      method: 'email',
+      principal: { id: editor.id, kind: 'user', role: 'editor' },
+    })
     expect(shape(asPublished(uploads[0]))).toEqual(shape(documented.get('file.upload')))
     const file = (asPublished(uploads[0]) as { file: Record<string, unknown> }).file
     expect(Object.keys(file).sort()).toEqual(Object.keys(documented.get('file.upload')!.file as object).sort())

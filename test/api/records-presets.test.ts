@@ -11,8 +11,13 @@ let owner: Account
 let admin: Account
 
 const records = (name: string) => `/api/v1/collections/${name}/records`
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 
 let seq = 0
 async function personWith(grants: unknown[]): Promise<Account> {
@@ -25,7 +30,11 @@ async function personWith(grants: unknown[]): Promise<Account> {
 }
 
 async function createCollection(name: string, accessControl?: unknown): Promise<void> {
-  const body = { name, fields: [{ name: 'title', type: 'text', required: true }], ...(accessControl === undefined ? {} : { accessControl }) }
+  const body = {
+    name,
+    fields: [{ name: 'title', type: 'text', required: true }],
+    ...(accessControl === undefined ? {} : { accessControl }),
+  }
   const reply = await call('POST', '/api/v1/collections', owner.token, body)
   expect(reply.status, reply.text).toBe(201)
   expect(reply.body.data.accessControl).toEqual(accessControl ?? null)
@@ -68,7 +77,10 @@ afterAll(async () => {
 })
 
 describe('team (the default): grants alone decide', () => {
-  for (const [name, accessControl] of [['team_default', undefined], ['team_explicit', { preset: 'team' }]] as const) {
+  for (const [name, accessControl] of [
+    ['team_default', undefined],
+    ['team_explicit', { preset: 'team' }],
+  ] as const) {
     it(`${name}: a reader sees everyone's records; no grant is 403; owned_by never shows`, async () => {
       await createCollection(name, accessControl)
       const alice = await personWith(crud(name))
@@ -162,7 +174,11 @@ describe('private: only what one effectively owns', () => {
   })
 
   it('owned_by appears in responses (null: the owner is created_by), and cannot be written', async () => {
-    const made = await call('POST', records(NAME), alice.token, { title: 'alice claims', owned_by: bob.id, created_by: bob.id })
+    const made = await call('POST', records(NAME), alice.token, {
+      title: 'alice claims',
+      owned_by: bob.id,
+      created_by: bob.id,
+    })
     expect(made.status, made.text).toBe(201)
     expect(made.body).toMatchObject({ owned_by: null, created_by: alice.id })
     const one = await call('GET', `${records(NAME)}/${made.body.id}`, alice.token)
@@ -214,14 +230,20 @@ describe('private: only what one effectively owns', () => {
     expect(carols).not.toHaveProperty('owned_by')
     expect(await titles('journal', carol.token)).toEqual(['carol page', 'dave page'])
 
-    const toPrivate = await call('PATCH', '/api/v1/collections/journal', owner.token, { fields: [{ name: 'title', type: 'text', required: true }], accessControl: { preset: 'private' } })
+    const toPrivate = await call('PATCH', '/api/v1/collections/journal', owner.token, {
+      fields: [{ name: 'title', type: 'text', required: true }],
+      accessControl: { preset: 'private' },
+    })
     expect(toPrivate.status, toPrivate.text).toBe(200)
     expect(await titles('journal', carol.token)).toEqual(['carol page'])
     expect(await titles('journal', dave.token)).toEqual(['dave page'])
     const seen = await call('GET', `${records('journal')}/${carols.id}`, carol.token)
     expect(seen.body.data).toMatchObject({ owned_by: null, created_by: carol.id })
 
-    const toTeam = await call('PATCH', '/api/v1/collections/journal', owner.token, { fields: [{ name: 'title', type: 'text', required: true }], accessControl: { preset: 'team' } })
+    const toTeam = await call('PATCH', '/api/v1/collections/journal', owner.token, {
+      fields: [{ name: 'title', type: 'text', required: true }],
+      accessControl: { preset: 'team' },
+    })
     expect(toTeam.status, toTeam.text).toBe(200)
     expect(await titles('journal', carol.token)).toEqual(['carol page', 'dave page'])
     const again = await call('GET', `${records('journal')}/${carols.id}`, dave.token)
@@ -251,7 +273,7 @@ describe('public: anonymous callers read', () => {
     expect(await titles(NAME, nobody.token)).toEqual(['Posted notice'])
   })
 
-  it("a missing id is still 404, and a soft-deleted record is gone for anonymous callers", async () => {
+  it('a missing id is still 404, and a soft-deleted record is gone for anonymous callers', async () => {
     const missing = await call('GET', `${records(NAME)}/nothing_here`)
     expect(missing.status).toBe(404)
     expect(missing.body.error).toBe('record_not_found')
@@ -262,16 +284,64 @@ describe('public: anonymous callers read', () => {
   })
 
   describe('anonymous writes are 401; signed-in writes without a grant 403', () => {
-    runScenarios(() => server, [
-      { name: 'anonymous create', method: 'POST', path: records(NAME), body: { title: 'Graffiti' }, status: 401, contains: { error: 'unauthorized' } },
-      { name: 'anonymous update', method: 'PATCH', path: `${records(NAME)}/notice_one`, body: { title: 'Graffiti' }, status: 401, contains: { error: 'unauthorized' } },
-      { name: 'anonymous delete', method: 'DELETE', path: `${records(NAME)}/notice_one`, status: 401, contains: { error: 'unauthorized' } },
-      { name: 'anonymous permanent delete', method: 'DELETE', path: `${records(NAME)}/notice_one?permanent=true`, status: 401, contains: { error: 'unauthorized' } },
-      { name: 'anonymous restore', method: 'POST', path: `${records(NAME)}/notice_one/restore`, status: 401, contains: { error: 'unauthorized' } },
-      { name: 'anonymous read of a team collection', method: 'GET', path: records('internal'), status: 401, contains: { error: 'unauthorized' }, notContains: ['Internal memo'] },
-      { name: 'anonymous get of a team record', method: 'GET', path: `${records('internal')}/internal_one`, status: 401, notContains: ['Internal memo'] },
-      { name: 'anonymous read of a private collection', method: 'GET', path: records('secrets'), status: 401 },
-    ])
+    runScenarios(
+      () => server,
+      [
+        {
+          name: 'anonymous create',
+          method: 'POST',
+          path: records(NAME),
+          body: { title: 'Graffiti' },
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'anonymous update',
+          method: 'PATCH',
+          path: `${records(NAME)}/notice_one`,
+          body: { title: 'Graffiti' },
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'anonymous delete',
+          method: 'DELETE',
+          path: `${records(NAME)}/notice_one`,
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'anonymous permanent delete',
+          method: 'DELETE',
+          path: `${records(NAME)}/notice_one?permanent=true`,
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'anonymous restore',
+          method: 'POST',
+          path: `${records(NAME)}/notice_one/restore`,
+          status: 401,
+          contains: { error: 'unauthorized' },
+        },
+        {
+          name: 'anonymous read of a team collection',
+          method: 'GET',
+          path: records('internal'),
+          status: 401,
+          contains: { error: 'unauthorized' },
+          notContains: ['Internal memo'],
+        },
+        {
+          name: 'anonymous get of a team record',
+          method: 'GET',
+          path: `${records('internal')}/internal_one`,
+          status: 401,
+          notContains: ['Internal memo'],
+        },
+        { name: 'anonymous read of a private collection', method: 'GET', path: records('secrets'), status: 401 },
+      ],
+    )
 
     it('nothing was written', async () => {
       expect(await stored(NAME, id)).toMatchObject({ title: 'Posted notice', deleted_at: null, _version: 1 })
@@ -307,7 +377,12 @@ describe('public: anonymous callers read', () => {
       name: 'boards',
       fields: [
         { name: 'title', type: 'text', required: true },
-        { name: 'memo', type: 'relation', required: false, relationConfig: { targetCollection: 'internal', relationType: 'belongsTo' } },
+        {
+          name: 'memo',
+          type: 'relation',
+          required: false,
+          relationConfig: { targetCollection: 'internal', relationType: 'belongsTo' },
+        },
       ],
       accessControl: { preset: 'public' },
     })
@@ -324,8 +399,17 @@ describe('public: anonymous callers read', () => {
     const project = await call('POST', '/api/v1/projects', owner.token, { name: 'Second site' })
     expect(project.status, project.text).toBe(201)
     const there = { 'X-Project-Id': project.body.data.id as string }
-    for (const [name, accessControl] of [['far_notices', { preset: 'public' }], ['far_internal', null]] as const) {
-      const made = await call('POST', '/api/v1/collections', owner.token, { name, fields: [{ name: 'title', type: 'text', required: true }], accessControl }, there)
+    for (const [name, accessControl] of [
+      ['far_notices', { preset: 'public' }],
+      ['far_internal', null],
+    ] as const) {
+      const made = await call(
+        'POST',
+        '/api/v1/collections',
+        owner.token,
+        { name, fields: [{ name: 'title', type: 'text', required: true }], accessControl },
+        there,
+      )
       expect(made.status, made.text).toBe(201)
       expect((await call('POST', records(name), owner.token, { title: `${name} record` }, there)).status).toBe(201)
     }

@@ -17,8 +17,13 @@ let stranger: { id: string; email: string }
 let nearDesk: string
 
 const DOCS = '/api/v1/collections/docs/records'
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 const sharesOf = (id: string, collection = 'docs') => `/api/v1/collections/${collection}/records/${id}/shares`
 
 let seq = 0
@@ -55,7 +60,8 @@ async function stored(id: string): Promise<Record<string, any> | null> {
   return reply.body.data
 }
 
-const crud = (name: string) => ['read', 'create', 'update', 'delete'].map((action) => ({ resource: `collections/${name}`, action }))
+const crud = (name: string) =>
+  ['read', 'create', 'update', 'delete'].map((action) => ({ resource: `collections/${name}`, action }))
 
 beforeAll(async () => {
   server = await startServer()
@@ -66,7 +72,11 @@ beforeAll(async () => {
     ['sealed', { preset: 'private' }],
     ['boards', { preset: 'team', sharing: true }],
   ] as const) {
-    const reply = await call('POST', '/api/v1/collections', owner.token, { name, fields: [{ name: 'title', type: 'text', required: true }], accessControl })
+    const reply = await call('POST', '/api/v1/collections', owner.token, {
+      name,
+      fields: [{ name: 'title', type: 'text', required: true }],
+      accessControl,
+    })
     expect(reply.status, reply.text).toBe(201)
   }
   alice = await personWith([...crud('docs'), ...crud('sealed'), ...crud('boards')])
@@ -77,12 +87,24 @@ beforeAll(async () => {
   const project = await call('POST', '/api/v1/projects', owner.token, { name: 'Other place' })
   expect(project.status, project.text).toBe(201)
   const email = 'stranger@example.com'
-  const made = await call('POST', '/api/v1/users', owner.token, { email, password: 'a good password', name: 'Stranger', role: 'viewer' }, { 'X-Project-Id': project.body.data.id })
+  const made = await call(
+    'POST',
+    '/api/v1/users',
+    owner.token,
+    { email, password: 'a good password', name: 'Stranger', role: 'viewer' },
+    { 'X-Project-Id': project.body.data.id },
+  )
   expect(made.status, made.text).toBe(201)
   stranger = { id: made.body.data.id, email }
   // A shared contact address: accounts that sign in by username may share one, here across projects.
   const desk = { email: 'desk@example.com', password: 'a good password', role: 'viewer' }
-  const far = await call('POST', '/api/v1/users', owner.token, { ...desk, name: 'Far desk', username: 'far_desk' }, { 'X-Project-Id': project.body.data.id })
+  const far = await call(
+    'POST',
+    '/api/v1/users',
+    owner.token,
+    { ...desk, name: 'Far desk', username: 'far_desk' },
+    { 'X-Project-Id': project.body.data.id },
+  )
   expect(far.status, far.text).toBe(201)
   const near = await call('POST', '/api/v1/users', owner.token, { ...desk, name: 'Near desk', username: 'near_desk' })
   expect(near.status, near.text).toBe(201)
@@ -101,7 +123,13 @@ describe('managing shares as the owner', () => {
     expect(own.body).toEqual({ data: [] })
 
     const made = await share(id, { userId: carol.id, access: 'view' })
-    expect(made).toEqual({ id: expect.any(String), recordId: id, userId: carol.id, access: 'view', createdAt: expect.any(Number) })
+    expect(made).toEqual({
+      id: expect.any(String),
+      recordId: id,
+      userId: carol.id,
+      access: 'view',
+      createdAt: expect.any(Number),
+    })
     const listed = await call('GET', sharesOf(id), alice.token)
     expect(listed.body).toEqual({ data: [made] })
   })
@@ -170,7 +198,11 @@ describe('managing shares as the owner', () => {
     // Was a 500 (fixed in shares.ts): an empty userId passed the exactly-one check, was then taken as
     // absent, and the person was looked up by an email that was never sent.
     it('an empty userId or userEmail is 400, never a server error', async () => {
-      for (const body of [{ userId: '', access: 'view' }, { userEmail: '', access: 'view' }, { userId: '', userEmail: carol.email, access: 'view' }]) {
+      for (const body of [
+        { userId: '', access: 'view' },
+        { userEmail: '', access: 'view' },
+        { userId: '', userEmail: carol.email, access: 'view' },
+      ]) {
         const reply = await call('POST', sharesOf(id), alice.token, body)
         expect(reply.status, JSON.stringify(body)).toBe(400)
         expect(reply.body.error).toBe('invalid_request')
@@ -179,7 +211,7 @@ describe('managing shares as the owner', () => {
     })
   })
 
-  it('an administrator manages shares of anyone\'s record', async () => {
+  it("an administrator manages shares of anyone's record", async () => {
     const id = await newDoc('admin managed')
     const made = await share(id, { userId: bob.id, access: 'view' }, admin.token)
     expect(made).toMatchObject({ userId: bob.id, access: 'view' })
@@ -215,7 +247,10 @@ describe('who may not manage shares', () => {
 
   it('a non-owner who cannot see the record gets 404 (hidden means missing)', async () => {
     const other = await personWith(crud('docs'))
-    for (const reply of [await call('GET', sharesOf(id), other.token), await call('POST', sharesOf(id), other.token, { userId: carol.id, access: 'view' })]) {
+    for (const reply of [
+      await call('GET', sharesOf(id), other.token),
+      await call('POST', sharesOf(id), other.token, { userId: carol.id, access: 'view' }),
+    ]) {
       expect(reply.status, reply.text).toBe(404)
       expect(reply.body.error).toBe('record_not_found')
     }
@@ -224,7 +259,10 @@ describe('who may not manage shares', () => {
 
   it('someone without any grant or share on the collection gets 403 naming collections/docs:read', async () => {
     const outsider = await personWith([])
-    for (const reply of [await call('GET', sharesOf(id), outsider.token), await call('POST', sharesOf(id), outsider.token, { userId: outsider.id, access: 'edit' })]) {
+    for (const reply of [
+      await call('GET', sharesOf(id), outsider.token),
+      await call('POST', sharesOf(id), outsider.token, { userId: outsider.id, access: 'edit' }),
+    ]) {
       expect(reply.status, reply.text).toBe(403)
       expect(reply.body.message).toContain('collections/docs:read')
     }
@@ -317,7 +355,13 @@ describe('what a share opens', () => {
     await share(id, { userId: carol.id, access: 'edit' })
     const patched = await call('PATCH', `${DOCS}/${id}`, carol.token, { title: 'edited by carol' })
     expect(patched.status, patched.text).toBe(200)
-    expect(patched.body).toMatchObject({ id, title: 'edited by carol', updated_by: carol.id, created_by: alice.id, _version: 2 })
+    expect(patched.body).toMatchObject({
+      id,
+      title: 'edited by carol',
+      updated_by: carol.id,
+      created_by: alice.id,
+      _version: 2,
+    })
     expect(await stored(id)).toMatchObject({ title: 'edited by carol', updated_by: carol.id })
 
     const bobs = await newDoc('for bob to edit')
@@ -371,12 +415,15 @@ describe('API keys', () => {
   // Was a leak (fixed in access.ts): shares were added to the scope of any caller bound to the person,
   // so a key whose capabilities do not name the collection at all still read the records shared with
   // its creator. A key never does more than its capabilities (addendum §3).
-  it("a key reaches shared records only when its capabilities cover the collection and the action", async () => {
+  it('a key reaches shared records only when its capabilities cover the collection and the action', async () => {
     const frank = await personWith([{ resource: 'collections/boards', action: 'read' }])
     const id = await newDoc('for frank')
     await share(id, { userId: frank.id, access: 'edit' })
     const makeKey = async (capabilities: string[]) => {
-      const reply = await call('POST', '/api/auth/api-keys', frank.token, { label: `key ${capabilities.join(' ')}`, capabilities })
+      const reply = await call('POST', '/api/auth/api-keys', frank.token, {
+        label: `key ${capabilities.join(' ')}`,
+        capabilities,
+      })
       expect(reply.status, reply.text).toBe(201)
       return reply.body.raw as string
     }
@@ -397,7 +444,10 @@ describe('API keys', () => {
     const gina = await personWith([{ resource: 'collections/docs', action: 'read' }])
     const id = await newDoc('for gina')
     await share(id, { userId: gina.id, access: 'edit' })
-    const made = await call('POST', '/api/auth/api-keys', gina.token, { label: 'gina reads docs', capabilities: ['collections/docs:read'] })
+    const made = await call('POST', '/api/auth/api-keys', gina.token, {
+      label: 'gina reads docs',
+      capabilities: ['collections/docs:read'],
+    })
     expect(made.status, made.text).toBe(201)
     const key = made.body.raw as string
     const one = await call('GET', `${DOCS}/${id}`, key)
@@ -415,7 +465,10 @@ describe('API keys', () => {
 // capabilities included, and a share never opens more than its giver reaches.
 describe('a share never exceeds what its giver may do', () => {
   const makeKey = async (token: string, capabilities: string[]): Promise<string> => {
-    const reply = await call('POST', '/api/auth/api-keys', token, { label: `sharer ${capabilities.join(' ')}`, capabilities })
+    const reply = await call('POST', '/api/auth/api-keys', token, {
+      label: `sharer ${capabilities.join(' ')}`,
+      capabilities,
+    })
     expect(reply.status, reply.text).toBe(201)
     return reply.body.raw as string
   }
@@ -426,13 +479,17 @@ describe('a share never exceeds what its giver may do', () => {
     const readOnly = await makeKey(alice.token, ['collections/docs:read'])
     const reply = await call('POST', sharesOf(id), readOnly, { userId: grantee.id, access: 'edit' })
     expect(reply.status, reply.text).toBe(403)
-    expect(reply.body).toMatchObject({ error: 'forbidden', details: { resource: 'collections/docs', action: 'update' } })
+    expect(reply.body).toMatchObject({
+      error: 'forbidden',
+      details: { resource: 'collections/docs', action: 'update' },
+    })
     expect(await listShares(id)).toEqual([])
     const overwrite = await call('PATCH', `${DOCS}/${id}`, grantee.token, { title: 'overwritten' })
     expect(overwrite.status).toBe(403)
     expect((await stored(id))?.title).toBe('private note')
     // Nor at view or comment: any change of a record's shares needs update on it.
-    for (const access of ['view', 'comment']) expect((await call('POST', sharesOf(id), readOnly, { userId: grantee.id, access })).status).toBe(403)
+    for (const access of ['view', 'comment'])
+      expect((await call('POST', sharesOf(id), readOnly, { userId: grantee.id, access })).status).toBe(403)
     expect(await listShares(id)).toEqual([])
   })
 

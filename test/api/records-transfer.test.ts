@@ -26,9 +26,15 @@ const DOCS = 'docs' // private, sharing on
 const PLAIN = 'plain' // team, sharing off
 const SEALED = 'sealed' // private, sharing off
 
-const call = (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, headers, ...(body === undefined ? {} : { body }) })
-const transfer = (collection: string, id: string, token: string | undefined, body: unknown): Promise<Reply> => call('POST', `${recordsPath(collection, id)}/transfer`, token, body)
+const call = (
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, headers, ...(body === undefined ? {} : { body }) })
+const transfer = (collection: string, id: string, token: string | undefined, body: unknown): Promise<Reply> =>
+  call('POST', `${recordsPath(collection, id)}/transfer`, token, body)
 
 let seq = 0
 async function personWith(grants: unknown[]): Promise<Account> {
@@ -64,7 +70,11 @@ beforeAll(async () => {
     [PLAIN, null],
     [SEALED, { preset: 'private' }],
   ] as const) {
-    const reply = await call('POST', '/api/v1/collections', owner.token, { name, fields: [{ name: 'title', type: 'text', required: true }], ...(accessControl ? { accessControl } : {}) })
+    const reply = await call('POST', '/api/v1/collections', owner.token, {
+      name,
+      fields: [{ name: 'title', type: 'text', required: true }],
+      ...(accessControl ? { accessControl } : {}),
+    })
     expect(reply.status, reply.text).toBe(201)
   }
   alice = await personWith(crud)
@@ -83,7 +93,13 @@ beforeAll(async () => {
   const project = await call('POST', '/api/v1/projects', owner.token, { name: 'Elsewhere' })
   expect(project.status, project.text).toBe(201)
   const email = 'stranger@example.com'
-  const made = await call('POST', '/api/v1/users', owner.token, { email, password: 'a good password', name: 'Stranger', role: 'viewer' }, { 'X-Project-Id': project.body.data.id })
+  const made = await call(
+    'POST',
+    '/api/v1/users',
+    owner.token,
+    { email, password: 'a good password', name: 'Stranger', role: 'viewer' },
+    { 'X-Project-Id': project.body.data.id },
+  )
   expect(made.status, made.text).toBe(201)
   stranger = { id: made.body.data.id, email }
 })
@@ -98,10 +114,21 @@ describe('the owner transfers', () => {
 
     const reply = await transfer(DOCS, record.id, alice.token, { userId: bob.id })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ success: true, changed: true, owner: bob.id, previousOwner: alice.id, previousOwnerKeptAccess: true })
+    expect(reply.body).toEqual({
+      success: true,
+      changed: true,
+      owner: bob.id,
+      previousOwner: alice.id,
+      previousOwnerKeptAccess: true,
+    })
 
     const now = await stored(DOCS, record.id)
-    expect(now).toMatchObject({ owned_by: bob.id, created_by: alice.id, updated_by: alice.id, _version: record._version + 1 })
+    expect(now).toMatchObject({
+      owned_by: bob.id,
+      created_by: alice.id,
+      updated_by: alice.id,
+      _version: record._version + 1,
+    })
     expect(await sharesOf(DOCS, record.id)).toEqual([{ userId: alice.id, access: 'edit' }])
     // The new owner reads and writes it; the previous one still edits through the share.
     expect((await call('GET', recordsPath(DOCS, record.id), bob.token)).status).toBe(200)
@@ -119,7 +146,13 @@ describe('the owner transfers', () => {
       for (const token of [alice.token, bob.token]) {
         const again = await transfer(DOCS, record.id, token, { userEmail: bob.email })
         expect(again.status, again.text).toBe(200)
-        expect(again.body).toEqual({ success: true, changed: false, owner: bob.id, previousOwner: bob.id, previousOwnerKeptAccess: false })
+        expect(again.body).toEqual({
+          success: true,
+          changed: false,
+          owner: bob.id,
+          previousOwner: bob.id,
+          previousOwnerKeptAccess: false,
+        })
       }
     } finally {
       stop()
@@ -132,7 +165,13 @@ describe('the owner transfers', () => {
     const record = await createRecord(server, alice.token, PLAIN, { title: 'mine' })
     const reply = await transfer(PLAIN, record.id, alice.token, { userId: alice.id })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ success: true, changed: false, owner: alice.id, previousOwner: alice.id, previousOwnerKeptAccess: false })
+    expect(reply.body).toEqual({
+      success: true,
+      changed: false,
+      owner: alice.id,
+      previousOwner: alice.id,
+      previousOwnerKeptAccess: false,
+    })
   })
 
   it('by email, matched case-insensitively', async () => {
@@ -146,24 +185,43 @@ describe('the owner transfers', () => {
   it('keepAccess false: the previous owner of a private record loses it', async () => {
     const record = await createRecord(server, alice.token, DOCS, { title: 'let go' })
     const reply = await transfer(DOCS, record.id, alice.token, { userId: bob.id, keepAccess: false })
-    expect(reply.body).toEqual({ success: true, changed: true, owner: bob.id, previousOwner: alice.id, previousOwnerKeptAccess: false })
+    expect(reply.body).toEqual({
+      success: true,
+      changed: true,
+      owner: bob.id,
+      previousOwner: alice.id,
+      previousOwnerKeptAccess: false,
+    })
     expect(await sharesOf(DOCS, record.id)).toEqual([])
     expectError(await call('GET', recordsPath(DOCS, record.id), alice.token), 404, 'record_not_found')
     // A retry now cannot reach the record: as missing.
-    expectError(await transfer(DOCS, record.id, alice.token, { userId: bob.id, keepAccess: false }), 404, 'record_not_found')
+    expectError(
+      await transfer(DOCS, record.id, alice.token, { userId: bob.id, keepAccess: false }),
+      404,
+      'record_not_found',
+    )
   })
 
   it('sharing off: nobody keeps access, whatever keepAccess says', async () => {
     const record = await createRecord(server, alice.token, SEALED, { title: 'sealed' })
     const reply = await transfer(SEALED, record.id, alice.token, { userId: bob.id, keepAccess: true })
-    expect(reply.body).toEqual({ success: true, changed: true, owner: bob.id, previousOwner: alice.id, previousOwnerKeptAccess: false })
+    expect(reply.body).toEqual({
+      success: true,
+      changed: true,
+      owner: bob.id,
+      previousOwner: alice.id,
+      previousOwnerKeptAccess: false,
+    })
     expectError(await call('GET', recordsPath(SEALED, record.id), alice.token), 404, 'record_not_found')
     expect((await call('GET', recordsPath(SEALED, record.id), bob.token)).status).toBe(200)
   })
 
   it('a share the new owner held is dropped; the owner now covers it', async () => {
     const record = await createRecord(server, alice.token, DOCS, { title: 'shared first' })
-    const share = await call('POST', `${recordsPath(DOCS, record.id)}/shares`, alice.token, { userId: bob.id, access: 'view' })
+    const share = await call('POST', `${recordsPath(DOCS, record.id)}/shares`, alice.token, {
+      userId: bob.id,
+      access: 'view',
+    })
     expect(share.status, share.text).toBe(201)
     expect((await transfer(DOCS, record.id, alice.token, { userId: bob.id })).body.changed).toBe(true)
     expect(await sharesOf(DOCS, record.id)).toEqual([{ userId: alice.id, access: 'edit' }])
@@ -173,7 +231,13 @@ describe('the owner transfers', () => {
     const record = await createRecord(server, alice.token, DOCS, { title: 'round trip' })
     await transfer(DOCS, record.id, alice.token, { userId: bob.id })
     const back = await transfer(DOCS, record.id, bob.token, { userId: alice.id })
-    expect(back.body).toEqual({ success: true, changed: true, owner: alice.id, previousOwner: bob.id, previousOwnerKeptAccess: true })
+    expect(back.body).toEqual({
+      success: true,
+      changed: true,
+      owner: alice.id,
+      previousOwner: bob.id,
+      previousOwnerKeptAccess: true,
+    })
     expect(await sharesOf(DOCS, record.id)).toEqual([{ userId: bob.id, access: 'edit' }])
     expect((await stored(DOCS, record.id)).owned_by).toBe(alice.id)
   })
@@ -182,7 +246,10 @@ describe('the owner transfers', () => {
 describe('owned_by, events and audit', () => {
   it('a team collection shows owned_by once a record was transferred; the event carries it before and after', async () => {
     const name = `shows_${Date.now().toString(36)}`
-    const made = await call('POST', '/api/v1/collections', owner.token, { name, fields: [{ name: 'title', type: 'text', required: true }] })
+    const made = await call('POST', '/api/v1/collections', owner.token, {
+      name,
+      fields: [{ name: 'title', type: 'text', required: true }],
+    })
     expect(made.status, made.text).toBe(201)
     const record = await createRecord(server, alice.token, name, { title: 'x' })
     expect(record).not.toHaveProperty('owned_by')
@@ -210,7 +277,11 @@ describe('owned_by, events and audit', () => {
     const audit = await call('GET', '/api/v1/audit-log?action=record.transferred&limit=100', owner.token)
     expect(audit.status, audit.text).toBe(200)
     const entry = audit.body.data.find((e: any) => e.target?.id === record.id)
-    expect(entry).toMatchObject({ action: 'record.transferred', actor: { type: 'user', id: alice.id }, details: { collection: PLAIN, from: alice.id, to: bob.id } })
+    expect(entry).toMatchObject({
+      action: 'record.transferred',
+      actor: { type: 'user', id: alice.id },
+      details: { collection: PLAIN, from: alice.id, to: bob.id },
+    })
   })
 })
 
@@ -231,7 +302,11 @@ describe('who may transfer', () => {
       const reply = await transfer(PLAIN, record.id, who.token, { userId: bob.id })
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body).toMatchObject({ changed: true, owner: bob.id, previousOwner: alice.id })
-      expect(await stored(PLAIN, record.id)).toMatchObject({ owned_by: bob.id, created_by: alice.id, updated_by: who.id })
+      expect(await stored(PLAIN, record.id)).toMatchObject({
+        owned_by: bob.id,
+        created_by: alice.id,
+        updated_by: who.id,
+      })
     }
   })
 
@@ -253,13 +328,23 @@ describe('who may transfer', () => {
     expect((await call('DELETE', recordsPath(PLAIN, record.id), alice.token)).status).toBe(200)
     expectError(await transfer(PLAIN, record.id, alice.token, { userId: bob.id }), 404, 'record_not_found')
     expectError(await transfer(PLAIN, 'no_such_record', owner.token, { userId: bob.id }), 404, 'record_not_found')
-    expectError(await transfer('no_such_collection', 'abc', owner.token, { userId: bob.id }), 404, 'collection_not_found')
+    expectError(
+      await transfer('no_such_collection', 'abc', owner.token, { userId: bob.id }),
+      404,
+      'collection_not_found',
+    )
   })
 
   it("an API key of the owner needs update on the collection to act on its person's ownership", async () => {
-    const readKey = await call('POST', '/api/auth/api-keys', alice.token, { label: 'read', capabilities: [`collections/${PLAIN}:read`] })
+    const readKey = await call('POST', '/api/auth/api-keys', alice.token, {
+      label: 'read',
+      capabilities: [`collections/${PLAIN}:read`],
+    })
     expect(readKey.status, readKey.text).toBe(201)
-    const transferKey = await call('POST', '/api/auth/api-keys', alice.token, { label: 'write', capabilities: [`collections/${PLAIN}:read`, `collections/${PLAIN}:update`] })
+    const transferKey = await call('POST', '/api/auth/api-keys', alice.token, {
+      label: 'write',
+      capabilities: [`collections/${PLAIN}:read`, `collections/${PLAIN}:update`],
+    })
     expect(transferKey.status, transferKey.text).toBe(201)
     const record = await createRecord(server, alice.token, PLAIN, { title: 'keyed' })
     expectError(await transfer(PLAIN, record.id, readKey.body.raw, { userId: bob.id }), 403, 'forbidden')
@@ -301,13 +386,23 @@ describe('the person', () => {
   }
 
   it('no previous owner (a record made by a service key): previousOwner null, nobody keeps access', async () => {
-    const key = await call('POST', '/api/auth/api-keys', owner.token, { label: 'service', capabilities: [`collections/${DOCS}:create`], service: true })
+    const key = await call('POST', '/api/auth/api-keys', owner.token, {
+      label: 'service',
+      capabilities: [`collections/${DOCS}:create`],
+      service: true,
+    })
     expect(key.status, key.text).toBe(201)
     const record = await createRecord(server, key.body.raw, DOCS, { title: 'by the system' })
     expect(record.created_by).toBeNull()
     const reply = await transfer(DOCS, record.id, admin.token, { userId: bob.id })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ success: true, changed: true, owner: bob.id, previousOwner: null, previousOwnerKeptAccess: false })
+    expect(reply.body).toEqual({
+      success: true,
+      changed: true,
+      owner: bob.id,
+      previousOwner: null,
+      previousOwnerKeptAccess: false,
+    })
     expect(await sharesOf(DOCS, record.id)).toEqual([])
   })
 })

@@ -38,7 +38,11 @@ const del = (path: string, token: string) => server.request('DELETE', path, { to
 let seq = 0
 const freshName = (prefix = 'role') => `${prefix}_${Date.now().toString(36)}_${seq++}`
 
-async function createRole(name = freshName(), body: Record<string, unknown> = {}, token = owner.token): Promise<{ id: string; name: string }> {
+async function createRole(
+  name = freshName(),
+  body: Record<string, unknown> = {},
+  token = owner.token,
+): Promise<{ id: string; name: string }> {
   const reply = await post('/api/v1/roles', token, { name, ...body })
   expect(reply.status, reply.text).toBe(201)
   return reply.body.data
@@ -50,7 +54,8 @@ async function grantsOf(id: string): Promise<unknown[]> {
   return reply.body.data
 }
 
-const byKey = (grants: any[]) => [...grants].sort((a, b) => `${a.resource}:${a.action}`.localeCompare(`${b.resource}:${b.action}`))
+const byKey = (grants: any[]) =>
+  [...grants].sort((a, b) => `${a.resource}:${a.action}`.localeCompare(`${b.resource}:${b.action}`))
 
 describe('GET /api/v1/roles', () => {
   it('lists the six built-in roles with their admin access', async () => {
@@ -76,7 +81,9 @@ describe('GET /api/v1/roles', () => {
   it('an admin may list roles too', async () => {
     const reply = await get('/api/v1/roles', admin.token)
     expect(reply.status).toBe(200)
-    expect((reply.body.data as any[]).map((r) => r.name)).toEqual(expect.arrayContaining(['super_admin', 'admin', 'editor', 'viewer', 'api', 'public']))
+    expect((reply.body.data as any[]).map((r) => r.name)).toEqual(
+      expect.arrayContaining(['super_admin', 'admin', 'editor', 'viewer', 'api', 'public']),
+    )
   })
 })
 
@@ -86,7 +93,15 @@ describe('POST /api/v1/roles', () => {
     const reply = await post('/api/v1/roles', owner.token, { name, description: 'Reviews drafts' })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body).toEqual({
-      data: { id: expect.any(String), name, description: 'Reviews drafts', adminAccess: false, builtIn: false, createdAt: expect.any(Number), updatedAt: expect.any(Number) },
+      data: {
+        id: expect.any(String),
+        name,
+        description: 'Reviews drafts',
+        adminAccess: false,
+        builtIn: false,
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
+      },
     })
     const list = await get('/api/v1/roles', owner.token)
     expect(list.body.data).toContainEqual(reply.body.data)
@@ -100,16 +115,83 @@ describe('POST /api/v1/roles', () => {
   })
 
   describe('refusals', () => {
-    runScenarios(() => server, [
-      { name: 'upper-case name', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: 'Reviewer' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'name with a space', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: 'my role' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'name starting with a digit', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: '1role' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'one-character name', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: 'r' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'name over 50 characters', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: `r${'x'.repeat(50)}` }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'no name', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { description: 'x' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'adminAccess not a boolean', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: 'fine_name', adminAccess: 'yes' }, status: 400, contains: { error: 'invalid_request' } },
-      { name: 'a built-in name', method: 'POST', path: '/api/v1/roles', as: () => owner.token, body: { name: 'editor' }, status: 409, contains: { error: 'already_exists' } },
-    ])
+    runScenarios(
+      () => server,
+      [
+        {
+          name: 'upper-case name',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: 'Reviewer' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'name with a space',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: 'my role' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'name starting with a digit',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: '1role' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'one-character name',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: 'r' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'name over 50 characters',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: `r${'x'.repeat(50)}` },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'no name',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { description: 'x' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'adminAccess not a boolean',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: 'fine_name', adminAccess: 'yes' },
+          status: 400,
+          contains: { error: 'invalid_request' },
+        },
+        {
+          name: 'a built-in name',
+          method: 'POST',
+          path: '/api/v1/roles',
+          as: () => owner.token,
+          body: { name: 'editor' },
+          status: 409,
+          contains: { error: 'already_exists' },
+        },
+      ],
+    )
 
     it('a duplicate name is 409 already_exists and creates nothing', async () => {
       const name = freshName('dup')
@@ -159,7 +241,10 @@ describe('PATCH /api/v1/roles/:id', () => {
   })
 
   it('a built-in role may be redescribed; sending its own name is no rename', async () => {
-    const reply = await patch(`/api/v1/roles/${viewerId}`, owner.token, { name: 'viewer', description: 'Looks, never touches' })
+    const reply = await patch(`/api/v1/roles/${viewerId}`, owner.token, {
+      name: 'viewer',
+      description: 'Looks, never touches',
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.data).toMatchObject({ name: 'viewer', description: 'Looks, never touches', builtIn: true })
   })
@@ -174,10 +259,29 @@ describe('PATCH /api/v1/roles/:id', () => {
     expect(list.find((r) => r.id === b.id).name).toBe(b.name)
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown role', method: 'PATCH', path: '/api/v1/roles/nope', as: () => owner.token, body: { description: 'x' }, status: 404, contains: { error: 'not_found' } },
-    { name: 'bad new name', method: 'PATCH', path: '/api/v1/roles/nope', as: () => owner.token, body: { name: 'Not OK' }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown role',
+        method: 'PATCH',
+        path: '/api/v1/roles/nope',
+        as: () => owner.token,
+        body: { description: 'x' },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'bad new name',
+        method: 'PATCH',
+        path: '/api/v1/roles/nope',
+        as: () => owner.token,
+        body: { name: 'Not OK' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })
 
 describe('DELETE /api/v1/roles/:id', () => {
@@ -216,9 +320,19 @@ describe('DELETE /api/v1/roles/:id', () => {
     expect((await del(`/api/v1/roles/${role.id}`, owner.token)).status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown role', method: 'DELETE', path: '/api/v1/roles/nope', as: () => owner.token, status: 404, contains: { error: 'not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown role',
+        method: 'DELETE',
+        path: '/api/v1/roles/nope',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+    ],
+  )
 })
 
 describe('GET /api/v1/roles/:id/grants', () => {
@@ -255,16 +369,31 @@ describe('GET /api/v1/roles/:id/grants', () => {
     }
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown role', method: 'GET', path: '/api/v1/roles/nope/grants', as: () => owner.token, status: 404, contains: { error: 'not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown role',
+        method: 'GET',
+        path: '/api/v1/roles/nope/grants',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+    ],
+  )
 })
 
 describe('PUT /api/v1/roles/:id/grants', () => {
   it('replaces the grants; GET then shows exactly them, in order', async () => {
     const role = await createRole()
     const first = [
-      { resource: 'collections/articles', action: 'read', item_filter: { status: { _eq: 'published' } }, fields: ['title', 'body'] },
+      {
+        resource: 'collections/articles',
+        action: 'read',
+        item_filter: { status: { _eq: 'published' } },
+        fields: ['title', 'body'],
+      },
       { resource: 'collections/*', action: 'write', item_filter: null, fields: null },
     ]
     const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants: first })
@@ -282,14 +411,19 @@ describe('PUT /api/v1/roles/:id/grants', () => {
 
   it('omitted item_filter and fields read back as null', async () => {
     const role = await createRole()
-    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants: [{ resource: '*', action: 'read' }] })
+    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, {
+      grants: [{ resource: '*', action: 'read' }],
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(await grantsOf(role.id)).toEqual([{ resource: '*', action: 'read', item_filter: null, fields: null }])
   })
 
   it('keeps every dynamic variable of an item_filter as sent', async () => {
     const role = await createRole()
-    const filter = { _or: [{ owner: { _eq: '$CURRENT_USER' } }, { audience: { _in: ['$CURRENT_ROLE', 'all'] } }], day: { _lte: '$NOW_DATE' } }
+    const filter = {
+      _or: [{ owner: { _eq: '$CURRENT_USER' } }, { audience: { _in: ['$CURRENT_ROLE', 'all'] } }],
+      day: { _lte: '$NOW_DATE' },
+    }
     const grants = [{ resource: 'collections/notes', action: 'read', item_filter: filter, fields: null }]
     expect((await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants })).status).toBe(200)
     expect(await grantsOf(role.id)).toEqual(grants)
@@ -306,18 +440,63 @@ describe('PUT /api/v1/roles/:id/grants', () => {
 
     const good = { resource: 'collections/articles', action: 'read' }
     const rows: { name: string; grants: unknown; status: number; error: string }[] = [
-      { name: 'bad resource', grants: [good, { resource: 'Collections/X', action: 'read' }], status: 400, error: 'invalid_request' },
-      { name: 'resource with a partial wildcard', grants: [good, { resource: 'collections/art*', action: 'read' }], status: 400, error: 'invalid_request' },
+      {
+        name: 'bad resource',
+        grants: [good, { resource: 'Collections/X', action: 'read' }],
+        status: 400,
+        error: 'invalid_request',
+      },
+      {
+        name: 'resource with a partial wildcard',
+        grants: [good, { resource: 'collections/art*', action: 'read' }],
+        status: 400,
+        error: 'invalid_request',
+      },
       { name: 'empty resource', grants: [{ resource: '', action: 'read' }], status: 400, error: 'invalid_request' },
-      { name: 'unknown action', grants: [good, { resource: 'collections/articles', action: 'fly' }], status: 400, error: 'invalid_request' },
+      {
+        name: 'unknown action',
+        grants: [good, { resource: 'collections/articles', action: 'fly' }],
+        status: 400,
+        error: 'invalid_request',
+      },
       { name: 'missing action', grants: [{ resource: 'collections/articles' }], status: 400, error: 'invalid_request' },
-      { name: 'bad field name', grants: [{ ...good, fields: ['ok', 'not ok!'] }], status: 400, error: 'invalid_request' },
+      {
+        name: 'bad field name',
+        grants: [{ ...good, fields: ['ok', 'not ok!'] }],
+        status: 400,
+        error: 'invalid_request',
+      },
       { name: 'fields not a list', grants: [{ ...good, fields: 'title' }], status: 400, error: 'invalid_request' },
-      { name: 'grants not a list', grants: { resource: 'collections/articles', action: 'read' }, status: 400, error: 'invalid_request' },
-      { name: 'unknown filter operator', grants: [good, { ...good, item_filter: { status: { _bogus: 1 } } }], status: 422, error: 'validation_error' },
-      { name: 'filter of the wrong type', grants: [{ ...good, item_filter: 42 }], status: 422, error: 'validation_error' },
-      { name: 'filter as broken JSON text', grants: [{ ...good, item_filter: '{"status":' }], status: 422, error: 'validation_error' },
-      { name: 'unknown variable', grants: [{ ...good, item_filter: { owner: { _eq: '$SOMEONE' } } }], status: 422, error: 'validation_error' },
+      {
+        name: 'grants not a list',
+        grants: { resource: 'collections/articles', action: 'read' },
+        status: 400,
+        error: 'invalid_request',
+      },
+      {
+        name: 'unknown filter operator',
+        grants: [good, { ...good, item_filter: { status: { _bogus: 1 } } }],
+        status: 422,
+        error: 'validation_error',
+      },
+      {
+        name: 'filter of the wrong type',
+        grants: [{ ...good, item_filter: 42 }],
+        status: 422,
+        error: 'validation_error',
+      },
+      {
+        name: 'filter as broken JSON text',
+        grants: [{ ...good, item_filter: '{"status":' }],
+        status: 422,
+        error: 'validation_error',
+      },
+      {
+        name: 'unknown variable',
+        grants: [{ ...good, item_filter: { owner: { _eq: '$SOMEONE' } } }],
+        status: 422,
+        error: 'validation_error',
+      },
     ]
     it.each(rows)('$name → $status $error', async ({ grants, status, error }) => {
       const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, { grants })
@@ -327,7 +506,9 @@ describe('PUT /api/v1/roles/:id/grants', () => {
     })
 
     it('the 422 names the grant at fault', async () => {
-      const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, { grants: [good, { ...good, item_filter: { status: { _bogus: 1 } } }] })
+      const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, {
+        grants: [good, { ...good, item_filter: { status: { _bogus: 1 } } }],
+      })
       expect(reply.status).toBe(422)
       expect(reply.body.details).toMatchObject({ index: 1 })
       expect(reply.body.message).toContain('grants[1]')
@@ -335,14 +516,22 @@ describe('PUT /api/v1/roles/:id/grants', () => {
   })
 
   // Decision 012: a grant on `books` could never match a request, just as a key capability could not.
-  it.each(['books', 'system/books', 'schema/articles', 'collections/a/b', 'instance/tenants'])('a grant on %s, a resource Plinth does not know, is 400 naming it', async (resource) => {
-    const role = await createRole()
-    const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, { grants: [{ resource: 'collections/*', action: 'read' }, { resource, action: 'read' }] })
-    expect(reply.status, reply.text).toBe(400)
-    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { index: 1, resource } })
-    expect(reply.body.message).toContain(`"${resource}"`)
-    expect(await grantsOf(role.id)).toEqual([])
-  })
+  it.each(['books', 'system/books', 'schema/articles', 'collections/a/b', 'instance/tenants'])(
+    'a grant on %s, a resource Plinth does not know, is 400 naming it',
+    async (resource) => {
+      const role = await createRole()
+      const reply = await put(`/api/v1/roles/${role.id}/grants`, owner.token, {
+        grants: [
+          { resource: 'collections/*', action: 'read' },
+          { resource, action: 'read' },
+        ],
+      })
+      expect(reply.status, reply.text).toBe(400)
+      expect(reply.body).toMatchObject({ error: 'invalid_request', details: { index: 1, resource } })
+      expect(reply.body.message).toContain(`"${resource}"`)
+      expect(await grantsOf(role.id)).toEqual([])
+    },
+  )
 
   it('every permission a route checks may be granted', async () => {
     const permissions = await routePermissions(server, (param) => (param === 'name' ? 'articles' : param))
@@ -358,17 +547,37 @@ describe('PUT /api/v1/roles/:id/grants', () => {
 
   it('the grants of super_admin and admin cannot be edited (400)', async () => {
     for (const id of [superAdminId, adminId]) {
-      const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, { grants: [{ resource: 'collections/*', action: 'read' }] })
+      const reply = await put(`/api/v1/roles/${id}/grants`, owner.token, {
+        grants: [{ resource: 'collections/*', action: 'read' }],
+      })
       expect(reply.status, id).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
       expect(await grantsOf(id)).toEqual([])
     }
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown role', method: 'PUT', path: '/api/v1/roles/nope/grants', as: () => owner.token, body: { grants: [] }, status: 404, contains: { error: 'not_found' } },
-    { name: 'no body', method: 'PUT', path: '/api/v1/roles/nope/grants', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown role',
+        method: 'PUT',
+        path: '/api/v1/roles/nope/grants',
+        as: () => owner.token,
+        body: { grants: [] },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'no body',
+        method: 'PUT',
+        path: '/api/v1/roles/nope/grants',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 })
 
 describe('a non-admin role that manages roles', () => {
@@ -399,7 +608,10 @@ describe('a non-admin role that manages roles', () => {
   it('cannot grant what it lacks (403 naming it) and writes nothing', async () => {
     const target = await createRole()
     const reply = await put(`/api/v1/roles/${target.id}/grants`, manager.token, {
-      grants: [{ resource: 'collections/articles', action: 'read' }, { resource: 'system/users', action: 'delete' }],
+      grants: [
+        { resource: 'collections/articles', action: 'read' },
+        { resource: 'system/users', action: 'delete' },
+      ],
     })
     expect(reply.status).toBe(403)
     expect(reply.body).toMatchObject({ error: 'forbidden', details: { resource: 'system/users', action: 'delete' } })
@@ -409,7 +621,9 @@ describe('a non-admin role that manages roles', () => {
 
   it('cannot widen a read into manage', async () => {
     const target = await createRole()
-    const reply = await put(`/api/v1/roles/${target.id}/grants`, manager.token, { grants: [{ resource: 'collections/*', action: 'manage' }] })
+    const reply = await put(`/api/v1/roles/${target.id}/grants`, manager.token, {
+      grants: [{ resource: 'collections/*', action: 'manage' }],
+    })
     expect(reply.status).toBe(403)
     expect(await grantsOf(target.id)).toEqual([])
   })
@@ -425,13 +639,21 @@ describe('a non-admin role that manages roles', () => {
   it.each([
     { name: 'without its row filter', grant: { fields: ['title'] } },
     { name: 'with another row filter', grant: { item_filter: { team: { _eq: 'red' } }, fields: ['title'] } },
-    { name: 'with a column it cannot reach', grant: { item_filter: { owner: { _eq: '$CURRENT_USER' } }, fields: ['title', 'secret'] } },
+    {
+      name: 'with a column it cannot reach',
+      grant: { item_filter: { owner: { _eq: '$CURRENT_USER' } }, fields: ['title', 'secret'] },
+    },
     { name: 'on every column', grant: { item_filter: { owner: { _eq: '$CURRENT_USER' } } } },
   ])('cannot hand out a restricted grant $name (403) and writes nothing', async ({ grant }) => {
     const target = await createRole()
-    const reply = await put(`/api/v1/roles/${target.id}/grants`, manager.token, { grants: [{ resource: 'collections/notes', action: 'update', ...grant }] })
+    const reply = await put(`/api/v1/roles/${target.id}/grants`, manager.token, {
+      grants: [{ resource: 'collections/notes', action: 'update', ...grant }],
+    })
     expect(reply.status, reply.text).toBe(403)
-    expect(reply.body).toMatchObject({ error: 'forbidden', details: { resource: 'collections/notes', action: 'update' } })
+    expect(reply.body).toMatchObject({
+      error: 'forbidden',
+      details: { resource: 'collections/notes', action: 'update' },
+    })
     expect(await grantsOf(target.id)).toEqual([])
   })
 
@@ -444,7 +666,9 @@ describe('a non-admin role that manages roles', () => {
   })
 
   it('cannot give its own role more', async () => {
-    const reply = await put(`/api/v1/roles/${managerRoleId}/grants`, manager.token, { grants: [{ resource: 'system/users', action: 'read' }] })
+    const reply = await put(`/api/v1/roles/${managerRoleId}/grants`, manager.token, {
+      grants: [{ resource: 'system/users', action: 'read' }],
+    })
     expect(reply.status).toBe(403)
     expect((await get('/api/v1/users', manager.token)).status).toBe(403)
   })
@@ -476,10 +700,20 @@ describe('who may call the roles endpoints', () => {
   const endpoints = (id: () => string) => [
     { method: 'GET', path: () => '/api/v1/roles', permission: 'system/roles:read' },
     { method: 'POST', path: () => '/api/v1/roles', body: { name: 'blocked_role' }, permission: 'system/roles:create' },
-    { method: 'PATCH', path: () => `/api/v1/roles/${id()}`, body: { description: 'x' }, permission: 'system/roles:update' },
+    {
+      method: 'PATCH',
+      path: () => `/api/v1/roles/${id()}`,
+      body: { description: 'x' },
+      permission: 'system/roles:update',
+    },
     { method: 'DELETE', path: () => `/api/v1/roles/${id()}`, permission: 'system/roles:delete' },
     { method: 'GET', path: () => `/api/v1/roles/${id()}/grants`, permission: 'system/roles:read' },
-    { method: 'PUT', path: () => `/api/v1/roles/${id()}/grants`, body: { grants: [] }, permission: 'system/roles:update' },
+    {
+      method: 'PUT',
+      path: () => `/api/v1/roles/${id()}/grants`,
+      body: { grants: [] },
+      permission: 'system/roles:update',
+    },
   ]
 
   it.each(endpoints(() => editorId))('a viewer gets 403 on $method $permission', async (e) => {
@@ -556,9 +790,14 @@ describe('no ladder through role editing', () => {
     senior = await createRole(freshName('senior'))
     await setGrants(server, owner.token, senior.name, [{ resource: 'collections/*', action: 'manage' }])
     published = freshName('published')
-    const made = await post('/api/v1/collections', owner.token, { name: published, fields: [{ name: 'title', type: 'text', required: false }] })
+    const made = await post('/api/v1/collections', owner.token, {
+      name: published,
+      fields: [{ name: 'title', type: 'text', required: false }],
+    })
     expect(made.status, made.text).toBe(201)
-    expect((await post(`/api/v1/collections/${published}/records`, owner.token, { title: 'internal memo' })).status).toBe(201)
+    expect(
+      (await post(`/api/v1/collections/${published}/records`, owner.token, { title: 'internal memo' })).status,
+    ).toBe(201)
   })
 
   it("cannot empty the editor's grants (403), so a reset link for an editor stays refused", async () => {
@@ -576,9 +815,13 @@ describe('no ladder through role editing', () => {
   })
 
   it('cannot narrow a role above it to what it holds either (403)', async () => {
-    const reply = await put(`/api/v1/roles/${senior.id}/grants`, keeper.token, { grants: [{ resource: 'collections/*', action: 'read' }] })
+    const reply = await put(`/api/v1/roles/${senior.id}/grants`, keeper.token, {
+      grants: [{ resource: 'collections/*', action: 'read' }],
+    })
     expect(reply.status, reply.text).toBe(403)
-    expect(await grantsOf(senior.id)).toEqual([{ resource: 'collections/*', action: 'manage', item_filter: null, fields: null }])
+    expect(await grantsOf(senior.id)).toEqual([
+      { resource: 'collections/*', action: 'manage', item_filter: null, fields: null },
+    ])
   })
 
   it('cannot rename, redescribe or delete a role above it (403); the role stays as it was', async () => {
@@ -617,7 +860,13 @@ describe('no ladder through role editing', () => {
   })
 
   it('an administrator may still publish a collection to public, and take it back', async () => {
-    expect((await put(`/api/v1/roles/${publicId}/grants`, admin.token, { grants: [{ resource: `collections/${published}`, action: 'read' }] })).status).toBe(200)
+    expect(
+      (
+        await put(`/api/v1/roles/${publicId}/grants`, admin.token, {
+          grants: [{ resource: `collections/${published}`, action: 'read' }],
+        })
+      ).status,
+    ).toBe(200)
     const anonymous = await server.request('GET', `/api/v1/collections/${published}/records`)
     expect(anonymous.status, anonymous.text).toBe(200)
     expect(anonymous.body.data.map((r: any) => r.title)).toEqual(['internal memo'])

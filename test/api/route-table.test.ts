@@ -45,7 +45,11 @@ let callers: Record<Who, Principal>
 const collection = 'memos'
 
 /** A GeoJSON Feature for the geospatial importer (memos has no geo field: the permission is refused first). */
-const geoFeature = JSON.stringify({ type: 'Feature', geometry: { type: 'Point', coordinates: [1, 2] }, properties: { title: 'not yours' } })
+const geoFeature = JSON.stringify({
+  type: 'Feature',
+  geometry: { type: 'Point', coordinates: [1, 2] },
+  properties: { title: 'not yours' },
+})
 
 /** The operations whose declared permission is a `resource:action` (not public, not merely signed in). */
 const checked = () => table.filter((op) => op.permission !== 'public' && op.permission !== 'authenticated')
@@ -55,7 +59,14 @@ function pathOf(op: Operation): string {
   const values: Record<string, string> = { name: collection, id: memoId, field: 'mood', jobId: 'x1', shareId: 'x1' }
   if (op.path.startsWith('/api/v1/roles/')) values.id = emptyRoleId
   if (op.path.startsWith('/api/v1/users/')) values.id = owner.id
-  if (op.path.startsWith('/api/v1/files/') || op.path.startsWith('/api/v1/databases/') || op.path.startsWith('/api/v1/storage-connections/') || op.path.startsWith('/api/v1/webhooks/') || op.path.startsWith('/api/v1/lenses/')) values.id = 'x1'
+  if (
+    op.path.startsWith('/api/v1/files/') ||
+    op.path.startsWith('/api/v1/databases/') ||
+    op.path.startsWith('/api/v1/storage-connections/') ||
+    op.path.startsWith('/api/v1/webhooks/') ||
+    op.path.startsWith('/api/v1/lenses/')
+  )
+    values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
 }
 
@@ -72,8 +83,10 @@ function bodyOf(op: Operation): { body?: unknown; rawBody?: string; headers?: Re
     'records.bulkDelete': { ids: [memoId] },
     'records.createImportJob': {},
   }
-  if (op.operationId === 'records.importNdjson') return { rawBody: '{"title":"not yours"}\n', headers: { 'content-type': 'application/x-ndjson' } }
-  if (op.operationId === 'records.importGeo') return { rawBody: geoFeature, headers: { 'content-type': 'application/geo+json' } }
+  if (op.operationId === 'records.importNdjson')
+    return { rawBody: '{"title":"not yours"}\n', headers: { 'content-type': 'application/x-ndjson' } }
+  if (op.operationId === 'records.importGeo')
+    return { rawBody: geoFeature, headers: { 'content-type': 'application/geo+json' } }
   if (op.operationId in bodies) return { body: bodies[op.operationId] }
   return op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} }
 }
@@ -81,7 +94,8 @@ function bodyOf(op: Operation): { body?: unknown; rawBody?: string; headers?: Re
 /** The same operation as an in-process caller makes it: straight on the service, with the acting principal first. */
 const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknown>> = {
   'users.list': (s, p) => s.users.list(p, 1, 10),
-  'users.create': (s, p) => s.users.create(p, { email: 'sneaky@example.com', password: 'a good password', name: 'x', role: 'viewer' }),
+  'users.create': (s, p) =>
+    s.users.create(p, { email: 'sneaky@example.com', password: 'a good password', name: 'x', role: 'viewer' }),
   'users.get': (s, p) => s.users.get(p, owner.id),
   'users.update': (s, p) => s.users.update(p, owner.id, { name: 'renamed' }),
   'users.delete': (s, p) => s.users.delete(p, owner.id),
@@ -102,7 +116,15 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'databases.delete': (s, p) => s.databases.delete(p, 'x1', false),
   'storageConnections.list': (s, p) => s.storageConnections.list(p),
   'storageConnections.create': (s, p) =>
-    s.storageConnections.create(p, { label: 'x', provider: 'custom', endpoint: 'https://s3.example.com', region: 'auto', bucketName: 'b', accessKeyId: 'a', secretAccessKey: 's' } as never),
+    s.storageConnections.create(p, {
+      label: 'x',
+      provider: 'custom',
+      endpoint: 'https://s3.example.com',
+      region: 'auto',
+      bucketName: 'b',
+      accessKeyId: 'a',
+      secretAccessKey: 's',
+    } as never),
   'storageConnections.get': (s, p) => s.storageConnections.get(p, 'x1'),
   'storageConnections.update': (s, p) => s.storageConnections.update(p, 'x1', { label: 'y' }),
   'storageConnections.delete': (s, p) => s.storageConnections.delete(p, 'x1'),
@@ -110,7 +132,8 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'operations.list': (s, p) => s.operations.catalog(p),
   'operations.get': (s, p) => s.operations.describe(p, 'math'),
   'collections.list': (s, p) => s.collections.visibleTo(p),
-  'collections.create': (s, p) => s.collections.create(p, { name: 'sneaky', fields: [{ name: 'title', type: 'text' }] }),
+  'collections.create': (s, p) =>
+    s.collections.create(p, { name: 'sneaky', fields: [{ name: 'title', type: 'text' }] }),
   'collections.get': (s, p) => s.collections.visible(p, collection),
   'collections.update': (s, p) => s.collections.update(p, collection, { fields: [] }),
   'collections.delete': (s, p) => s.collections.delete(p, collection),
@@ -126,8 +149,10 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'structure.getRepairJob': (s, p) => s.structure.job(p, collection, 'repair', 'x1'),
   'structure.cancelRepairJob': (s, p) => s.structure.cancel(p, collection, 'repair', 'x1'),
   'records.export': (s, p) => s.exchange.exporter.run(p, collection, { format: 'json' }),
-  'records.importNdjson': (s, p) => s.exchange.importer.run(p, collection, '{"title":"not yours"}\n', { dryRun: false }),
-  'records.importGeo': (s, p) => s.exchange.geoImporter.run(p, collection, geoFeature, { format: 'geojson', dryRun: false }),
+  'records.importNdjson': (s, p) =>
+    s.exchange.importer.run(p, collection, '{"title":"not yours"}\n', { dryRun: false }),
+  'records.importGeo': (s, p) =>
+    s.exchange.geoImporter.run(p, collection, geoFeature, { format: 'geojson', dryRun: false }),
   'records.createImportJob': (s, p) => s.exchange.jobs.create(p, collection, 0),
   'records.getImportJob': (s, p) => s.exchange.jobs.get(p, collection, 'x1'),
   'records.finalizeImportJob': (s, p) => s.exchange.jobs.finalize(p, collection, 'x1', false),
@@ -154,16 +179,25 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'files.upload': (s, p) => s.files.upload(p, undefined as never),
   'files.replace': (s, p) => s.files.replace(p, 'x1', undefined as never),
   'files.attachVariant': (s, p) => s.files.attachVariant(p, 'x1', undefined as never),
-  'realtime.stream': (s, p) => s.realtime.subscribe({ principal: p, refresh: async () => p, document: null, expiresAt: null }, collection, {}),
+  'realtime.stream': (s, p) =>
+    s.realtime.subscribe({ principal: p, refresh: async () => p, document: null, expiresAt: null }, collection, {}),
   // Automation flows and quotas (issue 15).
   'automateFlows.list': (s, p) => s.automate.list(p),
   'automateFlows.get': (s, p) => s.automate.get(p, 'x1'),
-  'automateFlows.create': (s, p) => s.automate.create(p, { name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }),
+  'automateFlows.create': (s, p) =>
+    s.automate.create(p, { name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }),
   'automateFlows.update': (s, p) => s.automate.update(p, 'x1', { name: 'y' }),
   'automateFlows.delete': (s, p) => s.automate.delete(p, 'x1'),
   'automateFlows.duplicate': (s, p) => s.automate.duplicate(p, 'x1', {}),
   'automateFlows.export': (s, p) => s.automate.exportFlow(p, 'x1'),
-  'automateFlows.import': (s, p) => s.automate.importFlow(p, { format: 'plinth-flow-v1', name: 'x', triggerType: 'manual', triggerConfig: {}, operations: [] }),
+  'automateFlows.import': (s, p) =>
+    s.automate.importFlow(p, {
+      format: 'plinth-flow-v1',
+      name: 'x',
+      triggerType: 'manual',
+      triggerConfig: {},
+      operations: [],
+    }),
   'automateFlows.status': (s, p) => s.automate.setStatus(p, 'x1', { status: 'inactive' }),
   'automateFlows.publish': (s, p) => s.automate.publish(p, 'x1', {}),
   'automateFlows.versions': (s, p) => s.automate.versions(p, 'x1'),
@@ -179,6 +213,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'automateRuns.get': (s, p) => s.runs.get(p, 'x1'),
   'automateRuns.delete': (s, p) => s.runs.delete(p, 'x1'),
   'automateRuns.cancel': (s, p) => s.runs.cancel(p, 'x1'),
+  'automateRuns.retry': (s, p) => s.runs.retry(p, 'x1'),
   'automateRuns.cleanupStale': (s, p) => s.runs.cleanupStale(p),
   'automateFlows.trigger': (s, p) => s.triggers.triggerManually(p, 'x1', {}),
   // Record aggregation (issue 16, ops-data).
@@ -192,14 +227,22 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   // Collection webhooks (issue 16).
   'webhooks.list': (s, p) => s.webhooks.list(p),
   'webhooks.get': (s, p) => s.webhooks.get(p, 'x1'),
-  'webhooks.create': (s, p) => s.webhooks.create(p, { collection, events: ['record.create'], url: 'https://hooks.example.com/x', headers: {}, active: true }),
+  'webhooks.create': (s, p) =>
+    s.webhooks.create(p, {
+      collection,
+      events: ['record.create'],
+      url: 'https://hooks.example.com/x',
+      headers: {},
+      active: true,
+    }),
   'webhooks.update': (s, p) => s.webhooks.update(p, 'x1', { name: 'y' }),
   'webhooks.delete': (s, p) => s.webhooks.delete(p, 'x1'),
   'webhooks.deliveries': (s, p) => s.webhooks.deliveries(p, 'x1', 1, 25),
   // Search indexes (issue 17).
   'searchIndexes.list': (s, p) => s.searchIndexes.list(p),
   'searchIndexes.get': (s, p) => s.searchIndexes.get(p, collection),
-  'searchIndexes.create': (s, p) => s.searchIndexes.create(p, { name: 'sneaky', description: '', sources: [{ collection, fields: ['title'] }] }),
+  'searchIndexes.create': (s, p) =>
+    s.searchIndexes.create(p, { name: 'sneaky', description: '', sources: [{ collection, fields: ['title'] }] }),
   'searchIndexes.update': (s, p) => s.searchIndexes.update(p, collection, { description: 'y' }),
   'searchIndexes.delete': (s, p) => s.searchIndexes.delete(p, collection),
   'searchIndexes.rebuild': (s, p) => s.searchIndexes.rebuild(p, collection),
@@ -207,7 +250,17 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   // Lenses (issue 17, item 5).
   'lenses.list': (s, p) => s.lenses.list(p, 1, 25),
   'lenses.get': (s, p) => s.lenses.get(p, 'x1'),
-  'lenses.create': (s, p) => s.lenses.create(p, { name: 'x', description: '', enabled: true, collection, sort: [], limit: 10, params: [], template: {} }),
+  'lenses.create': (s, p) =>
+    s.lenses.create(p, {
+      name: 'x',
+      description: '',
+      enabled: true,
+      collection,
+      sort: [],
+      limit: 10,
+      params: [],
+      template: {},
+    }),
   'lenses.update': (s, p) => s.lenses.update(p, 'x1', { name: 'y' }),
   'lenses.delete': (s, p) => s.lenses.delete(p, 'x1'),
   'lenses.publish': (s, p) => s.lenses.publish(p, 'x1', ''),
@@ -217,8 +270,12 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }
 
-const call = (method: string, path: string, token: string, extra: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply> =>
-  server.request(method, path, { token, ...extra })
+const call = (
+  method: string,
+  path: string,
+  token: string,
+  extra: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> => server.request(method, path, { token, ...extra })
 
 beforeAll(async () => {
   server = await startServer()
@@ -228,25 +285,46 @@ beforeAll(async () => {
     { name: 'title', type: 'text', required: false },
     { name: 'mood', type: 'enum', required: false, enumValues: ['calm', 'busy'] },
   ]
-  expect((await call('POST', '/api/v1/collections', owner.token, { body: { name: collection, fields, accessControl: { preset: 'team', sharing: true } } })).status).toBe(201)
-  const record = await call('POST', `/api/v1/collections/${collection}/records`, owner.token, { body: { title: 'secret', mood: 'calm' } })
+  expect(
+    (
+      await call('POST', '/api/v1/collections', owner.token, {
+        body: { name: collection, fields, accessControl: { preset: 'team', sharing: true } },
+      })
+    ).status,
+  ).toBe(201)
+  const record = await call('POST', `/api/v1/collections/${collection}/records`, owner.token, {
+    body: { title: 'secret', mood: 'calm' },
+  })
   expect(record.status, record.text).toBe(201)
   memoId = record.body.id
-  const role = await call('POST', '/api/v1/roles', owner.token, { body: { name: 'grantless', description: 'holds no grant' } })
+  const role = await call('POST', '/api/v1/roles', owner.token, {
+    body: { name: 'grantless', description: 'holds no grant' },
+  })
   expect(role.status, role.text).toBe(201)
   emptyRoleId = role.body.data.id
   grantless = await createAccount(server, owner.token, { role: 'grantless' })
   // The owner is super_admin: only the key's own capabilities bound it (the ceiling of decision 022).
-  const key = await call('POST', '/api/auth/api-keys', owner.token, { body: { label: 'narrow', capabilities: ['collections/elsewhere:read'] } })
+  const key = await call('POST', '/api/auth/api-keys', owner.token, {
+    body: { label: 'narrow', capabilities: ['collections/elsewhere:read'] },
+  })
   expect(key.status, key.text).toBe(201)
   narrowKey = key.body.raw
   const projectId = server.app.defaultProject.id
   const session = { id: 'direct-call', expiresAt: 4_000_000_000 }
   callers = {
-    'grantless user': principals.user({ homeProjectId: projectId, userId: grantless.id, roleId: emptyRoleId, roleName: 'grantless', superAdmin: false }, session),
+    'grantless user': principals.user(
+      { homeProjectId: projectId, userId: grantless.id, roleId: emptyRoleId, roleName: 'grantless', superAdmin: false },
+      session,
+    ),
     'narrow key': principals.apiKey(
       { id: key.body.id, capabilities: ['collections/elsewhere:read'] },
-      { homeProjectId: projectId, userId: owner.id, roleId: await roleId(server, owner.token, 'super_admin'), roleName: 'super_admin', superAdmin: true },
+      {
+        homeProjectId: projectId,
+        userId: owner.id,
+        roleId: await roleId(server, owner.token, 'super_admin'),
+        roleName: 'super_admin',
+        superAdmin: true,
+      },
     ),
   }
 })
@@ -256,7 +334,9 @@ afterAll(async () => {
 
 describe('the route table, for callers lacking the declared permission', () => {
   it('the direct-call table names exactly the operations with a declared permission', () => {
-    const ids = checked().map((op) => op.operationId).sort()
+    const ids = checked()
+      .map((op) => op.operationId)
+      .sort()
     expect(ids.length).toBeGreaterThan(60)
     expect(Object.keys(direct).sort()).toEqual(ids)
     for (const id of Object.keys(refusals)) expect(ids, id).toContain(id)
@@ -269,8 +349,12 @@ describe('the route table, for callers lacking the declared permission', () => {
       for (const op of checked()) {
         const reply = await call(op.method, pathOf(op), token, bodyOf(op))
         const expected = refusalOf(op.operationId)
-        const ok = expected.code === null ? reply.status === 200 && reply.body?.data?.length === 0 : reply.status === expected.status && reply.body?.error === expected.code
-        if (!ok) wrong.push(`${op.operationId} ${op.method} ${pathOf(op)} → ${reply.status} ${reply.text.slice(0, 160)}`)
+        const ok =
+          expected.code === null
+            ? reply.status === 200 && reply.body?.data?.length === 0
+            : reply.status === expected.status && reply.body?.error === expected.code
+        if (!ok)
+          wrong.push(`${op.operationId} ${op.method} ${pathOf(op)} → ${reply.status} ${reply.text.slice(0, 160)}`)
       }
       expect(wrong).toEqual([])
     })
@@ -283,9 +367,11 @@ describe('the route table, for callers lacking the declared permission', () => {
         const expected = refusalOf(op.operationId)
         try {
           const result = await run(server.app.services, callers[who])
-          if (expected.code !== null || !Array.isArray(result) || result.length > 0) wrong.push(`${op.operationId} → allowed: ${JSON.stringify(result).slice(0, 160)}`)
+          if (expected.code !== null || !Array.isArray(result) || result.length > 0)
+            wrong.push(`${op.operationId} → allowed: ${JSON.stringify(result).slice(0, 160)}`)
         } catch (err: any) {
-          if (expected.code === null || err?.code !== expected.code) wrong.push(`${op.operationId} → ${err?.code ?? err}: ${String(err?.message).slice(0, 160)}`)
+          if (expected.code === null || err?.code !== expected.code)
+            wrong.push(`${op.operationId} → ${err?.code ?? err}: ${String(err?.message).slice(0, 160)}`)
         }
       }
       expect(wrong).toEqual([])
@@ -297,7 +383,9 @@ describe('the route table, for callers lacking the declared permission', () => {
     expect(records.body.data.map((r: any) => r.title)).toEqual(['secret'])
     const roles = await call('GET', '/api/v1/roles', owner.token)
     expect(roles.body.data.map((r: any) => r.name)).not.toContain('sneaky')
-    expect((await call('GET', '/api/v1/collections', owner.token)).body.data.map((c: any) => c.name)).toEqual([collection])
+    expect((await call('GET', '/api/v1/collections', owner.token)).body.data.map((c: any) => c.name)).toEqual([
+      collection,
+    ])
     expect((await call('GET', `/api/v1/users/${owner.id}`, owner.token)).body.data.name).toBe('Owner')
   })
 })
@@ -316,10 +404,16 @@ describe('system work through the services', () => {
   it('is refused wherever a person is required: API keys, capability tokens, shares granted by it', async () => {
     const system = principals.system(server.app.defaultProject.id, 'test')
     const { services } = server.app
-    await expect(services.apiKeys.create(system, { label: 'x', capabilities: ['collections/memos:read'] })).rejects.toMatchObject({ code: 'forbidden' })
+    await expect(
+      services.apiKeys.create(system, { label: 'x', capabilities: ['collections/memos:read'] }),
+    ).rejects.toMatchObject({ code: 'forbidden' })
     await expect(services.apiKeys.list(system)).rejects.toMatchObject({ code: 'forbidden' })
-    await expect(services.capabilityTokens.mint(system, { collection, documentId: memoId })).rejects.toMatchObject({ code: 'forbidden' })
-    await expect(services.shares.share(system, collection, memoId, { userId: grantless.id, access: 'view' })).rejects.toMatchObject({ code: 'forbidden' })
+    await expect(services.capabilityTokens.mint(system, { collection, documentId: memoId })).rejects.toMatchObject({
+      code: 'forbidden',
+    })
+    await expect(
+      services.shares.share(system, collection, memoId, { userId: grantless.id, access: 'view' }),
+    ).rejects.toMatchObject({ code: 'forbidden' })
     const shares = await call('GET', `/api/v1/collections/${collection}/records/${memoId}/shares`, owner.token)
     expect(shares.body.data).toEqual([])
   })

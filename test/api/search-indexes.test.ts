@@ -15,11 +15,19 @@ const call = (method: string, path: string, token?: string, body?: unknown): Pro
   server.request(method, path, { token, ...(body === undefined ? {} : { body }) })
 const indexes = (rest = '') => `/api/v1/search-indexes${rest}`
 const query = (name: string, q: string, token: string, limit?: number) =>
-  call('GET', indexes(`/${name}/query?${new URLSearchParams({ q, ...(limit ? { limit: String(limit) } : {}) })}`), token)
+  call(
+    'GET',
+    indexes(`/${name}/query?${new URLSearchParams({ q, ...(limit ? { limit: String(limit) } : {}) })}`),
+    token,
+  )
 const records = (collection: string, rest = '') => `/api/v1/collections/${collection}/records${rest}`
 const ndjson = (...rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n'
 const importNdjson = (collection: string, rows: unknown[], token: string, params = '') =>
-  server.request('POST', records(collection, `/import-ndjson${params}`), { token, rawBody: ndjson(...rows), headers: { 'content-type': 'application/x-ndjson' } })
+  server.request('POST', records(collection, `/import-ndjson${params}`), {
+    token,
+    rawBody: ndjson(...rows),
+    headers: { 'content-type': 'application/x-ndjson' },
+  })
 /** Background builds are done (the module's own promise; no timing). */
 const settled = () => server.app.services.searchIndexes.settled()
 
@@ -58,9 +66,24 @@ beforeAll(async () => {
   const text = (name: string) => ({ name, type: 'text', required: false })
   await createCollection(server, owner.token, 'articles', [text('title'), text('body'), text('team'), text('secret')])
   await createCollection(server, owner.token, 'notes', [text('text')])
-  ids.red = await seed('articles', { title: 'Aurora borealis guide', body: 'Watching the northern lights in winter', team: 'red', secret: 'vault combination 1234' })
-  ids.red2 = await seed('articles', { title: 'Aurora photography', body: 'Long exposure aurora aurora tips', team: 'red', secret: 'nothing' })
-  ids.blue = await seed('articles', { title: 'Glacier hiking', body: 'Crampons and ropes', team: 'blue', secret: 'glacier password hunter2' })
+  ids.red = await seed('articles', {
+    title: 'Aurora borealis guide',
+    body: 'Watching the northern lights in winter',
+    team: 'red',
+    secret: 'vault combination 1234',
+  })
+  ids.red2 = await seed('articles', {
+    title: 'Aurora photography',
+    body: 'Long exposure aurora aurora tips',
+    team: 'red',
+    secret: 'nothing',
+  })
+  ids.blue = await seed('articles', {
+    title: 'Glacier hiking',
+    body: 'Crampons and ropes',
+    team: 'blue',
+    secret: 'glacier password hunter2',
+  })
   ids.note = await seed('notes', { text: 'Remember the aurora forecast <script>alert(1)</script>' })
 })
 afterAll(async () => {
@@ -72,11 +95,23 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
     const created = await call('POST', indexes(), owner.token, {
       name: 'kb',
       description: 'Articles and notes',
-      sources: [{ collection: 'articles', fields: ['title', 'body'] }, { collection: 'notes', fields: ['text'] }],
+      sources: [
+        { collection: 'articles', fields: ['title', 'body'] },
+        { collection: 'notes', fields: ['text'] },
+      ],
     })
     expect(created.status, created.text).toBe(201)
-    expect(created.body.data).toMatchObject({ name: 'kb', status: 'stale', builtAt: null, documentCount: 0, buildId: null })
-    expect((await call('POST', indexes(), owner.token, { name: 'kb', sources: [{ collection: 'notes', fields: ['text'] }] })).status).toBe(409)
+    expect(created.body.data).toMatchObject({
+      name: 'kb',
+      status: 'stale',
+      builtAt: null,
+      documentCount: 0,
+      buildId: null,
+    })
+    expect(
+      (await call('POST', indexes(), owner.token, { name: 'kb', sources: [{ collection: 'notes', fields: ['text'] }] }))
+        .status,
+    ).toBe(409)
 
     // Never built: nothing to query yet.
     const early = await query('kb', 'aurora', owner.token)
@@ -88,14 +123,19 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
     expect(ready.builtAt).toEqual(expect.any(Number))
     expect(ready.sizeBytes).toBeGreaterThan(0)
     // The built file is in object storage (the local driver under DATA_DIR), where lib/storage keeps objects.
-    expect(await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${ready.id}/${ready.buildId}.db`)).toMatchObject({ sizeBytes: ready.sizeBytes })
+    expect(
+      await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${ready.id}/${ready.buildId}.db`),
+    ).toMatchObject({ sizeBytes: ready.sizeBytes })
 
     // bm25: of the articles, the one saying aurora three times ranks first; the note is found too; snippets mark the match.
     const reply = await query('kb', 'aurora', owner.token)
     expect(reply.status, reply.text).toBe(200)
     const found = reply.body.data.map((h: any) => `${h.collection}/${h.id}`)
     expect([...found].sort()).toEqual([`articles/${ids.red}`, `articles/${ids.red2}`, `notes/${ids.note}`].sort())
-    expect(found.filter((f: string) => f.startsWith('articles/'))).toEqual([`articles/${ids.red2}`, `articles/${ids.red}`])
+    expect(found.filter((f: string) => f.startsWith('articles/'))).toEqual([
+      `articles/${ids.red2}`,
+      `articles/${ids.red}`,
+    ])
     const scores = reply.body.data.map((h: any) => h.score)
     expect([...scores].sort((a, b) => b - a)).toEqual(scores)
     expect(reply.body.data.find((h: any) => h.id === ids.red2).snippet).toContain('<mark>Aurora</mark>')
@@ -112,7 +152,11 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
     expect(await hitsOf('kb', 'hunter2')).toEqual([])
 
     // An import into a source reports the index stale, and it is; it keeps serving the old file.
-    const imported = await importNdjson('articles', [{ title: 'Zeppelin history', body: 'airships', team: 'red' }], owner.token)
+    const imported = await importNdjson(
+      'articles',
+      [{ title: 'Zeppelin history', body: 'airships', team: 'red' }],
+      owner.token,
+    )
     expect(imported.status, imported.text).toBe(200)
     expect(imported.body).toMatchObject({ imported: 1, staleSearchIndexes: ['kb'] })
     expect((await indexOf('kb')).status).toBe('stale')
@@ -125,9 +169,18 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
     // An import job: each chunk reports the index stale; finalize?rebuild=true rebuilds it.
     const job = await call('POST', records('articles', '/import-jobs'), owner.token, { total: 1 })
     expect(job.status, job.text).toBe(201)
-    const chunk = await importNdjson('articles', [{ title: 'Quasar notes', body: 'far away', team: 'blue' }], owner.token, `?jobId=${job.body.jobId}`)
+    const chunk = await importNdjson(
+      'articles',
+      [{ title: 'Quasar notes', body: 'far away', team: 'blue' }],
+      owner.token,
+      `?jobId=${job.body.jobId}`,
+    )
     expect(chunk.body).toMatchObject({ imported: 1, staleSearchIndexes: ['kb'] })
-    const finalized = await call('POST', records('articles', `/import-jobs/${job.body.jobId}/finalize?rebuild=true`), owner.token)
+    const finalized = await call(
+      'POST',
+      records('articles', `/import-jobs/${job.body.jobId}/finalize?rebuild=true`),
+      owner.token,
+    )
     expect(finalized.status, finalized.text).toBe(200)
     expect(finalized.body).toMatchObject({ status: 'complete', imported: 1, rebuildingSearchIndexes: ['kb'] })
     await settled()
@@ -137,7 +190,9 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
     expect(await hitsOf('kb', 'zeppelin')).toHaveLength(1)
     expect(await hitsOf('kb', 'quasar')).toHaveLength(1)
     // The replaced build's file is gone from object storage.
-    expect(await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${ready.id}/${ready.buildId}.db`)).toBeNull()
+    expect(
+      await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${ready.id}/${ready.buildId}.db`),
+    ).toBeNull()
 
     // A finalize without rebuild starts none.
     const job2 = await call('POST', records('notes', '/import-jobs'), owner.token, {})
@@ -149,7 +204,14 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
   it('truncate reports the indexes drawing from the collection and marks them stale', async () => {
     await createCollection(server, owner.token, 'scratch', [{ name: 'word', type: 'text', required: false }])
     await seed('scratch', { word: 'ephemeral' })
-    expect((await call('POST', indexes(), owner.token, { name: 'scratch_ix', sources: [{ collection: 'scratch', fields: ['word'] }] })).status).toBe(201)
+    expect(
+      (
+        await call('POST', indexes(), owner.token, {
+          name: 'scratch_ix',
+          sources: [{ collection: 'scratch', fields: ['word'] }],
+        })
+      ).status,
+    ).toBe(201)
     expect(await rebuilt('scratch_ix')).toMatchObject({ status: 'ready', documentCount: 1 })
     const reply = await call('POST', '/api/v1/collections/scratch/truncate', owner.token)
     expect(reply.status, reply.text).toBe(200)
@@ -165,11 +227,29 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
   })
 
   it('the geospatial importer reports and marks the indexes drawing from the collection stale', async () => {
-    await createCollection(server, owner.token, 'places', [{ name: 'name', type: 'text', required: true }, { name: 'location', type: 'geo', required: false }])
-    expect((await call('POST', indexes(), owner.token, { name: 'places_ix', sources: [{ collection: 'places', fields: ['name'] }] })).status).toBe(201)
+    await createCollection(server, owner.token, 'places', [
+      { name: 'name', type: 'text', required: true },
+      { name: 'location', type: 'geo', required: false },
+    ])
+    expect(
+      (
+        await call('POST', indexes(), owner.token, {
+          name: 'places_ix',
+          sources: [{ collection: 'places', fields: ['name'] }],
+        })
+      ).status,
+    ).toBe(201)
     expect(await rebuilt('places_ix')).toMatchObject({ status: 'ready', documentCount: 0 })
-    const feature = { type: 'Feature', geometry: { type: 'Point', coordinates: [24.94, 60.17] }, properties: { name: 'Helsinki' } }
-    const reply = await server.request('POST', records('places', '/import'), { token: owner.token, rawBody: JSON.stringify(feature), headers: { 'content-type': 'application/geo+json' } })
+    const feature = {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [24.94, 60.17] },
+      properties: { name: 'Helsinki' },
+    }
+    const reply = await server.request('POST', records('places', '/import'), {
+      token: owner.token,
+      rawBody: JSON.stringify(feature),
+      headers: { 'content-type': 'application/geo+json' },
+    })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body).toMatchObject({ imported: 1, staleSearchIndexes: ['places_ix'] })
     expect((await indexOf('places_ix')).status).toBe('stale')
@@ -183,7 +263,16 @@ describe('the scenario: create, build, query, import (stale), finalize with rebu
       expect(reply.status, `${q}: ${reply.text}`).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
     }
-    for (const q of ['aurora OR', 'NOT aurora', 'title:aurora', '{c0} : aurora', 'NEAR(aurora', 'aurora)', '^aurora', 'aurora*']) {
+    for (const q of [
+      'aurora OR',
+      'NOT aurora',
+      'title:aurora',
+      '{c0} : aurora',
+      'NEAR(aurora',
+      'aurora)',
+      '^aurora',
+      'aurora*',
+    ]) {
       const reply = await query('kb', q, owner.token)
       expect(reply.status, `${q}: ${reply.text}`).toBe(200)
     }
@@ -203,7 +292,12 @@ describe('who may build and query what', () => {
     expect(role.status, role.text).toBe(201)
     const grants = await call('PUT', `/api/v1/roles/${role.body.data.id}/grants`, owner.token, {
       grants: [
-        { resource: 'collections/articles', action: 'read', item_filter: { team: { _eq: 'red' } }, fields: ['title', 'team'] },
+        {
+          resource: 'collections/articles',
+          action: 'read',
+          item_filter: { team: { _eq: 'red' } },
+          fields: ['title', 'team'],
+        },
         { resource: 'system/search-indexes', action: 'read' },
         { resource: 'system/search-indexes', action: 'create' },
         { resource: 'system/search-indexes', action: 'execute' },
@@ -215,10 +309,16 @@ describe('who may build and query what', () => {
   })
 
   it('a user cannot define an index over a collection or a field they may not read', async () => {
-    const notes = await call('POST', indexes(), reader.token, { name: 'peek_notes', sources: [{ collection: 'notes', fields: ['text'] }] })
+    const notes = await call('POST', indexes(), reader.token, {
+      name: 'peek_notes',
+      sources: [{ collection: 'notes', fields: ['text'] }],
+    })
     expect(notes.status, notes.text).toBe(404)
     expect(notes.body.error).toBe('collection_not_found')
-    const secret = await call('POST', indexes(), reader.token, { name: 'peek_secret', sources: [{ collection: 'articles', fields: ['title', 'secret'] }] })
+    const secret = await call('POST', indexes(), reader.token, {
+      name: 'peek_secret',
+      sources: [{ collection: 'articles', fields: ['title', 'secret'] }],
+    })
     expect(secret.status, secret.text).toBe(422)
     expect(secret.text).toContain('secret')
     expect((await call('GET', indexes('/peek_notes'), owner.token)).status).toBe(404)
@@ -227,7 +327,9 @@ describe('who may build and query what', () => {
 
   it('querying an index someone else built answers only rows and fields the querier may read', async () => {
     // kb was built by the owner: it holds every article, bodies included, and the notes.
-    expect((await hitsOf('kb', 'aurora', reader.token)).sort()).toEqual([`articles/${ids.red}`, `articles/${ids.red2}`].sort())
+    expect((await hitsOf('kb', 'aurora', reader.token)).sort()).toEqual(
+      [`articles/${ids.red}`, `articles/${ids.red2}`].sort(),
+    )
     // A blue article's title: in the file, but not a row the reader may read.
     expect(await hitsOf('kb', 'glacier', reader.token)).toEqual([])
     expect(await hitsOf('kb', 'glacier')).toEqual([`articles/${ids.blue}`])
@@ -241,7 +343,10 @@ describe('who may build and query what', () => {
   })
 
   it('an index built by a user holds only what that user can read', async () => {
-    const created = await call('POST', indexes(), reader.token, { name: 'red_titles', sources: [{ collection: 'articles', fields: ['title', 'team'] }] })
+    const created = await call('POST', indexes(), reader.token, {
+      name: 'red_titles',
+      sources: [{ collection: 'articles', fields: ['title', 'team'] }],
+    })
     expect(created.status, created.text).toBe(201)
     const built = await rebuilt('red_titles', reader.token)
     // Red articles only: the two seeded and the imported zeppelin one.
@@ -253,16 +358,26 @@ describe('who may build and query what', () => {
     expect(await hitsOf('red_titles', 'aurora', reader.token)).toHaveLength(2)
   })
 
-  it('build_search_index in a flow run builds as the run\'s user, waiting for the build', async () => {
-    const created = await call('POST', indexes(), owner.token, { name: 'op_ix', sources: [{ collection: 'articles', fields: ['title'] }] })
+  it("build_search_index in a flow run builds as the run's user, waiting for the build", async () => {
+    const created = await call('POST', indexes(), owner.token, {
+      name: 'op_ix',
+      sources: [{ collection: 'articles', fields: ['title'] }],
+    })
     expect(created.status, created.text).toBe(201)
     const flow = await call('POST', '/api/v1/automate/flows', owner.token, {
-      name: 'reindex', triggerType: 'manual', triggerConfig: {}, operations: [{ key: 'build', type: 'build_search_index', config: { indexName: 'op_ix' } }],
+      name: 'reindex',
+      triggerType: 'manual',
+      triggerConfig: {},
+      operations: [{ key: 'build', type: 'build_search_index', config: { indexName: 'op_ix' } }],
     })
     expect(flow.status, flow.text).toBe(201)
     const flowId = flow.body.data.id
-    expect((await call('POST', `/api/v1/automate/flows/${flowId}/publish`, owner.token, { changeSummary: 't' })).status).toBe(200)
-    expect((await call('PATCH', `/api/v1/automate/flows/${flowId}/status`, owner.token, { status: 'active' })).status).toBe(200)
+    expect(
+      (await call('POST', `/api/v1/automate/flows/${flowId}/publish`, owner.token, { changeSummary: 't' })).status,
+    ).toBe(200)
+    expect(
+      (await call('PATCH', `/api/v1/automate/flows/${flowId}/status`, owner.token, { status: 'active' })).status,
+    ).toBe(200)
     const started = await call('POST', `/api/v1/automate/flows/${flowId}/execute`, owner.token, {})
     expect(started.status, started.text).toBe(202)
     // The run engine's own runs API, polled as the automation tests do.
@@ -282,7 +397,14 @@ describe('who may build and query what', () => {
   it('without the search-index permissions: 403, and finalize?rebuild=true rebuilds nothing', async () => {
     expect((await query('kb', 'aurora', outsider.token)).status).toBe(403)
     expect((await call('GET', indexes(), outsider.token)).status).toBe(403)
-    expect((await call('POST', indexes(), outsider.token, { name: 'x', sources: [{ collection: 'articles', fields: ['title'] }] })).status).toBe(403)
+    expect(
+      (
+        await call('POST', indexes(), outsider.token, {
+          name: 'x',
+          sources: [{ collection: 'articles', fields: ['title'] }],
+        })
+      ).status,
+    ).toBe(403)
     expect((await call('POST', indexes('/kb/rebuild'), outsider.token)).status).toBe(403)
     expect((await call('DELETE', indexes('/kb'), reader.token)).status).toBe(403)
     expect((await call('PATCH', indexes('/kb'), reader.token, { description: 'mine now' })).status).toBe(403)
@@ -291,24 +413,58 @@ describe('who may build and query what', () => {
 
 describe('definitions and removed collections', () => {
   it('PATCH changes sources (stale), DELETE removes the index and its file', async () => {
-    expect((await call('POST', indexes(), owner.token, { name: 'temp_ix', sources: [{ collection: 'notes', fields: ['text'] }] })).status).toBe(201)
+    expect(
+      (
+        await call('POST', indexes(), owner.token, {
+          name: 'temp_ix',
+          sources: [{ collection: 'notes', fields: ['text'] }],
+        })
+      ).status,
+    ).toBe(201)
     const built = await rebuilt('temp_ix')
-    const patched = await call('PATCH', indexes('/temp_ix'), owner.token, { description: 'two sources', sources: [{ collection: 'notes', fields: ['text'] }, { collection: 'articles', fields: ['title'] }] })
+    const patched = await call('PATCH', indexes('/temp_ix'), owner.token, {
+      description: 'two sources',
+      sources: [
+        { collection: 'notes', fields: ['text'] },
+        { collection: 'articles', fields: ['title'] },
+      ],
+    })
     expect(patched.status, patched.text).toBe(200)
     expect(patched.body.data).toMatchObject({ description: 'two sources', status: 'stale' })
-    const bad = await call('PATCH', indexes('/temp_ix'), owner.token, { sources: [{ collection: 'articles', fields: ['nope'] }] })
+    const bad = await call('PATCH', indexes('/temp_ix'), owner.token, {
+      sources: [{ collection: 'articles', fields: ['nope'] }],
+    })
     expect(bad.status, bad.text).toBe(422)
     const list = await call('GET', indexes(), owner.token)
     expect(list.body.data.map((i: any) => i.name)).toContain('temp_ix')
     expect((await call('DELETE', indexes('/temp_ix'), owner.token)).status).toBe(204)
     expect((await call('GET', indexes('/temp_ix'), owner.token)).status).toBe(404)
-    expect(await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${built.id}/${built.buildId}.db`)).toBeNull()
+    expect(
+      await server.app.storage.head(`search-indexes/${server.app.defaultProject.id}/${built.id}/${built.buildId}.db`),
+    ).toBeNull()
   })
 
   it('deleting a collection removes it from the sources; an index left with none goes', async () => {
     await createCollection(server, owner.token, 'doomed', [{ name: 'word', type: 'text', required: false }])
-    expect((await call('POST', indexes(), owner.token, { name: 'mixed_ix', sources: [{ collection: 'doomed', fields: ['word'] }, { collection: 'notes', fields: ['text'] }] })).status).toBe(201)
-    expect((await call('POST', indexes(), owner.token, { name: 'doomed_ix', sources: [{ collection: 'doomed', fields: ['word'] }] })).status).toBe(201)
+    expect(
+      (
+        await call('POST', indexes(), owner.token, {
+          name: 'mixed_ix',
+          sources: [
+            { collection: 'doomed', fields: ['word'] },
+            { collection: 'notes', fields: ['text'] },
+          ],
+        })
+      ).status,
+    ).toBe(201)
+    expect(
+      (
+        await call('POST', indexes(), owner.token, {
+          name: 'doomed_ix',
+          sources: [{ collection: 'doomed', fields: ['word'] }],
+        })
+      ).status,
+    ).toBe(201)
     const removed = await call('DELETE', '/api/v1/collections/doomed', owner.token)
     expect(removed.status, removed.text).toBe(200)
     expect((await indexOf('mixed_ix')).sources).toEqual([{ collection: 'notes', fields: ['text'] }])

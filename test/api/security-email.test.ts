@@ -19,12 +19,18 @@ let owner: Account
 /** May read and execute flows, nothing else: the attacker, who chooses $trigger.body. */
 let executor: Account
 
-const as = (account: Account): Call => (method, path, body) => server.request(method, path, { token: account.token, body })
+const as =
+  (account: Account): Call =>
+  (method, path, body) =>
+    server.request(method, path, { token: account.token, body })
 const flowOf = (config: Record<string, unknown>) =>
-  activeFlow(as(owner), `Mail ${randomBytes(3).toString('hex')}`, [{ key: 'mail', type: 'send_email', config: { subject: 'Hello', text: 'Body', ...config } }])
+  activeFlow(as(owner), `Mail ${randomBytes(3).toString('hex')}`, [
+    { key: 'mail', type: 'send_email', config: { subject: 'Hello', text: 'Body', ...config } },
+  ])
 /** Runs the flow as the executor with `body` as $trigger.body; the finished run, read by the owner. */
 const attack = (flowId: string, body: unknown) => executeToEnd(as(executor), as(owner), flowId, body)
-const emailsToday = async () => (await server.request('GET', `${BASE}/quotas`, { token: owner.token })).body.data.usage.emailsToday as number
+const emailsToday = async () =>
+  (await server.request('GET', `${BASE}/quotas`, { token: owner.token })).body.data.usage.emailsToday as number
 
 /** The header section of a received message, one entry per header (continuation lines unfolded). */
 function headersOf(mail: Mail): string[] {
@@ -50,8 +56,13 @@ beforeAll(async () => {
   mailbox = await startMailbox()
   server = await startServer({ SMTP_URL: mailbox.url, EMAIL_FROM: 'Plinth <flows@plinth.test>' })
   owner = await signUpOwner(server)
-  executor = await accountWithGrants(server, owner.token, [{ resource: 'system/automate', action: 'read' }, { resource: 'system/automate', action: 'execute' }])
-  expect((await server.request('PATCH', `${BASE}/quotas`, { token: owner.token, body: { maxEmailsPerDay: 1000 } })).status).toBe(200)
+  executor = await accountWithGrants(server, owner.token, [
+    { resource: 'system/automate', action: 'read' },
+    { resource: 'system/automate', action: 'execute' },
+  ])
+  expect(
+    (await server.request('PATCH', `${BASE}/quotas`, { token: owner.token, body: { maxEmailsPerDay: 1000 } })).status,
+  ).toBe(200)
 })
 afterAll(async () => {
   await server?.stop()
@@ -80,7 +91,11 @@ describe('recipients from the trigger', () => {
       '"victim@evil.test"@example.test',
       `${'a'.repeat(250)}@example.test`,
     ]
-    await refusedBeforeSending(flowId, smuggled.map((to) => ({ to })), 'email_recipient_not_allowed')
+    await refusedBeforeSending(
+      flowId,
+      smuggled.map((to) => ({ to })),
+      'email_recipient_not_allowed',
+    )
   })
 
   it('a list from the trigger is refused whole when one entry smuggles a recipient, is not an address, or makes it longer than 50', async () => {
@@ -96,7 +111,11 @@ describe('recipients from the trigger', () => {
     ]
     await refusedBeforeSending(flowId, bodies, 'email_recipient_not_allowed')
     // An entry of a written list smuggling a second one.
-    await refusedBeforeSending(await flowOf({ to: ['ops@example.test', '{{$trigger.body.to}}'] }), [{ to: 'ada@example.test,victim@evil.test' }], 'email_recipient_not_allowed')
+    await refusedBeforeSending(
+      await flowOf({ to: ['ops@example.test', '{{$trigger.body.to}}'] }),
+      [{ to: 'ada@example.test,victim@evil.test' }],
+      'email_recipient_not_allowed',
+    )
   })
 
   it('a plain address from the trigger is the one recipient the server is given', async () => {
@@ -124,7 +143,10 @@ describe('the subject from the trigger', () => {
       const names = headerNames(mail)
       expect(names, JSON.stringify(lineBreak)).not.toContain('bcc')
       expect(names, JSON.stringify(lineBreak)).not.toContain('x-injected')
-      expect(names.filter((n) => n === 'subject'), JSON.stringify(lineBreak)).toHaveLength(1)
+      expect(
+        names.filter((n) => n === 'subject'),
+        JSON.stringify(lineBreak),
+      ).toHaveLength(1)
       // And the body was not started early by an empty line.
       expect(mail.text.trim(), JSON.stringify(lineBreak)).toBe('Body')
     }
@@ -156,10 +178,23 @@ describe('the sender and reply-to from the trigger', () => {
       'Eve: victim@evil.test;',
       `${'E'.repeat(101)}`,
     ]
-    await refusedBeforeSending(fromFlow, names.map((name) => ({ name })), 'email_recipient_not_allowed')
+    await refusedBeforeSending(
+      fromFlow,
+      names.map((name) => ({ name })),
+      'email_recipient_not_allowed',
+    )
     const replyFlow = await flowOf({ to: 'ada@example.test', replyTo: '{{$trigger.body.reply}}' })
-    const replies = ['ada@example.test\r\nBcc: victim@evil.test', 'ada@example.test, victim@evil.test', 'Eve <eve@evil.test>', 'eve@evil.test\nX-Injected: yes']
-    await refusedBeforeSending(replyFlow, replies.map((reply) => ({ reply })), 'email_recipient_not_allowed')
+    const replies = [
+      'ada@example.test\r\nBcc: victim@evil.test',
+      'ada@example.test, victim@evil.test',
+      'Eve <eve@evil.test>',
+      'eve@evil.test\nX-Injected: yes',
+    ]
+    await refusedBeforeSending(
+      replyFlow,
+      replies.map((reply) => ({ reply })),
+      'email_recipient_not_allowed',
+    )
 
     // A plain name is a name: the envelope sender stays the flow's, and nobody is added.
     const received = mailbox.messages.length

@@ -31,22 +31,42 @@ let owner: Account
 let mallory: Account
 let victim: Account
 let bId: string
-const flows: Record<'read' | 'upload' | 'transform' | 'lens' | 'image', string> = { read: '', upload: '', transform: '', lens: '', image: '' }
+const flows: Record<'read' | 'upload' | 'transform' | 'lens' | 'image', string> = {
+  read: '',
+  upload: '',
+  transform: '',
+  lens: '',
+  image: '',
+}
 /** Files of project B (the owner's, uploaded there), of the victim in A, and mallory's own png. */
 const b: Record<'pub' | 'priv' | 'keyed', any> = { pub: null, priv: null, keyed: null }
 const v: Record<'pub' | 'priv' | 'keyed', any> = { pub: null, priv: null, keyed: null }
 let ownPng: any
 
-const as = (token: string, projectId?: string): Call => (method, path, body) => server.request(method, path, { token, body, headers: projectId ? { 'X-Project-Id': projectId } : {} })
+const as =
+  (token: string, projectId?: string): Call =>
+  (method, path, body) =>
+    server.request(method, path, { token, body, headers: projectId ? { 'X-Project-Id': projectId } : {} })
 /** Runs the flow of A as `account` (the run acts as them) and answers the finished run. */
-const runAs = (account: Account, flowId: string, body: Record<string, unknown>) => executeToEnd(as(account.token), as(owner.token), flowId, body)
+const runAs = (account: Account, flowId: string, body: Record<string, unknown>) =>
+  executeToEnd(as(account.token), as(owner.token), flowId, body)
 const stepOf = (run: any, key: string) => run.stepLogs.find((s: any) => s.key === key)
 
-async function upload(token: string, filename: string, type: string, bytes: Buffer, visibility: string, projectId?: string): Promise<any> {
+async function upload(
+  token: string,
+  filename: string,
+  type: string,
+  bytes: Buffer,
+  visibility: string,
+  projectId?: string,
+): Promise<any> {
   const form = new FormData()
   form.set('visibility', visibility)
   form.set('file', new Blob([bytes], { type }), filename)
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(projectId ? { 'X-Project-Id': projectId } : {}) }
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    ...(projectId ? { 'X-Project-Id': projectId } : {}),
+  }
   const res = await fetch(`${server.url}/api/v1/files/upload`, { method: 'POST', headers, body: form })
   const body = (await res.json()) as any
   expect(res.status, JSON.stringify(body)).toBe(201)
@@ -60,7 +80,8 @@ async function snapshot(): Promise<{ rows: string[]; objects: string[] }> {
     const reply = await server.request('GET', '/api/v1/files?limit=100', { token: owner.token, headers })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.hasMore).toBe(false)
-    for (const f of reply.body.data) rows.push(`${f.projectId} ${f.id} ${f.sha256} ${f.sizeBytes} ${f.flowKey} ${f.uploadedBy} ${f.r2Key}`)
+    for (const f of reply.body.data)
+      rows.push(`${f.projectId} ${f.id} ${f.sha256} ${f.sizeBytes} ${f.flowKey} ${f.uploadedBy} ${f.r2Key}`)
   }
   return { rows: rows.sort(), objects: [...(await server.app.storage.list('projects/', 1000))].sort() }
 }
@@ -80,31 +101,56 @@ function walk(dir: string): { path: string; folder: boolean }[] {
  */
 function assertNothingOnDisk(): void {
   for (const dir of [tmpdir(), resolve(server.dataDir, '..'), process.cwd(), '/']) {
-    expect(readdirSync(dir).filter((name) => name.includes(MARK)), dir).toEqual([])
+    expect(
+      readdirSync(dir).filter((name) => name.includes(MARK)),
+      dir,
+    ).toEqual([])
   }
   expect(walk(server.dataDir).filter(({ path }) => path.includes(MARK))).toEqual([])
-  const stored = ['files', 'files-meta', 'files-tmp'].flatMap((dir) => (existsSync(join(server.dataDir, dir)) ? walk(join(server.dataDir, dir)) : []))
-  expect(stored.filter(({ path, folder }) => !folder && readFileSync(path).includes(CONTENT)).map(({ path }) => path)).toEqual([])
+  const stored = ['files', 'files-meta', 'files-tmp'].flatMap((dir) =>
+    existsSync(join(server.dataDir, dir)) ? walk(join(server.dataDir, dir)) : [],
+  )
+  expect(
+    stored.filter(({ path, folder }) => !folder && readFileSync(path).includes(CONTENT)).map(({ path }) => path),
+  ).toEqual([])
 }
 
 beforeAll(async () => {
   ai = await startFakeOpenAi(null)
-  server = await startServer({ OPENAI_BASE_URL: ai.baseUrl, OPENAI_API_KEY: 'sk-fake', OPENAI_MODEL: 'm', OPENAI_IMAGE_MODEL: 'sdxl' })
+  server = await startServer({
+    OPENAI_BASE_URL: ai.baseUrl,
+    OPENAI_API_KEY: 'sk-fake',
+    OPENAI_MODEL: 'm',
+    OPENAI_IMAGE_MODEL: 'sdxl',
+  })
   owner = await signUpOwner(server)
   const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Project B' } })
   expect(project.status, project.text).toBe(201)
   bId = project.body.data.id
   for (const headers of [{}, { 'X-Project-Id': bId }] as Record<string, string>[]) {
-    const settings = await server.request('PATCH', '/api/v1/settings', { token: owner.token, headers, body: { 'files.strategy': 'edge_cache_only' } })
+    const settings = await server.request('PATCH', '/api/v1/settings', {
+      token: owner.token,
+      headers,
+      body: { 'files.strategy': 'edge_cache_only' },
+    })
     expect(settings.status, settings.text).toBe(200)
   }
   // A collection and a published lens mallory may render.
-  const collection = await as(owner.token)('POST', '/api/v1/collections', { name: 'orders', fields: [{ name: 'title', type: 'text', required: true }] })
+  const collection = await as(owner.token)('POST', '/api/v1/collections', {
+    name: 'orders',
+    fields: [{ name: 'title', type: 'text', required: true }],
+  })
   expect(collection.status, collection.text).toBe(201)
   expect((await as(owner.token)('POST', '/api/v1/collections/orders/records', { title: 'Widget' })).status).toBe(201)
-  const lens = await as(owner.token)('POST', '/api/v1/lenses', { collection: 'orders', name: 'Orders', fields: ['title'] })
+  const lens = await as(owner.token)('POST', '/api/v1/lenses', {
+    collection: 'orders',
+    name: 'Orders',
+    fields: ['title'],
+  })
   expect(lens.status, lens.text).toBe(201)
-  expect((await as(owner.token)('POST', `/api/v1/lenses/${lens.body.data.id}/publish`, { changeSummary: 'v1' })).status).toBe(200)
+  expect(
+    (await as(owner.token)('POST', `/api/v1/lenses/${lens.body.data.id}/publish`, { changeSummary: 'v1' })).status,
+  ).toBe(200)
 
   const own = { uploadedBy: { _eq: '$CURRENT_USER' } }
   const role = await as(owner.token)('POST', '/api/v1/roles', { name: 'filer' })
@@ -123,21 +169,49 @@ beforeAll(async () => {
   victim = await createAccount(server, owner.token, { role: 'filer' })
 
   const owned = as(owner.token)
-  flows.read = await activeFlow(owned, 'read', [{ key: 'op', type: 'file_read', config: { key: '{{$trigger.body.key}}' } }])
-  flows.upload = await activeFlow(owned, 'upload', [{ key: 'op', type: 'file_upload', config: { key: '{{$trigger.body.key}}', content: '{{$trigger.body.content}}', contentType: 'text/plain' } }])
+  flows.read = await activeFlow(owned, 'read', [
+    { key: 'op', type: 'file_read', config: { key: '{{$trigger.body.key}}' } },
+  ])
+  flows.upload = await activeFlow(owned, 'upload', [
+    {
+      key: 'op',
+      type: 'file_upload',
+      config: { key: '{{$trigger.body.key}}', content: '{{$trigger.body.content}}', contentType: 'text/plain' },
+    },
+  ])
   const webp = [{ type: 'format', format: 'webp' }]
-  flows.transform = await activeFlow(owned, 'transform', [{ key: 'op', type: 'file_transform', config: { sourceKey: '{{$trigger.body.source}}', destKey: '{{$trigger.body.key}}', operations: webp } }])
-  flows.lens = await activeFlow(owned, 'lens', [{ key: 'op', type: 'render_lens_template', config: { templateId: lens.body.data.id, format: 'csv', saveToR2: true, r2Key: '{{$trigger.body.key}}' } }])
+  flows.transform = await activeFlow(owned, 'transform', [
+    {
+      key: 'op',
+      type: 'file_transform',
+      config: { sourceKey: '{{$trigger.body.source}}', destKey: '{{$trigger.body.key}}', operations: webp },
+    },
+  ])
+  flows.lens = await activeFlow(owned, 'lens', [
+    {
+      key: 'op',
+      type: 'render_lens_template',
+      config: { templateId: lens.body.data.id, format: 'csv', saveToR2: true, r2Key: '{{$trigger.body.key}}' },
+    },
+  ])
   flows.image = await activeFlow(owned, 'image', [{ key: 'op', type: 'ai_image', config: { prompt: 'a fox' } }])
 
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer()
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+    .png()
+    .toBuffer()
   ownPng = await upload(mallory.token, 'mine.png', 'image/png', png, 'public')
   b.pub = await upload(owner.token, 'board.png', 'image/png', png, 'public', bId)
   b.priv = await upload(owner.token, 'salaries.txt', 'text/plain', Buffer.from('B private'), 'private', bId)
   v.pub = await upload(victim.token, 'notice.png', 'image/png', png, 'public')
   v.priv = await upload(victim.token, 'diary.txt', 'text/plain', Buffer.from('victim private'), 'private')
   // Files at flow keys: B's written by a flow run in B, the victim's by a run acting as the victim.
-  const inB = await activeFlow(as(owner.token, bId), 'B writer', [{ key: 'op', type: 'file_upload', config: { key: 'shared/board.csv', content: 'B keyed', contentType: 'text/csv' } }])
+  const inB = await activeFlow(as(owner.token, bId), 'B writer', [
+    {
+      key: 'op',
+      type: 'file_upload',
+      config: { key: 'shared/board.csv', content: 'B keyed', contentType: 'text/csv' },
+    },
+  ])
   b.keyed = stepOf(await executeToEnd(as(owner.token, bId), as(owner.token, bId), inB, {}), 'op').output
   expect(b.keyed).toMatchObject({ replaced: false })
   v.keyed = stepOf(await runAs(victim, flows.upload, { key: 'victim/notes.txt', content: 'victim keyed' }), 'op').output
@@ -149,35 +223,82 @@ afterAll(async () => {
 })
 
 /** The body each flow of `flows` gets with `key` as its attacked key (the transform's destination; its source is mallory's own png). */
-const bodyFor = (op: keyof typeof flows, key: string) => (op === 'transform' ? { source: ownPng.id, key } : { key, content: CONTENT })
+const bodyFor = (op: keyof typeof flows, key: string) =>
+  op === 'transform' ? { source: ownPng.id, key } : { key, content: CONTENT }
 
 describe('a key that is not a file handle is refused before anything is read or written', () => {
   const long = 'a'.repeat(501)
   const keys = [
-    ['../x.txt'], [`../../../../../../../tmp/${MARK}.txt`], [`a/../../${MARK}.txt`], ['..'], ['.'], [`./${MARK}.txt`], ['a/./b.txt'],
-    [`..\\..\\${MARK}.txt`], ['a\\b.txt'], [`C:\\${MARK}.txt`], [`/tmp/${MARK}.txt`], ['/etc/passwd'], [`//${MARK}.txt`], ['a//b.txt'], ['reports/'],
-    [`%2e%2e/${MARK}.txt`], [`%2e%2e%2f${MARK}.txt`], [`..%2f${MARK}.txt`], [`%252e%252e/${MARK}.txt`],
-    [`${MARK}\u0000.txt`], ['a/\u0000/b'], [`${MARK}.txt\u0000.png`], ['a\nb.txt'], ['a\r\nb'], ['\u001b[2J'],
-    [long], [Array(21).fill('a').join('/')], ['a'.repeat(121)],
-    [`．．/${MARK}.txt`], [`‥/${MARK}.txt`], [`ｒｅｐｏｒｔｓ/${MARK}.txt`], ['e\u0301.txt'], [`${MARK}\u202e.txt`], [`../${MARK}.txt`], [` ../${MARK}.txt`], [`${MARK}.txt `],
+    ['../x.txt'],
+    [`../../../../../../../tmp/${MARK}.txt`],
+    [`a/../../${MARK}.txt`],
+    ['..'],
+    ['.'],
+    [`./${MARK}.txt`],
+    ['a/./b.txt'],
+    [`..\\..\\${MARK}.txt`],
+    ['a\\b.txt'],
+    [`C:\\${MARK}.txt`],
+    [`/tmp/${MARK}.txt`],
+    ['/etc/passwd'],
+    [`//${MARK}.txt`],
+    ['a//b.txt'],
+    ['reports/'],
+    [`%2e%2e/${MARK}.txt`],
+    [`%2e%2e%2f${MARK}.txt`],
+    [`..%2f${MARK}.txt`],
+    [`%252e%252e/${MARK}.txt`],
+    [`${MARK}\u0000.txt`],
+    ['a/\u0000/b'],
+    [`${MARK}.txt\u0000.png`],
+    ['a\nb.txt'],
+    ['a\r\nb'],
+    ['\u001b[2J'],
+    [long],
+    [Array(21).fill('a').join('/')],
+    ['a'.repeat(121)],
+    [`．．/${MARK}.txt`],
+    [`‥/${MARK}.txt`],
+    [`ｒｅｐｏｒｔｓ/${MARK}.txt`],
+    ['e\u0301.txt'],
+    [`${MARK}\u202e.txt`],
+    [`../${MARK}.txt`],
+    [` ../${MARK}.txt`],
+    [`${MARK}.txt `],
     [`projects/x/files/../../../${MARK}.txt`],
-  ].map(([key]) => [key!.length > 60 ? `${JSON.stringify(key!.slice(0, 12))}… (${key!.length} characters, ${key!.split('/').length} segments)` : JSON.stringify(key), key!])
-  it.each(keys)('%s: invalid_request for file_read, file_upload, file_transform\'s source and destination, render_lens_template\'s r2Key', async (_label, key) => {
-    const before = await snapshot()
-    const attempts: [keyof typeof flows, Record<string, unknown>][] = [
-      ['read', { key }], ['upload', { key, content: CONTENT }], ['transform', { source: key, key: '' }], ['transform', { source: ownPng.id, key }], ['lens', { key }],
-    ]
-    for (const [op, body] of attempts) {
-      const run = await runAs(mallory, flows[op], body)
-      expect(run.status, `${op} ${JSON.stringify(body)}`).toBe('failed')
-      expect(run.error, `${op} ${JSON.stringify(body)}`).toMatchObject({ code: 'invalid_request', step: 'op', message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/) })
-      expect(JSON.stringify(run)).not.toContain('root:x:0:0')
-    }
-    expect(await snapshot()).toEqual(before)
-    assertNothingOnDisk()
-  })
+  ].map(([key]) => [
+    key!.length > 60
+      ? `${JSON.stringify(key!.slice(0, 12))}… (${key!.length} characters, ${key!.split('/').length} segments)`
+      : JSON.stringify(key),
+    key!,
+  ])
+  it.each(keys)(
+    "%s: invalid_request for file_read, file_upload, file_transform's source and destination, render_lens_template's r2Key",
+    async (_label, key) => {
+      const before = await snapshot()
+      const attempts: [keyof typeof flows, Record<string, unknown>][] = [
+        ['read', { key }],
+        ['upload', { key, content: CONTENT }],
+        ['transform', { source: key, key: '' }],
+        ['transform', { source: ownPng.id, key }],
+        ['lens', { key }],
+      ]
+      for (const [op, body] of attempts) {
+        const run = await runAs(mallory, flows[op], body)
+        expect(run.status, `${op} ${JSON.stringify(body)}`).toBe('failed')
+        expect(run.error, `${op} ${JSON.stringify(body)}`).toMatchObject({
+          code: 'invalid_request',
+          step: 'op',
+          message: expect.stringMatching(/^key: a file id, a file's r2Key, or a relative path/),
+        })
+        expect(JSON.stringify(run)).not.toContain('root:x:0:0')
+      }
+      expect(await snapshot()).toEqual(before)
+      assertNothingOnDisk()
+    },
+  )
 
-  it('a key longer than any key (over 1024 characters) is refused by the step\'s config (invalid_config), nothing stored', async () => {
+  it("a key longer than any key (over 1024 characters) is refused by the step's config (invalid_config), nothing stored", async () => {
     const before = await snapshot()
     for (const op of ['read', 'upload', 'transform', 'lens'] as const) {
       const run = await runAs(mallory, flows[op], bodyFor(op, `${'../'.repeat(400)}${MARK}`))
@@ -187,10 +308,14 @@ describe('a key that is not a file handle is refused before anything is read or 
     assertNothingOnDisk()
   })
 
-  it('the same flows with a fair key write inside DATA_DIR, under A\'s prefix, at the file\'s own id (the control)', async () => {
+  it("the same flows with a fair key write inside DATA_DIR, under A's prefix, at the file's own id (the control)", async () => {
     const written: any[] = []
     for (const op of ['upload', 'transform', 'lens'] as const) {
-      const run = await runAs(mallory, flows[op], op === 'upload' ? { key: `mallory/.../${op}.txt`, content: 'fair' } : bodyFor(op, `mallory/${op}-out`))
+      const run = await runAs(
+        mallory,
+        flows[op],
+        op === 'upload' ? { key: `mallory/.../${op}.txt`, content: 'fair' } : bodyFor(op, `mallory/${op}-out`),
+      )
       expect(run.status, `${op} ${JSON.stringify(run.error)}`).toBe('completed')
       written.push(stepOf(run, 'op').output.file ?? stepOf(run, 'op').output)
     }
@@ -199,7 +324,9 @@ describe('a key that is not a file handle is refused before anything is read or 
     written.push(stepOf(image, 'op').output.file)
     const project = server.app.defaultProject.id
     for (const file of written) {
-      expect(file.key ?? file.r2Key).toMatch(new RegExp(`^projects/${project}/files/${file.id}/([0-9a-f]{12}/)?[A-Za-z0-9._-]+$`))
+      expect(file.key ?? file.r2Key).toMatch(
+        new RegExp(`^projects/${project}/files/${file.id}/([0-9a-f]{12}/)?[A-Za-z0-9._-]+$`),
+      )
       const meta = await server.request('GET', `/api/v1/files/${file.id}`, { token: mallory.token })
       expect(meta.body.data).toMatchObject({ projectId: project, uploadedBy: mallory.id })
       expect(existsSync(join(server.dataDir, 'files', file.key ?? file.r2Key))).toBe(true)
@@ -207,18 +334,23 @@ describe('a key that is not a file handle is refused before anything is read or 
   })
 })
 
-describe('project B\'s files are missing from project A', () => {
+describe("project B's files are missing from project A", () => {
   it.each([
-    ['file_read of B\'s public file by id', 'not_found', 'read', () => ({ key: b.pub.id })],
-    ['file_read of B\'s private file by id', 'not_found', 'read', () => ({ key: b.priv.id })],
-    ['file_read of B\'s file by its r2Key', 'not_found', 'read', () => ({ key: b.pub.r2Key })],
-    ['file_read of B\'s file by a forged r2Key under A\'s prefix', 'not_found', 'read', () => ({ key: b.pub.r2Key.replace(bId, server.app.defaultProject.id) })],
-    ['file_read of B\'s flow key', 'not_found', 'read', () => ({ key: 'shared/board.csv' })],
-    ['file_upload over B\'s file by id', 'not_found', 'upload', () => ({ key: b.pub.id, content: CONTENT })],
-    ['file_upload over B\'s file by r2Key', 'not_found', 'upload', () => ({ key: b.keyed.key, content: CONTENT })],
-    ['file_transform of B\'s file', 'not_found', 'transform', () => ({ source: b.pub.id, key: '' })],
-    ['file_transform into B\'s file', 'not_found', 'transform', () => ({ source: ownPng.id, key: b.pub.id })],
-    ['render_lens_template saved over B\'s file', 'not_found', 'lens', () => ({ key: b.priv.r2Key })],
+    ["file_read of B's public file by id", 'not_found', 'read', () => ({ key: b.pub.id })],
+    ["file_read of B's private file by id", 'not_found', 'read', () => ({ key: b.priv.id })],
+    ["file_read of B's file by its r2Key", 'not_found', 'read', () => ({ key: b.pub.r2Key })],
+    [
+      "file_read of B's file by a forged r2Key under A's prefix",
+      'not_found',
+      'read',
+      () => ({ key: b.pub.r2Key.replace(bId, server.app.defaultProject.id) }),
+    ],
+    ["file_read of B's flow key", 'not_found', 'read', () => ({ key: 'shared/board.csv' })],
+    ["file_upload over B's file by id", 'not_found', 'upload', () => ({ key: b.pub.id, content: CONTENT })],
+    ["file_upload over B's file by r2Key", 'not_found', 'upload', () => ({ key: b.keyed.key, content: CONTENT })],
+    ["file_transform of B's file", 'not_found', 'transform', () => ({ source: b.pub.id, key: '' })],
+    ["file_transform into B's file", 'not_found', 'transform', () => ({ source: ownPng.id, key: b.pub.id })],
+    ["render_lens_template saved over B's file", 'not_found', 'lens', () => ({ key: b.priv.r2Key })],
   ] as const)('%s: %s for mallory and for the super_admin acting in A; B unchanged', async (_name, code, op, body) => {
     const before = await snapshot()
     for (const account of [mallory, owner]) {
@@ -230,7 +362,7 @@ describe('project B\'s files are missing from project A', () => {
     expect(await snapshot()).toEqual(before)
   })
 
-  it('a flow key B uses names A\'s own file in A: writing there makes one in A and leaves B\'s as it was', async () => {
+  it("a flow key B uses names A's own file in A: writing there makes one in A and leaves B's as it was", async () => {
     const before = await snapshot()
     const run = await runAs(mallory, flows.upload, { key: 'shared/board.csv', content: 'A board' })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
@@ -244,18 +376,43 @@ describe('project B\'s files are missing from project A', () => {
   })
 })
 
-describe('another user\'s files, when the grant reaches one\'s own uploads only', () => {
+describe("another user's files, when the grant reaches one's own uploads only", () => {
   it.each([
-    ['file_read of the victim\'s private file by id', 'not_found', 'read', () => ({ key: v.priv.id })],
-    ['file_read of the victim\'s private file by r2Key', 'not_found', 'read', () => ({ key: v.priv.r2Key })],
-    ['file_transform of the victim\'s private file', 'not_found', 'transform', () => ({ source: v.priv.id, key: '' })],
-    ['file_upload over the victim\'s public file by id', 'forbidden', 'upload', () => ({ key: v.pub.id, content: CONTENT })],
-    ['file_upload over the victim\'s public file by r2Key', 'forbidden', 'upload', () => ({ key: v.pub.r2Key, content: CONTENT })],
-    ['file_upload at the victim\'s flow key', 'forbidden', 'upload', () => ({ key: 'victim/notes.txt', content: CONTENT })],
-    ['file_transform into the victim\'s public file', 'forbidden', 'transform', () => ({ source: ownPng.id, key: v.pub.id })],
-    ['file_transform at the victim\'s flow key', 'forbidden', 'transform', () => ({ source: ownPng.id, key: 'victim/notes.txt' })],
-    ['render_lens_template saved over the victim\'s public file', 'forbidden', 'lens', () => ({ key: v.pub.id })],
-    ['render_lens_template saved at the victim\'s flow key', 'forbidden', 'lens', () => ({ key: 'victim/notes.txt' })],
+    ["file_read of the victim's private file by id", 'not_found', 'read', () => ({ key: v.priv.id })],
+    ["file_read of the victim's private file by r2Key", 'not_found', 'read', () => ({ key: v.priv.r2Key })],
+    ["file_transform of the victim's private file", 'not_found', 'transform', () => ({ source: v.priv.id, key: '' })],
+    [
+      "file_upload over the victim's public file by id",
+      'forbidden',
+      'upload',
+      () => ({ key: v.pub.id, content: CONTENT }),
+    ],
+    [
+      "file_upload over the victim's public file by r2Key",
+      'forbidden',
+      'upload',
+      () => ({ key: v.pub.r2Key, content: CONTENT }),
+    ],
+    [
+      "file_upload at the victim's flow key",
+      'forbidden',
+      'upload',
+      () => ({ key: 'victim/notes.txt', content: CONTENT }),
+    ],
+    [
+      "file_transform into the victim's public file",
+      'forbidden',
+      'transform',
+      () => ({ source: ownPng.id, key: v.pub.id }),
+    ],
+    [
+      "file_transform at the victim's flow key",
+      'forbidden',
+      'transform',
+      () => ({ source: ownPng.id, key: 'victim/notes.txt' }),
+    ],
+    ["render_lens_template saved over the victim's public file", 'forbidden', 'lens', () => ({ key: v.pub.id })],
+    ["render_lens_template saved at the victim's flow key", 'forbidden', 'lens', () => ({ key: 'victim/notes.txt' })],
   ] as const)('%s: %s, nothing changes', async (_name, code, op, body) => {
     const before = await snapshot()
     const run = await runAs(mallory, flows[op], body())
@@ -265,10 +422,14 @@ describe('another user\'s files, when the grant reaches one\'s own uploads only'
     expect(await snapshot()).toEqual(before)
   })
 
-  it('the same flow replaces mallory\'s own upload (the control: the refusals are the grant\'s row scope)', async () => {
+  it("the same flow replaces mallory's own upload (the control: the refusals are the grant's row scope)", async () => {
     const mine = await upload(mallory.token, 'mine.txt', 'text/plain', Buffer.from('mine'), 'public')
     const run = await runAs(mallory, flows.upload, { key: mine.id, content: 'replaced by me' })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
-    expect(stepOf(run, 'op').output).toMatchObject({ id: mine.id, replaced: true, sha256: createHash('sha256').update('replaced by me').digest('hex') })
+    expect(stepOf(run, 'op').output).toMatchObject({
+      id: mine.id,
+      replaced: true,
+      sha256: createHash('sha256').update('replaced by me').digest('hex'),
+    })
   })
 })

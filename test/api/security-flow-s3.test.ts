@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isBlockedAddress } from '../../src/lib/outbound/index.js'
 import { tableResolver } from '../../src/lib/outbound/test-servers.js'
@@ -35,8 +41,12 @@ let aConnection: string
 let bConnection: string
 let s3Flow: string
 
-const as = (token: string): Call => (method, path, body) => server.request(method, path, { token, body })
-const runAs = (account: Account, body: Record<string, unknown>) => executeToEnd(as(account.token), as(owner.token), s3Flow, body)
+const as =
+  (token: string): Call =>
+  (method, path, body) =>
+    server.request(method, path, { token, body })
+const runAs = (account: Account, body: Record<string, unknown>) =>
+  executeToEnd(as(account.token), as(owner.token), s3Flow, body)
 const stepOf = (run: any, key: string) => run.stepLogs.find((s: any) => s.key === key)
 
 /** The keys of a bucket, read straight from the store. */
@@ -50,23 +60,46 @@ async function contentOf(bucket: string, key: string): Promise<string> {
 
 beforeAll(async () => {
   store = await startS3Store('flows')
-  direct = new S3Client({ endpoint: store.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: store.credentials, maxAttempts: 1 })
+  direct = new S3Client({
+    endpoint: store.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: store.credentials,
+    maxAttempts: 1,
+  })
   await direct.send(new CreateBucketCommand({ Bucket: 'other' }))
   await direct.send(new PutObjectCommand({ Bucket: 'other', Key: 'secret.txt', Body: secret }))
   await direct.send(new PutObjectCommand({ Bucket: 'flows', Key: 'inside/hello.txt', Body: 'hello' }))
 
   const resolve = tableResolver({ [`flows.${HOST}`]: ['127.0.0.1'], [`other.${HOST}`]: ['127.0.0.1'] })
-  server = await startServer({}, { outbound: { resolve, isBlocked: (address, host) => !host.endsWith(`.${HOST}`) && isBlockedAddress(address) } })
+  server = await startServer(
+    {},
+    { outbound: { resolve, isBlocked: (address, host) => !host.endsWith(`.${HOST}`) && isBlockedAddress(address) } },
+  )
   owner = await signUpOwner(server)
   const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Project B' } })
   expect(project.status, project.text).toBe(201)
   bId = project.body.data.id
   const port = new URL(store.endpoint).port
-  const connection = (bucketName: string) => ({ label: bucketName, provider: 'minio', endpoint: `http://${HOST}:${port}`, bucketName, accessKeyId: store.credentials.accessKeyId, secretKey: store.credentials.secretAccessKey })
-  const inA = await server.request('POST', '/api/v1/storage-connections', { token: owner.token, body: connection('flows') })
+  const connection = (bucketName: string) => ({
+    label: bucketName,
+    provider: 'minio',
+    endpoint: `http://${HOST}:${port}`,
+    bucketName,
+    accessKeyId: store.credentials.accessKeyId,
+    secretKey: store.credentials.secretAccessKey,
+  })
+  const inA = await server.request('POST', '/api/v1/storage-connections', {
+    token: owner.token,
+    body: connection('flows'),
+  })
   expect(inA.status, inA.text).toBe(201)
   aConnection = inA.body.data.id
-  const inB = await server.request('POST', '/api/v1/storage-connections', { token: owner.token, headers: { 'X-Project-Id': bId }, body: connection('other') })
+  const inB = await server.request('POST', '/api/v1/storage-connections', {
+    token: owner.token,
+    headers: { 'X-Project-Id': bId },
+    body: connection('other'),
+  })
   expect(inB.status, inB.text).toBe(201)
   bConnection = inB.body.data.id
 
@@ -80,7 +113,16 @@ beforeAll(async () => {
   ])
   mallory = await createAccount(server, owner.token, { role: 'bucketeer' })
   s3Flow = await activeFlow(as(owner.token), 's3', [
-    { key: 'op', type: 's3_action', config: { connectionId: '{{$trigger.body.c}}', action: '{{$trigger.body.action}}', key: '{{$trigger.body.key}}', content: `planted-${MARK}` } },
+    {
+      key: 'op',
+      type: 's3_action',
+      config: {
+        connectionId: '{{$trigger.body.c}}',
+        action: '{{$trigger.body.action}}',
+        key: '{{$trigger.body.key}}',
+        content: `planted-${MARK}`,
+      },
+    },
   ])
 })
 afterAll(async () => {
@@ -89,33 +131,58 @@ afterAll(async () => {
   await store?.stop()
 })
 
-describe('a key leaving the connection\'s bucket', () => {
+describe("a key leaving the connection's bucket", () => {
   it('the store really resolves such keys (the premise): straight from the SDK, ../other/secret.txt in `flows` reads `other`', async () => {
     expect(await contentOf('flows', '../other/secret.txt')).toBe(secret)
   })
 
   it.each([
-    ['../other/secret.txt'], ['x/../../other/secret.txt'], ['..\\other\\secret.txt'], ['./../other/secret.txt'], ['/../other/secret.txt'],
-    ['．．/other/secret.txt'], ['‥/other/secret.txt'], ['x／．．／．．／other／secret.txt'], [`../../${MARK}.txt`], [`../other/${MARK}.txt`], ['..'], ['secret.txt\u0000'],
-  ])('%j is refused (invalid_config) for get, head, delete and put; nothing is read, written or removed', async (key) => {
-    const before = { flows: await keysOf('flows'), other: await keysOf('other') }
-    // put last: a delete after it would remove what an escaped put left on disk.
-    for (const action of ['get', 'head', 'delete', 'put']) {
-      const run = await runAs(mallory, { c: aConnection, action, key })
-      expect(run.status, `${action} ${key}`).toBe('failed')
-      expect(run.error, `${action} ${key}`).toMatchObject({ code: 'invalid_config', step: 'op', message: expect.stringContaining('config.key') })
-      expect(JSON.stringify(run)).not.toContain(secret)
-    }
-    expect({ flows: await keysOf('flows'), other: await keysOf('other') }).toEqual(before)
-    expect(await contentOf('other', 'secret.txt')).toBe(secret)
-    // s3rver keeps its buckets in a temp folder: a key that climbed out of it would land beside it.
-    expect(readdirSync(tmpdir()).filter((name) => name.includes(MARK))).toEqual([])
-  })
+    ['../other/secret.txt'],
+    ['x/../../other/secret.txt'],
+    ['..\\other\\secret.txt'],
+    ['./../other/secret.txt'],
+    ['/../other/secret.txt'],
+    ['．．/other/secret.txt'],
+    ['‥/other/secret.txt'],
+    ['x／．．／．．／other／secret.txt'],
+    [`../../${MARK}.txt`],
+    [`../other/${MARK}.txt`],
+    ['..'],
+    ['secret.txt\u0000'],
+  ])(
+    '%j is refused (invalid_config) for get, head, delete and put; nothing is read, written or removed',
+    async (key) => {
+      const before = { flows: await keysOf('flows'), other: await keysOf('other') }
+      // put last: a delete after it would remove what an escaped put left on disk.
+      for (const action of ['get', 'head', 'delete', 'put']) {
+        const run = await runAs(mallory, { c: aConnection, action, key })
+        expect(run.status, `${action} ${key}`).toBe('failed')
+        expect(run.error, `${action} ${key}`).toMatchObject({
+          code: 'invalid_config',
+          step: 'op',
+          message: expect.stringContaining('config.key'),
+        })
+        expect(JSON.stringify(run)).not.toContain(secret)
+      }
+      expect({ flows: await keysOf('flows'), other: await keysOf('other') }).toEqual(before)
+      expect(await contentOf('other', 'secret.txt')).toBe(secret)
+      // s3rver keeps its buckets in a temp folder: a key that climbed out of it would land beside it.
+      expect(readdirSync(tmpdir()).filter((name) => name.includes(MARK))).toEqual([])
+    },
+  )
 
   it('a flow saved with such a key as a literal is refused on save (422 naming config.key)', async () => {
     const reply = await as(owner.token)('POST', '/api/v1/automate/flows', {
-      name: 'literal', triggerType: 'manual', triggerConfig: {},
-      operations: [{ key: 'op', type: 's3_action', config: { connectionId: aConnection, action: 'get', key: '../other/secret.txt' } }],
+      name: 'literal',
+      triggerType: 'manual',
+      triggerConfig: {},
+      operations: [
+        {
+          key: 'op',
+          type: 's3_action',
+          config: { connectionId: aConnection, action: 'get', key: '../other/secret.txt' },
+        },
+      ],
     })
     expect(reply.status, reply.text).toBe(422)
     expect(reply.body).toMatchObject({ error: 'validation_error', message: expect.stringContaining('config.key') })
@@ -132,8 +199,13 @@ describe('a key leaving the connection\'s bucket', () => {
 })
 
 describe('a storage connection of another project', () => {
-  it.each([['get', 'secret.txt'], ['head', 'secret.txt'], ['put', 'planted.txt'], ['delete', 'secret.txt']])(
-    '%s through B\'s connection from A is not_found, for mallory and the super_admin acting in A; B\'s bucket unchanged',
+  it.each([
+    ['get', 'secret.txt'],
+    ['head', 'secret.txt'],
+    ['put', 'planted.txt'],
+    ['delete', 'secret.txt'],
+  ])(
+    "%s through B's connection from A is not_found, for mallory and the super_admin acting in A; B's bucket unchanged",
     async (action, key) => {
       const before = await keysOf('other')
       for (const account of [mallory, owner]) {
@@ -148,11 +220,22 @@ describe('a storage connection of another project', () => {
   )
 
   it('nor can A read, change or test it over HTTP (404), while B sees it', async () => {
-    for (const [method, path, body] of [['GET', '', undefined], ['PUT', '', { bucketName: 'flows' }], ['POST', '/test', {}], ['DELETE', '', undefined]] as const) {
-      const reply = await server.request(method, `/api/v1/storage-connections/${bConnection}${path}`, { token: owner.token, body })
+    for (const [method, path, body] of [
+      ['GET', '', undefined],
+      ['PUT', '', { bucketName: 'flows' }],
+      ['POST', '/test', {}],
+      ['DELETE', '', undefined],
+    ] as const) {
+      const reply = await server.request(method, `/api/v1/storage-connections/${bConnection}${path}`, {
+        token: owner.token,
+        body,
+      })
       expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(404)
     }
-    const there = await server.request('GET', `/api/v1/storage-connections/${bConnection}`, { token: owner.token, headers: { 'X-Project-Id': bId } })
+    const there = await server.request('GET', `/api/v1/storage-connections/${bConnection}`, {
+      token: owner.token,
+      headers: { 'X-Project-Id': bId },
+    })
     expect(there.body.data).toMatchObject({ id: bConnection, bucketName: 'other' })
   })
 })

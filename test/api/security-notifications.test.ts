@@ -23,13 +23,21 @@ let alice: Account
 let stranger: Account
 let elsewhere: Record<string, string>
 
-const as = (token: string, headers: Record<string, string> = {}): Call => (method, path, body) => server.request(method, path, { token, body, headers })
-const notify = (config: Record<string, unknown>) => [{ key: 'tell', type: 'send_notification', config: { title: 'Hi', message: 'there', ...config } }]
-const rowsFor = (userId: string) => server.app.registry.system.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).execute()
+const as =
+  (token: string, headers: Record<string, string> = {}): Call =>
+  (method, path, body) =>
+    server.request(method, path, { token, body, headers })
+const notify = (config: Record<string, unknown>) => [
+  { key: 'tell', type: 'send_notification', config: { title: 'Hi', message: 'there', ...config } },
+]
+const rowsFor = (userId: string) =>
+  server.app.registry.system.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).execute()
 
 /** A WebSocket on the caller's notification stream, collecting what arrives; resolves once connected. */
 async function liveInbox(token: string) {
-  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}${INBOX}/stream`, { headers: { authorization: `Bearer ${token}` } })
+  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}${INBOX}/stream`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   const messages: any[] = []
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject)
@@ -49,17 +57,33 @@ async function liveInbox(token: string) {
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
-  author = await accountWithGrants(server, owner.token, ['read', 'create', 'update', 'execute'].map((action) => ({ resource: 'system/automate', action })))
+  author = await accountWithGrants(
+    server,
+    owner.token,
+    ['read', 'create', 'update', 'execute'].map((action) => ({ resource: 'system/automate', action })),
+  )
   alice = await createAccount(server, owner.token, { role: 'editor' })
   const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'elsewhere' } })
   expect(project.status, project.text).toBe(201)
   elsewhere = { 'x-project-id': project.body.data.id as string }
   const email = 'stranger@example.com'
-  const created = await server.request('POST', '/api/v1/users', { token: owner.token, headers: elsewhere, body: { email, password: 'a good password', name: 'Stranger', role: 'editor' } })
+  const created = await server.request('POST', '/api/v1/users', {
+    token: owner.token,
+    headers: elsewhere,
+    body: { email, password: 'a good password', name: 'Stranger', role: 'editor' },
+  })
   expect(created.status, created.text).toBe(201)
-  const signedIn = await server.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'a good password' } })
+  const signedIn = await server.request('POST', '/api/auth/sign-in/email', {
+    body: { email, password: 'a good password' },
+  })
   expect(signedIn.status, signedIn.text).toBe(200)
-  stranger = { id: created.body.data.id, email, password: 'a good password', token: signedIn.body.token, role: 'editor' }
+  stranger = {
+    id: created.body.data.id,
+    email,
+    password: 'a good password',
+    token: signedIn.body.token,
+    role: 'editor',
+  }
 })
 afterAll(async () => {
   await server?.stop()
@@ -80,7 +104,9 @@ describe('send_notification across projects', () => {
       expect(run.error, to).toMatchObject({ code: 'notification_recipient_not_found', step: 'tell' })
     }
     const itself = await activeFlow(as(owner.token, elsewhere), 'to the runner', notify({}))
-    expect((await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), itself)).error).toMatchObject({ code: 'notification_recipient_not_found' })
+    expect((await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), itself)).error).toMatchObject({
+      code: 'notification_recipient_not_found',
+    })
 
     for (const user of [stranger, alice, owner, author]) expect(await rowsFor(user.id), user.email).toEqual([])
     // The same flow there reaches its own project's user.
@@ -92,7 +118,11 @@ describe('send_notification across projects', () => {
 
 describe('the inbox across projects', () => {
   it('a user of another project, or a super_admin acting there, can neither read, mark nor delete a notification here', async () => {
-    const flow = await activeFlow(as(author.token), 'for alice', notify({ userId: alice.id, title: 'private to alice' }))
+    const flow = await activeFlow(
+      as(author.token),
+      'for alice',
+      notify({ userId: alice.id, title: 'private to alice' }),
+    )
     const done = await executeToEnd(as(author.token), as(owner.token), flow)
     expect(done.status, JSON.stringify(done.error)).toBe('completed')
     const id = done.stepLogs[0].output.notificationId as string
@@ -110,18 +140,30 @@ describe('the inbox across projects', () => {
 })
 
 describe('live streams across projects', () => {
-  it('a stream carries its own person\'s notifications only: not another project\'s, not a refused attempt', async () => {
+  it("a stream carries its own person's notifications only: not another project's, not a refused attempt", async () => {
     const aliceLive = await liveInbox(alice.token)
     const strangerLive = await liveInbox(stranger.token)
     const ownerThere = await liveInbox(owner.token)
     try {
-      const here = await activeFlow(as(author.token), 'live here', notify({ userId: '{{$trigger.body.to}}', title: 'here {{$trigger.body.to}}' }))
-      const there = await activeFlow(as(owner.token, elsewhere), 'live there', notify({ userId: '{{$trigger.body.to}}', title: 'there {{$trigger.body.to}}' }))
+      const here = await activeFlow(
+        as(author.token),
+        'live here',
+        notify({ userId: '{{$trigger.body.to}}', title: 'here {{$trigger.body.to}}' }),
+      )
+      const there = await activeFlow(
+        as(owner.token, elsewhere),
+        'live there',
+        notify({ userId: '{{$trigger.body.to}}', title: 'there {{$trigger.body.to}}' }),
+      )
       // Refused attempts first; streams deliver in order, so had they reached anyone, they would be first.
       expect((await executeToEnd(as(author.token), as(owner.token), here, { to: stranger.id })).status).toBe('failed')
-      expect((await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), there, { to: alice.id })).status).toBe('failed')
+      expect(
+        (await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), there, { to: alice.id })).status,
+      ).toBe('failed')
       expect((await executeToEnd(as(author.token), as(owner.token), here, { to: alice.id })).status).toBe('completed')
-      expect((await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), there, { to: stranger.id })).status).toBe('completed')
+      expect(
+        (await executeToEnd(as(owner.token, elsewhere), as(owner.token, elsewhere), there, { to: stranger.id })).status,
+      ).toBe('completed')
       await aliceLive.until((m) => m.notification?.title === `here ${alice.id}`)
       await strangerLive.until((m) => m.notification?.title === `there ${stranger.id}`)
       expect(aliceLive.messages.map((m) => m.notification?.title)).toEqual([`here ${alice.id}`])
@@ -138,7 +180,11 @@ describe('live streams across projects', () => {
 
 describe('links', () => {
   it('a link from the trigger that would run script where an app shows it is refused, and nothing is stored', async () => {
-    const flow = await activeFlow(as(author.token), 'linked', notify({ userId: alice.id, link: '{{$trigger.body.link}}' }))
+    const flow = await activeFlow(
+      as(author.token),
+      'linked',
+      notify({ userId: alice.id, link: '{{$trigger.body.link}}' }),
+    )
     const before = (await rowsFor(alice.id)).length
     const scripts = [
       'javascript:alert(document.cookie)',
@@ -154,24 +200,50 @@ describe('links', () => {
     for (const link of scripts) {
       const run = await executeToEnd(as(author.token), as(owner.token), flow, { link })
       expect(run.status, JSON.stringify(link)).toBe('failed')
-      expect(run.error, JSON.stringify(link)).toMatchObject({ code: 'validation_error', step: 'tell', message: expect.stringContaining('link') })
+      expect(run.error, JSON.stringify(link)).toMatchObject({
+        code: 'validation_error',
+        step: 'tell',
+        message: expect.stringContaining('link'),
+      })
     }
     expect(await rowsFor(alice.id)).toHaveLength(before)
-    for (const link of ['/orders/o-1', 'orders/o-1?next=javascript:alert(1)', 'https://shop.example/o/1', 'http://shop.example/o/1', 'mailto:ops@example.test', '#top']) {
+    for (const link of [
+      '/orders/o-1',
+      'orders/o-1?next=javascript:alert(1)',
+      'https://shop.example/o/1',
+      'http://shop.example/o/1',
+      'mailto:ops@example.test',
+      '#top',
+    ]) {
       const run = await executeToEnd(as(author.token), as(owner.token), flow, { link })
       expect(run.status, `${link}: ${JSON.stringify(run.error)}`).toBe('completed')
     }
     const links = (await as(alice.token)('GET', `${INBOX}?limit=100`)).body.data.map((n: any) => n.link)
-    expect(links).toEqual(expect.arrayContaining(['/orders/o-1', 'https://shop.example/o/1', 'mailto:ops@example.test']))
+    expect(links).toEqual(
+      expect.arrayContaining(['/orders/o-1', 'https://shop.example/o/1', 'mailto:ops@example.test']),
+    )
   })
 
   it('a NUL from the trigger is a clear validation error on every database, not a database failure', async () => {
-    const flow = await activeFlow(as(author.token), 'nul', notify({ userId: alice.id, title: 'T{{$trigger.body.t}}', message: 'M{{$trigger.body.m}}', link: '/x{{$trigger.body.l}}' }))
+    const flow = await activeFlow(
+      as(author.token),
+      'nul',
+      notify({
+        userId: alice.id,
+        title: 'T{{$trigger.body.t}}',
+        message: 'M{{$trigger.body.m}}',
+        link: '/x{{$trigger.body.l}}',
+      }),
+    )
     const before = (await rowsFor(alice.id)).length
     for (const body of [{ t: 'a\u0000b' }, { m: '\u0000' }, { l: '\u0000' }]) {
       const run = await executeToEnd(as(author.token), as(owner.token), flow, body)
       expect(run.status, JSON.stringify(body)).toBe('failed')
-      expect(run.error, JSON.stringify(body)).toMatchObject({ code: 'validation_error', statusCode: 422, message: expect.stringContaining('U+0000') })
+      expect(run.error, JSON.stringify(body)).toMatchObject({
+        code: 'validation_error',
+        statusCode: 422,
+        message: expect.stringContaining('U+0000'),
+      })
     }
     expect(await rowsFor(alice.id)).toHaveLength(before)
   })

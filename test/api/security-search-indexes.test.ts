@@ -20,13 +20,23 @@ let redOnly: Account
 let diarist: Account
 let otherDiarist: Account
 
-const request = (method: string, path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>): Promise<Reply> =>
-  server.request(method, path, { token, body, headers })
+const request = (
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => server.request(method, path, { token, body, headers })
 const query = (name: string, q: string, token: string, headers?: Record<string, string>) =>
   request('GET', `${INDEXES}/${name}/query?${new URLSearchParams({ q, limit: '100' })}`, token, undefined, headers)
 const ids: Record<string, string> = {}
 
-async function record(collection: string, token: string, values: Record<string, unknown>, headers?: Record<string, string>): Promise<string> {
+async function record(
+  collection: string,
+  token: string,
+  values: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<string> {
   const reply = await request('POST', `/api/v1/collections/${collection}/records`, token, values, headers)
   expect(reply.status, reply.text).toBe(201)
   return reply.body.id as string
@@ -46,11 +56,13 @@ async function built(name: string, sources: unknown[], headers?: Record<string, 
 async function hits(name: string, q: string, token: string): Promise<string[]> {
   const reply = await query(name, q, token)
   expect(reply.status, `${JSON.stringify(q)}: ${reply.text}`).toBe(200)
-  return (reply.body.data as { collection: string; id: string; field: string }[]).map((h) => `${h.collection}/${h.id}:${h.field}`).sort()
+  return (reply.body.data as { collection: string; id: string; field: string }[])
+    .map((h) => `${h.collection}/${h.id}:${h.field}`)
+    .sort()
 }
 
-/** Words only in fields, rows or collections the narrow roles may not read. */
-const hiddenWords = /password|1111|2222|3333|northern|ropes|stripes|treasure|4444/i
+/** Words only in fields, rows or collections the narrow roles may not read (whole words: a hex id may hold 4444). */
+const hiddenWords = /\b(password|1111|2222|3333|northern|ropes|stripes|treasure|4444)\b/i
 
 beforeAll(async () => {
   server = await startServer()
@@ -61,22 +73,54 @@ beforeAll(async () => {
     ['vault', ['text'], {}],
     ['diary', ['text'], { accessControl: { preset: 'private' } }],
   ] as const) {
-    const reply = await request('POST', '/api/v1/collections', owner.token, { name, fields: fields.map(text), ...extra })
+    const reply = await request('POST', '/api/v1/collections', owner.token, {
+      name,
+      fields: fields.map(text),
+      ...extra,
+    })
     expect(reply.status, reply.text).toBe(201)
   }
-  ids.d1 = await record('docs', owner.token, { title: 'Aurora guide', body: 'northern lights', secret: 'alpha password 1111', team: 'red' })
-  ids.d2 = await record('docs', owner.token, { title: 'Glacier zebra', body: 'ropes', secret: 'bravo password 2222', team: 'blue' })
-  ids.d3 = await record('docs', owner.token, { title: 'Zebra crossing', body: 'stripes', secret: 'zebra password 3333', team: 'red' })
+  ids.d1 = await record('docs', owner.token, {
+    title: 'Aurora guide',
+    body: 'northern lights',
+    secret: 'alpha password 1111',
+    team: 'red',
+  })
+  ids.d2 = await record('docs', owner.token, {
+    title: 'Glacier zebra',
+    body: 'ropes',
+    secret: 'bravo password 2222',
+    team: 'blue',
+  })
+  ids.d3 = await record('docs', owner.token, {
+    title: 'Zebra crossing',
+    body: 'stripes',
+    secret: 'zebra password 3333',
+    team: 'red',
+  })
   ids.v1 = await record('vault', owner.token, { text: 'vault treasure 4444' })
   const search = { resource: 'system/search-indexes', action: 'read' }
-  fieldsOnly = await accountWithGrants(server, owner.token, [search, { resource: 'collections/docs', action: 'read', fields: ['title', 'team'] }] as never)
-  redOnly = await accountWithGrants(server, owner.token, [search, { resource: 'collections/docs', action: 'read', item_filter: { team: { _eq: 'red' } } }] as never)
-  const diaryGrants = [search, { resource: 'collections/diary', action: 'read' }, { resource: 'collections/diary', action: 'create' }]
+  fieldsOnly = await accountWithGrants(server, owner.token, [
+    search,
+    { resource: 'collections/docs', action: 'read', fields: ['title', 'team'] },
+  ] as never)
+  redOnly = await accountWithGrants(server, owner.token, [
+    search,
+    { resource: 'collections/docs', action: 'read', item_filter: { team: { _eq: 'red' } } },
+  ] as never)
+  const diaryGrants = [
+    search,
+    { resource: 'collections/diary', action: 'read' },
+    { resource: 'collections/diary', action: 'create' },
+  ]
   diarist = await accountWithGrants(server, owner.token, diaryGrants)
   otherDiarist = await accountWithGrants(server, owner.token, diaryGrants)
   ids.mine = await record('diary', diarist.token, { text: 'my moonbeam entry' })
   ids.theirs = await record('diary', otherDiarist.token, { text: 'their moonbeam entry' })
-  await built('kb', [{ collection: 'docs', fields: ['title', 'body', 'secret', 'team'] }, { collection: 'vault', fields: ['text'] }])
+  await built('kb', [
+    { collection: 'docs', fields: ['title', 'body', 'secret', 'team'] },
+    { collection: 'vault', fields: ['text'] },
+  ])
   await built('diary_ix', [{ collection: 'diary', fields: ['text'] }])
 })
 afterAll(async () => {
@@ -85,11 +129,45 @@ afterAll(async () => {
 
 describe('FTS5 syntax through the query text', () => {
   const attempts = [
-    'zebra OR password', 'zebra AND NOT aurora', 'NEAR(zebra password, 2)', 'NEAR(', 'secret:password', 'secret : zebra',
-    '{c0} : password', '{c1 c2} : password', 'c1:password', '- {c3} : zebra', '^zebra', '(zebra)', '((((zebra', 'zebra)))',
-    'pass*', '"zebra password"', '"zebra" "password"', 'zebra"password', '"unclosed', '"', '"""', '""', '*', '**zebra', 'zebra**',
-    'record_id:x', 'collection:docs', 'docs MATCH zebra', "zebra' OR '1'='1", 'zebra; drop table docs', '\\"zebra', 'z\u00e9bra',
-    '\uFF02zebra\uFF02', 'ZEBRA', 'zebra\u0000password', 'zebra\u0001', '\u0000', '\u200bzebra', '\ud83e\udd93 zebra',
+    'zebra OR password',
+    'zebra AND NOT aurora',
+    'NEAR(zebra password, 2)',
+    'NEAR(',
+    'secret:password',
+    'secret : zebra',
+    '{c0} : password',
+    '{c1 c2} : password',
+    'c1:password',
+    '- {c3} : zebra',
+    '^zebra',
+    '(zebra)',
+    '((((zebra',
+    'zebra)))',
+    'pass*',
+    '"zebra password"',
+    '"zebra" "password"',
+    'zebra"password',
+    '"unclosed',
+    '"',
+    '"""',
+    '""',
+    '*',
+    '**zebra',
+    'zebra**',
+    'record_id:x',
+    'collection:docs',
+    'docs MATCH zebra',
+    "zebra' OR '1'='1",
+    'zebra; drop table docs',
+    '\\"zebra',
+    'z\u00e9bra',
+    '\uFF02zebra\uFF02',
+    'ZEBRA',
+    'zebra\u0000password',
+    'zebra\u0001',
+    '\u0000',
+    '\u200bzebra',
+    '\ud83e\udd93 zebra',
   ]
 
   it('every attempt is a literal search or a clear 400, never a 500, and never matches or quotes a field the caller may not read', async () => {
@@ -110,7 +188,15 @@ describe('FTS5 syntax through the query text', () => {
 
   it('operators, column filters and prefixes in the text are words: they neither widen nor redirect the search', async () => {
     // Read as FTS5, each of these would find something; read as words, none does (no doc holds "or", "near", "c1"...).
-    for (const q of ['zebra OR nothingatall', 'nothingatall OR zebra', 'NEAR(zebra crossing)', '{c2} : zebra', 'title:zebra', 'aurora NOT zebra', 'zebra AND']) {
+    for (const q of [
+      'zebra OR nothingatall',
+      'nothingatall OR zebra',
+      'NEAR(zebra crossing)',
+      '{c2} : zebra',
+      'title:zebra',
+      'aurora NOT zebra',
+      'zebra AND',
+    ]) {
       expect(await hits('kb', q, owner.token), q).toEqual([])
     }
     expect(await hits('kb', '"zebra crossing"', owner.token)).toEqual([`docs/${ids.d3}:title`])
@@ -158,12 +244,15 @@ describe('an index an administrator built, queried by narrow roles', () => {
     expect(await hits('kb', '2222', redOnly.token)).toEqual([])
     expect(await hits('diary_ix', 'moonbeam', diarist.token)).toEqual([`diary/${ids.mine}:text`])
     expect(await hits('diary_ix', 'moonbeam', otherDiarist.token)).toEqual([`diary/${ids.theirs}:text`])
-    expect(await hits('diary_ix', 'moonbeam', owner.token)).toEqual([`diary/${ids.mine}:text`, `diary/${ids.theirs}:text`].sort())
+    expect(await hits('diary_ix', 'moonbeam', owner.token)).toEqual(
+      [`diary/${ids.mine}:text`, `diary/${ids.theirs}:text`].sort(),
+    )
   })
 
   it('a source collection the querier may not read is skipped', async () => {
     expect(await hits('kb', 'treasure', owner.token)).toEqual([`vault/${ids.v1}:text`])
-    for (const account of [fieldsOnly, redOnly, diarist]) expect(await hits('kb', 'treasure', account.token)).toEqual([])
+    for (const account of [fieldsOnly, redOnly, diarist])
+      expect(await hits('kb', 'treasure', account.token)).toEqual([])
     expect(await hits('diary_ix', 'moonbeam', fieldsOnly.token)).toEqual([])
   })
 })
@@ -173,7 +262,13 @@ describe('another project', () => {
     const project = await request('POST', '/api/v1/projects', owner.token, { name: 'elsewhere' })
     expect(project.status, project.text).toBe(201)
     const there = { 'x-project-id': project.body.data.id as string }
-    const created = await request('POST', '/api/v1/collections', owner.token, { name: 'docs', fields: [{ name: 'title', type: 'text', required: false }] }, there)
+    const created = await request(
+      'POST',
+      '/api/v1/collections',
+      owner.token,
+      { name: 'docs', fields: [{ name: 'title', type: 'text', required: false }] },
+      there,
+    )
     expect(created.status, created.text).toBe(201)
     await record('docs', owner.token, { title: 'zebra from elsewhere quasar' }, there)
     await built('theirs_ix', [{ collection: 'docs', fields: ['title'] }], there)
@@ -194,6 +289,9 @@ describe('another project', () => {
     expect(await hits('kb', 'quasar', owner.token)).toEqual([])
     expect(await hits('kb', 'zebra', redOnly.token)).toEqual([`docs/${ids.d3}:title`])
     // Untouched where it lives.
-    expect((await request('GET', `${INDEXES}/theirs_ix`, owner.token, undefined, there)).body.data).toMatchObject({ description: '', status: 'ready' })
+    expect((await request('GET', `${INDEXES}/theirs_ix`, owner.token, undefined, there)).body.data).toMatchObject({
+      description: '',
+      status: 'ready',
+    })
   })
 })

@@ -33,16 +33,32 @@ const call = (method: string, path: string, token: string, body?: unknown, proje
   server.request(method, path, { token, body, headers: projectId ? inProject(projectId) : {} })
 
 /** Creates, publishes and activates a flow as the owner acting in `projectId`; answers its id. */
-async function activeFlow(projectId: string, name: string, triggerType: string, operations: unknown[], runAs?: string): Promise<string> {
-  const created = await call('POST', `${BASE}/flows`, owner.token, { name, triggerType, triggerConfig: {}, operations }, projectId)
+async function activeFlow(
+  projectId: string,
+  name: string,
+  triggerType: string,
+  operations: unknown[],
+  runAs?: string,
+): Promise<string> {
+  const created = await call(
+    'POST',
+    `${BASE}/flows`,
+    owner.token,
+    { name, triggerType, triggerConfig: {}, operations },
+    projectId,
+  )
   expect(created.status, created.text).toBe(201)
   const id = created.body.data.id as string
   if (runAs) {
     const patched = await call('PATCH', `${BASE}/flows/${id}`, owner.token, { runAs }, projectId)
     expect(patched.status, patched.text).toBe(200)
   }
-  expect((await call('POST', `${BASE}/flows/${id}/publish`, owner.token, { changeSummary: 'v1' }, projectId)).status).toBe(200)
-  expect((await call('PATCH', `${BASE}/flows/${id}/status`, owner.token, { status: 'active' }, projectId)).status).toBe(200)
+  expect(
+    (await call('POST', `${BASE}/flows/${id}/publish`, owner.token, { changeSummary: 'v1' }, projectId)).status,
+  ).toBe(200)
+  expect((await call('PATCH', `${BASE}/flows/${id}/status`, owner.token, { status: 'active' }, projectId)).status).toBe(
+    200,
+  )
   return id
 }
 
@@ -72,7 +88,11 @@ async function runsIn(projectId: string): Promise<any[]> {
 }
 
 const stepOf = (run: any, key: string) => run.stepLogs.find((log: any) => log.key === key)
-const trigger = (flowId: string, extra: Record<string, unknown> = {}) => ({ key: 'go', type: 'trigger_flow', config: { flowId, data: { secret }, ...extra } })
+const trigger = (flowId: string, extra: Record<string, unknown> = {}) => ({
+  key: 'go',
+  type: 'trigger_flow',
+  config: { flowId, data: { secret }, ...extra },
+})
 const echo = { key: 'echo', type: 'set_variable', config: { key: 'echo', value: '{{= $trigger }}' } }
 
 beforeAll(async () => {
@@ -88,10 +108,18 @@ beforeAll(async () => {
   /** A user of `projectId` with a built-in role of that project, signed in. */
   const person = async (projectId: string, role: string) => {
     const email = `${role}-${randomBytes(4).toString('hex')}@example.com`
-    const made = await call('POST', '/api/v1/users', owner.token, { email, password: 'a good password', name: role, role }, projectId)
+    const made = await call(
+      'POST',
+      '/api/v1/users',
+      owner.token,
+      { email, password: 'a good password', name: role, role },
+      projectId,
+    )
     expect(made.status, made.text).toBe(201)
     expect(made.body.data.projectId).toBe(projectId)
-    const signedIn = await server.request('POST', '/api/auth/sign-in/email', { body: { email, password: 'a good password' } })
+    const signedIn = await server.request('POST', '/api/auth/sign-in/email', {
+      body: { email, password: 'a good password' },
+    })
     expect(signedIn.status, signedIn.text).toBe(200)
     return { id: made.body.data.id as string, token: signedIn.body.token as string }
   }
@@ -116,15 +144,38 @@ describe('trigger_flow naming a flow of another project', () => {
   }
 
   /** `runAs` of the flow in A × who starts it: each row runs the attack (B's and home's target) and the control (A's target). */
-  const starters: [string, string | undefined, () => Promise<{ token: string; there: boolean }>, () => Record<string, unknown>][] = [
-    ['an editor of A (runAs triggering_user)', undefined, async () => ({ token: alice.token, there: false }), () => ({ kind: 'user', userId: alice.id })],
-    ['an editor of A, the flow running as its publisher, a super_admin acting in A (runAs flow_owner)', 'flow_owner', async () => ({ token: alice.token, there: false }), () => ({ kind: 'user', userId: owner.id })],
-    ['the super_admin itself, acting in A with X-Project-Id', undefined, async () => ({ token: owner.token, there: true }), () => ({ kind: 'user', userId: owner.id })],
+  const starters: [
+    string,
+    string | undefined,
+    () => Promise<{ token: string; there: boolean }>,
+    () => Record<string, unknown>,
+  ][] = [
+    [
+      'an editor of A (runAs triggering_user)',
+      undefined,
+      async () => ({ token: alice.token, there: false }),
+      () => ({ kind: 'user', userId: alice.id }),
+    ],
+    [
+      'an editor of A, the flow running as its publisher, a super_admin acting in A (runAs flow_owner)',
+      'flow_owner',
+      async () => ({ token: alice.token, there: false }),
+      () => ({ kind: 'user', userId: owner.id }),
+    ],
+    [
+      'the super_admin itself, acting in A with X-Project-Id',
+      undefined,
+      async () => ({ token: owner.token, there: true }),
+      () => ({ kind: 'user', userId: owner.id }),
+    ],
     [
       'an API key of the editor of A',
       undefined,
       async () => {
-        const key = await call('POST', '/api/auth/api-keys', alice.token, { label: 'runner', capabilities: ['system/automate:read', 'system/automate:execute'] })
+        const key = await call('POST', '/api/auth/api-keys', alice.token, {
+          label: 'runner',
+          capabilities: ['system/automate:read', 'system/automate:execute'],
+        })
         expect(key.status, key.text).toBe(201)
         return { token: key.body.raw as string, there: false }
       },
@@ -134,7 +185,13 @@ describe('trigger_flow naming a flow of another project', () => {
       'an API key of the super_admin, used in A with X-Project-Id',
       undefined,
       async () => {
-        const key = await call('POST', '/api/auth/api-keys', owner.token, { label: 'owner in A', capabilities: ['system/automate:read', 'system/automate:execute'] }, aId)
+        const key = await call(
+          'POST',
+          '/api/auth/api-keys',
+          owner.token,
+          { label: 'owner in A', capabilities: ['system/automate:read', 'system/automate:execute'] },
+          aId,
+        )
         expect(key.status, key.text).toBe(201)
         return { token: key.body.raw as string, there: true }
       },
@@ -142,35 +199,55 @@ describe('trigger_flow naming a flow of another project', () => {
     ],
   ]
 
-  it.each(starters)('started by %s: not_found for B\'s and home\'s flow, awaited or async; A\'s own runs', async (_name, runAs, starter, acting) => {
-    const { token, there } = await starter()
-    for (const mode of [{}, { async: true }]) {
-      const flowId = await activeFlow(aId, 'Reaches out', 'manual', [trigger('{{$trigger.body.target}}', mode)], runAs)
-      for (const target of [targets.b, targets.home]) {
-        const run = await executeInA(flowId, token, { target }, there)
-        expect(run.actingAs, JSON.stringify(mode)).toMatchObject(acting())
-        expect(run.status, JSON.stringify(mode)).toBe('failed')
-        expect(run.error, JSON.stringify(mode)).toMatchObject({ code: 'not_found', step: 'go' })
+  it.each(starters)(
+    "started by %s: not_found for B's and home's flow, awaited or async; A's own runs",
+    async (_name, runAs, starter, acting) => {
+      const { token, there } = await starter()
+      for (const mode of [{}, { async: true }]) {
+        const flowId = await activeFlow(
+          aId,
+          'Reaches out',
+          'manual',
+          [trigger('{{$trigger.body.target}}', mode)],
+          runAs,
+        )
+        for (const target of [targets.b, targets.home]) {
+          const run = await executeInA(flowId, token, { target }, there)
+          expect(run.actingAs, JSON.stringify(mode)).toMatchObject(acting())
+          expect(run.status, JSON.stringify(mode)).toBe('failed')
+          expect(run.error, JSON.stringify(mode)).toMatchObject({ code: 'not_found', step: 'go' })
+        }
+        await nothingRanOutsideA()
+        // The control: the same flow, the same starter, A's own target runs (with the data it was given).
+        const control = await executeInA(flowId, token, { target: targets.a }, there)
+        expect(control.status, JSON.stringify(control.error)).toBe('completed')
+        const subRun = await finished(stepOf(control, 'go').output.runId, aId)
+        expect(subRun).toMatchObject({ flowId: targets.a, status: 'completed' })
+        expect(stepOf(subRun, 'echo').output).toMatchObject({ body: { secret } })
       }
-      await nothingRanOutsideA()
-      // The control: the same flow, the same starter, A's own target runs (with the data it was given).
-      const control = await executeInA(flowId, token, { target: targets.a }, there)
-      expect(control.status, JSON.stringify(control.error)).toBe('completed')
-      const subRun = await finished(stepOf(control, 'go').output.runId, aId)
-      expect(subRun).toMatchObject({ flowId: targets.a, status: 'completed' })
-      expect(stepOf(subRun, 'echo').output).toMatchObject({ body: { secret } })
-    }
-  })
+    },
+  )
 
-  it('a sub-flow chain cannot leave A on a deeper level: A → A\'s middle flow → B is not_found, nothing runs in B', async () => {
+  it("a sub-flow chain cannot leave A on a deeper level: A → A's middle flow → B is not_found, nothing runs in B", async () => {
     const middle = await activeFlow(aId, 'Middle', 'another_flow', [trigger('{{$trigger.body.target}}')])
-    const top = await activeFlow(aId, 'Top', 'manual', [{ key: 'down', type: 'trigger_flow', config: { flowId: middle, data: { target: '{{$trigger.body.target}}' } } }], 'flow_owner')
+    const top = await activeFlow(
+      aId,
+      'Top',
+      'manual',
+      [{ key: 'down', type: 'trigger_flow', config: { flowId: middle, data: { target: '{{$trigger.body.target}}' } } }],
+      'flow_owner',
+    )
     for (const target of [targets.b, targets.home]) {
       const run = await executeInA(top, alice.token, { target })
       expect(run.status).toBe('failed')
       expect(run.error).toMatchObject({ code: 'subflow_failed', step: 'down' })
       const middleRun = await finished(stepOf(run, 'down').error.details.runId, aId)
-      expect(middleRun).toMatchObject({ flowId: middle, depth: 1, status: 'failed', error: { code: 'not_found', step: 'go' } })
+      expect(middleRun).toMatchObject({
+        flowId: middle,
+        depth: 1,
+        status: 'failed',
+        error: { code: 'not_found', step: 'go' },
+      })
     }
     await nothingRanOutsideA()
     const control = await executeInA(top, alice.token, { target: targets.a })
@@ -179,7 +256,7 @@ describe('trigger_flow naming a flow of another project', () => {
 })
 
 describe('the another_flow trigger takes runs from its own project only', () => {
-  it('B\'s another_flow flow cannot be started, tested or called from A, by A\'s editor or the super_admin acting in A (404)', async () => {
+  it("B's another_flow flow cannot be started, tested or called from A, by A's editor or the super_admin acting in A (404)", async () => {
     const attempts: [string, string, unknown][] = [
       ['POST', `${BASE}/flows/${targets.b}/execute`, { secret }],
       ['POST', `${BASE}/flows/${targets.b}/trigger`, {}],
@@ -188,7 +265,10 @@ describe('the another_flow trigger takes runs from its own project only', () => 
       ['GET', `${BASE}/flows/${targets.b}`, undefined],
     ]
     for (const [method, path, body] of attempts) {
-      for (const [token, there] of [[alice.token, false], [owner.token, true]] as const) {
+      for (const [token, there] of [
+        [alice.token, false],
+        [owner.token, true],
+      ] as const) {
         const reply = await call(method, path, token, body, there ? aId : undefined)
         expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(404)
         expect(reply.body).toMatchObject({ error: 'not_found' })
@@ -211,9 +291,16 @@ describe('runs and their $trigger payloads stay in their project', () => {
     expect(JSON.stringify(bRun)).toContain(secret)
   })
 
-  it('A\'s run lists (all, by flow, by status) do not show B\'s run, for A\'s editor or the super_admin in A', async () => {
-    for (const [token, there] of [[alice.token, false], [owner.token, true]] as const) {
-      for (const path of [`${BASE}/runs?limit=100`, `${BASE}/runs?limit=100&status=completed`, `${BASE}/runs?limit=100&flow_id=${bRun.flowId}`]) {
+  it("A's run lists (all, by flow, by status) do not show B's run, for A's editor or the super_admin in A", async () => {
+    for (const [token, there] of [
+      [alice.token, false],
+      [owner.token, true],
+    ] as const) {
+      for (const path of [
+        `${BASE}/runs?limit=100`,
+        `${BASE}/runs?limit=100&status=completed`,
+        `${BASE}/runs?limit=100&flow_id=${bRun.flowId}`,
+      ]) {
         const reply = await call('GET', path, token, undefined, there ? aId : undefined)
         expect(reply.status, reply.text).toBe(200)
         expect(reply.body.data.map((r: any) => r.runId)).not.toContain(bRun.runId)
@@ -229,11 +316,15 @@ describe('runs and their $trigger payloads stay in their project', () => {
     expect(home.text).not.toContain(secret)
   })
 
-  it('B\'s run is missing from A: A\'s editor cannot read it, the super_admin in A cannot read, cancel or delete it (404), and it stays', async () => {
+  it("B's run is missing from A: A's editor cannot read it, the super_admin in A cannot read, cancel or delete it (404), and it stays", async () => {
     const read = await call('GET', `${BASE}/runs/${bRun.runId}`, alice.token)
     expect(read.status, read.text).toBe(404)
     expect(read.text).not.toContain(secret)
-    for (const [method, path] of [['GET', `${BASE}/runs/${bRun.runId}`], ['POST', `${BASE}/runs/${bRun.runId}/cancel`], ['DELETE', `${BASE}/runs/${bRun.runId}`]] as const) {
+    for (const [method, path] of [
+      ['GET', `${BASE}/runs/${bRun.runId}`],
+      ['POST', `${BASE}/runs/${bRun.runId}/cancel`],
+      ['DELETE', `${BASE}/runs/${bRun.runId}`],
+    ] as const) {
       const reply = await call(method, path, owner.token, method === 'POST' ? {} : undefined, aId)
       expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(404)
       expect(reply.text).not.toContain(secret)

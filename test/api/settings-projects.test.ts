@@ -20,8 +20,10 @@ afterAll(async () => {
 
 const SETTINGS = '/api/v1/settings'
 const PROJECTS = '/api/v1/projects'
-const get = (path: string, token?: string, headers?: Record<string, string>) => server.request('GET', path, { token, headers })
-const patchSettings = (token: string, body: unknown, headers?: Record<string, string>) => server.request('PATCH', SETTINGS, { token, body, headers })
+const get = (path: string, token?: string, headers?: Record<string, string>) =>
+  server.request('GET', path, { token, headers })
+const patchSettings = (token: string, body: unknown, headers?: Record<string, string>) =>
+  server.request('PATCH', SETTINGS, { token, body, headers })
 const settings = async (headers?: Record<string, string>): Promise<Record<string, unknown>> => {
   const reply = await get(SETTINGS, owner.token, headers)
   expect(reply.status, reply.text).toBe(200)
@@ -57,19 +59,36 @@ describe('PATCH /api/v1/settings', () => {
     expect(reply.body.data).toEqual({ ...before, 'ai.mcp_rate_limit': 42 })
     expect(await settings()).toEqual({ ...before, 'ai.mcp_rate_limit': 42 })
 
-    const second = await patchSettings(owner.token, { 'files.strategy': 'store_on_request', 'auth.requireEmail': false })
+    const second = await patchSettings(owner.token, {
+      'files.strategy': 'store_on_request',
+      'auth.requireEmail': false,
+    })
     expect(second.status, second.text).toBe(200)
-    expect(await settings()).toEqual({ ...before, 'ai.mcp_rate_limit': 42, 'files.strategy': 'store_on_request', 'auth.requireEmail': false })
+    expect(await settings()).toEqual({
+      ...before,
+      'ai.mcp_rate_limit': 42,
+      'files.strategy': 'store_on_request',
+      'auth.requireEmail': false,
+    })
 
     // Setting a value back to its default keeps it.
-    expect((await patchSettings(owner.token, { 'ai.mcp_rate_limit': 100, 'files.strategy': 'store_on_upload', 'auth.requireEmail': true })).status).toBe(200)
+    expect(
+      (
+        await patchSettings(owner.token, {
+          'ai.mcp_rate_limit': 100,
+          'files.strategy': 'store_on_upload',
+          'auth.requireEmail': true,
+        })
+      ).status,
+    ).toBe(200)
     expect(await settings()).toEqual(before)
   })
 
   it('a setting takes effect: username sign-in opens and closes with auth.usernameEnabled', async () => {
     const username = `person_${Date.now().toString(36)}`
     const account = await createAccount(server, owner.token, { role: 'viewer', username })
-    const signIn = () => server.request('POST', '/api/auth/sign-in/username', { body: { username, password: account.password } })
+    const signIn = () =>
+      server.request('POST', '/api/auth/sign-in/username', { body: { username, password: account.password } })
     expect((await get('/api/auth/capabilities')).body.usernameEnabled).toBe(false)
     expect((await signIn()).status).toBe(404)
 
@@ -104,7 +123,11 @@ describe('PATCH /api/v1/settings', () => {
       const before = await settings()
       const reply = await patchSettings(owner.token, body)
       expect(reply.status, reply.text).toBe(400)
-      expect(reply.body).toMatchObject({ error: 'invalid_request', message: expect.any(String), details: expect.any(Object) })
+      expect(reply.body).toMatchObject({
+        error: 'invalid_request',
+        message: expect.any(String),
+        details: expect.any(Object),
+      })
       expect(await settings()).toEqual(before)
     })
 
@@ -125,13 +148,45 @@ describe('PATCH /api/v1/settings', () => {
 })
 
 describe('who may call the settings endpoints', () => {
-  runScenarios(() => server, [
-    { name: 'viewer reads', method: 'GET', path: SETTINGS, as: () => viewer.token, status: 403, contains: { error: 'forbidden', message: expect.stringContaining('system/settings:read') } },
-    { name: 'viewer writes', method: 'PATCH', path: SETTINGS, as: () => viewer.token, body: { 'ai.mcp_rate_limit': 1 }, status: 403, contains: { error: 'forbidden', message: expect.stringContaining('system/settings:update') } },
-    { name: 'viewer sends a bad patch: still 403, not 400', method: 'PATCH', path: SETTINGS, as: () => viewer.token, body: { nope: 1 }, status: 403 },
-    { name: 'anonymous reads', method: 'GET', path: SETTINGS, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'anonymous writes', method: 'PATCH', path: SETTINGS, body: { 'ai.mcp_rate_limit': 1 }, status: 401, contains: { error: 'unauthorized' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'viewer reads',
+        method: 'GET',
+        path: SETTINGS,
+        as: () => viewer.token,
+        status: 403,
+        contains: { error: 'forbidden', message: expect.stringContaining('system/settings:read') },
+      },
+      {
+        name: 'viewer writes',
+        method: 'PATCH',
+        path: SETTINGS,
+        as: () => viewer.token,
+        body: { 'ai.mcp_rate_limit': 1 },
+        status: 403,
+        contains: { error: 'forbidden', message: expect.stringContaining('system/settings:update') },
+      },
+      {
+        name: 'viewer sends a bad patch: still 403, not 400',
+        method: 'PATCH',
+        path: SETTINGS,
+        as: () => viewer.token,
+        body: { nope: 1 },
+        status: 403,
+      },
+      { name: 'anonymous reads', method: 'GET', path: SETTINGS, status: 401, contains: { error: 'unauthorized' } },
+      {
+        name: 'anonymous writes',
+        method: 'PATCH',
+        path: SETTINGS,
+        body: { 'ai.mcp_rate_limit': 1 },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+    ],
+  )
 
   it('nothing they sent was applied', async () => {
     expect((await settings())['ai.mcp_rate_limit']).toBe(100)
@@ -143,7 +198,13 @@ describe('GET and POST /api/v1/projects', () => {
     const reply = await get(PROJECTS, owner.token)
     expect(reply.status).toBe(200)
     const [first] = reply.body.data
-    expect(first).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), name: expect.any(String), isDefault: true, createdAt: expect.any(Number), updatedAt: expect.any(Number) })
+    expect(first).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      name: expect.any(String),
+      isDefault: true,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+    })
     expect((reply.body.data as any[]).filter((p) => p.isDefault)).toHaveLength(1)
     const me = await get('/api/auth/get-session', owner.token)
     expect(me.body.user.projectId).toBe(first.id)
@@ -153,7 +214,13 @@ describe('GET and POST /api/v1/projects', () => {
     const reply = await server.request('POST', PROJECTS, { token: owner.token, body: { name: '  Marketing site ' } })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body).toEqual({
-      data: { id: expect.stringMatching(/^[0-9a-f]{32}$/), name: 'Marketing site', isDefault: false, createdAt: expect.any(Number), updatedAt: expect.any(Number) },
+      data: {
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        name: 'Marketing site',
+        isDefault: false,
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
+      },
     })
     const list = await get(PROJECTS, owner.token)
     expect(list.body.data).toContainEqual(reply.body.data)
@@ -170,7 +237,14 @@ describe('GET and POST /api/v1/projects', () => {
     expect(reply.status, reply.text).toBe(200)
     const roles = reply.body.data as any[]
     expect(roles.map((r) => [r.name, r.adminAccess, r.builtIn]).sort()).toEqual(
-      [['super_admin', true, true], ['admin', true, true], ['editor', false, true], ['viewer', false, true], ['api', false, true], ['public', false, true]].sort(),
+      [
+        ['super_admin', true, true],
+        ['admin', true, true],
+        ['editor', false, true],
+        ['viewer', false, true],
+        ['api', false, true],
+        ['public', false, true],
+      ].sort(),
     )
     const homeIds = new Set(home.map((r) => r.id))
     for (const role of roles) expect(homeIds.has(role.id), role.name).toBe(false)
@@ -179,22 +253,97 @@ describe('GET and POST /api/v1/projects', () => {
     const grants = await get(`/api/v1/roles/${editor.id}/grants`, owner.token, there)
     expect(grants.status).toBe(200)
     expect(grants.body.data).toHaveLength(10)
-    expect(grants.body.data).toContainEqual({ resource: 'system/files', action: 'update', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } }, fields: null })
+    expect(grants.body.data).toContainEqual({
+      resource: 'system/files',
+      action: 'update',
+      item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } },
+      fields: null,
+    })
     // A role of one project is missing in another.
     expect((await get(`/api/v1/roles/${editor.id}/grants`, owner.token)).status).toBe(404)
   })
 
-  runScenarios(() => server, [
-    { name: 'empty name', method: 'POST', path: PROJECTS, as: () => owner.token, body: { name: '' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'blank name', method: 'POST', path: PROJECTS, as: () => owner.token, body: { name: '   ' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'name over 200 characters', method: 'POST', path: PROJECTS, as: () => owner.token, body: { name: 'p'.repeat(201) }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no name', method: 'POST', path: PROJECTS, as: () => owner.token, body: {}, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an admin may not list', method: 'GET', path: PROJECTS, as: () => admin.token, status: 403, contains: { error: 'forbidden', message: expect.stringContaining('instance/projects:read') } },
-    { name: 'an admin may not create', method: 'POST', path: PROJECTS, as: () => admin.token, body: { name: 'Admin project' }, status: 403, contains: { error: 'forbidden' } },
-    { name: 'a viewer may not list', method: 'GET', path: PROJECTS, as: () => viewer.token, status: 403, contains: { error: 'forbidden' } },
-    { name: 'anonymous may not list', method: 'GET', path: PROJECTS, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'anonymous may not create', method: 'POST', path: PROJECTS, body: { name: 'Anon project' }, status: 401, contains: { error: 'unauthorized' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'empty name',
+        method: 'POST',
+        path: PROJECTS,
+        as: () => owner.token,
+        body: { name: '' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'blank name',
+        method: 'POST',
+        path: PROJECTS,
+        as: () => owner.token,
+        body: { name: '   ' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'name over 200 characters',
+        method: 'POST',
+        path: PROJECTS,
+        as: () => owner.token,
+        body: { name: 'p'.repeat(201) },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no name',
+        method: 'POST',
+        path: PROJECTS,
+        as: () => owner.token,
+        body: {},
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an admin may not list',
+        method: 'GET',
+        path: PROJECTS,
+        as: () => admin.token,
+        status: 403,
+        contains: { error: 'forbidden', message: expect.stringContaining('instance/projects:read') },
+      },
+      {
+        name: 'an admin may not create',
+        method: 'POST',
+        path: PROJECTS,
+        as: () => admin.token,
+        body: { name: 'Admin project' },
+        status: 403,
+        contains: { error: 'forbidden' },
+      },
+      {
+        name: 'a viewer may not list',
+        method: 'GET',
+        path: PROJECTS,
+        as: () => viewer.token,
+        status: 403,
+        contains: { error: 'forbidden' },
+      },
+      {
+        name: 'anonymous may not list',
+        method: 'GET',
+        path: PROJECTS,
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'anonymous may not create',
+        method: 'POST',
+        path: PROJECTS,
+        body: { name: 'Anon project' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+    ],
+  )
 
   it('the refused projects were not created', async () => {
     const names = ((await get(PROJECTS, owner.token)).body.data as any[]).map((p) => p.name)
@@ -224,15 +373,41 @@ describe('X-Project-Id', () => {
     }
   })
 
-  it('naming one\'s own project is no change', async () => {
+  it("naming one's own project is no change", async () => {
     const home = (await get('/api/auth/get-session', admin.token)).body.user.projectId
     const reply = await get('/api/v1/users', admin.token, { 'X-Project-Id': home })
     expect(reply.status).toBe(200)
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown project id', method: 'GET', path: '/api/v1/users', as: () => owner.token, headers: { 'X-Project-Id': 'a'.repeat(32) }, status: 404, contains: { error: 'not_found' } },
-    { name: 'malformed project id', method: 'GET', path: '/api/v1/users', as: () => owner.token, headers: { 'X-Project-Id': 'not-a-project' }, status: 404, contains: { error: 'not_found' } },
-    { name: 'anonymous naming an unknown project', method: 'GET', path: '/api/v1/roles', headers: { 'X-Project-Id': 'b'.repeat(32) }, status: 404, contains: { error: 'not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown project id',
+        method: 'GET',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        headers: { 'X-Project-Id': 'a'.repeat(32) },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'malformed project id',
+        method: 'GET',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        headers: { 'X-Project-Id': 'not-a-project' },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'anonymous naming an unknown project',
+        method: 'GET',
+        path: '/api/v1/roles',
+        headers: { 'X-Project-Id': 'b'.repeat(32) },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+    ],
+  )
 })

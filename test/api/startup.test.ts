@@ -35,11 +35,17 @@ describe('first start', () => {
     const config = await freshConfig()
     const first = await createApp(config, { logDestination: silent })
     const project = first.defaultProject
-    expect(project).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{32}$/), isDefault: true, name: 'Default project' })
+    expect(project).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      isDefault: true,
+      name: 'Default project',
+    })
     if (config.database.kind === 'sqlite') {
       expect(existsSync(join(config.dataDir, 'projects', `${project.id}.db`))).toBe(true)
     } else {
-      const schemas = await sql<{ n: string }>`select schema_name as n from information_schema.schemata`.execute(first.registry.system.db)
+      const schemas = await sql<{ n: string }>`select schema_name as n from information_schema.schemata`.execute(
+        first.registry.system.db,
+      )
       expect(schemas.rows.map((r) => r.n)).toEqual(expect.arrayContaining(['plinth', `project_${project.id}`]))
     }
     await first.close()
@@ -52,13 +58,22 @@ describe('first start', () => {
 
   // Scale-out is a PostgreSQL deployment; an embedded DATA_DIR belongs to one instance (and two SQLite
   // connections to one file in one process would block each other's synchronous busy wait).
-  it.runIf(testDatabaseUrl())('two instances starting together on a fresh database agree on one default project', async () => {
-    const config = await freshConfig()
-    const [a, b] = await Promise.all([createApp(config, { logDestination: silent }), createApp(config, { logDestination: silent })])
-    cleanup.push(() => a.close(), () => b.close())
-    expect(a.defaultProject.id).toBe(b.defaultProject.id)
-    expect(await a.projects.listAcrossProjects()).toHaveLength(1)
-  })
+  it.runIf(testDatabaseUrl())(
+    'two instances starting together on a fresh database agree on one default project',
+    async () => {
+      const config = await freshConfig()
+      const [a, b] = await Promise.all([
+        createApp(config, { logDestination: silent }),
+        createApp(config, { logDestination: silent }),
+      ])
+      cleanup.push(
+        () => a.close(),
+        () => b.close(),
+      )
+      expect(a.defaultProject.id).toBe(b.defaultProject.id)
+      expect(await a.projects.listAcrossProjects()).toHaveLength(1)
+    },
+  )
 
   it('creates further projects, each with its own database', async () => {
     const config = await freshConfig()
@@ -66,10 +81,18 @@ describe('first start', () => {
     cleanup.push(() => app.close())
     // Creating a project is a super_admin's (instance/projects:create); the service checks it itself.
     const operator = principals.user(
-      { homeProjectId: app.defaultProject.id, userId: 'operator', roleId: 'none', roleName: 'super_admin', superAdmin: true },
+      {
+        homeProjectId: app.defaultProject.id,
+        userId: 'operator',
+        roleId: 'none',
+        roleName: 'super_admin',
+        superAdmin: true,
+      },
       { id: 'session', expiresAt: 2_000_000_000 },
     )
-    await expect(app.projects.create(principals.system(app.defaultProject.id), 'By a sweep')).rejects.toMatchObject({ code: 'forbidden' })
+    await expect(app.projects.create(principals.system(app.defaultProject.id), 'By a sweep')).rejects.toMatchObject({
+      code: 'forbidden',
+    })
     const extra = await app.projects.create(operator, '  Second  ')
     expect(extra).toMatchObject({ name: 'Second', isDefault: false })
     expect((await app.projects.listAcrossProjects()).map((p) => p.id)).toEqual([app.defaultProject.id, extra.id])

@@ -38,12 +38,25 @@ let owner: Account
 /** Every reply of this file, to search for the secrets at the end. */
 const replies: Reply[] = []
 
-const call = async (method: string, path: string, token: string | undefined, body?: unknown, headers?: Record<string, string>): Promise<Reply> => {
+const call = async (
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Reply> => {
   const reply = await server.request(method, path, { token, body, headers })
   replies.push(reply)
   return reply
 }
-const validBody = (extra: Record<string, unknown> = {}) => ({ label: 'Archive', endpoint: s3.url, bucketName: BUCKET, accessKeyId: ACCESS_KEY_ID, secretKey: SECRET, ...extra })
+const validBody = (extra: Record<string, unknown> = {}) => ({
+  label: 'Archive',
+  endpoint: s3.url,
+  bucketName: BUCKET,
+  accessKeyId: ACCESS_KEY_ID,
+  secretKey: SECRET,
+  ...extra,
+})
 async function create(extra: Record<string, unknown> = {}, token = owner.token): Promise<Record<string, any>> {
   const reply = await call('POST', BASE, token, validBody(extra))
   expect(reply.status, reply.text).toBe(201)
@@ -56,7 +69,11 @@ async function listed(token = owner.token, headers?: Record<string, string>): Pr
   return reply.body.data
 }
 async function storedRow(id: string): Promise<Record<string, unknown> | undefined> {
-  return server.app.registry.system.db.selectFrom('storage_connections').selectAll().where('id', '=', id).executeTakeFirst()
+  return server.app.registry.system.db
+    .selectFrom('storage_connections')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 beforeAll(async () => {
@@ -109,7 +126,10 @@ describe('POST /api/v1/storage-connections', () => {
       { name: 'no endpoint', body: () => ({ ...validBody(), endpoint: undefined }) },
       { name: 'endpoint not a URL', body: () => validBody({ endpoint: 'storage.example.com' }) },
       { name: 'ftp endpoint', body: () => validBody({ endpoint: 'ftp://storage.example.com' }) },
-      { name: 'endpoint with credentials', body: () => validBody({ endpoint: 'https://user:pass@storage.example.com' }) },
+      {
+        name: 'endpoint with credentials',
+        body: () => validBody({ endpoint: 'https://user:pass@storage.example.com' }),
+      },
       { name: 'endpoint with a query', body: () => validBody({ endpoint: 'https://storage.example.com/?x=1' }) },
       { name: 'endpoint with a fragment', body: () => validBody({ endpoint: 'https://storage.example.com/#x' }) },
       { name: 'no bucketName', body: () => ({ ...validBody(), bucketName: undefined }) },
@@ -123,14 +143,21 @@ describe('POST /api/v1/storage-connections', () => {
       { name: 'unknown provider', body: () => validBody({ provider: 'gcs' }) },
       { name: 'region with a space', body: () => validBody({ region: 'us east' }) },
       { name: 'empty region', body: () => validBody({ region: '' }) },
-      { name: 'an unknown field (a misspelt secret is not silently dropped)', body: () => ({ ...validBody(), secretAccessKey: 'x' }) },
+      {
+        name: 'an unknown field (a misspelt secret is not silently dropped)',
+        body: () => ({ ...validBody(), secretAccessKey: 'x' }),
+      },
     ]
     for (const r of refused) {
       it(`${r.name}: 400 invalid_request`, async () => {
         const before = await listed()
         const reply = await call('POST', BASE, owner.token, r.body())
         expect(reply.status, reply.text).toBe(400)
-        expect(reply.body).toMatchObject({ error: 'invalid_request', message: expect.any(String), details: expect.any(Object) })
+        expect(reply.body).toMatchObject({
+          error: 'invalid_request',
+          message: expect.any(String),
+          details: expect.any(Object),
+        })
         expect(reply.text).not.toContain(SECRET)
         expect(await listed()).toEqual(before)
       })
@@ -138,7 +165,11 @@ describe('POST /api/v1/storage-connections', () => {
 
     it('a body that is not JSON: 415, nothing saved', async () => {
       const before = await listed()
-      const reply = await server.request('POST', BASE, { token: owner.token, rawBody: 'label=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+      const reply = await server.request('POST', BASE, {
+        token: owner.token,
+        rawBody: 'label=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
       expect(reply.status, reply.text).toBe(415)
       expect(await listed()).toEqual(before)
     })
@@ -146,7 +177,7 @@ describe('POST /api/v1/storage-connections', () => {
 })
 
 describe('GET /api/v1/storage-connections', () => {
-  it('lists the project\'s connections under data, oldest first, without secrets', async () => {
+  it("lists the project's connections under data, oldest first, without secrets", async () => {
     const a = await create({ label: 'first' })
     const b = await create({ label: 'second' })
     const reply = await call('GET', BASE, owner.token)
@@ -155,9 +186,11 @@ describe('GET /api/v1/storage-connections', () => {
     const rows = reply.body.data as { id: string; createdAt: number }[]
     expect(rows.map((c) => c.id)).toEqual(expect.arrayContaining([a.id, b.id]))
     // Oldest first; connections made within the same second in id order.
-    const order = (x: { id: string; createdAt: number }, y: { id: string; createdAt: number }) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : 1)
+    const order = (x: { id: string; createdAt: number }, y: { id: string; createdAt: number }) =>
+      x.createdAt - y.createdAt || (x.id < y.id ? -1 : 1)
     expect(rows).toEqual([...rows].sort(order))
-    for (const connection of reply.body.data as Record<string, unknown>[]) expect(connection).not.toHaveProperty('secretKey')
+    for (const connection of reply.body.data as Record<string, unknown>[])
+      expect(connection).not.toHaveProperty('secretKey')
     expect(reply.text).not.toContain(SECRET)
   })
 
@@ -194,7 +227,7 @@ describe('POST /api/v1/storage-connections/:id/test', () => {
     expect(reply.body).toEqual({ success: true, message: expect.any(String) })
   })
 
-  it('a wrong secret fails cleanly: 200 success false, invalid_credentials, nothing of the SDK\'s text or either secret', async () => {
+  it("a wrong secret fails cleanly: 200 success false, invalid_credentials, nothing of the SDK's text or either secret", async () => {
     const made = await create({ label: 'wrong secret', secretKey: WRONG_SECRET })
     const reply = await testConnection(made.id)
     expect(reply.status, reply.text).toBe(200)
@@ -205,21 +238,46 @@ describe('POST /api/v1/storage-connections/:id/test', () => {
       remoteStatus: 403,
       remoteCode: 'SignatureDoesNotMatch',
     })
-    for (const needle of [WRONG_SECRET, SECRET, 'StringToSign', 'CanonicalRequest', 'stack', '$metadata']) expect(reply.text).not.toContain(needle)
+    for (const needle of [WRONG_SECRET, SECRET, 'StringToSign', 'CanonicalRequest', 'stack', '$metadata'])
+      expect(reply.text).not.toContain(needle)
   })
 
   const failures: { name: string; body: () => Record<string, unknown>; reason: string; remoteCode?: string }[] = [
-    { name: 'an unknown access key id', body: () => validBody({ accessKeyId: 'NOT-A-KEY' }), reason: 'invalid_credentials', remoteCode: 'InvalidAccessKeyId' },
-    { name: 'a bucket that does not exist', body: () => validBody({ bucketName: 'no-such-bucket' }), reason: 'bucket_not_found', remoteCode: 'NoSuchBucket' },
-    { name: 'a closed port', body: () => validBody({ endpoint: `http://127.0.0.1:${closedPort}` }), reason: 'unreachable' },
-    { name: 'a server that is not S3 (Plinth itself)', body: () => validBody({ endpoint: server.url }), reason: 'unexpected_response' },
-    { name: 'a web server answering 200 with HTML', body: () => validBody({ endpoint: webServer.url }), reason: 'unexpected_response' },
+    {
+      name: 'an unknown access key id',
+      body: () => validBody({ accessKeyId: 'NOT-A-KEY' }),
+      reason: 'invalid_credentials',
+      remoteCode: 'InvalidAccessKeyId',
+    },
+    {
+      name: 'a bucket that does not exist',
+      body: () => validBody({ bucketName: 'no-such-bucket' }),
+      reason: 'bucket_not_found',
+      remoteCode: 'NoSuchBucket',
+    },
+    {
+      name: 'a closed port',
+      body: () => validBody({ endpoint: `http://127.0.0.1:${closedPort}` }),
+      reason: 'unreachable',
+    },
+    {
+      name: 'a server that is not S3 (Plinth itself)',
+      body: () => validBody({ endpoint: server.url }),
+      reason: 'unexpected_response',
+    },
+    {
+      name: 'a web server answering 200 with HTML',
+      body: () => validBody({ endpoint: webServer.url }),
+      reason: 'unexpected_response',
+    },
   ]
   let closedPort = 0
   let webServer: { url: string; close: () => void }
   beforeAll(async () => {
     closedPort = await freePort()
-    const web = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome</body></html>'))
+    const web = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome</body></html>'),
+    )
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve))
     webServer = { url: `http://127.0.0.1:${(web.address() as AddressInfo).port}`, close: () => web.close() }
   })
@@ -249,7 +307,9 @@ describe('PUT /api/v1/storage-connections/:id', () => {
     const sealed = (await storedRow(made.id))!.secret_key_sealed
     const reply = await call('PUT', `${BASE}/${made.id}`, owner.token, { label: 'after', region: 'us-east-1' })
     expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toEqual({ data: { ...made, label: 'after', region: 'us-east-1', updatedAt: expect.any(Number) } })
+    expect(reply.body).toEqual({
+      data: { ...made, label: 'after', region: 'us-east-1', updatedAt: expect.any(Number) },
+    })
     expect(reply.body.data.updatedAt).toBeGreaterThanOrEqual(made.updatedAt)
     expect((await storedRow(made.id))!.secret_key_sealed).toBe(sealed)
     expect((await call('GET', `${BASE}/${made.id}`, owner.token)).body.data).toEqual(reply.body.data)
@@ -273,7 +333,10 @@ describe('PUT /api/v1/storage-connections/:id', () => {
     const row = await storedRow(made.id)
     const reply = await call('PUT', `${BASE}/${made.id}`, owner.token, { label: 'changed', secretKey: '' })
     expect(reply.status, reply.text).toBe(400)
-    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { issues: [expect.objectContaining({ location: 'body.secretKey' })] } })
+    expect(reply.body).toMatchObject({
+      error: 'invalid_request',
+      details: { issues: [expect.objectContaining({ location: 'body.secretKey' })] },
+    })
     expect(await storedRow(made.id)).toEqual(row)
     expect((await testConnection(made.id)).body).toMatchObject({ success: true })
   })
@@ -314,7 +377,9 @@ describe('DELETE /api/v1/storage-connections/:id', () => {
   it('204 with no body; the connection is gone and the bucket and its objects are untouched', async () => {
     const made = await create({ label: 'doomed' })
     const client = s3Client()
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'keep/me.txt', Body: 'still here', ContentType: 'text/plain' }))
+    await client.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: 'keep/me.txt', Body: 'still here', ContentType: 'text/plain' }),
+    )
     const reply = await call('DELETE', `${BASE}/${made.id}`, owner.token)
     expect(reply.status, reply.text).toBe(204)
     expect(reply.text).toBe('')
@@ -380,18 +445,65 @@ describe('permissions (system/storage-connections)', () => {
     someId = (await create({ label: 'guarded' })).id
   })
 
-  const denied = (action: string) => ({ error: 'forbidden', details: { resource: 'system/storage-connections', action } })
-  runScenarios(() => server, [
-    { name: 'anonymous list', method: 'GET', path: BASE, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'anonymous create', method: 'POST', path: BASE, body: { label: 'x' }, status: 401, contains: { error: 'unauthorized' } },
-    { name: 'anonymous via the alias', method: 'GET', path: '/api/storage-connections', status: 401, contains: { error: 'unauthorized' } },
-    { name: 'a viewer lists', method: 'GET', path: BASE, as: () => viewer.token, status: 403, contains: denied('read') },
-    { name: 'an editor lists', method: 'GET', path: BASE, as: () => editor.token, status: 403, contains: denied('read') },
-    { name: 'an editor creates', method: 'POST', path: BASE, as: () => editor.token, body: { label: 'x' }, status: 403, contains: denied('create') },
-  ])
+  const denied = (action: string) => ({
+    error: 'forbidden',
+    details: { resource: 'system/storage-connections', action },
+  })
+  runScenarios(
+    () => server,
+    [
+      { name: 'anonymous list', method: 'GET', path: BASE, status: 401, contains: { error: 'unauthorized' } },
+      {
+        name: 'anonymous create',
+        method: 'POST',
+        path: BASE,
+        body: { label: 'x' },
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'anonymous via the alias',
+        method: 'GET',
+        path: '/api/storage-connections',
+        status: 401,
+        contains: { error: 'unauthorized' },
+      },
+      {
+        name: 'a viewer lists',
+        method: 'GET',
+        path: BASE,
+        as: () => viewer.token,
+        status: 403,
+        contains: denied('read'),
+      },
+      {
+        name: 'an editor lists',
+        method: 'GET',
+        path: BASE,
+        as: () => editor.token,
+        status: 403,
+        contains: denied('read'),
+      },
+      {
+        name: 'an editor creates',
+        method: 'POST',
+        path: BASE,
+        as: () => editor.token,
+        body: { label: 'x' },
+        status: 403,
+        contains: denied('create'),
+      },
+    ],
+  )
 
   it('an unauthorised caller learns nothing: 403 before validation and before the lookup', async () => {
-    for (const [method, path] of [['GET', `${BASE}/${someId}`], ['PUT', `${BASE}/${someId}`], ['DELETE', `${BASE}/${someId}`], ['POST', `${BASE}/${someId}/test`], ['GET', `${BASE}/nope`]] as const) {
+    for (const [method, path] of [
+      ['GET', `${BASE}/${someId}`],
+      ['PUT', `${BASE}/${someId}`],
+      ['DELETE', `${BASE}/${someId}`],
+      ['POST', `${BASE}/${someId}/test`],
+      ['GET', `${BASE}/nope`],
+    ] as const) {
       const reply = await call(method, path, viewer.token, method === 'PUT' ? { label: 'by viewer' } : undefined)
       expect(reply.status, `${method} ${path}`).toBe(403)
     }
@@ -399,30 +511,44 @@ describe('permissions (system/storage-connections)', () => {
   })
 
   it('read lists and gets; create, update, delete and test need their grants', async () => {
-    const reader = await accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'read' }])
+    const reader = await accountWithGrants(server, owner.token, [
+      { resource: 'system/storage-connections', action: 'read' },
+    ])
     expect((await listed(reader.token)).map((c) => c.id)).toContain(someId)
     expect((await call('GET', `${BASE}/${someId}`, reader.token)).status).toBe(200)
-    expect((await call('POST', BASE, reader.token, validBody({ label: 'by reader' }))).body).toMatchObject(denied('create'))
-    expect((await call('PUT', `${BASE}/${someId}`, reader.token, { label: 'by reader' })).body).toMatchObject(denied('update'))
+    expect((await call('POST', BASE, reader.token, validBody({ label: 'by reader' }))).body).toMatchObject(
+      denied('create'),
+    )
+    expect((await call('PUT', `${BASE}/${someId}`, reader.token, { label: 'by reader' })).body).toMatchObject(
+      denied('update'),
+    )
     expect((await call('POST', `${BASE}/${someId}/test`, reader.token)).body).toMatchObject(denied('update'))
     expect((await call('DELETE', `${BASE}/${someId}`, reader.token)).body).toMatchObject(denied('delete'))
     expect((await listed()).map((c) => c.label)).not.toContain('by reader')
   })
 
   it('create, update and delete grants each open their own endpoint', async () => {
-    const creator = await accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'create' }])
+    const creator = await accountWithGrants(server, owner.token, [
+      { resource: 'system/storage-connections', action: 'create' },
+    ])
     const made = await create({ label: 'by creator' }, creator.token)
     expect((await call('GET', BASE, creator.token)).status).toBe(403)
-    const updater = await accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'update' }])
+    const updater = await accountWithGrants(server, owner.token, [
+      { resource: 'system/storage-connections', action: 'update' },
+    ])
     expect((await call('PUT', `${BASE}/${made.id}`, updater.token, { label: 'by updater' })).status).toBe(200)
     expect((await testConnection(made.id, updater.token)).body).toMatchObject({ success: true })
     expect((await call('DELETE', `${BASE}/${made.id}`, updater.token)).status).toBe(403)
-    const deleter = await accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'delete' }])
+    const deleter = await accountWithGrants(server, owner.token, [
+      { resource: 'system/storage-connections', action: 'delete' },
+    ])
     expect((await call('DELETE', `${BASE}/${made.id}`, deleter.token)).status).toBe(204)
   })
 
   it('manage does everything; an admin does everything', async () => {
-    const manager = await accountWithGrants(server, owner.token, [{ resource: 'system/storage-connections', action: 'manage' }])
+    const manager = await accountWithGrants(server, owner.token, [
+      { resource: 'system/storage-connections', action: 'manage' },
+    ])
     const admin = await createAccount(server, owner.token, { role: 'admin' })
     for (const token of [manager.token, admin.token]) {
       const made = await create({ label: 'by manager or admin' }, token)
@@ -435,7 +561,7 @@ describe('permissions (system/storage-connections)', () => {
 })
 
 describe('projects', () => {
-  it('another project\'s connection is 404 everywhere and absent from the list; nothing of it changes', async () => {
+  it("another project's connection is 404 everywhere and absent from the list; nothing of it changes", async () => {
     const project = await call('POST', '/api/v1/projects', owner.token, { name: uniqueName('storage') })
     expect(project.status, project.text).toBe(201)
     const there = { 'X-Project-Id': project.body.data.id as string }
@@ -471,13 +597,22 @@ describe('audit', () => {
     const entries = async (action: string) => {
       const reply = await call('GET', `/api/v1/audit-log?action=${action}&limit=100`, owner.token)
       expect(reply.status, reply.text).toBe(200)
-      return (reply.body.data as { target: { id: string } | null; details: Record<string, unknown>; actor: { id: string } }[]).filter((e) => e.target?.id === made.id)
+      return (
+        reply.body.data as { target: { id: string } | null; details: Record<string, unknown>; actor: { id: string } }[]
+      ).filter((e) => e.target?.id === made.id)
     }
     expect(await entries('storage_connection.created')).toEqual([
-      expect.objectContaining({ actor: { type: 'user', id: owner.id }, details: { label: 'audited', provider: 's3', endpoint: s3.url, bucketName: BUCKET } }),
+      expect.objectContaining({
+        actor: { type: 'user', id: owner.id },
+        details: { label: 'audited', provider: 's3', endpoint: s3.url, bucketName: BUCKET },
+      }),
     ])
-    expect(await entries('storage_connection.updated')).toEqual([expect.objectContaining({ details: { label: 'audited again', changed: ['label', 'secretKey'] } })])
-    expect(await entries('storage_connection.deleted')).toEqual([expect.objectContaining({ details: expect.objectContaining({ label: 'audited again' }) })])
+    expect(await entries('storage_connection.updated')).toEqual([
+      expect.objectContaining({ details: { label: 'audited again', changed: ['label', 'secretKey'] } }),
+    ])
+    expect(await entries('storage_connection.deleted')).toEqual([
+      expect.objectContaining({ details: expect.objectContaining({ label: 'audited again' }) }),
+    ])
   })
 })
 
@@ -491,13 +626,35 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
   afterAll(async () => {
     await strict?.stop()
   })
-  const post = (endpoint: string) => strict.request('POST', BASE, { token: strictOwner.token, body: validBody({ endpoint }) })
+  const post = (endpoint: string) =>
+    strict.request('POST', BASE, { token: strictOwner.token, body: validBody({ endpoint }) })
 
   const refused = [
-    ...['http://127.0.0.1:9000', 'http://localhost:9000', 'http://api.localhost', 'http://[::1]:9000', 'http://169.254.169.254', 'http://10.0.0.5', 'https://192.168.1.10', 'http://2130706433', 'http://0.0.0.0'],
+    ...[
+      'http://127.0.0.1:9000',
+      'http://localhost:9000',
+      'http://api.localhost',
+      'http://[::1]:9000',
+      'http://169.254.169.254',
+      'http://10.0.0.5',
+      'https://192.168.1.10',
+      'http://2130706433',
+      'http://0.0.0.0',
+    ],
     // IPv6 forms that carry a refused IPv4 address (or, for Teredo and NAT64 local-use, any)
-    ...['http://[::ffff:127.0.0.1]', 'http://[::ffff:0:127.0.0.1]:9000', 'http://[::ffff:0:a9fe:a9fe]', 'http://[::127.0.0.1]:9000', 'http://[64:ff9b::127.0.0.1]:9000'],
-    ...['http://[64:ff9b:1::a00:5]', 'http://[2002:7f00:1::1]:9000', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]', 'http://[2606:4700::5efe:10.0.0.5]'],
+    ...[
+      'http://[::ffff:127.0.0.1]',
+      'http://[::ffff:0:127.0.0.1]:9000',
+      'http://[::ffff:0:a9fe:a9fe]',
+      'http://[::127.0.0.1]:9000',
+      'http://[64:ff9b::127.0.0.1]:9000',
+    ],
+    ...[
+      'http://[64:ff9b:1::a00:5]',
+      'http://[2002:7f00:1::1]:9000',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+      'http://[2606:4700::5efe:10.0.0.5]',
+    ],
   ]
   for (const endpoint of refused) {
     it(`${endpoint} is refused: 400 invalid_request naming endpoint; nothing saved`, async () => {
@@ -513,7 +670,10 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
     const reply = await post('https://203.0.114.9:9000')
     expect(reply.status, reply.text).toBe(201)
     for (const endpoint of ['http://127.0.0.1:9000', 'http://[::ffff:0:127.0.0.1]:9000']) {
-      const moved = await strict.request('PUT', `${BASE}/${reply.body.data.id}`, { token: strictOwner.token, body: { endpoint } })
+      const moved = await strict.request('PUT', `${BASE}/${reply.body.data.id}`, {
+        token: strictOwner.token,
+        body: { endpoint },
+      })
       expect(moved.status, moved.text).toBe(400)
       expect(moved.body).toMatchObject({ error: 'invalid_request', details: { fields: ['endpoint'] } })
     }
@@ -522,7 +682,12 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
   })
 
   it('public addresses in IPv6 forms that carry an IPv4 address are saved', async () => {
-    for (const endpoint of ['http://[::ffff:8.8.8.8]', 'http://[64:ff9b::808:808]', 'http://[2002:808:808::1]', 'https://[2606:4700:4700::1111]']) {
+    for (const endpoint of [
+      'http://[::ffff:8.8.8.8]',
+      'http://[64:ff9b::808:808]',
+      'http://[2002:808:808::1]',
+      'https://[2606:4700:4700::1111]',
+    ]) {
       const reply = await post(endpoint)
       expect(reply.status, `${endpoint}: ${reply.text}`).toBe(201)
     }
@@ -530,25 +695,41 @@ describe('private addresses (ALLOW_PRIVATE_NETWORK off)', () => {
 
   // The machine's own name resolves to loopback on most hosts: it passes the save check (names are not
   // resolved then) and is refused when the socket resolves it, so the test never reaches s3rver.
-  it.runIf(own !== null && isBlockedAddress(own.address))('a name that resolves to a private address is refused at connection time: blocked_address', async () => {
-    const port = new URL(s3.url).port
-    const saved = await post(`http://${hostname()}:${port}`)
-    expect(saved.status, saved.text).toBe(201)
-    const reply = await strict.request('POST', `${BASE}/${saved.body.data.id}/test`, { token: strictOwner.token })
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body).toMatchObject({ success: false, reason: 'blocked_address' })
-  })
+  it.runIf(own !== null && isBlockedAddress(own.address))(
+    'a name that resolves to a private address is refused at connection time: blocked_address',
+    async () => {
+      const port = new URL(s3.url).port
+      const saved = await post(`http://${hostname()}:${port}`)
+      expect(saved.status, saved.text).toBe(201)
+      const reply = await strict.request('POST', `${BASE}/${saved.body.data.id}/test`, { token: strictOwner.token })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toMatchObject({ success: false, reason: 'blocked_address' })
+    },
+  )
 })
 
 describe('OpenAPI', () => {
   it('documents every endpoint with its permission; the response shape has no secretKey, the request bodies do', async () => {
     const doc = (await call('GET', '/api/openapi.json', undefined)).body
-    const paths = doc.paths as Record<string, Record<string, { operationId: string; 'x-permission': string; responses: Record<string, unknown> }>>
-    expect(paths['/api/v1/storage-connections']!.get).toMatchObject({ operationId: 'storageConnections.list', 'x-permission': 'system/storage-connections:read' })
-    expect(paths['/api/v1/storage-connections']!.post).toMatchObject({ operationId: 'storageConnections.create', 'x-permission': 'system/storage-connections:create' })
-    expect(paths['/api/v1/storage-connections/{id}']!.put).toMatchObject({ 'x-permission': 'system/storage-connections:update' })
+    const paths = doc.paths as Record<
+      string,
+      Record<string, { operationId: string; 'x-permission': string; responses: Record<string, unknown> }>
+    >
+    expect(paths['/api/v1/storage-connections']!.get).toMatchObject({
+      operationId: 'storageConnections.list',
+      'x-permission': 'system/storage-connections:read',
+    })
+    expect(paths['/api/v1/storage-connections']!.post).toMatchObject({
+      operationId: 'storageConnections.create',
+      'x-permission': 'system/storage-connections:create',
+    })
+    expect(paths['/api/v1/storage-connections/{id}']!.put).toMatchObject({
+      'x-permission': 'system/storage-connections:update',
+    })
     expect(paths['/api/v1/storage-connections/{id}']!.delete!.responses).toHaveProperty('204')
-    expect(paths['/api/v1/storage-connections/{id}/test']!.post).toMatchObject({ 'x-permission': 'system/storage-connections:update' })
+    expect(paths['/api/v1/storage-connections/{id}/test']!.post).toMatchObject({
+      'x-permission': 'system/storage-connections:update',
+    })
     const shape = doc.components.schemas.StorageConnection
     expect(Object.keys(shape.properties)).not.toContain('secretKey')
     expect(JSON.stringify(paths['/api/v1/storage-connections']!.post)).toContain('secretKey')
@@ -607,22 +788,47 @@ interface KoaContext {
 async function startS3(secrets: Map<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
   const S3rver = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => S3rverInstance
   const directory = mkdtempSync(join(tmpdir(), 'plinth-s3rver-'))
-  const instance = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }] })
+  const instance = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: BUCKET, configs: [] }],
+  })
   instance.middleware.unshift(async (ctx, next) => {
-    const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(ctx.get('authorization'))
+    const auth =
+      /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+        ctx.get('authorization'),
+      )
     const secret = auth ? secrets.get(auth[1]!) : undefined
     if (!auth || secret === undefined) return next()
     const [, , date, region, service, signed, signature] = auth as unknown as string[]
-    const headers = signed!.split(';').map((h) => `${h}:${ctx.get(h).trim().replace(/\s+/g, ' ')}\n`).join('')
-    const canonical = [ctx.method, ctx.path, canonicalQuery(ctx.querystring), headers, signed, ctx.get('x-amz-content-sha256')].join('\n')
+    const headers = signed!
+      .split(';')
+      .map((h) => `${h}:${ctx.get(h).trim().replace(/\s+/g, ' ')}\n`)
+      .join('')
+    const canonical = [
+      ctx.method,
+      ctx.path,
+      canonicalQuery(ctx.querystring),
+      headers,
+      signed,
+      ctx.get('x-amz-content-sha256'),
+    ].join('\n')
     const scope = `${date}/${region}/${service}/aws4_request`
-    const toSign = ['AWS4-HMAC-SHA256', ctx.get('x-amz-date'), scope, createHash('sha256').update(canonical).digest('hex')].join('\n')
+    const toSign = [
+      'AWS4-HMAC-SHA256',
+      ctx.get('x-amz-date'),
+      scope,
+      createHash('sha256').update(canonical).digest('hex'),
+    ].join('\n')
     let key: Buffer = createHmac('sha256', `AWS4${secret}`).update(date!).digest()
     for (const part of [region!, service!, 'aws4_request']) key = createHmac('sha256', key).update(part).digest()
     if (createHmac('sha256', key).update(toSign).digest('hex') === signature) return next()
     ctx.status = 403
     ctx.type = 'application/xml'
-    ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>'
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>'
   })
   const address = await instance.run()
   return {
@@ -635,7 +841,8 @@ async function startS3(secrets: Map<string, string>): Promise<{ url: string; sto
 }
 
 function canonicalQuery(query: string): string {
-  const encode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
+  const encode = (s: string) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
   return query
     .split('&')
     .filter((p) => p !== '')

@@ -12,7 +12,11 @@ export const placeShape = {
       label: { en: 'Biomes', de: 'Biome' },
       items: {
         type: 'enum',
-        values: [{ value: 'Forest', label: { en: 'Forest', de: 'Wald' } }, { value: 'Desert', label: 'Desert' }, 'Tundra'],
+        values: [
+          { value: 'Forest', label: { en: 'Forest', de: 'Wald' } },
+          { value: 'Desert', label: 'Desert' },
+          'Tundra',
+        ],
       },
     },
     size: { type: 'number' },
@@ -21,10 +25,17 @@ export const placeShape = {
   },
 }
 
-export const structurePath = (collection: string, field: string, tail: string) => `/api/v1/collections/${collection}/fields/${field}/${tail}`
+export const structurePath = (collection: string, field: string, tail: string) =>
+  `/api/v1/collections/${collection}/fields/${field}/${tail}`
 
 /** Polls a job until it leaves `running` (each poll is one request; no timing is asserted). */
-export async function settle(server: TestServer, token: string, collection: string, kind: 'scan' | 'repair', jobId: string): Promise<Record<string, any>> {
+export async function settle(
+  server: TestServer,
+  token: string,
+  collection: string,
+  kind: 'scan' | 'repair',
+  jobId: string,
+): Promise<Record<string, any>> {
   for (let i = 0; i < 2000; i++) {
     const reply = await server.request('GET', `/api/v1/collections/${collection}/${kind}-jobs/${jobId}`, { token })
     expect(reply.status, reply.text).toBe(200)
@@ -35,14 +46,25 @@ export async function settle(server: TestServer, token: string, collection: stri
 }
 
 /** Starts a scan job and waits for its end. */
-export async function scanJob(server: TestServer, token: string, collection: string, field: string): Promise<Record<string, any>> {
+export async function scanJob(
+  server: TestServer,
+  token: string,
+  collection: string,
+  field: string,
+): Promise<Record<string, any>> {
   const started = await server.request('POST', structurePath(collection, field, 'scan-jobs'), { token })
   expect(started.status, started.text).toBe(202)
   return settle(server, token, collection, 'scan', started.body.data.jobId)
 }
 
 /** Every batch of a cursor scan, in order. */
-export async function scanAll(server: TestServer, token: string, collection: string, field: string, limit = 200): Promise<Reply[]> {
+export async function scanAll(
+  server: TestServer,
+  token: string,
+  collection: string,
+  field: string,
+  limit = 200,
+): Promise<Reply[]> {
   const pages: Reply[] = []
   let cursor: string | null = null
   do {

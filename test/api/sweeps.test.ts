@@ -23,11 +23,15 @@ afterAll(async () => {
 })
 
 const db = () => server.app.registry.system.db
-const sessionsOf = async (userId: string) => (await db().selectFrom('sessions').select('user_id').where('user_id', '=', userId).execute()).length
-const importJobRows = async (id: string) => (await db().selectFrom('record_import_jobs').select('id').where('id', '=', id).execute()).length
+const sessionsOf = async (userId: string) =>
+  (await db().selectFrom('sessions').select('user_id').where('user_id', '=', userId).execute()).length
+const importJobRows = async (id: string) =>
+  (await db().selectFrom('record_import_jobs').select('id').where('id', '=', id).execute()).length
 
 async function signIn(): Promise<string> {
-  const reply = await server.request('POST', '/api/auth/sign-in/email', { body: { email: owner.email, password: owner.password } })
+  const reply = await server.request('POST', '/api/auth/sign-in/email', {
+    body: { email: owner.email, password: owner.password },
+  })
   expect(reply.status, reply.text).toBe(200)
   return reply.body.token
 }
@@ -37,8 +41,13 @@ describe('sweeps run when the app’s clock reaches them', () => {
     const abandoned = await uploadViaToken(server, owner.token, someBytes(16), { filename: 'left.bin', confirm: false })
     const kept = await uploadViaToken(server, owner.token, someBytes(16), { filename: 'kept.bin' })
     const uploadKeys = `projects/${server.app.defaultProject.id}/uploads/${abandoned}/`
-    const collection = await createCollection(server, owner.token, freshName('sweep'), [{ name: 'title', type: 'text', required: false }])
-    const job = await server.request('POST', `/api/v1/collections/${collection}/records/import-jobs`, { token: owner.token, body: {} })
+    const collection = await createCollection(server, owner.token, freshName('sweep'), [
+      { name: 'title', type: 'text', required: false },
+    ])
+    const job = await server.request('POST', `/api/v1/collections/${collection}/records/import-jobs`, {
+      token: owner.token,
+      body: {},
+    })
     expect(job.status, job.text).toBe(201)
     const jobId: string = job.body.jobId
 

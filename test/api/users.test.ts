@@ -16,7 +16,10 @@ beforeAll(async () => {
   admin = await createAccount(server, owner.token, { role: 'admin' })
   viewer = await createAccount(server, owner.token, { role: 'viewer' })
   editor = await createAccount(server, owner.token, { role: 'editor' })
-  const project = await server.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'Second project' } })
+  const project = await server.request('POST', '/api/v1/projects', {
+    token: owner.token,
+    body: { name: 'Second project' },
+  })
   expect(project.status, project.text).toBe(201)
   otherProjectId = project.body.data.id
 })
@@ -24,16 +27,21 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const get = (path: string, token: string, headers?: Record<string, string>) => server.request('GET', path, { token, headers })
-const post = (path: string, token: string, body: unknown, headers?: Record<string, string>) => server.request('POST', path, { token, body, headers })
-const patch = (path: string, token: string, body: unknown, headers?: Record<string, string>) => server.request('PATCH', path, { token, body, headers })
-const del = (path: string, token: string, headers?: Record<string, string>) => server.request('DELETE', path, { token, headers })
+const get = (path: string, token: string, headers?: Record<string, string>) =>
+  server.request('GET', path, { token, headers })
+const post = (path: string, token: string, body: unknown, headers?: Record<string, string>) =>
+  server.request('POST', path, { token, body, headers })
+const patch = (path: string, token: string, body: unknown, headers?: Record<string, string>) =>
+  server.request('PATCH', path, { token, body, headers })
+const del = (path: string, token: string, headers?: Record<string, string>) =>
+  server.request('DELETE', path, { token, headers })
 
 let seq = 0
 const freshEmail = (prefix = 'user') => `${prefix}-${Date.now().toString(36)}-${seq++}@example.com`
 const freshUsername = (prefix = 'user') => `${prefix}_${Date.now().toString(36)}_${seq++}`
 
-const signIn = (email: string, password: string) => server.request('POST', '/api/auth/sign-in/email', { body: { email, password } })
+const signIn = (email: string, password: string) =>
+  server.request('POST', '/api/auth/sign-in/email', { body: { email, password } })
 const session = (token: string) => get('/api/auth/get-session', token)
 
 /** Every key of a JSON value, at any depth. */
@@ -69,7 +77,7 @@ const userShape = (over: Record<string, unknown> = {}) => ({
 })
 
 describe('GET /api/v1/users', () => {
-  it('answers the paging envelope with the project\'s users', async () => {
+  it("answers the paging envelope with the project's users", async () => {
     const reply = await get('/api/v1/users', owner.token)
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body).sort()).toEqual(['data', 'hasMore', 'limit', 'page', 'total'])
@@ -87,7 +95,10 @@ describe('GET /api/v1/users', () => {
     const enrol = await post('/api/auth/totp/enroll', account.token, {})
     expect(enrol.status, enrol.text).toBe(200)
     const secret = enrol.body.secret as string
-    for (const reply of [await get('/api/v1/users?limit=100', owner.token), await get(`/api/v1/users/${account.id}`, owner.token)]) {
+    for (const reply of [
+      await get('/api/v1/users?limit=100', owner.token),
+      await get(`/api/v1/users/${account.id}`, owner.token),
+    ]) {
       expect(reply.status).toBe(200)
       expectNoCredentials(reply.text, reply.body, [owner.password, account.password, secret])
     }
@@ -114,25 +125,74 @@ describe('GET /api/v1/users', () => {
     expect(beyond.body).toMatchObject({ data: [], total, hasMore: false })
   })
 
-  runScenarios(() => server, [
-    { name: 'page 0', method: 'GET', path: '/api/v1/users?page=0', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'limit over 100', method: 'GET', path: '/api/v1/users?limit=101', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'limit not a number', method: 'GET', path: '/api/v1/users?limit=ten', as: () => owner.token, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an admin may list', method: 'GET', path: '/api/v1/users', as: () => admin.token, status: 200, contains: { page: 1 } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'page 0',
+        method: 'GET',
+        path: '/api/v1/users?page=0',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'limit over 100',
+        method: 'GET',
+        path: '/api/v1/users?limit=101',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'limit not a number',
+        method: 'GET',
+        path: '/api/v1/users?limit=ten',
+        as: () => owner.token,
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an admin may list',
+        method: 'GET',
+        path: '/api/v1/users',
+        as: () => admin.token,
+        status: 200,
+        contains: { page: 1 },
+      },
+    ],
+  )
 })
 
 describe('POST /api/v1/users', () => {
   it('creates an account (201) that can sign in with its password', async () => {
     const email = freshEmail('new')
-    const reply = await post('/api/v1/users', owner.token, { email, password: 'new password 1', name: 'New Person', role: 'editor' })
+    const reply = await post('/api/v1/users', owner.token, {
+      email,
+      password: 'new password 1',
+      name: 'New Person',
+      role: 'editor',
+    })
     expect(reply.status, reply.text).toBe(201)
-    expect(reply.body).toEqual({ data: userShape({ email, username: null, name: 'New Person', role: 'editor', banned: false, totpEnabled: false, lastSignInAt: null }) })
+    expect(reply.body).toEqual({
+      data: userShape({
+        email,
+        username: null,
+        name: 'New Person',
+        role: 'editor',
+        banned: false,
+        totpEnabled: false,
+        lastSignInAt: null,
+      }),
+    })
     expectNoCredentials(reply.text, reply.body, ['new password 1'])
     const signedIn = await signIn(email, 'new password 1')
     expect(signedIn.status, signedIn.text).toBe(200)
     expect(signedIn.body.user).toMatchObject({ id: reply.body.data.id, role: 'editor' })
-    expect((await get(`/api/v1/users/${reply.body.data.id}`, owner.token)).body.data).toMatchObject({ email, role: 'editor' })
+    expect((await get(`/api/v1/users/${reply.body.data.id}`, owner.token)).body.data).toMatchObject({
+      email,
+      role: 'editor',
+    })
   })
 
   it('stores the email in lower case, so another spelling is a duplicate (409)', async () => {
@@ -140,14 +200,22 @@ describe('POST /api/v1/users', () => {
     const reply = await post('/api/v1/users', owner.token, { email, password: 'a good password', role: 'viewer' })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.data.email).toBe(email.toLowerCase())
-    const again = await post('/api/v1/users', owner.token, { email: email.toUpperCase(), password: 'a good password', role: 'viewer' })
+    const again = await post('/api/v1/users', owner.token, {
+      email: email.toUpperCase(),
+      password: 'a good password',
+      role: 'viewer',
+    })
     expect(again.status).toBe(409)
     expect(again.body).toMatchObject({ error: 'already_exists', details: { fields: ['email'] } })
   })
 
   it('a duplicate email is 409 and creates nothing', async () => {
     const before = (await get('/api/v1/users?limit=100', owner.token)).body.total
-    const reply = await post('/api/v1/users', owner.token, { email: viewer.email, password: 'a good password', role: 'editor' })
+    const reply = await post('/api/v1/users', owner.token, {
+      email: viewer.email,
+      password: 'a good password',
+      role: 'editor',
+    })
     expect(reply.status).toBe(409)
     expect(reply.body.error).toBe('already_exists')
     expect((await get('/api/v1/users?limit=100', owner.token)).body.total).toBe(before)
@@ -159,7 +227,12 @@ describe('POST /api/v1/users', () => {
     const reply = await post('/api/v1/users', owner.token, { username, password: 'a good password', role: 'viewer' })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.data).toMatchObject({ username, email: null, role: 'viewer' })
-    const again = await post('/api/v1/users', owner.token, { username: username.toUpperCase(), email: freshEmail(), password: 'a good password', role: 'viewer' })
+    const again = await post('/api/v1/users', owner.token, {
+      username: username.toUpperCase(),
+      email: freshEmail(),
+      password: 'a good password',
+      role: 'viewer',
+    })
     expect(again.status).toBe(409)
     expect(again.body).toMatchObject({ error: 'already_exists', details: { fields: ['username'] } })
     expect((await patch('/api/v1/settings', owner.token, { 'auth.requireEmail': true })).status).toBe(200)
@@ -174,7 +247,11 @@ describe('POST /api/v1/users', () => {
 
   it('an admin can create an editor and an admin', async () => {
     for (const role of ['editor', 'admin']) {
-      const reply = await post('/api/v1/users', admin.token, { email: freshEmail(role), password: 'a good password', role })
+      const reply = await post('/api/v1/users', admin.token, {
+        email: freshEmail(role),
+        password: 'a good password',
+        role,
+      })
       expect(reply.status, reply.text).toBe(201)
       expect(reply.body.data.role).toBe(role)
     }
@@ -185,30 +262,104 @@ describe('POST /api/v1/users', () => {
     const reply = await post('/api/v1/users', admin.token, { email, password: 'a good password', role: 'super_admin' })
     expect(reply.status).toBe(403)
     expect(reply.body.error).toBe('forbidden')
-    expect(((await get('/api/v1/users?limit=100', owner.token)).body.data as any[]).some((u) => u.email === email)).toBe(false)
+    expect(
+      ((await get('/api/v1/users?limit=100', owner.token)).body.data as any[]).some((u) => u.email === email),
+    ).toBe(false)
     expect((await signIn(email, 'a good password')).status).toBe(401)
   })
 
   it('the owner can create another super_admin', async () => {
-    const reply = await post('/api/v1/users', owner.token, { email: freshEmail('co-owner'), password: 'a good password', role: 'super_admin' })
+    const reply = await post('/api/v1/users', owner.token, {
+      email: freshEmail('co-owner'),
+      password: 'a good password',
+      role: 'super_admin',
+    })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.data.role).toBe('super_admin')
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown role', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { email: 'r1@example.com', password: 'a good password', role: 'wizard' }, status: 400, contains: { error: 'invalid_request', details: { role: 'wizard' } } },
-    { name: 'neither email nor username', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { password: 'a good password', name: 'Nobody', role: 'viewer' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'malformed email', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { email: 'not-an-email', password: 'a good password', role: 'viewer' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'short password', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { email: 'r2@example.com', password: 'short', role: 'viewer' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no password', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { email: 'r3@example.com', role: 'viewer' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'no role', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { email: 'r4@example.com', password: 'a good password' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'bad username', method: 'POST', path: '/api/v1/users', as: () => owner.token, body: { username: 'a b', password: 'a good password', role: 'viewer' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'an editor may not create accounts', method: 'POST', path: '/api/v1/users', as: () => editor.token, body: { email: 'r5@example.com', password: 'a good password', role: 'viewer' }, status: 403, contains: { error: 'forbidden' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown role',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { email: 'r1@example.com', password: 'a good password', role: 'wizard' },
+        status: 400,
+        contains: { error: 'invalid_request', details: { role: 'wizard' } },
+      },
+      {
+        name: 'neither email nor username',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { password: 'a good password', name: 'Nobody', role: 'viewer' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'malformed email',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { email: 'not-an-email', password: 'a good password', role: 'viewer' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'short password',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { email: 'r2@example.com', password: 'short', role: 'viewer' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no password',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { email: 'r3@example.com', role: 'viewer' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'no role',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { email: 'r4@example.com', password: 'a good password' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'bad username',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => owner.token,
+        body: { username: 'a b', password: 'a good password', role: 'viewer' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'an editor may not create accounts',
+        method: 'POST',
+        path: '/api/v1/users',
+        as: () => editor.token,
+        body: { email: 'r5@example.com', password: 'a good password', role: 'viewer' },
+        status: 403,
+        contains: { error: 'forbidden' },
+      },
+    ],
+  )
 
   it('none of the refused accounts exist', async () => {
     const emails = ((await get('/api/v1/users?limit=100', owner.token)).body.data as any[]).map((u) => u.email)
-    for (const e of ['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com', 'r5@example.com']) expect(emails).not.toContain(e)
+    for (const e of ['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com', 'r5@example.com'])
+      expect(emails).not.toContain(e)
   })
 })
 
@@ -224,9 +375,19 @@ describe('GET /api/v1/users/:id', () => {
     expect(reply.body.data.lastSignInAt).toEqual(expect.any(Number))
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown id', method: 'GET', path: '/api/v1/users/nope', as: () => owner.token, status: 404, contains: { error: 'not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown id',
+        method: 'GET',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+    ],
+  )
 })
 
 describe('users of another project are missing here', () => {
@@ -235,7 +396,12 @@ describe('users of another project are missing here', () => {
 
   beforeAll(async () => {
     const email = freshEmail('stranger')
-    const reply = await post('/api/v1/users', owner.token, { email, password: 'a good password', role: 'editor' }, there())
+    const reply = await post(
+      '/api/v1/users',
+      owner.token,
+      { email, password: 'a good password', role: 'editor' },
+      there(),
+    )
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.data.projectId).toBe(otherProjectId)
     stranger = { id: reply.body.data.id, email }
@@ -261,7 +427,7 @@ describe('users of another project are missing here', () => {
     expect(away.body).toMatchObject({ total: 1, data: [{ id: stranger.id, role: 'editor' }] })
   })
 
-  it('the stranger cannot see the default project\'s users', async () => {
+  it("the stranger cannot see the default project's users", async () => {
     const signedIn = await signIn(stranger.email, 'a good password')
     expect(signedIn.status, signedIn.text).toBe(200)
     expect((await get(`/api/v1/users/${viewer.id}`, signedIn.body.token)).status).toBe(403)
@@ -368,18 +534,56 @@ describe('PATCH /api/v1/users/:id', () => {
     })
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown id', method: 'PATCH', path: '/api/v1/users/nope', as: () => owner.token, body: { name: 'x' }, status: 404, contains: { error: 'not_found' } },
-    { name: 'unknown id with a role change', method: 'PATCH', path: '/api/v1/users/nope', as: () => owner.token, body: { role: 'viewer' }, status: 404, contains: { error: 'not_found' } },
-    { name: 'banned not a boolean', method: 'PATCH', path: '/api/v1/users/nope', as: () => owner.token, body: { banned: 'yes' }, status: 400, contains: { error: 'invalid_request' } },
-    { name: 'short password', method: 'PATCH', path: '/api/v1/users/nope', as: () => owner.token, body: { password: 'short' }, status: 400, contains: { error: 'invalid_request' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown id',
+        method: 'PATCH',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        body: { name: 'x' },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'unknown id with a role change',
+        method: 'PATCH',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        body: { role: 'viewer' },
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+      {
+        name: 'banned not a boolean',
+        method: 'PATCH',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        body: { banned: 'yes' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+      {
+        name: 'short password',
+        method: 'PATCH',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        body: { password: 'short' },
+        status: 400,
+        contains: { error: 'invalid_request' },
+      },
+    ],
+  )
 
   it('an unknown role on a real user is 400 and changes nothing', async () => {
     const reply = await patch(`/api/v1/users/${viewer.id}`, owner.token, { role: 'wizard', name: 'Wizard' })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toBe('invalid_request')
-    expect((await get(`/api/v1/users/${viewer.id}`, owner.token)).body.data).toMatchObject({ role: 'viewer', name: 'viewer' })
+    expect((await get(`/api/v1/users/${viewer.id}`, owner.token)).body.data).toMatchObject({
+      role: 'viewer',
+      name: 'viewer',
+    })
   })
 })
 
@@ -394,24 +598,37 @@ describe('a non-admin role that manages users reaches no higher than itself', ()
     const id = (roles.body.data as any[]).find((r) => r.name === roleName).id
     const reply = await server.request('PUT', `/api/v1/roles/${id}/grants`, {
       token: owner.token,
-      body: { grants: [...grants, { resource: 'collections/*', action: 'read' }, { resource: 'system/files', action: 'read' }] },
+      body: {
+        grants: [
+          ...grants,
+          { resource: 'collections/*', action: 'read' },
+          { resource: 'system/files', action: 'read' },
+        ],
+      },
     })
     expect(reply.status, reply.text).toBe(200)
     helpdesk = await createAccount(server, owner.token, { role: roleName })
   })
 
   it('creates a viewer (whose grants it holds)', async () => {
-    const reply = await post('/api/v1/users', helpdesk.token, { email: freshEmail('hd-viewer'), password: 'a good password', role: 'viewer' })
+    const reply = await post('/api/v1/users', helpdesk.token, {
+      email: freshEmail('hd-viewer'),
+      password: 'a good password',
+      role: 'viewer',
+    })
     expect(reply.status, reply.text).toBe(201)
   })
 
-  it.each(['editor', 'admin', 'super_admin'])('cannot create an account with the role %s (403), and nothing is created', async (role) => {
-    const email = freshEmail(`hd-${role}`)
-    const reply = await post('/api/v1/users', helpdesk.token, { email, password: 'a good password', role })
-    expect(reply.status, reply.text).toBe(403)
-    expect(reply.body.error).toBe('forbidden')
-    expect((await signIn(email, 'a good password')).status).toBe(401)
-  })
+  it.each(['editor', 'admin', 'super_admin'])(
+    'cannot create an account with the role %s (403), and nothing is created',
+    async (role) => {
+      const email = freshEmail(`hd-${role}`)
+      const reply = await post('/api/v1/users', helpdesk.token, { email, password: 'a good password', role })
+      expect(reply.status, reply.text).toBe(403)
+      expect(reply.body.error).toBe('forbidden')
+      expect((await signIn(email, 'a good password')).status).toBe(401)
+    },
+  )
 
   it.each([
     { name: 'a new password', body: { password: 'taken over 123' } },
@@ -428,14 +645,17 @@ describe('a non-admin role that manages users reaches no higher than itself', ()
   })
 
   it('cannot delete an admin or an editor (403)', async () => {
-    for (const target of [admin, editor]) expect((await del(`/api/v1/users/${target.id}`, helpdesk.token)).status).toBe(403)
+    for (const target of [admin, editor])
+      expect((await del(`/api/v1/users/${target.id}`, helpdesk.token)).status).toBe(403)
     expect((await get(`/api/v1/users/${editor.id}`, owner.token)).status).toBe(200)
   })
 
   it('manages a viewer: renames, resets the password, bans, deletes', async () => {
     const account = await createAccount(server, owner.token, { role: 'viewer' })
     expect((await patch(`/api/v1/users/${account.id}`, helpdesk.token, { name: 'Helped' })).status).toBe(200)
-    expect((await patch(`/api/v1/users/${account.id}`, helpdesk.token, { password: 'fresh password 1' })).status).toBe(200)
+    expect((await patch(`/api/v1/users/${account.id}`, helpdesk.token, { password: 'fresh password 1' })).status).toBe(
+      200,
+    )
     expect((await signIn(account.email, 'fresh password 1')).status).toBe(200)
     expect((await patch(`/api/v1/users/${account.id}`, helpdesk.token, { banned: true })).status).toBe(200)
     expect((await del(`/api/v1/users/${account.id}`, helpdesk.token)).status).toBe(200)
@@ -493,15 +713,30 @@ describe('DELETE /api/v1/users/:id', () => {
     }
   })
 
-  runScenarios(() => server, [
-    { name: 'unknown id', method: 'DELETE', path: '/api/v1/users/nope', as: () => owner.token, status: 404, contains: { error: 'not_found' } },
-  ])
+  runScenarios(
+    () => server,
+    [
+      {
+        name: 'unknown id',
+        method: 'DELETE',
+        path: '/api/v1/users/nope',
+        as: () => owner.token,
+        status: 404,
+        contains: { error: 'not_found' },
+      },
+    ],
+  )
 })
 
 describe('who may call the users endpoints', () => {
   const endpoints = [
     { method: 'GET', path: '/api/v1/users', permission: 'system/users:read' },
-    { method: 'POST', path: '/api/v1/users', body: { email: 'blocked@example.com', password: 'a good password', role: 'viewer' }, permission: 'system/users:create' },
+    {
+      method: 'POST',
+      path: '/api/v1/users',
+      body: { email: 'blocked@example.com', password: 'a good password', role: 'viewer' },
+      permission: 'system/users:create',
+    },
     { method: 'GET', path: '/api/v1/users/{id}', permission: 'system/users:read' },
     { method: 'PATCH', path: '/api/v1/users/{id}', body: { name: 'blocked' }, permission: 'system/users:update' },
     { method: 'DELETE', path: '/api/v1/users/{id}', permission: 'system/users:delete' },
@@ -509,14 +744,20 @@ describe('who may call the users endpoints', () => {
   const target = () => editor.id
 
   it.each(endpoints)('a viewer gets 403 on $method $path', async (e) => {
-    const reply = await server.request(e.method, e.path.replace('{id}', target()), { token: viewer.token, body: e.body })
+    const reply = await server.request(e.method, e.path.replace('{id}', target()), {
+      token: viewer.token,
+      body: e.body,
+    })
     expect(reply.status, reply.text).toBe(403)
     expect(reply.body.error).toBe('forbidden')
     expect(reply.body.message).toContain(e.permission)
   })
 
   it.each(endpoints)('an editor gets 403 on $method $path', async (e) => {
-    const reply = await server.request(e.method, e.path.replace('{id}', target()), { token: editor.token, body: e.body })
+    const reply = await server.request(e.method, e.path.replace('{id}', target()), {
+      token: editor.token,
+      body: e.body,
+    })
     expect(reply.status, reply.text).toBe(403)
   })
 

@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isBlockedAddress } from '../../src/lib/outbound/index.js'
-import { startTestServer, tableResolver, type Received, type TestServer as Receiver } from '../../src/lib/outbound/test-servers.js'
+import {
+  startTestServer,
+  tableResolver,
+  type Received,
+  type TestServer as Receiver,
+} from '../../src/lib/outbound/test-servers.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { createCollection, createRecord, field, uniqueName } from './collections-support.js'
@@ -51,11 +56,16 @@ async function collection(): Promise<string> {
 /** A webhook to `url`, one record written, and its delivery once settled. */
 async function deliveredTo(url: string): Promise<any> {
   const name = await collection()
-  const made = await server.request('POST', BASE, { token: owner.token, body: { collection: name, events: ['record.create'], url } })
+  const made = await server.request('POST', BASE, {
+    token: owner.token,
+    body: { collection: name, events: ['record.create'], url },
+  })
   expect(made.status, made.text).toBe(201)
   await createRecord(server, owner.token, name, { title: 'x' })
   const [delivery] = await until(
-    async () => (await server.request('GET', `${BASE}/${made.body.data.id}/deliveries`, { token: owner.token })).body.data as any[],
+    async () =>
+      (await server.request('GET', `${BASE}/${made.body.data.id}/deliveries`, { token: owner.token })).body
+        .data as any[],
     (rows) => rows.length === 1 && ['success', 'failed'].includes(rows[0].status),
     `the delivery to ${url}`,
   )
@@ -76,7 +86,13 @@ beforeAll(async () => {
     // A public address first: the name is refused for its private one all the same, and nothing is contacted.
     'mixed.test': ['93.184.216.34', '127.0.0.1'],
   })
-  server = await startServer({}, { outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) }, webhookDelivery: { backoffMs: 1 } })
+  server = await startServer(
+    {},
+    {
+      outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) },
+      webhookDelivery: { backoffMs: 1 },
+    },
+  )
   owner = await signUpOwner(server)
   base = `http://receiver.test:${receiver.port}`
 })
@@ -86,48 +102,125 @@ afterAll(async () => {
 })
 
 const refusedOnSave: [string, string[]][] = [
-  ['private, shared, link-local, metadata, multicast and unspecified IPv4', [
-    'http://10.0.0.1/x', 'http://172.16.0.1/x', 'http://192.168.1.1/x', 'http://100.64.0.1/x', 'http://169.254.169.254/latest/meta-data/',
-    'http://0.0.0.0/x', 'http://0/x', 'http://127.0.0.2/x', 'http://198.18.0.1/x', 'http://224.0.0.1/x', 'http://255.255.255.255/x',
-  ]],
-  ['IPv6 loopback, unspecified, link-local, unique-local (AWS fd00:ec2::254) and IPv4 carried inside IPv6', [
-    'http://[::1]/x', 'http://[::]/x', 'http://[fe80::1]/x', 'http://[fc00::1]/x', 'http://[fd00:ec2::254]/latest',
-    'http://[::ffff:127.0.0.1]/x', 'http://[::ffff:7f00:1]/x', 'http://[0:0:0:0:0:ffff:127.0.0.1]/x', 'http://[::ffff:169.254.169.254]/x',
-    'http://[::127.0.0.1]/x', 'http://[::ffff:0:127.0.0.1]/x', 'http://[64:ff9b::a9fe:a9fe]/x', 'http://[2002:a9fe:a9fe::1]/x',
-  ]],
-  ['decimal, octal, hex, shortened and trailing-dot spellings', [
-    'http://2130706433/x', 'http://0x7f000001/x', 'http://017700000001/x', 'http://0177.0.0.1/x', 'http://0x7f.0.0.1/x', 'http://127.1/x', 'http://127.0.1/x',
-    'http://2852039166/x', 'http://0xa9.0xfe.0xa9.0xfe/x', 'http://0251.0376.0251.0376/x', 'http://10.1/x', 'http://3232235777/x', 'http://127.0.0.1./x',
-    'http://\uff10x7f.1/x',
-  ]],
-  ['localhost in its spellings', ['http://localhost/x', 'http://LOCALHOST:8080/x', 'http://localhost./x', 'http://api.localhost/x', 'http://%6c%6fcalhost/x']],
+  [
+    'private, shared, link-local, metadata, multicast and unspecified IPv4',
+    [
+      'http://10.0.0.1/x',
+      'http://172.16.0.1/x',
+      'http://192.168.1.1/x',
+      'http://100.64.0.1/x',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://0.0.0.0/x',
+      'http://0/x',
+      'http://127.0.0.2/x',
+      'http://198.18.0.1/x',
+      'http://224.0.0.1/x',
+      'http://255.255.255.255/x',
+    ],
+  ],
+  [
+    'IPv6 loopback, unspecified, link-local, unique-local (AWS fd00:ec2::254) and IPv4 carried inside IPv6',
+    [
+      'http://[::1]/x',
+      'http://[::]/x',
+      'http://[fe80::1]/x',
+      'http://[fc00::1]/x',
+      'http://[fd00:ec2::254]/latest',
+      'http://[::ffff:127.0.0.1]/x',
+      'http://[::ffff:7f00:1]/x',
+      'http://[0:0:0:0:0:ffff:127.0.0.1]/x',
+      'http://[::ffff:169.254.169.254]/x',
+      'http://[::127.0.0.1]/x',
+      'http://[::ffff:0:127.0.0.1]/x',
+      'http://[64:ff9b::a9fe:a9fe]/x',
+      'http://[2002:a9fe:a9fe::1]/x',
+    ],
+  ],
+  [
+    'decimal, octal, hex, shortened and trailing-dot spellings',
+    [
+      'http://2130706433/x',
+      'http://0x7f000001/x',
+      'http://017700000001/x',
+      'http://0177.0.0.1/x',
+      'http://0x7f.0.0.1/x',
+      'http://127.1/x',
+      'http://127.0.1/x',
+      'http://2852039166/x',
+      'http://0xa9.0xfe.0xa9.0xfe/x',
+      'http://0251.0376.0251.0376/x',
+      'http://10.1/x',
+      'http://3232235777/x',
+      'http://127.0.0.1./x',
+      'http://\uff10x7f.1/x',
+    ],
+  ],
+  [
+    'localhost in its spellings',
+    [
+      'http://localhost/x',
+      'http://LOCALHOST:8080/x',
+      'http://localhost./x',
+      'http://api.localhost/x',
+      'http://%6c%6fcalhost/x',
+    ],
+  ],
 ]
 
 describe('refused on save: 400 invalid_request naming url, on POST and on PATCH; nothing saved or changed', () => {
   it.each(refusedOnSave)('%s', async (_what, urls) => {
     const name = await collection()
-    const kept = await server.request('POST', BASE, { token: owner.token, body: { collection: name, events: ['record.create'], url: `${base}/kept` } })
+    const kept = await server.request('POST', BASE, {
+      token: owner.token,
+      body: { collection: name, events: ['record.create'], url: `${base}/kept` },
+    })
     expect(kept.status, kept.text).toBe(201)
     for (const url of urls) {
-      const created = await server.request('POST', BASE, { token: owner.token, body: { collection: name, events: ['record.create'], url } })
+      const created = await server.request('POST', BASE, {
+        token: owner.token,
+        body: { collection: name, events: ['record.create'], url },
+      })
       expect(created.status, `POST ${url}: ${created.text}`).toBe(400)
       expect(created.body, url).toMatchObject({ error: 'invalid_request', details: { fields: ['url'] } })
       const moved = await server.request('PATCH', `${BASE}/${kept.body.data.id}`, { token: owner.token, body: { url } })
       expect(moved.status, `PATCH ${url}: ${moved.text}`).toBe(400)
       expect(moved.body, url).toMatchObject({ error: 'invalid_request', details: { fields: ['url'] } })
     }
-    const list = (await server.request('GET', BASE, { token: owner.token })).body.data.filter((w: any) => w.collection === name)
+    const list = (await server.request('GET', BASE, { token: owner.token })).body.data.filter(
+      (w: any) => w.collection === name,
+    )
     expect(list.map((w: any) => w.url)).toEqual([`${base}/kept`])
   })
 
   it('a URL with a user name or password (credentials would travel in the clear and in logs)', async () => {
     const name = await collection()
-    const kept = await server.request('POST', BASE, { token: owner.token, body: { collection: name, events: ['record.create'], url: `${base}/kept` } })
-    for (const url of [`http://user:pass@receiver.test:${receiver.port}/x`, `http://user@receiver.test:${receiver.port}/x`, `http://:pass@receiver.test:${receiver.port}/x`, 'https://user:pass@example.com/x']) {
-      expect((await server.request('POST', BASE, { token: owner.token, body: { collection: name, events: ['record.create'], url } })).status, url).toBe(400)
-      expect((await server.request('PATCH', `${BASE}/${kept.body.data.id}`, { token: owner.token, body: { url } })).status, url).toBe(400)
+    const kept = await server.request('POST', BASE, {
+      token: owner.token,
+      body: { collection: name, events: ['record.create'], url: `${base}/kept` },
+    })
+    for (const url of [
+      `http://user:pass@receiver.test:${receiver.port}/x`,
+      `http://user@receiver.test:${receiver.port}/x`,
+      `http://:pass@receiver.test:${receiver.port}/x`,
+      'https://user:pass@example.com/x',
+    ]) {
+      expect(
+        (
+          await server.request('POST', BASE, {
+            token: owner.token,
+            body: { collection: name, events: ['record.create'], url },
+          })
+        ).status,
+        url,
+      ).toBe(400)
+      expect(
+        (await server.request('PATCH', `${BASE}/${kept.body.data.id}`, { token: owner.token, body: { url } })).status,
+        url,
+      ).toBe(400)
     }
-    expect((await server.request('GET', `${BASE}/${kept.body.data.id}`, { token: owner.token })).body.data.url).toBe(`${base}/kept`)
+    expect((await server.request('GET', `${BASE}/${kept.body.data.id}`, { token: owner.token })).body.data.url).toBe(
+      `${base}/kept`,
+    )
   })
 })
 

@@ -2,7 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isBlockedAddress } from '../../src/lib/outbound/index.js'
-import { startTestServer, tableResolver, type Received, type TestServer as Receiver } from '../../src/lib/outbound/test-servers.js'
+import {
+  startTestServer,
+  tableResolver,
+  type Received,
+  type TestServer as Receiver,
+} from '../../src/lib/outbound/test-servers.js'
 import { startServer, type Reply, type TestAppOptions, type TestServer } from '../support/harness.js'
 import { testDatabaseUrl } from '../support/postgres.js'
 import { startSibling } from '../support/sibling.js'
@@ -44,7 +49,8 @@ const call = async (method: string, path: string, token: string | undefined, bod
   return reply
 }
 const receivedAt = (path: string): Received[] => receiver.received.filter((r) => r.path === path)
-const hmac = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`
+const hmac = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms
@@ -61,7 +67,12 @@ const deliveries = async (id: string, token = owner.token): Promise<any[]> => {
   return reply.body.data
 }
 const settled = (id: string, count = 1) =>
-  until(() => deliveries(id), (list) => list.length >= count && list.slice(0, count).every((d) => d.status === 'success' || d.status === 'failed'), `deliveries of ${id}`)
+  until(
+    () => deliveries(id),
+    (list) =>
+      list.length >= count && list.slice(0, count).every((d) => d.status === 'success' || d.status === 'failed'),
+    `deliveries of ${id}`,
+  )
 
 async function collection(): Promise<string> {
   const name = uniqueName('hooked')
@@ -69,7 +80,10 @@ async function collection(): Promise<string> {
   return name
 }
 async function webhook(body: Record<string, unknown>): Promise<Record<string, any>> {
-  const reply = await call('POST', BASE, owner.token, { events: ['record.create', 'record.update', 'record.delete'], ...body })
+  const reply = await call('POST', BASE, owner.token, {
+    events: ['record.create', 'record.update', 'record.delete'],
+    ...body,
+  })
   expect(reply.status, reply.text).toBe(201)
   return reply.body.data
 }
@@ -77,15 +91,20 @@ async function webhook(body: Record<string, unknown>): Promise<Record<string, an
 /** ALLOW_PRIVATE_NETWORK stays off; receiver.test alone is let through; retries at once (1 ms, 2 ms…): tests wait for outcomes, never for time. */
 function appOptions(): TestAppOptions {
   const resolve = tableResolver({ 'receiver.test': ['127.0.0.1'], 'private.test': ['127.0.0.1'] })
-  return { outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) }, webhookDelivery: { backoffMs: 1 } }
+  return {
+    outbound: { resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) },
+    webhookDelivery: { backoffMs: 1 },
+  }
 }
 
 beforeAll(async () => {
   receiver = await startTestServer((req: Received, res: ServerResponse) => {
     const n = (hits.get(req.path) ?? 0) + 1
     hits.set(req.path, n)
-    if (req.path === '/to-loopback') return void res.writeHead(307, { location: `http://127.0.0.1:${receiver.port}/redirected` }).end()
-    if (req.path === '/to-private') return void res.writeHead(302, { location: `http://private.test:${receiver.port}/redirected` }).end()
+    if (req.path === '/to-loopback')
+      return void res.writeHead(307, { location: `http://127.0.0.1:${receiver.port}/redirected` }).end()
+    if (req.path === '/to-private')
+      return void res.writeHead(302, { location: `http://private.test:${receiver.port}/redirected` }).end()
     const script = scripts.get(req.path) ?? [200]
     res.writeHead(script[Math.min(n - 1, script.length - 1)]!).end('{}')
   })
@@ -101,13 +120,32 @@ afterAll(async () => {
 describe('POST /api/v1/webhooks', () => {
   it('saves a webhook: 201 with the secret and header values as the mask, the secret sealed in its row', async () => {
     const name = await collection()
-    const reply = await call('POST', BASE, owner.token, { collection: name, events: ['record.create'], url: `${base}/ok`, secret: SECRET, headers: { Authorization: `Bearer ${HEADER_TOKEN}` } })
+    const reply = await call('POST', BASE, owner.token, {
+      collection: name,
+      events: ['record.create'],
+      url: `${base}/ok`,
+      secret: SECRET,
+      headers: { Authorization: `Bearer ${HEADER_TOKEN}` },
+    })
     expect(reply.status, reply.text).toBe(201)
     expect(reply.body.data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f]{32}$/), name: `${name} webhook`, collection: name, events: ['record.create'], url: `${base}/ok`,
-      secret: MASK, hasSecret: true, headers: { Authorization: MASK }, active: true, createdAt: expect.any(Number), updatedAt: expect.any(Number),
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      name: `${name} webhook`,
+      collection: name,
+      events: ['record.create'],
+      url: `${base}/ok`,
+      secret: MASK,
+      hasSecret: true,
+      headers: { Authorization: MASK },
+      active: true,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
     })
-    const row = await server.app.registry.system.db.selectFrom('webhooks').selectAll().where('id', '=', reply.body.data.id).executeTakeFirstOrThrow()
+    const row = await server.app.registry.system.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', reply.body.data.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(SECRET)
     expect(JSON.stringify(row)).not.toContain(HEADER_TOKEN)
     expect(row.secret_sealed).toMatch(/^v1\./)
@@ -135,14 +173,25 @@ describe('POST /api/v1/webhooks', () => {
   })
   it('refuses a loopback, private or link-local literal (ALLOW_PRIVATE_NETWORK is off)', async () => {
     const name = await collection()
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://10.0.0.1/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://2130706433/x']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost/x',
+      'http://10.0.0.1/x',
+      'http://169.254.169.254/latest',
+      'http://[::1]/x',
+      'http://2130706433/x',
+    ]) {
       const reply = await call('POST', BASE, owner.token, { collection: name, events: ['record.create'], url })
       expect(reply.status, url).toBe(400)
       expect(reply.body).toMatchObject({ error: 'invalid_request', details: { fields: ['url'] } })
     }
   })
   it('a missing collection is 404 collection_not_found', async () => {
-    const reply = await call('POST', BASE, owner.token, { collection: 'nope_nothing', events: ['record.create'], url: `${base}/ok` })
+    const reply = await call('POST', BASE, owner.token, {
+      collection: 'nope_nothing',
+      events: ['record.create'],
+      url: `${base}/ok`,
+    })
     expect(reply.status).toBe(404)
     expect(reply.body.error).toBe('collection_not_found')
   })
@@ -153,7 +202,10 @@ describe('who may manage webhooks', () => {
     const editor = await createAccount(server, owner.token, { role: 'editor' })
     const name = await collection()
     expect((await call('GET', BASE, editor.token)).status).toBe(403)
-    expect((await call('POST', BASE, editor.token, { collection: name, events: ['record.create'], url: `${base}/ok` })).status).toBe(403)
+    expect(
+      (await call('POST', BASE, editor.token, { collection: name, events: ['record.create'], url: `${base}/ok` }))
+        .status,
+    ).toBe(403)
   })
   it('a webhook sends whole records, so it needs read on every row and field: a row-filtered reader is refused, a whole reader is not', async () => {
     const name = await collection()
@@ -164,9 +216,14 @@ describe('who may manage webhooks', () => {
       { resource: 'system/webhooks', action: 'manage' },
       { resource: `collections/${name}`, action: 'read', item_filter: { created_by: { _eq: '$CURRENT_USER' } } },
     ]
-    expect((await call('PUT', `/api/v1/roles/${filtered.body.data.id}/grants`, owner.token, { grants })).status).toBe(200)
+    expect((await call('PUT', `/api/v1/roles/${filtered.body.data.id}/grants`, owner.token, { grants })).status).toBe(
+      200,
+    )
     const scoped = await createAccount(server, owner.token, { role: filtered.body.data.name })
-    const whole = await accountWithGrants(server, owner.token, [{ resource: 'system/webhooks', action: 'manage' }, { resource: `collections/${name}`, action: 'read' }])
+    const whole = await accountWithGrants(server, owner.token, [
+      { resource: 'system/webhooks', action: 'manage' },
+      { resource: `collections/${name}`, action: 'read' },
+    ])
     const body = { collection: name, events: ['record.create'], url: `${base}/ok` }
     expect((await call('POST', BASE, limited.token, body)).status).toBe(403)
     const refused = await call('POST', BASE, scoped.token, body)
@@ -182,12 +239,26 @@ describe('who may manage webhooks', () => {
 
 describe('GET, PATCH, DELETE', () => {
   it('lists and gets, masked; PATCH keeps a masked or omitted secret, rotates a new one, null removes it', async () => {
-    const hook = await webhook({ collection: await collection(), url: `${base}/ok`, secret: SECRET, headers: { 'X-Token': HEADER_TOKEN } })
+    const hook = await webhook({
+      collection: await collection(),
+      url: `${base}/ok`,
+      secret: SECRET,
+      headers: { 'X-Token': HEADER_TOKEN },
+    })
     expect((await call('GET', `${BASE}/${hook.id}`, owner.token)).body.data).toEqual(hook)
     expect((await call('GET', BASE, owner.token)).body.data).toContainEqual(hook)
-    const renamed = await call('PATCH', `${BASE}/${hook.id}`, owner.token, { name: 'Renamed', secret: MASK, headers: { 'X-Token': MASK, 'X-More': 'm' } })
+    const renamed = await call('PATCH', `${BASE}/${hook.id}`, owner.token, {
+      name: 'Renamed',
+      secret: MASK,
+      headers: { 'X-Token': MASK, 'X-More': 'm' },
+    })
     expect(renamed.status, renamed.text).toBe(200)
-    expect(renamed.body.data).toMatchObject({ name: 'Renamed', secret: MASK, hasSecret: true, headers: { 'X-Token': MASK, 'X-More': MASK } })
+    expect(renamed.body.data).toMatchObject({
+      name: 'Renamed',
+      secret: MASK,
+      hasSecret: true,
+      headers: { 'X-Token': MASK, 'X-More': MASK },
+    })
     const target = await server.app.services.webhooks.target(server.app.defaultProject.id, hook.id)
     expect(target).toMatchObject({ secret: SECRET, headers: { 'X-Token': HEADER_TOKEN, 'X-More': 'm' } })
     expect((await call('PATCH', `${BASE}/${hook.id}`, owner.token, { secret: ROTATED })).status).toBe(200)
@@ -211,9 +282,21 @@ describe('GET, PATCH, DELETE', () => {
     expect(listed.status, listed.text).toBe(200)
     expect(listed.body.data).toEqual([])
     expect((await server.request('GET', `${BASE}/${hook.id}`, { token: owner.token, headers: there })).status).toBe(404)
-    expect((await server.request('PATCH', `${BASE}/${hook.id}`, { token: owner.token, headers: there, body: { url: `${base}/stolen` } })).status).toBe(404)
-    expect((await server.request('GET', `${BASE}/${hook.id}/deliveries`, { token: owner.token, headers: there })).status).toBe(404)
-    expect((await server.request('DELETE', `${BASE}/${hook.id}`, { token: owner.token, headers: there })).status).toBe(404)
+    expect(
+      (
+        await server.request('PATCH', `${BASE}/${hook.id}`, {
+          token: owner.token,
+          headers: there,
+          body: { url: `${base}/stolen` },
+        })
+      ).status,
+    ).toBe(404)
+    expect(
+      (await server.request('GET', `${BASE}/${hook.id}/deliveries`, { token: owner.token, headers: there })).status,
+    ).toBe(404)
+    expect((await server.request('DELETE', `${BASE}/${hook.id}`, { token: owner.token, headers: there })).status).toBe(
+      404,
+    )
     expect((await call('GET', `${BASE}/${hook.id}`, owner.token)).body.data.url).toBe(`${base}/ok`)
   })
   it('a deleted collection takes its webhooks with it', async () => {
@@ -227,12 +310,28 @@ describe('GET, PATCH, DELETE', () => {
 describe('deliveries', () => {
   it('a record event is POSTed as JSON, signed: the receiver verifies X-Service-Signature with the secret; the log shows success', async () => {
     const name = await collection()
-    const hook = await webhook({ collection: name, url: `${base}/signed`, secret: SECRET, headers: { 'X-Token': HEADER_TOKEN }, events: ['record.create'] })
+    const hook = await webhook({
+      collection: name,
+      url: `${base}/signed`,
+      secret: SECRET,
+      headers: { 'X-Token': HEADER_TOKEN },
+      events: ['record.create'],
+    })
     const record = await createRecord(server, owner.token, name, { title: 'hello' })
     const [delivery] = await settled(hook.id)
     expect(delivery).toEqual({
-      id: expect.any(String), webhookId: hook.id, event: 'record.create', collection: name, recordId: record.id, status: 'success', attempts: 1,
-      responseStatus: 200, durationMs: expect.any(Number), error: null, createdAt: expect.any(Number), updatedAt: expect.any(Number),
+      id: expect.any(String),
+      webhookId: hook.id,
+      event: 'record.create',
+      collection: name,
+      recordId: record.id,
+      status: 'success',
+      attempts: 1,
+      responseStatus: 200,
+      durationMs: expect.any(Number),
+      error: null,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
       attemptLog: [{ attempt: 1, at: expect.any(Number), status: 200, durationMs: expect.any(Number), error: null }],
     })
     const [got] = receivedAt('/signed')
@@ -246,7 +345,14 @@ describe('deliveries', () => {
     expect(got!.headers['x-service-delivery']).toBe(delivery.id)
     expect(got!.headers['x-token']).toBe(HEADER_TOKEN)
     const payload = JSON.parse(got!.body)
-    expect(payload).toMatchObject({ event: 'record.create', webhookId: hook.id, deliveryId: delivery.id, collection: name, before: null, after: { id: record.id, title: 'hello' } })
+    expect(payload).toMatchObject({
+      event: 'record.create',
+      webhookId: hook.id,
+      deliveryId: delivery.id,
+      collection: name,
+      before: null,
+      after: { id: record.id, title: 'hello' },
+    })
     expect(got!.body).not.toContain(SECRET)
   })
   it('only the events it listens to, of its own collection', async () => {
@@ -254,11 +360,16 @@ describe('deliveries', () => {
     const hook = await webhook({ collection: name, url: `${base}/updates-only`, events: ['record.update'] })
     const record = await createRecord(server, owner.token, name, { title: 'one' })
     await createRecord(server, owner.token, await collection(), { title: 'elsewhere' })
-    expect((await call('PATCH', `/api/v1/collections/${name}/records/${record.id}`, owner.token, { title: 'two' })).status).toBe(200)
+    expect(
+      (await call('PATCH', `/api/v1/collections/${name}/records/${record.id}`, owner.token, { title: 'two' })).status,
+    ).toBe(200)
     const [delivery] = await settled(hook.id)
     expect(delivery).toMatchObject({ event: 'record.update', status: 'success' })
     expect((await deliveries(hook.id)).length).toBe(1)
-    expect(JSON.parse(receivedAt('/updates-only')[0]!.body)).toMatchObject({ event: 'record.update', changes: { title: { before: 'one', after: 'two' } } })
+    expect(JSON.parse(receivedAt('/updates-only')[0]!.body)).toMatchObject({
+      event: 'record.update',
+      changes: { title: { before: 'one', after: 'two' } },
+    })
   })
   it('a receiver answering 500 twice then 200 gets the delivery on the third attempt, recorded in the log', async () => {
     scripts.set('/flaky', [500, 500, 200])
@@ -322,7 +433,12 @@ describe('deliveries refuse private addresses', () => {
   it('a name resolving to a private address: failed blocked_address, not retried, nothing reaches it', async () => {
     // A path of its own: deliveries of earlier tests may still reach the receiver elsewhere.
     const name = await collection()
-    const hook = await webhook({ collection: name, url: `http://private.test:${receiver.port}/private-name`, secret: SECRET, events: ['record.create'] })
+    const hook = await webhook({
+      collection: name,
+      url: `http://private.test:${receiver.port}/private-name`,
+      secret: SECRET,
+      events: ['record.create'],
+    })
     await createRecord(server, owner.token, name, { title: 'x' })
     const [delivery] = await settled(hook.id)
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, responseStatus: null, error: 'blocked_address' })
@@ -374,11 +490,15 @@ describe.runIf(testDatabaseUrl() && process.env.TEST_REDIS_URL)('two instances (
     const name = uniqueName('twice')
     await createCollection(a, admin.token, { name, fields: [field('title', 'text')] })
     await createRecord(b, admin.token, name, { title: 'before any webhook' })
-    const made = await a.request('POST', BASE, { token: admin.token, body: { collection: name, events: ['record.create'], url: `${base}/two-instances`, secret: SECRET } })
+    const made = await a.request('POST', BASE, {
+      token: admin.token,
+      body: { collection: name, events: ['record.create'], url: `${base}/two-instances`, secret: SECRET },
+    })
     expect(made.status, made.text).toBe(201)
     await createRecord(b, admin.token, name, { title: 'after' })
     const list = await until(
-      async () => (await b.request('GET', `${BASE}/${made.body.data.id}/deliveries`, { token: admin.token })).body.data as any[],
+      async () =>
+        (await b.request('GET', `${BASE}/${made.body.data.id}/deliveries`, { token: admin.token })).body.data as any[],
       (rows) => rows.length === 1 && rows[0].status === 'success',
       'the delivery',
     )

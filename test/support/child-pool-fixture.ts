@@ -1,7 +1,14 @@
 import { serveJobs } from '../../src/lib/child-pool/child.js'
 
 // A child for src/lib/child-pool/pool.test.ts: each part of a job is one instruction.
-type Instruction = { echo: unknown } | { sleepMs: number; then: unknown } | { hang: true } | { exit: number } | { oom: true } | { pid: true } | { env: true }
+type Instruction =
+  | { echo: unknown }
+  | { sleepMs: number; then: unknown }
+  | { hang: true }
+  | { exit: number }
+  | { oom: true }
+  | { pid: true }
+  | { env: true }
 
 serveJobs(async (job, emit) => {
   const parts = job as Instruction[]

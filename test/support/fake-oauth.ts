@@ -132,7 +132,12 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
   const google = providerState<GoogleUser>('google')
   const states = { github, google } as const
 
-  function refuse(provider: Refusal['provider'], endpoint: Refusal['endpoint'], error: string, description: string): Refusal {
+  function refuse(
+    provider: Refusal['provider'],
+    endpoint: Refusal['endpoint'],
+    error: string,
+    description: string,
+  ): Refusal {
     const refusal = { provider, endpoint, error, description }
     refusals.push(refusal)
     return refusal
@@ -164,9 +169,11 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
     if (q.get('response_type') !== 'code') return returnError('unsupported_response_type', 'response_type must be code')
     const stateParam = q.get('state')
     if (!stateParam) return returnError('invalid_request', 'state is required')
-    if (q.get('code_challenge_method') !== 'S256') return returnError('invalid_request', 'code_challenge_method must be S256')
+    if (q.get('code_challenge_method') !== 'S256')
+      return returnError('invalid_request', 'code_challenge_method must be S256')
     const challenge = q.get('code_challenge') ?? ''
-    if (!challengePattern.test(challenge)) return returnError('invalid_request', 'code_challenge must be base64url(sha256(verifier))')
+    if (!challengePattern.test(challenge))
+      return returnError('invalid_request', 'code_challenge must be base64url(sha256(verifier))')
     const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean)
     if (!state.signedIn) {
       refuse(provider, 'authorize', 'login_required', 'nobody is signed in at the provider (call signIn first)')
@@ -202,7 +209,10 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
 
   // --- token endpoint (the app calls it, server to server) ---
 
-  function clientCredentials(req: IncomingMessage, form: URLSearchParams): { id: string; secret: string; methods: number } | null {
+  function clientCredentials(
+    req: IncomingMessage,
+    form: URLSearchParams,
+  ): { id: string; secret: string; methods: number } | null {
     let methods = 0
     let id = ''
     let secret = ''
@@ -230,7 +240,8 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
       refuse(provider, 'token', error, description)
       // GitHub answers token errors with 200 and an error body; Google with 400 (401 for the client).
       const body = { error, error_description: description }
-      if (provider === 'github') return tokenReply(req, res, 200, { ...body, error_uri: 'https://docs.github.com/apps/troubleshooting' })
+      if (provider === 'github')
+        return tokenReply(req, res, 200, { ...body, error_uri: 'https://docs.github.com/apps/troubleshooting' })
       return send(res, status, 'application/json', JSON.stringify(body))
     }
     if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
@@ -239,34 +250,57 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
     const form = new URLSearchParams(await readBody(req))
     const credentials = clientCredentials(req, form)
     if (!credentials) return fail(401, 'invalid_client', 'client authentication is required')
-    if (credentials.methods > 1) return fail(400, 'invalid_request', 'use one client authentication method, not several')
+    if (credentials.methods > 1)
+      return fail(400, 'invalid_request', 'use one client authentication method, not several')
     if (credentials.id !== state.control.clientId || !safeEqual(credentials.secret, state.control.clientSecret)) {
       return fail(401, 'invalid_client', 'wrong client_id or client_secret')
     }
-    if (form.has('client_id') && form.get('client_id') !== state.control.clientId) return fail(400, 'invalid_request', 'client_id does not match the credentials')
-    if (form.get('grant_type') !== 'authorization_code') return fail(400, 'unsupported_grant_type', 'grant_type must be authorization_code')
+    if (form.has('client_id') && form.get('client_id') !== state.control.clientId)
+      return fail(400, 'invalid_request', 'client_id does not match the credentials')
+    if (form.get('grant_type') !== 'authorization_code')
+      return fail(400, 'unsupported_grant_type', 'grant_type must be authorization_code')
     const code = form.get('code') ?? ''
     const grant = grants.get(code)
-    if (!grant || grant.provider !== provider || grant.clientId !== credentials.id) return fail(400, 'invalid_grant', 'unknown authorization code')
+    if (!grant || grant.provider !== provider || grant.clientId !== credentials.id)
+      return fail(400, 'invalid_grant', 'unknown authorization code')
     if (grant.used) return fail(400, 'invalid_grant', 'the authorization code was already used')
     if (grant.expiresAt <= Date.now()) return fail(400, 'invalid_grant', 'the authorization code has expired')
     // The grant is spent by this attempt whatever happens next (RFC 6749 §4.1.2).
     grant.used = true
-    if (form.get('redirect_uri') !== grant.redirectUri) return fail(400, 'invalid_grant', 'redirect_uri differs from the authorization request')
+    if (form.get('redirect_uri') !== grant.redirectUri)
+      return fail(400, 'invalid_grant', 'redirect_uri differs from the authorization request')
     const verifier = form.get('code_verifier') ?? ''
     if (!verifierPattern.test(verifier)) return fail(400, 'invalid_request', 'code_verifier is missing or malformed')
-    if (!safeEqual(s256(verifier), grant.challenge)) return fail(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
+    if (!safeEqual(s256(verifier), grant.challenge))
+      return fail(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
 
-    const accessToken = provider === 'github' ? `gho_${randomBytes(18).toString('hex')}` : `ya29.${randomBytes(24).toString('base64url')}`
+    const accessToken =
+      provider === 'github' ? `gho_${randomBytes(18).toString('hex')}` : `ya29.${randomBytes(24).toString('base64url')}`
     tokens.set(accessToken, { provider, scopes: grant.scopes, user: grant.user })
     state.control.accessTokens.push(accessToken)
-    if (provider === 'github') return tokenReply(req, res, 200, { access_token: accessToken, token_type: 'bearer', scope: grant.scopes.join(',') })
-    return send(res, 200, 'application/json', JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: 3599, scope: grant.scopes.join(' ') }))
+    if (provider === 'github')
+      return tokenReply(req, res, 200, {
+        access_token: accessToken,
+        token_type: 'bearer',
+        scope: grant.scopes.join(','),
+      })
+    return send(
+      res,
+      200,
+      'application/json',
+      JSON.stringify({
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: 3599,
+        scope: grant.scopes.join(' '),
+      }),
+    )
   }
 
   /** GitHub answers form-encoded unless the client asks for JSON. */
   function tokenReply(req: IncomingMessage, res: ServerResponse, status: number, body: Record<string, string>): void {
-    if (String(req.headers.accept ?? '').includes('application/json')) return send(res, status, 'application/json', JSON.stringify(body))
+    if (String(req.headers.accept ?? '').includes('application/json'))
+      return send(res, status, 'application/json', JSON.stringify(body))
     send(res, status, 'application/x-www-form-urlencoded', new URLSearchParams(body).toString())
   }
 
@@ -281,17 +315,45 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
   function githubApi(path: string, req: IncomingMessage, res: ServerResponse): void {
     if (!req.headers['user-agent']) {
       refuse('github', 'profile', 'forbidden', 'GitHub requires a User-Agent header')
-      return send(res, 403, 'application/json', JSON.stringify({ message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.' }))
+      return send(
+        res,
+        403,
+        'application/json',
+        JSON.stringify({
+          message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.',
+        }),
+      )
     }
     const issued = bearer(req, 'github')
     if (!issued) {
       refuse('github', 'profile', 'bad_credentials', `no such token for ${path}`)
-      return send(res, 401, 'application/json', JSON.stringify({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' }))
+      return send(
+        res,
+        401,
+        'application/json',
+        JSON.stringify({
+          message: 'Bad credentials',
+          documentation_url: 'https://docs.github.com/rest',
+          status: '401',
+        }),
+      )
     }
     const user = issued.user as GitHubUser
     if (path === '/user') {
       const publicEmail = user.emails.find((e) => e.primary)?.email ?? null
-      return send(res, 200, 'application/json', JSON.stringify({ login: user.login, id: user.id, node_id: `U_${user.id}`, type: 'User', name: user.name, email: publicEmail }))
+      return send(
+        res,
+        200,
+        'application/json',
+        JSON.stringify({
+          login: user.login,
+          id: user.id,
+          node_id: `U_${user.id}`,
+          type: 'User',
+          name: user.name,
+          email: publicEmail,
+        }),
+      )
     }
     if (path === '/user/emails') {
       // Without the user:email scope GitHub answers 404 here.
@@ -299,7 +361,12 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
         refuse('github', 'profile', 'not_found', '/user/emails needs the user:email scope')
         return send(res, 404, 'application/json', JSON.stringify({ message: 'Not Found', status: '404' }))
       }
-      return send(res, 200, 'application/json', JSON.stringify(user.emails.map((e) => ({ ...e, visibility: e.primary ? 'public' : null }))))
+      return send(
+        res,
+        200,
+        'application/json',
+        JSON.stringify(user.emails.map((e) => ({ ...e, visibility: e.primary ? 'public' : null }))),
+      )
     }
     send(res, 404, 'application/json', JSON.stringify({ message: 'Not Found', status: '404' }))
   }
@@ -309,7 +376,12 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
     if (!issued || !issued.scopes.includes('openid')) {
       refuse('google', 'profile', 'invalid_token', issued ? 'the token lacks the openid scope' : 'unknown token')
       res.setHeader('WWW-Authenticate', 'Bearer realm="https://accounts.google.com/", error="invalid_token"')
-      return send(res, 401, 'application/json', JSON.stringify({ error: 'invalid_request', error_description: 'Invalid Credentials' }))
+      return send(
+        res,
+        401,
+        'application/json',
+        JSON.stringify({ error: 'invalid_request', error_description: 'Invalid Credentials' }),
+      )
     }
     const user = issued.user as GoogleUser
     const body: Record<string, unknown> = { sub: user.sub }
@@ -325,7 +397,8 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
     try {
       if (route === 'GET /github/login/oauth/authorize') return authorize('github', url, res)
       if (route === 'POST /github/login/oauth/access_token') return void token('github', req, res).catch(done)
-      if (req.method === 'GET' && url.pathname.startsWith('/github-api/')) return githubApi(url.pathname.slice('/github-api'.length), req, res)
+      if (req.method === 'GET' && url.pathname.startsWith('/github-api/'))
+        return githubApi(url.pathname.slice('/github-api'.length), req, res)
       if (route === 'GET /google/o/oauth2/v2/auth') return authorize('google', url, res)
       if (route === 'POST /google/token') return void token('google', req, res).catch(done)
       if (route === 'GET /google/v1/userinfo') return googleUserinfo(req, res)
@@ -354,7 +427,8 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
       GOOGLE_USERINFO_URL: `${url}/google/v1/userinfo`,
     }),
     registerApp(publicUrl) {
-      for (const [name, state] of Object.entries(states)) state.redirectUri = `${publicUrl.replace(/\/+$/, '')}/api/auth/callback/${name}`
+      for (const [name, state] of Object.entries(states))
+        state.redirectUri = `${publicUrl.replace(/\/+$/, '')}/api/auth/callback/${name}`
     },
     close: () =>
       new Promise<void>((resolve) => {

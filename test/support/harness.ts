@@ -47,7 +47,9 @@ export async function startServer(env: Record<string, string> = {}, options: Tes
   const database = adminUrl ? await createTestDatabase(adminUrl) : null
   const shared = {
     ...(database ? { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('hex') } : {}),
-    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` } : {}),
+    ...(process.env.TEST_REDIS_URL
+      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `plinth-test:${randomBytes(6).toString('hex')}:` }
+      : {}),
   }
   return boot({ ...shared, ...env }, async () => database?.drop(), options)
 }

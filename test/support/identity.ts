@@ -13,7 +13,11 @@ let counter = 0
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`
 
 /** The install's first sign-up: the owner (super_admin of the default project). */
-export async function signUpOwner(server: TestServer, email = 'owner@example.com', password = 'owner password'): Promise<Account> {
+export async function signUpOwner(
+  server: TestServer,
+  email = 'owner@example.com',
+  password = 'owner password',
+): Promise<Account> {
   const reply = await server.request('POST', '/api/auth/sign-up/email', { body: { email, password, name: 'Owner' } })
   expect(reply.status, reply.text).toBe(200)
   return { id: reply.body.user.id, email, password, token: reply.body.token, role: reply.body.user.role }
@@ -29,7 +33,13 @@ export async function createAccount(
   const password = options.password ?? 'a good password'
   const created = await server.request('POST', '/api/v1/users', {
     token: adminToken,
-    body: { email, password, name: options.name ?? options.role, role: options.role, ...(options.username ? { username: options.username } : {}) },
+    body: {
+      email,
+      password,
+      name: options.name ?? options.role,
+      role: options.role,
+      ...(options.username ? { username: options.username } : {}),
+    },
   })
   expect(created.status, created.text).toBe(201)
   const signedIn = await server.request('POST', '/api/auth/sign-in/email', { body: { email, password } })
@@ -46,7 +56,12 @@ export async function roleId(server: TestServer, adminToken: string, name: strin
 }
 
 /** Replaces a role's grants (e.g. to open sign-up by giving `public` system/users:create). */
-export async function setGrants(server: TestServer, adminToken: string, role: string, grants: unknown[]): Promise<void> {
+export async function setGrants(
+  server: TestServer,
+  adminToken: string,
+  role: string,
+  grants: unknown[],
+): Promise<void> {
   const id = await roleId(server, adminToken, role)
   const reply = await server.request('PUT', `/api/v1/roles/${id}/grants`, { token: adminToken, body: { grants } })
   expect(reply.status, reply.text).toBe(200)

@@ -16,7 +16,9 @@ export async function createTestDatabase(adminUrl: string): Promise<{ url: strin
   try {
     await admin.connect()
   } catch (err) {
-    throw new Error(`TEST_DATABASE_URL is set but PostgreSQL cannot be reached: ${(err as Error).message}`, { cause: err })
+    throw new Error(`TEST_DATABASE_URL is set but PostgreSQL cannot be reached: ${(err as Error).message}`, {
+      cause: err,
+    })
   }
   try {
     await admin.query(`create database ${name}`)

@@ -46,8 +46,10 @@ export function sampleProcess(everyMs = 5): { stop(settleMs?: number): Promise<P
   return {
     async stop(settleMs = 3000) {
       const deadline = Date.now() + settleMs
-      const ended = () => (threadCpuReadable ? [...last.keys()].filter((tid) => !existsSync(`/proc/self/task/${tid}`)) : [])
-      while (threadCpuReadable && ended().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, everyMs))
+      const ended = () =>
+        threadCpuReadable ? [...last.keys()].filter((tid) => !existsSync(`/proc/self/task/${tid}`)) : []
+      while (threadCpuReadable && ended().length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, everyMs))
       // A worker's threads (its own, a loader's) end one after the other: give the rest a moment.
       await new Promise((resolve) => setTimeout(resolve, 250))
       clearInterval(timer)

@@ -21,7 +21,12 @@ export async function operations(server: TestServer): Promise<Operation[]> {
   for (const [path, item] of Object.entries<Record<string, any>>(reply.body.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       if (!methods.has(method)) continue
-      out.push({ method: method.toUpperCase(), path, operationId: String(op.operationId), permission: String(op['x-permission']) })
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: String(op.operationId),
+        permission: String(op['x-permission']),
+      })
     }
   }
   return out
@@ -29,6 +34,8 @@ export async function operations(server: TestServer): Promise<Operation[]> {
 
 /** The `resource:action` permissions the routes check, their `{param}` placeholders filled by `fill`. */
 export async function routePermissions(server: TestServer, fill: (param: string) => string): Promise<string[]> {
-  const all = (await operations(server)).map((op) => op.permission).filter((p) => p !== 'public' && p !== 'authenticated')
+  const all = (await operations(server))
+    .map((op) => op.permission)
+    .filter((p) => p !== 'public' && p !== 'authenticated')
   return [...new Set(all.map((p) => p.replace(/\{(\w+)\}/g, (_, param: string) => fill(param))))].sort()
 }

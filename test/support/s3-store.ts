@@ -43,14 +43,22 @@ export function s3Settings(store: TestS3Store): Record<string, string> {
 export async function startS3Store(bucket = 'plinth-test'): Promise<TestS3Store> {
   const credentials = { accessKeyId, secretAccessKey: randomBytes(20).toString('base64url') }
   const directory = mkdtempSync(join(tmpdir(), 'plinth-s3rver-'))
-  const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] })
+  const s3rver = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  })
   const { port: upstreamPort } = (await s3rver.run()) as AddressInfo
   let refused = 0
   const proxy: Server = createServer((req, res) => {
     if (!presignedSignatureMatches(req, credentials.secretAccessKey)) {
       refused++
       res.writeHead(403, { 'Content-Type': 'application/xml', Connection: 'close' })
-      res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>')
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>',
+      )
       return
     }
     forward(req, res, upstreamPort)
@@ -74,10 +82,13 @@ export async function startS3Store(bucket = 'plinth-test'): Promise<TestS3Store>
 }
 
 function forward(req: IncomingMessage, res: ServerResponse, port: number): void {
-  const upstream = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers)
-    answer.pipe(res)
-  })
+  const upstream = httpRequest(
+    { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    },
+  )
   upstream.on('error', () => res.destroy())
   req.pipe(upstream)
 }

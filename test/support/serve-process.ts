@@ -6,6 +6,8 @@ const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
 export interface Running {
   child: ChildProcess
   url: string
+  /** What it printed so far (stdout and stderr, the first MB). */
+  output: () => string
 }
 
 /**
@@ -13,7 +15,10 @@ export interface Running {
  * its "listening on" line; kills it if that never comes within a minute, and rejects if it exits first.
  */
 export function serve(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -21,14 +26,16 @@ export function serve(env: Record<string, string>): Promise<Running> {
       reject(new Error(`plinth did not start: ${output.slice(-2000)}`))
     }, 60_000)
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (output.length < 100_000) output += chunk.toString()
+      if (output.length < 1_000_000) output += chunk.toString()
       const match = output.match(/listening on (http:\/\/[\d.]+:\d+)/)
       if (match) {
         clearTimeout(timer)
-        resolve({ child, url: match[1]! })
+        resolve({ child, url: match[1]!, output: () => output })
       }
     })
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (output.length < 1_000_000) output += chunk.toString()
+    })
     child.once('exit', (code) => {
       clearTimeout(timer)
       reject(new Error(`plinth exited ${code}: ${output.slice(-2000)}`))

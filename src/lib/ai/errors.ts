@@ -4,7 +4,14 @@
  * - `ai_invalid_response`: a 2xx answer that is not the protocol's shape (retryable: the next answer may be);
  * - `timed_out`, `network_error`, `aborted`, `too_large`, `bad_url`: from lib/outbound (the first two retryable).
  */
-export type AiProviderErrorCode = 'ai_provider_error' | 'ai_invalid_response' | 'timed_out' | 'network_error' | 'aborted' | 'too_large' | 'bad_url'
+export type AiProviderErrorCode =
+  | 'ai_provider_error'
+  | 'ai_invalid_response'
+  | 'timed_out'
+  | 'network_error'
+  | 'aborted'
+  | 'too_large'
+  | 'bad_url'
 
 /** The one error a provider rejects with; its message names the provider and host at most, never a key. */
 export class AiProviderError extends Error {

@@ -32,18 +32,31 @@ export interface FakeProvider {
 }
 
 /** A 1×1 PNG. */
-export const tinyPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+export const tinyPng = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+)
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 }
 
-async function startFake(token: string | null, handle: (req: Received, res: ServerResponse, reply: FakeReply) => void, basePath: string): Promise<FakeProvider> {
+async function startFake(
+  token: string | null,
+  handle: (req: Received, res: ServerResponse, reply: FakeReply) => void,
+  basePath: string,
+): Promise<FakeProvider> {
   const replies: FakeReply[] = []
   const server = await startTestServer((req, res) => {
-    if (token !== null && req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: { message: 'bad token' }, errors: [{ code: 10000, message: 'Authentication error' }], success: false })
+    if (token !== null && req.headers.authorization !== `Bearer ${token}`)
+      return send(res, 401, {
+        error: { message: 'bad token' },
+        errors: [{ code: 10000, message: 'Authentication error' }],
+        success: false,
+      })
     const reply = replies.shift() ?? { text: 'ok' }
-    if (reply.status !== undefined && reply.status >= 300) return send(res, reply.status, reply.body ?? { error: { message: `failed with ${reply.status}` } })
+    if (reply.status !== undefined && reply.status >= 300)
+      return send(res, reply.status, reply.body ?? { error: { message: `failed with ${reply.status}` } })
     handle(req, res, reply)
   })
   return {
@@ -61,7 +74,15 @@ async function startFake(token: string | null, handle: (req: Received, res: Serv
 
 const usageBody = (usage: number | null | undefined) => {
   const total = usage === undefined ? 10 : usage
-  return total === null ? {} : { usage: { prompt_tokens: Math.floor(total / 2), completion_tokens: total - Math.floor(total / 2), total_tokens: total } }
+  return total === null
+    ? {}
+    : {
+        usage: {
+          prompt_tokens: Math.floor(total / 2),
+          completion_tokens: total - Math.floor(total / 2),
+          total_tokens: total,
+        },
+      }
 }
 
 /** A fake Workers AI REST API; its base URL ends in /client/v4. */
@@ -70,12 +91,25 @@ export function startFakeWorkersAi(token: string): Promise<FakeProvider> {
     token,
     (req, res, reply) => {
       const match = /^\/client\/v4\/accounts\/[^/]+\/ai\/run\/(.+)$/.exec(req.path)
-      if (req.method !== 'POST' || !match) return send(res, 404, { success: false, errors: [{ code: 7000, message: 'No route for that URI' }] })
+      if (req.method !== 'POST' || !match)
+        return send(res, 404, { success: false, errors: [{ code: 7000, message: 'No route for that URI' }] })
       if (reply.body !== undefined) return send(res, reply.status ?? 200, reply.body)
       const model = match[1]!
-      if (model.includes('stable-diffusion')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(tinyPng)
-      if (model.includes('flux')) return send(res, 200, { result: { image: tinyPng.toString('base64') }, success: true, errors: [], messages: [] })
-      send(res, 200, { result: { response: reply.text ?? 'ok', ...usageBody(reply.usage) }, success: true, errors: [], messages: [] })
+      if (model.includes('stable-diffusion'))
+        return void res.writeHead(200, { 'content-type': 'image/png' }).end(tinyPng)
+      if (model.includes('flux'))
+        return send(res, 200, {
+          result: { image: tinyPng.toString('base64') },
+          success: true,
+          errors: [],
+          messages: [],
+        })
+      send(res, 200, {
+        result: { response: reply.text ?? 'ok', ...usageBody(reply.usage) },
+        success: true,
+        errors: [],
+        messages: [],
+      })
     },
     '/client/v4',
   )
@@ -99,7 +133,11 @@ export function startFakeOpenAi(token: string | null): Promise<FakeProvider> {
         })
       }
       if (req.method === 'POST' && req.path === '/v1/images/generations') {
-        return send(res, 200, { created: 1_700_000_000, data: [{ b64_json: tinyPng.toString('base64') }], ...(reply.usage ? usageBody(reply.usage) : {}) })
+        return send(res, 200, {
+          created: 1_700_000_000,
+          data: [{ b64_json: tinyPng.toString('base64') }],
+          ...(reply.usage ? usageBody(reply.usage) : {}),
+        })
       }
       send(res, 404, { error: { message: 'not found' } })
     },

@@ -26,7 +26,13 @@ export function redact(text: string, secrets: readonly string[]): string {
  * (at most 300 characters, credentials removed), retryable after 408, 429 and 5xx.
  * @throws AiProviderError
  */
-export async function postJson(transport: ProviderTransport, url: string, body: unknown, headers: Record<string, string>, signal?: AbortSignal): Promise<OutboundResponse> {
+export async function postJson(
+  transport: ProviderTransport,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<OutboundResponse> {
   let res: OutboundResponse
   try {
     res = await transport.outbound.fetch(url, {
@@ -57,7 +63,12 @@ export async function postJson(transport: ProviderTransport, url: string, body: 
   }
   if (res.status < 200 || res.status > 299) {
     const detail = errorDetail(res)
-    throw new AiProviderError('ai_provider_error', redact(`${transport.label} answered ${res.status}${detail ? `: ${detail}` : ''}`, transport.secrets), isRetryableStatus(res.status), res.status)
+    throw new AiProviderError(
+      'ai_provider_error',
+      redact(`${transport.label} answered ${res.status}${detail ? `: ${detail}` : ''}`, transport.secrets),
+      isRetryableStatus(res.status),
+      res.status,
+    )
   }
   return res
 }
@@ -66,8 +77,15 @@ export async function postJson(transport: ProviderTransport, url: string, body: 
 function errorDetail(res: OutboundResponse): string {
   let detail: string
   try {
-    const body = res.json() as { errors?: { message?: unknown }[]; error?: { message?: unknown } | string; message?: unknown }
-    const candidate = body?.errors?.[0]?.message ?? (typeof body?.error === 'string' ? body.error : body?.error?.message) ?? body?.message
+    const body = res.json() as {
+      errors?: { message?: unknown }[]
+      error?: { message?: unknown } | string
+      message?: unknown
+    }
+    const candidate =
+      body?.errors?.[0]?.message ??
+      (typeof body?.error === 'string' ? body.error : body?.error?.message) ??
+      body?.message
     detail = typeof candidate === 'string' ? candidate : ''
   } catch {
     detail = res.text()
@@ -81,7 +99,12 @@ export function jsonOf(transport: ProviderTransport, res: OutboundResponse): unk
   try {
     return res.json()
   } catch {
-    throw new AiProviderError('ai_invalid_response', `${transport.label} answered with something that is not JSON`, true, res.status)
+    throw new AiProviderError(
+      'ai_invalid_response',
+      `${transport.label} answered with something that is not JSON`,
+      true,
+      res.status,
+    )
   }
 }
 
@@ -99,7 +122,12 @@ export function sniffImage(bytes: Uint8Array): string | null {
   const b = bytes
   if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'image/png'
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg'
-  if (b.length >= 12 && Buffer.from(b.subarray(0, 4)).toString('latin1') === 'RIFF' && Buffer.from(b.subarray(8, 12)).toString('latin1') === 'WEBP') return 'image/webp'
+  if (
+    b.length >= 12 &&
+    Buffer.from(b.subarray(0, 4)).toString('latin1') === 'RIFF' &&
+    Buffer.from(b.subarray(8, 12)).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp'
   if (b.length >= 6 && Buffer.from(b.subarray(0, 3)).toString('latin1') === 'GIF') return 'image/gif'
   return null
 }
@@ -108,8 +136,11 @@ export function sniffImage(bytes: Uint8Array): string | null {
 export function usageTokens(usage: unknown): number | null {
   if (typeof usage !== 'object' || usage === null) return null
   const u = usage as Record<string, unknown>
-  if (typeof u.total_tokens === 'number' && Number.isFinite(u.total_tokens) && u.total_tokens >= 0) return Math.ceil(u.total_tokens)
-  const parts = [u.prompt_tokens, u.completion_tokens, u.input_tokens, u.output_tokens].filter((n): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0)
+  if (typeof u.total_tokens === 'number' && Number.isFinite(u.total_tokens) && u.total_tokens >= 0)
+    return Math.ceil(u.total_tokens)
+  const parts = [u.prompt_tokens, u.completion_tokens, u.input_tokens, u.output_tokens].filter(
+    (n): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0,
+  )
   return parts.length > 0 ? Math.ceil(parts.reduce((a, n) => a + n, 0)) : null
 }
 

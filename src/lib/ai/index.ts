@@ -27,7 +27,10 @@ export interface AiProviders {
  * they are reached even on a loopback or private address (a local Ollama), whatever ALLOW_PRIVATE_NETWORK
  * says; only URLs built from them are ever requested, and redirects are not followed (decision 039).
  */
-export function createAiProviders(options: AiProvidersOptions, outbound: OutboundClient = createOutboundClient({ allowPrivateNetwork: true })): AiProviders {
+export function createAiProviders(
+  options: AiProvidersOptions,
+  outbound: OutboundClient = createOutboundClient({ allowPrivateNetwork: true }),
+): AiProviders {
   const cloudflare = options.cloudflare ? createCloudflareProvider(options.cloudflare, outbound) : null
   const openai = options.openai ? createOpenAiProvider(options.openai, outbound) : null
   return {

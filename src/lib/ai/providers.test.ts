@@ -32,11 +32,17 @@ beforeEach(() => {
 })
 
 const failure = async (call: Promise<unknown>): Promise<AiProviderError> => {
-  const err = await call.then(() => null, (e: unknown) => e)
+  const err = await call.then(
+    () => null,
+    (e: unknown) => e,
+  )
   expect(err).toBeInstanceOf(AiProviderError)
   return err as AiProviderError
 }
-const messages = [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'Hello there' }]
+const messages = [
+  { role: 'system' as const, content: 'Be brief.' },
+  { role: 'user' as const, content: 'Hello there' },
+]
 
 describe('choosing a provider', () => {
   it('cloudflare first, then openai, else none', () => {
@@ -55,7 +61,11 @@ describe('Workers AI (cloudflare)', () => {
   it('POSTs the messages to /accounts/{id}/ai/run/{model} with the bearer token and reads result.response and its usage', async () => {
     cfFake.queue({ text: 'Hi!', usage: 42 })
     const result = await cloudflare.chat({ messages, maxTokens: 50, temperature: 0.2 })
-    expect(result).toEqual({ text: 'Hi!', model: '@cf/meta/llama-3.1-8b-instruct', usage: { tokens: 42, estimated: false } })
+    expect(result).toEqual({
+      text: 'Hi!',
+      model: '@cf/meta/llama-3.1-8b-instruct',
+      usage: { tokens: 42, estimated: false },
+    })
     const [req] = cfFake.received
     expect(req!.path).toBe('/client/v4/accounts/acc-1/ai/run/@cf/meta/llama-3.1-8b-instruct')
     expect(req!.headers.authorization).toBe(`Bearer ${CF_TOKEN}`)
@@ -72,13 +82,20 @@ describe('Workers AI (cloudflare)', () => {
     cfFake.queue({ body: { result: { response: { a: 1 } }, success: true, errors: [] } })
     expect((await cloudflare.chat({ messages })).text).toBe('{"a":1}')
   })
-  it('a 5xx is a retryable ai_provider_error with Workers AI\'s message; a 4xx is not retryable', async () => {
-    cfFake.queue({ status: 503, body: { success: false, errors: [{ code: 3040, message: 'Capacity temporarily exceeded' }] } })
+  it("a 5xx is a retryable ai_provider_error with Workers AI's message; a 4xx is not retryable", async () => {
+    cfFake.queue({
+      status: 503,
+      body: { success: false, errors: [{ code: 3040, message: 'Capacity temporarily exceeded' }] },
+    })
     const busy = await failure(cloudflare.chat({ messages }))
     expect(busy).toMatchObject({ code: 'ai_provider_error', status: 503, retryable: true })
     expect(busy.message).toBe('Workers AI answered 503: Capacity temporarily exceeded')
     cfFake.queue({ status: 400, body: { success: false, errors: [{ code: 5006, message: 'Bad input' }] } })
-    expect(await failure(cloudflare.chat({ messages }))).toMatchObject({ code: 'ai_provider_error', status: 400, retryable: false })
+    expect(await failure(cloudflare.chat({ messages }))).toMatchObject({
+      code: 'ai_provider_error',
+      status: 400,
+      retryable: false,
+    })
     cfFake.queue({ status: 429, body: { success: false, errors: [{ message: 'Too many' }] } })
     expect(await failure(cloudflare.chat({ messages }))).toMatchObject({ status: 429, retryable: true })
   })
@@ -102,14 +119,21 @@ describe('Workers AI (cloudflare)', () => {
   })
   it('images: PNG bytes from stable-diffusion with width and height, base64 from flux; an estimate as usage', async () => {
     const png = await cloudflare.image({ prompt: 'a red fox', width: 512, height: 256 })
-    expect(png).toMatchObject({ mimeType: 'image/png', model: '@cf/stabilityai/stable-diffusion-xl-base-1.0', usage: { tokens: 1003, estimated: true } })
+    expect(png).toMatchObject({
+      mimeType: 'image/png',
+      model: '@cf/stabilityai/stable-diffusion-xl-base-1.0',
+      usage: { tokens: 1003, estimated: true },
+    })
     expect(Buffer.from(png.bytes).equals(tinyPng)).toBe(true)
     expect(JSON.parse(cfFake.received[0]!.body)).toEqual({ prompt: 'a red fox', width: 512, height: 256 })
     const flux = await cloudflare.image({ prompt: 'a red fox', model: '@cf/black-forest-labs/flux-1-schnell' })
     expect(Buffer.from(flux.bytes).equals(tinyPng)).toBe(true)
   })
   it('an unreachable provider is a retryable network_error naming no credential', async () => {
-    const gone = createAiProviders({ cloudflare: { accountId: 'a', apiToken: CF_TOKEN, baseUrl: 'http://127.0.0.1:1/client/v4' }, openai: null }, createOutboundClient({ allowPrivateNetwork: true }))
+    const gone = createAiProviders(
+      { cloudflare: { accountId: 'a', apiToken: CF_TOKEN, baseUrl: 'http://127.0.0.1:1/client/v4' }, openai: null },
+      createOutboundClient({ allowPrivateNetwork: true }),
+    )
     const err = await failure(gone.get('cloudflare')!.chat({ messages }))
     expect(err).toMatchObject({ code: 'network_error', retryable: true })
     expect(err.message).not.toContain(CF_TOKEN)
@@ -124,7 +148,13 @@ describe('OpenAI-compatible (openai)', () => {
     const [req] = openaiFake.received
     expect(req!.path).toBe('/v1/chat/completions')
     expect(req!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`)
-    expect(JSON.parse(req!.body)).toEqual({ model: 'llama3.1:8b', messages, max_tokens: 20, temperature: 0, response_format: { type: 'json_object' } })
+    expect(JSON.parse(req!.body)).toEqual({
+      model: 'llama3.1:8b',
+      messages,
+      max_tokens: 20,
+      temperature: 0,
+      response_format: { type: 'json_object' },
+    })
   })
   it('estimates when a server reports no usage', async () => {
     openaiFake.queue({ text: 'abcd', usage: null })
@@ -133,7 +163,10 @@ describe('OpenAI-compatible (openai)', () => {
   it('a local server without a key gets no Authorization header', async () => {
     const local = await startFakeOpenAi(null)
     try {
-      const provider = createAiProviders({ cloudflare: null, openai: { baseUrl: local.baseUrl, apiKey: null, textModel: 'qwen2.5', imageModel: 'x' } }).get('openai')!
+      const provider = createAiProviders({
+        cloudflare: null,
+        openai: { baseUrl: local.baseUrl, apiKey: null, textModel: 'qwen2.5', imageModel: 'x' },
+      }).get('openai')!
       expect((await provider.chat({ messages })).text).toBe('ok')
       expect(local.received[0]!.headers.authorization).toBeUndefined()
     } finally {
@@ -142,7 +175,12 @@ describe('OpenAI-compatible (openai)', () => {
   })
   it('5xx retryable, 4xx not; the key never in the message', async () => {
     openaiFake.queue({ status: 500, body: { error: { message: 'The server had an error' } } })
-    expect(await failure(openai.chat({ messages }))).toMatchObject({ code: 'ai_provider_error', status: 500, retryable: true, message: 'The OpenAI-compatible provider answered 500: The server had an error' })
+    expect(await failure(openai.chat({ messages }))).toMatchObject({
+      code: 'ai_provider_error',
+      status: 500,
+      retryable: true,
+      message: 'The OpenAI-compatible provider answered 500: The server had an error',
+    })
     openaiFake.queue({ status: 401, body: { error: { message: `Incorrect API key provided: ${OPENAI_KEY}` } } })
     const denied = await failure(openai.chat({ messages }))
     expect(denied).toMatchObject({ code: 'ai_provider_error', status: 401, retryable: false })
@@ -151,7 +189,13 @@ describe('OpenAI-compatible (openai)', () => {
   it('images: /images/generations with size and b64_json', async () => {
     const image = await openai.image({ prompt: 'a red fox', width: 1024, height: 1024 })
     expect(image).toMatchObject({ mimeType: 'image/png', model: 'dall-e-3', usage: { estimated: true } })
-    expect(JSON.parse(openaiFake.received[0]!.body)).toEqual({ model: 'dall-e-3', prompt: 'a red fox', n: 1, response_format: 'b64_json', size: '1024x1024' })
+    expect(JSON.parse(openaiFake.received[0]!.body)).toEqual({
+      model: 'dall-e-3',
+      prompt: 'a red fox',
+      n: 1,
+      response_format: 'b64_json',
+      size: '1024x1024',
+    })
     openaiFake.queue({ body: { data: [{ b64_json: Buffer.from('not an image').toString('base64') }] } })
     expect(await failure(openai.image({ prompt: 'x' }))).toMatchObject({ code: 'ai_invalid_response' })
   })

@@ -27,13 +27,21 @@ const scenarios: Scenario[] = [
   { name: 'returns what was set', steps: [set('a', 1), get('a', 1), get('b', undefined), size(1)] },
   { name: 'overwrites a key', steps: [set('a', 1), set('a', 2), get('a', 2), size(1)] },
   { name: 'keeps an entry until just before its TTL', ttlMs: 1000, steps: [set('a', 1), advance(999), get('a', 1)] },
-  { name: 'expires an entry at its TTL', ttlMs: 1000, steps: [set('a', 1), advance(1000), get('a', undefined), size(0)] },
+  {
+    name: 'expires an entry at its TTL',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(1000), get('a', undefined), size(0)],
+  },
   {
     name: 'does not extend the TTL on read',
     ttlMs: 1000,
     steps: [set('a', 1), advance(600), get('a', 1), advance(400), get('a', undefined)],
   },
-  { name: 'renews the TTL on set', ttlMs: 1000, steps: [set('a', 1), advance(600), set('a', 2), advance(600), get('a', 2)] },
+  {
+    name: 'renews the TTL on set',
+    ttlMs: 1000,
+    steps: [set('a', 1), advance(600), set('a', 2), advance(600), get('a', 2)],
+  },
   {
     name: 'counts only live entries',
     ttlMs: 1000,
@@ -59,7 +67,17 @@ const scenarios: Scenario[] = [
     maxEntries: 2,
     ttlMs: 1000,
     // "a" was read last, so it is the most recently used, but it has expired: "b" must survive.
-    steps: [set('a', 1), advance(500), set('b', 2), advance(400), get('a', 1), advance(200), set('c', 3), get('b', 2), get('c', 3)],
+    steps: [
+      set('a', 1),
+      advance(500),
+      set('b', 2),
+      advance(400),
+      get('a', 1),
+      advance(200),
+      set('c', 3),
+      get('b', 2),
+      get('c', 3),
+    ],
   },
   {
     name: 'deletes one entry',
@@ -73,7 +91,15 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'deleteWhere removes what the predicate picks and counts it',
-    steps: [set('a', 1), set('b', 5), set('c', 2), { op: 'deleteWhere', below: 3, expect: 2 }, get('a', undefined), get('c', undefined), get('b', 5)],
+    steps: [
+      set('a', 1),
+      set('b', 5),
+      set('c', 2),
+      { op: 'deleteWhere', below: 3, expect: 2 },
+      get('a', undefined),
+      get('c', undefined),
+      get('b', 5),
+    ],
   },
   {
     name: 'deleteWhere does not count expired entries',
@@ -98,7 +124,10 @@ describe('ttl cache', () => {
         case 'delete':
           return expect(cache.delete(step.key), at).toBe(step.expect)
         case 'deleteWhere':
-          return expect(cache.deleteWhere((_key, value) => value < step.below), at).toBe(step.expect)
+          return expect(
+            cache.deleteWhere((_key, value) => value < step.below),
+            at,
+          ).toBe(step.expect)
         case 'advance':
           now += step.ms
           return
@@ -224,7 +253,11 @@ describe('ttl cache getOrLoad', () => {
 
   it('counts the TTL from the start of the load', async () => {
     let now = 0
-    const timed = createTtlCache<string>({ maxEntries: 10, ttlMs: 1000, clock: { now: () => now, seconds: () => Math.floor(now / 1000) } })
+    const timed = createTtlCache<string>({
+      maxEntries: 10,
+      ttlMs: 1000,
+      clock: { now: () => now, seconds: () => Math.floor(now / 1000) },
+    })
     await timed.getOrLoad('a', async () => {
       now += 400 // a slow read
       return 'v'

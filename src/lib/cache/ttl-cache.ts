@@ -49,7 +49,8 @@ interface Entry<V> {
 /** Creates an empty cache. Throws RangeError (no AppError code) when maxEntries or ttlMs is not a positive integer. */
 export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
   const { maxEntries, ttlMs, clock } = options
-  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`)
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1)
+    throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`)
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}`)
   // A Map iterates in insertion order; re-inserting on use keeps the least recently used entry first.
   const entries = new Map<string, Entry<V>>()

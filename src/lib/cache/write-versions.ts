@@ -70,7 +70,11 @@ interface ScriptedRedis extends Redis {
  * Versions every instance on the same Redis and prefix shares, stored as `${prefix}${key}` (no expiry: a
  * key per collection). Throws Error (no AppError code) when Redis cannot be reached, at creation or later.
  */
-export async function createRedisWriteVersions(url: string, prefix: string, options: { onError?: (err: unknown) => void } = {}): Promise<WriteVersions> {
+export async function createRedisWriteVersions(
+  url: string,
+  prefix: string,
+  options: { onError?: (err: unknown) => void } = {},
+): Promise<WriteVersions> {
   const client = (await connectRedis(url, 'versions', options.onError ?? (() => {}))) as ScriptedRedis
   client.defineCommand('plinthVersionCurrent', { numberOfKeys: 1, lua: currentScript })
   client.defineCommand('plinthVersionBump', { numberOfKeys: 1, lua: bumpScript })

@@ -30,5 +30,9 @@ function watchParent(): void {
     const { workerData } = require('node:worker_threads')
     setInterval(() => { if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL') }, 500)
   `
-  new Worker(code, { eval: true, workerData: { parent: process.ppid }, resourceLimits: { maxOldGenerationSizeMb: 8 } }).unref()
+  new Worker(code, {
+    eval: true,
+    workerData: { parent: process.ppid },
+    resourceLimits: { maxOldGenerationSizeMb: 8 },
+  }).unref()
 }

@@ -16,7 +16,9 @@ export interface ChildPoolOptions {
 
 /** Why a part has no value: past its time (`timeout`), its child ran out of memory or died, an earlier part ended the child (`skipped`), no child could start or the wait was aborted (`unavailable`). */
 export type PartFailure = 'timeout' | 'memory' | 'crashed' | 'skipped' | 'unavailable'
-export type PartOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: PartFailure }
+export type PartOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: PartFailure }
 
 export interface RunOptions {
   /** How many parts the child answers for this job (it emits each by index). */
@@ -54,7 +56,8 @@ const memoryDeath = /heap out of memory|invalid size error|invalid array length|
 // child registers tsx's loader first: a child process does not inherit the parent's loader hooks.
 function loaderArgs(entry: URL): string[] {
   if (!entry.pathname.endsWith('.ts')) return []
-  const tsx = new URL('dist/esm/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href
+  const tsx = new URL('dist/esm/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json')))
+    .href
   return ['--import', tsx]
 }
 
@@ -84,7 +87,12 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
   function spawn(): Child {
     spawned++
     // No copy of the server's environment: nothing to find in the child even past the evaluator.
-    const child = fork(entry, [], { execArgv, env: {}, serialization: 'json', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    const child = fork(entry, [], {
+      execArgv,
+      env: {},
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
     let markReady: (ok: boolean) => void = () => undefined
     const ready = new Promise<boolean>((resolve) => (markReady = resolve))
     const entryOf: Child = { process: child, ready, stderr: '', exited: false, booted: false }
@@ -194,7 +202,10 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
           child.process.off('message', onMessage).off('close', onClose)
           // The part that was running takes the failure; those after it were never reached.
           const current = outcomes.findIndex((o) => o === undefined)
-          const filled = outcomes.map((o, i): PartOutcome => o ?? { ok: false, reason: failure === null ? 'crashed' : i === current ? failure : 'skipped' })
+          const filled = outcomes.map(
+            (o, i): PartOutcome =>
+              o ?? { ok: false, reason: failure === null ? 'crashed' : i === current ? failure : 'skipped' },
+          )
           release(child, failure === null)
           endTurn()
           resolve(filled)

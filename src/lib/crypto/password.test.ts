@@ -65,7 +65,10 @@ describe('hashPassword / verifyPassword', () => {
     const edited = [parts[0], parts[1], parts[2], hash.toString('base64')].join('$')
     expect(await verifyPassword('pw', edited, fast)).toEqual({ ok: false, needsRehash: false })
     // Lowering the stored count changes the derived key too.
-    expect(await verifyPassword('pw', stored.replace('$1000$', '$999$'), fast)).toEqual({ ok: false, needsRehash: false })
+    expect(await verifyPassword('pw', stored.replace('$1000$', '$999$'), fast)).toEqual({
+      ok: false,
+      needsRehash: false,
+    })
   })
 
   const salt = Buffer.alloc(16, 1).toString('base64')

@@ -32,7 +32,11 @@ export async function hashPassword(password: string, iterations: number): Promis
  * Checks a password against a stored hash in constant time. Never throws: a malformed stored value
  * (or none, for accounts without a password) is false after the same work as a real check.
  */
-export async function verifyPassword(password: string, stored: string, currentIterations: number): Promise<PasswordCheck> {
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  currentIterations: number,
+): Promise<PasswordCheck> {
   const parsed = parseStored(stored)
   if (!parsed) {
     await burnPasswordCheck(password, clampIterations(currentIterations))
@@ -58,7 +62,8 @@ function derive(password: string, salt: Buffer, iterations: number): Promise<Buf
 function parseStored(stored: unknown): { iterations: number; salt: Buffer; hash: Buffer } | null {
   if (typeof stored !== 'string') return null
   const [name, count, salt64, hash64, ...rest] = stored.split('$')
-  if (name !== scheme || rest.length > 0 || count === undefined || salt64 === undefined || hash64 === undefined) return null
+  if (name !== scheme || rest.length > 0 || count === undefined || salt64 === undefined || hash64 === undefined)
+    return null
   if (!/^[1-9]\d{0,9}$/.test(count)) return null
   const iterations = Number(count)
   if (iterations > maxIterations) return null

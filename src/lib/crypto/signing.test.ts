@@ -14,12 +14,13 @@ describe('sign / verify', () => {
     expect(sign(secret, 'file-url', payload)).toBe(signature)
   })
 
-  it.each([['a short payload', payload], ['an empty payload', ''], ['a unicode payload', 'résumé ✓']])(
-    'verifies its own signature for %s',
-    (_name, p) => {
-      expect(verify(secret, 'file-url', p, sign(secret, 'file-url', p))).toBe(true)
-    },
-  )
+  it.each([
+    ['a short payload', payload],
+    ['an empty payload', ''],
+    ['a unicode payload', 'résumé ✓'],
+  ])('verifies its own signature for %s', (_name, p) => {
+    expect(verify(secret, 'file-url', p, sign(secret, 'file-url', p))).toBe(true)
+  })
 
   const good = sign(secret, 'file-url', payload)
   const flipped = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A')

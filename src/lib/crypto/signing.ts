@@ -7,7 +7,9 @@ import { safeEqual } from './tokens.js'
  * as base64url. Throws internal when the secret key is under 32 bytes or the purpose is empty.
  */
 export function sign(secretKey: string, purpose: string, payload: string): string {
-  return createHmac('sha256', deriveKey(secretKey, `signing/${purpose}`)).update(payload, 'utf8').digest('base64url')
+  return createHmac('sha256', deriveKey(secretKey, `signing/${purpose}`))
+    .update(payload, 'utf8')
+    .digest('base64url')
 }
 
 /** Whether `signature` is the signature of `payload` for `purpose`, compared in constant time; throws internal like sign. */

@@ -10,7 +10,10 @@ export interface ColumnInfo {
 /** The columns a table has in the database right now (empty when the table does not exist). */
 export async function describeTable(handle: DbHandle, table: string): Promise<ColumnInfo[]> {
   if (handle.kind === 'sqlite') {
-    const result = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table}) order by cid`.execute(handle.db)
+    const result = await sql<{
+      name: string
+      type: string
+    }>`select name, type from pragma_table_info(${table}) order by cid`.execute(handle.db)
     return result.rows.map((r) => ({ name: r.name, type: r.type }))
   }
   const result = await sql<{ name: string; type: string }>`

@@ -5,11 +5,19 @@ import { runMigrations, type Migration } from './migrate.js'
 
 const createA: Migration = {
   name: '0001-a',
-  up: (db) => db.schema.createTable('a').addColumn('id', 'text', (c) => c.primaryKey()).execute(),
+  up: (db) =>
+    db.schema
+      .createTable('a')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute(),
 }
 const createB: Migration = {
   name: '0002-b',
-  up: (db) => db.schema.createTable('b').addColumn('id', 'text', (c) => c.primaryKey()).execute(),
+  up: (db) =>
+    db.schema
+      .createTable('b')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute(),
 }
 const failing: Migration = {
   name: '0003-fails',
@@ -56,7 +64,10 @@ describe.each(dialects())('runMigrations on %s', (kind) => {
 
   it('two runners at once apply each migration exactly once', async () => {
     f = await openFixture(kind)
-    const results = await Promise.all([runMigrations(f.db, kind, [createA, createB]), runMigrations(f.db, kind, [createA, createB])])
+    const results = await Promise.all([
+      runMigrations(f.db, kind, [createA, createB]),
+      runMigrations(f.db, kind, [createA, createB]),
+    ])
     expect(results.flat().sort()).toEqual(['0001-a', '0002-b'])
   })
 })

@@ -14,7 +14,11 @@ const table = 'plinth_migrations'
  * On PostgreSQL an advisory lock makes concurrent instances wait for each other instead of racing.
  * Throws when the database holds migrations this build does not know (it is newer than the code).
  */
-export async function runMigrations(db: Kysely<any>, kind: DbKind, migrations: readonly Migration[]): Promise<string[]> {
+export async function runMigrations(
+  db: Kysely<any>,
+  kind: DbKind,
+  migrations: readonly Migration[],
+): Promise<string[]> {
   assertOrdered(migrations)
   await db.transaction().execute(async (trx) => {
     await lock(trx, kind)
@@ -40,7 +44,10 @@ export async function runMigrations(db: Kysely<any>, kind: DbKind, migrations: r
       const exists = await trx.selectFrom(table).select('name').where('name', '=', migration.name).executeTakeFirst()
       if (exists) return false
       await migration.up(trx, kind)
-      await trx.insertInto(table).values({ name: migration.name, applied_at: Math.floor(Date.now() / 1000) }).execute()
+      await trx
+        .insertInto(table)
+        .values({ name: migration.name, applied_at: Math.floor(Date.now() / 1000) })
+        .execute()
       return true
     })
     if (ran) done.push(migration.name)

@@ -9,7 +9,9 @@ const INT8_OID = 20
 // Timestamps and counters are int8; they fit a JS number (Unix seconds, row counts).
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 }
 
 export interface PgPoolOptions {

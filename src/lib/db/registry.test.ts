@@ -79,7 +79,7 @@ describe.each(dialects())('database registry on %s', (kind: DbKind) => {
     await expect(main.db.selectFrom('t').selectAll().execute()).rejects.toMatchObject({ code: 'internal' })
   })
 
-  it('refuses an unknown binding, another project\'s binding and unsafe ids with not_found', async () => {
+  it("refuses an unknown binding, another project's binding and unsafe ids with not_found", async () => {
     const { registry } = await open({ archive: { id: 'archive', kind: 'sqlite' } })
     await expect(registry.get(projectA, 'nope')).rejects.toMatchObject({ code: 'not_found' })
     await expect(registry.get(projectB, 'archive')).rejects.toMatchObject({ code: 'not_found' })
@@ -87,7 +87,7 @@ describe.each(dialects())('database registry on %s', (kind: DbKind) => {
     await expect(registry.get(projectA, 'x"; drop schema plinth;--')).rejects.toMatchObject({ code: 'not_found' })
   })
 
-  it('a collection\'s own database: made by createOwn only, opened by get, removed whole by dropOwn', async () => {
+  it("a collection's own database: made by createOwn only, opened by get, removed whole by dropOwn", async () => {
     const { registry, dataDir } = await open()
     const id = ownDatabaseId('c'.repeat(32))
     const exists = async () =>
@@ -104,7 +104,9 @@ describe.each(dialects())('database registry on %s', (kind: DbKind) => {
     expect(await exists()).toBe(true)
     expect(await registry.get(projectA, id)).toBe(made)
     // Apart from the project's own database.
-    await expect((await registry.get(projectA)).db.selectFrom('notes').selectAll().execute()).rejects.toMatchObject({ code: 'internal' })
+    await expect((await registry.get(projectA)).db.selectFrom('notes').selectAll().execute()).rejects.toMatchObject({
+      code: 'internal',
+    })
     // Only its own project reaches the file (on PostgreSQL only the collection's databaseId ever asks).
     if (kind === 'sqlite') await expect(registry.get(projectB, id)).rejects.toMatchObject({ code: 'not_found' })
     // createOwn takes only own-database ids, never a binding's or the project's.
@@ -138,7 +140,13 @@ describe.runIf(testDatabaseUrl())('a registered postgres binding', () => {
     const registry = await createDatabaseRegistry({
       kind: 'sqlite',
       dataDir,
-      resolveBinding: () => async () => ({ id: 'warehouse', kind: 'postgres', url: external.url, schema: 'warehouse', privateNetwork: true }),
+      resolveBinding: () => async () => ({
+        id: 'warehouse',
+        kind: 'postgres',
+        url: external.url,
+        schema: 'warehouse',
+        privateNetwork: true,
+      }),
     })
     try {
       const handle = await registry.get(projectA, 'warehouse')

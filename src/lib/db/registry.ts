@@ -126,7 +126,11 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     return join(options.dataDir, 'projects', projectId, 'collections', `${databaseId.slice(ownPrefix.length)}.db`)
   }
 
-  async function openOwn(projectId: string, databaseId: string, create: boolean): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
+  async function openOwn(
+    projectId: string,
+    databaseId: string,
+    create: boolean,
+  ): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
     const missing = () => new AppError('not_found', 'Database binding not found', { databaseId })
     if (sharedPg) {
       // The schema name is the id itself (`collection_` and 32 hex digits, within PostgreSQL's 63).
@@ -162,7 +166,10 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
     return entry
   }
 
-  async function openBinding(projectId: string, bindingId: string): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
+  async function openBinding(
+    projectId: string,
+    bindingId: string,
+  ): Promise<{ handle: DbHandle; root: Kysely<any> | null }> {
     const descriptor = await resolveBinding?.(projectId, bindingId)
     if (!descriptor) throw new AppError('not_found', 'Database binding not found', { databaseId: bindingId })
     if (descriptor.kind === 'sqlite') {
@@ -186,7 +193,11 @@ export async function createDatabaseRegistry(options: DatabaseRegistryOptions): 
       if (!entry) {
         entry = remember(
           key,
-          bindingId === MAIN_BINDING ? openMain(projectId) : isOwnDatabaseId(bindingId) ? openOwn(projectId, bindingId, false) : openBinding(projectId, bindingId),
+          bindingId === MAIN_BINDING
+            ? openMain(projectId)
+            : isOwnDatabaseId(bindingId)
+              ? openOwn(projectId, bindingId, false)
+              : openBinding(projectId, bindingId),
         )
       }
       return (await entry).handle

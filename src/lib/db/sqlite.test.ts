@@ -11,7 +11,8 @@ const fresh = () => openSqlite(join(mkdtempSync(join(tmpdir(), 'plinth-sqlite-')
 describe('openSqlite', () => {
   it('sets WAL, synchronous=NORMAL, a busy timeout and foreign keys', async () => {
     const db = fresh()
-    const pragma = async (name: string) => (await sql.raw(`pragma ${name}`).execute(db)).rows[0] as Record<string, unknown>
+    const pragma = async (name: string) =>
+      (await sql.raw(`pragma ${name}`).execute(db)).rows[0] as Record<string, unknown>
     expect(await pragma('journal_mode')).toEqual({ journal_mode: 'wal' })
     expect(await pragma('synchronous')).toEqual({ synchronous: 1 })
     expect(await pragma('busy_timeout')).toEqual({ timeout: 5000 })
@@ -38,7 +39,13 @@ describe('openSqlite', () => {
   it('binds booleans as 1 and 0, in values and in raw SQL', async () => {
     const db = fresh()
     await db.schema.createTable('t').addColumn('id', 'integer').addColumn('flag', 'boolean').execute()
-    await db.insertInto('t').values([{ id: 1, flag: true }, { id: 2, flag: false }]).execute()
+    await db
+      .insertInto('t')
+      .values([
+        { id: 1, flag: true },
+        { id: 2, flag: false },
+      ])
+      .execute()
     const rows = await db.selectFrom('t').selectAll().where('flag', '=', true).execute()
     expect(rows).toEqual([{ id: 1, flag: 1 }])
     const raw = await sql<{ id: number }>`select id from t where flag = ${false}`.execute(db)

@@ -21,7 +21,10 @@ describe.each(dialects())('driver errors on %s', (kind) => {
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('parent_id', 'text', (c) => c.references('parent.id'))
       .execute()
-    await f.db.insertInto('parent').values({ id: 'p1', email: 'secret-address@example.com', name: 'x', age: 1 }).execute()
+    await f.db
+      .insertInto('parent')
+      .values({ id: 'p1', email: 'secret-address@example.com', name: 'x', age: 1 })
+      .execute()
   })
   afterAll(async () => {
     await f?.close()

@@ -14,7 +14,13 @@ export function translateDbError(err: unknown): AppError {
   if (/^[0-9A-Z]{5}$/.test(code) && e.severity !== undefined) return fromPostgres(code, err)
   if (connectionCodes.has(code)) return unavailable(err)
   // A guarded binding whose host now resolves to a private address (lib/outbound): not transient.
-  if (isBlockedAddressError(err)) return new AppError('service_unavailable', 'The database is on an address this server may not reach', {}, { cause: err })
+  if (isBlockedAddressError(err))
+    return new AppError(
+      'service_unavailable',
+      'The database is on an address this server may not reach',
+      {},
+      { cause: err },
+    )
   return new AppError('internal', 'Database error', {}, { cause: err })
 }
 
@@ -27,7 +33,12 @@ function fromSqlite(code: string, message: string, cause: unknown): AppError {
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
       return new AppError('already_exists', uniqueMessage(columns), { fields: columns }, { cause })
     case 'SQLITE_CONSTRAINT_NOTNULL':
-      return new AppError('missing_field', `Missing required field: ${columns.join(', ')}`, { fields: columns }, { cause })
+      return new AppError(
+        'missing_field',
+        `Missing required field: ${columns.join(', ')}`,
+        { fields: columns },
+        { cause },
+      )
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return new AppError('conflict', 'A related record prevents this change', {}, { cause })
     case 'SQLITE_CONSTRAINT_CHECK':
@@ -48,7 +59,10 @@ function sqliteColumns(message: string): string[] {
   const index = /^index '[a-z][a-z0-9_]*?__([a-z][a-z0-9_]*)__uq'$/.exec(list.trim())
   if (index) return [index[1]!]
   if (list.trim().startsWith('index ')) return []
-  return list.split(',').map((c) => c.trim().split('.').pop() ?? '').filter(Boolean)
+  return list
+    .split(',')
+    .map((c) => c.trim().split('.').pop() ?? '')
+    .filter(Boolean)
 }
 
 function fromPostgres(code: string, cause: unknown): AppError {
@@ -60,7 +74,12 @@ function fromPostgres(code: string, cause: unknown): AppError {
     }
     case '23502': {
       const columns = e.column ? [e.column] : []
-      return new AppError('missing_field', `Missing required field: ${columns.join(', ')}`, { fields: columns }, { cause })
+      return new AppError(
+        'missing_field',
+        `Missing required field: ${columns.join(', ')}`,
+        { fields: columns },
+        { cause },
+      )
     }
     case '23503':
       return new AppError('conflict', 'A related record prevents this change', {}, { cause })
@@ -80,7 +99,8 @@ function fromPostgres(code: string, cause: unknown): AppError {
     case '22P02':
       return new AppError('invalid_field', 'A value does not fit its column type', {}, { cause })
   }
-  if (code.startsWith('08') || code.startsWith('53') || code === '57014' || code.startsWith('57P')) return unavailable(cause)
+  if (code.startsWith('08') || code.startsWith('53') || code === '57014' || code.startsWith('57P'))
+    return unavailable(cause)
   return new AppError('internal', 'Database error', {}, { cause })
 }
 
@@ -89,7 +109,10 @@ function fromPostgres(code: string, cause: unknown): AppError {
  * of a JSON document (a kv field: `Key ((doc ->> 'a'::text))=…`) names those keys.
  */
 function postgresKeyColumns(detail: string | undefined): string[] {
-  const keys = detail?.startsWith('Key (') && detail.includes('->') ? [...(detail.split(')=(')[0] ?? '').matchAll(/->>? '([a-z][a-z0-9_]*)'::text/g)].map((m) => m[1]!) : []
+  const keys =
+    detail?.startsWith('Key (') && detail.includes('->')
+      ? [...(detail.split(')=(')[0] ?? '').matchAll(/->>? '([a-z][a-z0-9_]*)'::text/g)].map((m) => m[1]!)
+      : []
   if (keys.length > 0) return keys
   const match = detail?.match(/^Key \(([^)]*)\)=/)
   return match?.[1] ? match[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) : []
@@ -100,8 +123,13 @@ function uniqueMessage(columns: string[]): string {
 }
 
 function unavailable(cause: unknown): AppError {
-  return new AppError('service_unavailable', 'The database is busy or unreachable; retry shortly', {}, {
-    cause,
-    headers: { 'Retry-After': '1' },
-  })
+  return new AppError(
+    'service_unavailable',
+    'The database is busy or unreachable; retry shortly',
+    {},
+    {
+      cause,
+      headers: { 'Retry-After': '1' },
+    },
+  )
 }

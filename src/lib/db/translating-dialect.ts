@@ -109,7 +109,9 @@ async function guard<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function* translateStream<R>(stream: AsyncIterableIterator<QueryResult<R>>): AsyncIterableIterator<QueryResult<R>> {
+async function* translateStream<R>(
+  stream: AsyncIterableIterator<QueryResult<R>>,
+): AsyncIterableIterator<QueryResult<R>> {
   try {
     yield* stream
   } catch (err) {

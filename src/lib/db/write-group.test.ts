@@ -30,7 +30,11 @@ describe('write group', () => {
     expect(committed()).toEqual([])
     const seen: string[][] = []
     await Promise.all(answers.map((a) => Promise.resolve(a).then(() => seen.push(committed()))))
-    expect(seen).toEqual([['a', 'b', 'c'], ['a', 'b', 'c'], ['a', 'b', 'c']])
+    expect(seen).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+    ])
   })
 
   it('a failing statement fails alone; the rest of the group commits', async () => {
@@ -74,7 +78,7 @@ describe('write groups behind openSqlite', () => {
     const db = openSqlite(join(mkdtempSync(join(tmpdir(), 'plinth-group-')), 'a.db'))
     await sql`create table t (id integer primary key, v text unique)`.execute(db)
     const insert = (v: string) => runCompiled(db, CompiledQuery.raw('insert into t (v) values (?) returning v', [v]))
-    const count = async () => Number(((await sql<{ n: number }>`select count(*) as n from t`.execute(db)).rows[0]!).n)
+    const count = async () => Number((await sql<{ n: number }>`select count(*) as n from t`.execute(db)).rows[0]!.n)
     return { db, insert, count }
   }
 
@@ -84,11 +88,34 @@ describe('write groups behind openSqlite', () => {
     // A Kysely transaction begins while the group is open: the group commits first, so BEGIN succeeds.
     await db.transaction().execute(async (trx) => {
       await sql`insert into t (v) values ('c')`.execute(trx)
-      // A direct write inside someone else's transaction waits for it, then runs on its own.
+      // A direct write inside someone else's transaction waits for it, then runs in a group of its own.
       pending.push(insert('d'))
     })
     expect((await Promise.all(pending)).map((rows) => rows[0])).toEqual([{ v: 'a' }, { v: 'b' }, { v: 'd' }])
     expect(await count()).toBe(4)
+    await db.destroy()
+  })
+
+  it('writes that arrive during a transaction wait for it, then share one commit; its rollback does not take them', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'plinth-group-')), 'a.db')
+    const db = openSqlite(file)
+    await sql`create table t (id integer primary key, v text unique)`.execute(db)
+    const other = new Database(file, { readonly: true })
+    const committed = () => (other.prepare('select v from t order by id').all() as { v: string }[]).map((r) => r.v)
+    const pending: Promise<unknown[]>[] = []
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`insert into t (v) values ('in the transaction')`.execute(trx)
+        for (const v of ['x', 'y', 'z'])
+          pending.push(runCompiled(db, CompiledQuery.raw('insert into t (v) values (?)', [v])))
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(committed()).toEqual([])
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    await Promise.all(pending)
+    expect(committed()).toEqual(['x', 'y', 'z'])
+    other.close()
     await db.destroy()
   })
 

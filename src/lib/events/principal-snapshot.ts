@@ -14,5 +14,9 @@ export interface PrincipalSnapshot {
 
 /** The event-safe snapshot of a principal: no session, capabilities or project switch. */
 export function principalSnapshot(principal: Principal): PrincipalSnapshot {
-  return { id: principal.kind === 'api_key' ? principal.apiKeyId : principal.userId, kind: principal.kind, role: principal.roleName }
+  return {
+    id: principal.kind === 'api_key' ? principal.apiKeyId : principal.userId,
+    kind: principal.kind,
+    role: principal.roleName,
+  }
 }

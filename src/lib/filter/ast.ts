@@ -29,8 +29,18 @@ export type FieldPath = readonly [string, ...string[]]
 
 /** Operators that compare the field with one value. */
 export const valueOps = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte',
-  'contains', 'ncontains', 'starts_with', 'nstarts_with', 'ends_with', 'nends_with',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'ncontains',
+  'starts_with',
+  'nstarts_with',
+  'ends_with',
+  'nends_with',
 ] as const
 /** Operators that compare the field with a list of values. */
 export const listOps = ['in', 'nin'] as const
@@ -74,7 +84,11 @@ export interface PresenceCompare {
   readonly field: FieldPath
   readonly op: PresenceOp
 }
-export type CompareNode<O extends Operand = Operand> = ValueCompare<O> | ListCompare<O> | BetweenCompare<O> | PresenceCompare
+export type CompareNode<O extends Operand = Operand> =
+  | ValueCompare<O>
+  | ListCompare<O>
+  | BetweenCompare<O>
+  | PresenceCompare
 
 /** All items must hold; with no items it is TRUE (the empty filter). */
 export interface AndNode<O extends Operand = Operand> {
@@ -127,7 +141,12 @@ export function compareValue<O extends Operand>(field: FieldPath, op: ValueOp, v
 }
 
 /** Builds a frozen list comparison (in, nin), marked `split` when written as a comma-separated string; throws nothing. */
-export function compareList<O extends Operand>(field: FieldPath, op: ListOp, values: readonly O[], split = false): ListCompare<O> {
+export function compareList<O extends Operand>(
+  field: FieldPath,
+  op: ListOp,
+  values: readonly O[],
+  split = false,
+): ListCompare<O> {
   const node = { kind: 'compare', field: freezePath(field), op, values: Object.freeze([...values]) } as const
   return Object.freeze(split ? { ...node, split: true } : node)
 }

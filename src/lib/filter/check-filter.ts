@@ -1,7 +1,14 @@
 import { AppError } from '../errors.js'
 import {
-  andNode, compareList, literal, orNode,
-  type CompareNode, type CompareOp, type FilterNode, type Operand, type ResolvedFilterNode,
+  andNode,
+  compareList,
+  literal,
+  orNode,
+  type CompareNode,
+  type CompareOp,
+  type FilterNode,
+  type Operand,
+  type ResolvedFilterNode,
 } from './ast.js'
 import type { FieldResolver } from './field-resolver.js'
 import { fieldValues, isCalendarDate, type FieldValues } from './field-values.js'
@@ -11,9 +18,21 @@ import { variableValues } from './variables.js'
 /** How an operator uses its value: compared for equality, ordered against, or searched as text. */
 type Use = 'equal' | 'order' | 'text'
 
-const uses: Readonly<Record<Exclude<CompareOp, 'in' | 'nin' | 'between' | 'is_null' | 'not_null' | 'empty' | 'not_empty'>, Use>> = {
-  eq: 'equal', neq: 'equal', gt: 'order', gte: 'order', lt: 'order', lte: 'order',
-  contains: 'text', ncontains: 'text', starts_with: 'text', nstarts_with: 'text', ends_with: 'text', nends_with: 'text',
+const uses: Readonly<
+  Record<Exclude<CompareOp, 'in' | 'nin' | 'between' | 'is_null' | 'not_null' | 'empty' | 'not_empty'>, Use>
+> = {
+  eq: 'equal',
+  neq: 'equal',
+  gt: 'order',
+  gte: 'order',
+  lt: 'order',
+  lte: 'order',
+  contains: 'text',
+  ncontains: 'text',
+  starts_with: 'text',
+  nstarts_with: 'text',
+  ends_with: 'text',
+  nends_with: 'text',
 }
 
 /**
@@ -74,17 +93,26 @@ function checkCompare(node: CompareNode, resolver: FieldResolver): CompareNode {
 
 function checkValue(operand: Operand, values: FieldValues, use: Use, op: string, at: string): void {
   if (values.kind === 'any') return
-  if (use === 'text' && values.kind !== 'string') throw filterError(at, `${op} compares text, and this is ${kindName(values)} field`)
+  if (use === 'text' && values.kind !== 'string')
+    throw filterError(at, `${op} compares text, and this is ${kindName(values)} field`)
   const given = operandValues(operand)
   if (given === null) return
   if (given.kind !== values.kind) throw filterError(at, `${op} takes ${wanted(values)} here, not ${shown(operand)}`)
   if (use === 'text' || values.kind !== 'string') return
   if (values.format === 'date') {
-    const isDate = operand.kind === 'literal' ? isCalendarDate(String(operand.value)) : given.kind === 'string' && given.format === 'date'
+    const isDate =
+      operand.kind === 'literal'
+        ? isCalendarDate(String(operand.value))
+        : given.kind === 'string' && given.format === 'date'
     if (!isDate) throw filterError(at, `${op} takes a date as YYYY-MM-DD here, not ${shown(operand)}`)
   }
   // A variable's value is not known before the request; only a literal can be held to the choices.
-  if (use === 'equal' && values.choices && operand.kind === 'literal' && !values.choices.includes(String(operand.value))) {
+  if (
+    use === 'equal' &&
+    values.choices &&
+    operand.kind === 'literal' &&
+    !values.choices.includes(String(operand.value))
+  ) {
     throw filterError(at, `${shown(operand)} is not one of the field's choices`)
   }
 }
@@ -122,7 +150,11 @@ function convert(operand: Operand, values: FieldValues, at: string): Operand {
     case 'number': {
       const number = decimal.test(text) ? Number(text) : Number.NaN
       const fits = values.integer === true ? Number.isSafeInteger(number) : Number.isFinite(number)
-      if (!fits) throw filterError(at, `in takes ${values.integer === true ? 'whole numbers' : 'numbers'} here, and ${quote(text)} is not one`)
+      if (!fits)
+        throw filterError(
+          at,
+          `in takes ${values.integer === true ? 'whole numbers' : 'numbers'} here, and ${quote(text)} is not one`,
+        )
       return literal(number)
     }
     case 'boolean':

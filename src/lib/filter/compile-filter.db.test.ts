@@ -2,7 +2,17 @@ import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, openFixture, type DialectFixture } from '../../../test/support/dialects.js'
 import type { DbKind } from '../db/index.js'
-import { compareBetween, compareList, comparePresence, compareValue, literal, valueOps, type FieldPath, type ResolvedFilterNode, type Scalar } from './ast.js'
+import {
+  compareBetween,
+  compareList,
+  comparePresence,
+  compareValue,
+  literal,
+  valueOps,
+  type FieldPath,
+  type ResolvedFilterNode,
+  type Scalar,
+} from './ast.js'
 import { checkFilter } from './check-filter.js'
 import { compileFilter } from './compile-filter.js'
 import { evaluateFilter } from './evaluate.js'
@@ -17,7 +27,11 @@ import { resolveVariables } from './variables.js'
 type Row = Readonly<Record<string, unknown>>
 
 const columnKind: Record<(typeof filterColumns)[keyof typeof filterColumns], ColumnKind> = {
-  text: 'text', integer: 'integer', real: 'number', boolean: 'boolean', json: 'json',
+  text: 'text',
+  integer: 'integer',
+  real: 'number',
+  boolean: 'boolean',
+  json: 'json',
 }
 const sqlTypes: Record<DbKind, Record<ColumnKind, string>> = {
   sqlite: { text: 'text', integer: 'integer', number: 'real', boolean: 'boolean', json: 'text' },
@@ -50,7 +64,10 @@ const sqliteOnlyRecords: readonly Row[] = [
 
 const tables = {
   filter_records: { kinds: recordKinds, records: () => filterRecords as readonly Row[] },
-  filter_json: { kinds: jsonKinds, records: (kind: DbKind) => (kind === 'sqlite' ? [...jsonRecords, ...sqliteOnlyRecords] : jsonRecords) },
+  filter_json: {
+    kinds: jsonKinds,
+    records: (kind: DbKind) => (kind === 'sqlite' ? [...jsonRecords, ...sqliteOnlyRecords] : jsonRecords),
+  },
 } as const
 type TableName = keyof typeof tables
 
@@ -62,10 +79,12 @@ async function createTable(db: Kysely<any>, kind: DbKind, name: TableName): Prom
   }
   await create.execute()
   const rows = records(kind).map((record) =>
-    Object.fromEntries(Object.entries(kinds).map(([column, type]) => {
-      const value = record[column] ?? null
-      return [column, type === 'json' && value !== null ? JSON.stringify(value) : value]
-    })),
+    Object.fromEntries(
+      Object.entries(kinds).map(([column, type]) => {
+        const value = record[column] ?? null
+        return [column, type === 'json' && value !== null ? JSON.stringify(value) : value]
+      }),
+    ),
   )
   await db.insertInto(name).values(rows).execute()
 }
@@ -78,15 +97,29 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
   }
 
   const idsInOrder = (name: TableName, ids: readonly string[]): string[] =>
-    tables[name].records(kind).map((r) => String(r.id)).filter((id) => ids.includes(id))
+    tables[name]
+      .records(kind)
+      .map((r) => String(r.id))
+      .filter((id) => ids.includes(id))
   const evaluated = (name: TableName, node: ResolvedFilterNode): string[] =>
-    tables[name].records(kind).filter((record) => evaluateFilter(node, record)).map((record) => String(record.id))
+    tables[name]
+      .records(kind)
+      .filter((record) => evaluateFilter(node, record))
+      .map((record) => String(record.id))
 
   const select = async (name: TableName, node: ResolvedFilterNode): Promise<string[]> => {
-    const rows = await f.db.selectFrom(name).select('id').where(compileFilter(node, resolvers[name], kind)).execute()
-    return idsInOrder(name, rows.map((row: { id: string }) => row.id))
+    const rows = await f.db
+      .selectFrom(name)
+      .select('id')
+      .where(compileFilter(node, resolvers[name], kind))
+      .execute()
+    return idsInOrder(
+      name,
+      rows.map((row: { id: string }) => row.id),
+    )
   }
-  const run = (filter: unknown, context = filterContext) => select('filter_records', resolveVariables(parseFilter(filter), context))
+  const run = (filter: unknown, context = filterContext) =>
+    select('filter_records', resolveVariables(parseFilter(filter), context))
 
   beforeAll(async () => {
     f = await openFixture(kind)
@@ -113,7 +146,11 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
     const rows: { name: string; filter: unknown; matches: string[] }[] = [
       { name: 'a number never equals a text column', filter: { name: { _eq: 5 } }, matches: [] },
       { name: 'a string never equals a number column', filter: { age: '25' }, matches: [] },
-      { name: 'neq across types holds on every non-null', filter: { age: { _neq: '25' } }, matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
+      {
+        name: 'neq across types holds on every non-null',
+        filter: { age: { _neq: '25' } },
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
       { name: 'gt across types is false', filter: { age: { _gt: '0' } }, matches: [] },
       { name: 'a boolean column never equals 1', filter: { active: 1 }, matches: [] },
       { name: 'a number column never equals true', filter: { age: { _eq: true } }, matches: [] },
@@ -122,7 +159,11 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
       { name: 'boolean nin', filter: { active: { _nin: [false] } }, matches: ['r1', 'r4', 'r6'] },
       { name: 'in across types', filter: { age: { _in: ['25', 40] } }, matches: ['r4'] },
       { name: 'nin across types', filter: { age: { _nin: ['25'] } }, matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
-      { name: 'between across types', filter: [{ field: 'age', op: 'between', value: 'a', valueTo: 'z' }], matches: [] },
+      {
+        name: 'between across types',
+        filter: [{ field: 'age', op: 'between', value: 'a', valueTo: 'z' }],
+        matches: [],
+      },
       { name: 'contains a number in a string', filter: { note: { _contains: 1 } }, matches: [] },
       { name: 'ncontains a number in a string', filter: { note: { _ncontains: 1 } }, matches: [] },
       { name: 'starts_with on a number column', filter: { age: { _starts_with: '2' } }, matches: [] },
@@ -137,29 +178,53 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
       { name: 'nin on a JSON object is false', filter: { 'meta.dims': { _nin: ['x'] } }, matches: [] },
       { name: 'gt on a JSON object is false', filter: { 'meta.dims': { _gt: 0 } }, matches: [] },
       { name: 'array membership does not coerce', filter: { tags: { _contains: 1 } }, matches: [] },
-      { name: 'ncontains a number on arrays', filter: { tags: { _ncontains: 1 } }, matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
+      {
+        name: 'ncontains a number on arrays',
+        filter: { tags: { _ncontains: 1 } },
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
       { name: 'contains does not search objects', filter: { meta: { _contains: 'image' } }, matches: [] },
       { name: 'ncontains on an object is false', filter: { meta: { _ncontains: 'x' } }, matches: [] },
       { name: 'starts_with on a JSON array', filter: { tags: { _starts_with: 'a' } }, matches: [] },
       { name: 'an empty array is not empty', filter: [{ field: 'tags', op: 'empty' }], matches: ['r3'] },
-      { name: 'not_empty on JSON', filter: [{ field: 'tags', op: 'not_empty' }], matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
+      {
+        name: 'not_empty on JSON',
+        filter: [{ field: 'tags', op: 'not_empty' }],
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
       { name: 'contains in a JSON string', filter: { 'meta.kind': { _contains: 'mag' } }, matches: ['r1', 'r5'] },
       { name: 'starts_with in a JSON string', filter: { 'meta.kind': { _starts_with: 'im' } }, matches: ['r1', 'r5'] },
       { name: 'ends_with in a JSON string', filter: { 'meta.kind': { _ends_with: 'oc' } }, matches: ['r2'] },
       { name: 'nends_with in a JSON string', filter: { 'meta.kind': { _nends_with: 'oc' } }, matches: ['r1', 'r5'] },
       { name: 'JSON strings order by code point', filter: { 'meta.kind': { _lt: 'e' } }, matches: ['r2'] },
-      { name: 'between on JSON numbers', filter: [{ field: 'meta.size', op: 'between', value: 5, valueTo: 10 }], matches: ['r1', 'r4', 'r6'] },
+      {
+        name: 'between on JSON numbers',
+        filter: [{ field: 'meta.size', op: 'between', value: 5, valueTo: 10 }],
+        matches: ['r1', 'r4', 'r6'],
+      },
       { name: 'nin on JSON numbers', filter: { 'meta.size': { _nin: [10] } }, matches: ['r2', 'r6'] },
       { name: 'nin on JSON with a null in the list', filter: { 'meta.size': { _nin: [10, null] } }, matches: [] },
       { name: 'neq two levels down', filter: { 'meta.dims.w': { _neq: 640 } }, matches: ['r6'] },
-      { name: 'a path does not walk into arrays', filter: { 'tags.a': { _null: true } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a path does not walk into arrays',
+        filter: { 'tags.a': { _null: true } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'a real equals an integral value', filter: { score: { _eq: 3 } }, matches: ['r2'] },
       { name: 'in over integral and fractional values', filter: { score: { _in: [0, -1.5] } }, matches: ['r5', 'r6'] },
       { name: 'a fraction against an integer column', filter: { age: { _gt: 24.5 } }, matches: ['r1', 'r2', 'r4'] },
       { name: 'a fraction below an integer column', filter: { age: { _lt: 0.5 } }, matches: ['r5'] },
-      { name: 'a number beyond bigint', filter: { created_at: { _lt: 1e20 } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a number beyond bigint',
+        filter: { created_at: { _lt: 1e20 } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'negative zero', filter: { age: -0 }, matches: ['r5'] },
-      { name: 'not_empty on a number column', filter: [{ field: 'age', op: 'not_empty' }], matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
+      {
+        name: 'not_empty on a number column',
+        filter: [{ field: 'age', op: 'not_empty' }],
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
       { name: 'empty on a boolean column', filter: [{ field: 'active', op: 'empty' }], matches: ['r3'] },
     ]
     it.each(rows)('$name', async ({ filter, matches }) => {
@@ -174,9 +239,46 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
   // memory agree beyond the hand-picked rows. Filters run a hundred to a query, as selected columns.
   describe('every operator on every field agrees with the evaluator', () => {
     const values: Scalar[] = [
-      null, 0, 1, 1.5, 10, 25, -0.5, 1e21, true, false, '', '1', 'a', 'x', 'X', 'b', 'draft', 'hello', 'Hello', 'plain string',
-      '%', '_', 'a_b%c', '2023-11-14', 'Bob', 'bob', '\u00e9', 'e\u0301', '\u{1f600}', '\uff5e', '\ue000', 'x\u0000', 'Bob\u0000x',
-      '\u0000', "O'Brien", 'true', 'null', '["a"]', 0.30000000000000004, -1.5,
+      null,
+      0,
+      1,
+      1.5,
+      10,
+      25,
+      -0.5,
+      1e21,
+      true,
+      false,
+      '',
+      '1',
+      'a',
+      'x',
+      'X',
+      'b',
+      'draft',
+      'hello',
+      'Hello',
+      'plain string',
+      '%',
+      '_',
+      'a_b%c',
+      '2023-11-14',
+      'Bob',
+      'bob',
+      '\u00e9',
+      'e\u0301',
+      '\u{1f600}',
+      '\uff5e',
+      '\ue000',
+      'x\u0000',
+      'Bob\u0000x',
+      '\u0000',
+      "O'Brien",
+      'true',
+      'null',
+      '["a"]',
+      0.30000000000000004,
+      -1.5,
     ]
     const grid = (fields: FieldPath[]): ResolvedFilterNode[] =>
       fields.flatMap((field) => [
@@ -198,10 +300,17 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
         const rows = await f.db
           .selectFrom(name)
           .select('id')
-          .select(batch.map((node, i) => sql<number>`case when ${compileFilter(node, resolvers[name], kind)} then 1 else 0 end`.as(`c${i}`)))
+          .select(
+            batch.map((node, i) =>
+              sql<number>`case when ${compileFilter(node, resolvers[name], kind)} then 1 else 0 end`.as(`c${i}`),
+            ),
+          )
           .execute()
         batch.forEach((node, i) => {
-          const ids = idsInOrder(name, rows.filter((row: Row) => Number(row[`c${i}`]) === 1).map((row: Row) => String(row.id)))
+          const ids = idsInOrder(
+            name,
+            rows.filter((row: Row) => Number(row[`c${i}`]) === 1).map((row: Row) => String(row.id)),
+          )
           const expected = evaluated(name, node)
           if (JSON.stringify(ids) !== JSON.stringify(expected)) {
             mismatches.push(`${JSON.stringify(node)}: sql ${JSON.stringify(ids)}, memory ${JSON.stringify(expected)}`)
@@ -213,11 +322,23 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
 
     it('on the fixture columns', async () => {
       const fields = Object.keys(recordKinds).map((name): FieldPath => [name])
-      await check('filter_records', grid([...fields, ['meta', 'size'], ['meta', 'kind'], ['meta', 'dims'], ['meta', 'dims', 'w'], ['tags', 'x']]))
+      await check(
+        'filter_records',
+        grid([...fields, ['meta', 'size'], ['meta', 'kind'], ['meta', 'dims'], ['meta', 'dims', 'w'], ['tags', 'x']]),
+      )
     })
 
     it('on JSON values of every type', async () => {
-      const paths: FieldPath[] = [['txt'], ['doc'], ['doc', 'flag'], ['doc', 'n'], ['doc', 's'], ['doc', 'list'], ['doc', 'e'], ['doc', 'missing']]
+      const paths: FieldPath[] = [
+        ['txt'],
+        ['doc'],
+        ['doc', 'flag'],
+        ['doc', 'n'],
+        ['doc', 's'],
+        ['doc', 'list'],
+        ['doc', 'e'],
+        ['doc', 'missing'],
+      ]
       await check('filter_json', grid(paths))
     })
   })
@@ -227,8 +348,16 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
     const rows: { name: string; filter: unknown; matches: string[] }[] = [
       { name: 'a lone quote', filter: { name: "'" }, matches: [] },
       { name: 'a statement after a quote', filter: { name: "'; drop table filter_records; --" }, matches: [] },
-      { name: 'a statement in an _in list', filter: { status: { _in: ["draft'); drop table filter_records; --", 'archived'] } }, matches: ['r4'] },
-      { name: 'a statement under _nin', filter: { status: { _nin: ["x' or '1'='1"] } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a statement in an _in list',
+        filter: { status: { _in: ["draft'); drop table filter_records; --", 'archived'] } },
+        matches: ['r4'],
+      },
+      {
+        name: 'a statement under _nin',
+        filter: { status: { _nin: ["x' or '1'='1"] } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'a tautology in a contains', filter: { note: { _contains: "' or 1=1 --" } }, matches: [] },
       { name: 'a double-quoted identifier', filter: { name: '"name"' }, matches: [] },
       { name: 'a quote escaped with a backslash', filter: { name: "\\'" }, matches: [] },
@@ -243,17 +372,37 @@ describe.each(dialects())('compileFilter on %s', (kind) => {
       { name: 'a cast', filter: { age: '25::text' }, matches: [] },
       { name: 'a number with SQL after it', filter: { age: '25 OR 1=1' }, matches: [] },
       { name: 'a NUL byte in eq', filter: { name: 'Alice\u0000' }, matches: [] },
-      { name: 'a NUL byte in neq', filter: { name: { _neq: 'Alice\u0000' } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a NUL byte in neq',
+        filter: { name: { _neq: 'Alice\u0000' } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'a NUL byte in contains', filter: { note: { _contains: '\u0000' } }, matches: [] },
-      { name: 'a NUL byte in ncontains', filter: { note: { _ncontains: 'l\u0000' } }, matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a NUL byte in ncontains',
+        filter: { note: { _ncontains: 'l\u0000' } },
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
       { name: 'a NUL byte in an ordering', filter: { name: { _gt: 'Bob\u0000x' } }, matches: ['r2', 'r3', 'r4', 'r6'] },
       { name: 'a NUL byte in lte', filter: { name: { _lte: 'Alice\u0000' } }, matches: ['r1', 'r5'] },
       { name: 'a NUL byte in starts_with', filter: { name: { _starts_with: 'Al\u0000' } }, matches: [] },
-      { name: 'a NUL byte in nends_with', filter: { name: { _nends_with: '\u0000' } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a NUL byte in nends_with',
+        filter: { name: { _nends_with: '\u0000' } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'a NUL byte in a JSON value', filter: { 'meta.kind': 'image\u0000' }, matches: [] },
       { name: 'a NUL byte in array membership', filter: { tags: { _contains: 'a\u0000' } }, matches: [] },
-      { name: 'a NUL byte in array non-membership', filter: { tags: { _ncontains: 'a\u0000' } }, matches: ['r1', 'r2', 'r4', 'r5', 'r6'] },
-      { name: 'a NUL byte in nin', filter: { status: { _nin: ['draft\u0000'] } }, matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'] },
+      {
+        name: 'a NUL byte in array non-membership',
+        filter: { tags: { _ncontains: 'a\u0000' } },
+        matches: ['r1', 'r2', 'r4', 'r5', 'r6'],
+      },
+      {
+        name: 'a NUL byte in nin',
+        filter: { status: { _nin: ['draft\u0000'] } },
+        matches: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'],
+      },
       { name: 'an emoji', filter: { name: '\u{1f600}' }, matches: ['r6'] },
       { name: 'an emoji prefix', filter: { name: { _starts_with: '\u{1f600}' } }, matches: ['r6'] },
       { name: 'a right-to-left override', filter: { name: '\u202eecilA' }, matches: [] },

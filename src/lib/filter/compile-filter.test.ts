@@ -1,11 +1,26 @@
 import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import type { DbKind } from '../db/index.js'
 import { AppError } from '../errors.js'
-import { compareBetween, compareList, compareValue, literal, matchNone, orNode, variable, type ResolvedFilterNode } from './ast.js'
+import {
+  compareBetween,
+  compareList,
+  compareValue,
+  literal,
+  matchNone,
+  orNode,
+  variable,
+  type ResolvedFilterNode,
+} from './ast.js'
 import { compileFilter } from './compile-filter.js'
 import { createSchemaResolver, type FieldResolver, type ResolvedField } from './field-resolver.js'
 import { filterContext } from './filter-cases.js'
@@ -37,11 +52,23 @@ const cold: Record<DbKind, Kysely<any>> = {
 }
 
 const resolver = createSchemaResolver({
-  id: 'text', name: 'text', note: 'text', age: 'integer', score: 'number', active: 'boolean', tags: 'json', meta: 'json', value: 'json',
+  id: 'text',
+  name: 'text',
+  note: 'text',
+  age: 'integer',
+  score: 'number',
+  active: 'boolean',
+  tags: 'json',
+  meta: 'json',
+  value: 'json',
 })
 
 const render = (kind: DbKind, node: ResolvedFilterNode, using: FieldResolver = resolver) => {
-  const query = cold[kind].selectFrom('t').select('id').where(compileFilter(node, using, kind)).compile()
+  const query = cold[kind]
+    .selectFrom('t')
+    .select('id')
+    .where(compileFilter(node, using, kind))
+    .compile()
   return [query.sql.replace('select "id" from "t" where ', ''), query.parameters] as const
 }
 const resolve = (filter: unknown) => resolveVariables(parseFilter(filter), filterContext)
@@ -126,14 +153,20 @@ const rows: { name: string; filter: unknown; sqlite: Emitted; postgres: Emitted 
   },
   {
     name: 'empty and not_empty',
-    filter: [{ field: 'note', op: 'empty' }, { field: 'age', op: 'not_empty' }],
+    filter: [
+      { field: 'note', op: 'empty' },
+      { field: 'age', op: 'not_empty' },
+    ],
     sqlite: ['(("note" is null or "note" = \'\') and "age" is not null)', []],
     postgres: ['(("note" is null or "note" = \'\') and "age" is not null)', []],
   },
   {
     name: 'a number inside JSON',
     filter: { 'meta.size': { _gt: 10 } },
-    sqlite: ['(json_type("meta", ?) in (\'integer\', \'real\') and json_extract("meta", ?) > ?)', ['$."size"', '$."size"', 10]],
+    sqlite: [
+      '(json_type("meta", ?) in (\'integer\', \'real\') and json_extract("meta", ?) > ?)',
+      ['$."size"', '$."size"', 10],
+    ],
     postgres: [
       '(jsonb_typeof(("meta" #> cast($1 as text[]))) = \'number\' and ("meta" #> cast($2 as text[])) > to_jsonb(cast($3 as double precision)))',
       [['size'], ['size'], 10],
@@ -142,7 +175,10 @@ const rows: { name: string; filter: unknown; sqlite: Emitted; postgres: Emitted 
   {
     name: 'a string two levels inside JSON',
     filter: { 'meta.dims.unit': 'px' },
-    sqlite: ['(json_type("meta", ?) = \'text\' and json_extract("meta", ?) = ?)', ['$."dims"."unit"', '$."dims"."unit"', 'px']],
+    sqlite: [
+      '(json_type("meta", ?) = \'text\' and json_extract("meta", ?) = ?)',
+      ['$."dims"."unit"', '$."dims"."unit"', 'px'],
+    ],
     postgres: [
       '(jsonb_typeof(("meta" #> cast($1 as text[]))) = \'string\' and ("meta" #>> cast($2 as text[])) = $3)',
       [['dims', 'unit'], ['dims', 'unit'], 'px'],
@@ -152,19 +188,19 @@ const rows: { name: string; filter: unknown; sqlite: Emitted; postgres: Emitted 
     name: 'neq inside JSON needs a scalar',
     filter: { 'meta.kind': { _neq: true } },
     sqlite: [
-      '(json_type("meta", ?) in (\'text\', \'integer\', \'real\', \'true\', \'false\') and not (json_type("meta", ?) in (\'true\', \'false\') and json_extract("meta", ?) = ?))',
+      "(json_type(\"meta\", ?) in ('text', 'integer', 'real', 'true', 'false') and not (json_type(\"meta\", ?) in ('true', 'false') and json_extract(\"meta\", ?) = ?))",
       ['$."kind"', '$."kind"', '$."kind"', 1],
     ],
     postgres: [
-      '(jsonb_typeof(("meta" #> cast($1 as text[]))) in (\'string\', \'number\', \'boolean\') and not (jsonb_typeof(("meta" #> cast($2 as text[]))) = \'boolean\' and ("meta" #> cast($3 as text[])) = to_jsonb(cast($4 as boolean))))',
+      "(jsonb_typeof((\"meta\" #> cast($1 as text[]))) in ('string', 'number', 'boolean') and not (jsonb_typeof((\"meta\" #> cast($2 as text[]))) = 'boolean' and (\"meta\" #> cast($3 as text[])) = to_jsonb(cast($4 as boolean))))",
       [['kind'], ['kind'], ['kind'], true],
     ],
   },
   {
     name: 'null inside JSON',
     filter: { 'meta.kind': { _null: true } },
-    sqlite: ['coalesce(json_type("meta", ?), \'null\') = \'null\'', ['$."kind"']],
-    postgres: ['coalesce(jsonb_typeof(("meta" #> cast($1 as text[]))), \'null\') = \'null\'', [['kind']]],
+    sqlite: ["coalesce(json_type(\"meta\", ?), 'null') = 'null'", ['$."kind"']],
+    postgres: ["coalesce(jsonb_typeof((\"meta\" #> cast($1 as text[]))), 'null') = 'null'", [['kind']]],
   },
   {
     name: 'contains on a JSON column: substring or membership',
@@ -182,7 +218,7 @@ const rows: { name: string; filter: unknown; sqlite: Emitted; postgres: Emitted 
     name: 'membership of a number',
     filter: { tags: { _ncontains: 2 } },
     sqlite: [
-      '(json_type("tags", ?) = \'array\' and not (exists (select 1 from (select "tags" as plinth_json) as plinth_src, json_each(plinth_src.plinth_json, ?) as plinth_item where plinth_item.type in (\'integer\', \'real\') and plinth_item.atom = ?)))',
+      "(json_type(\"tags\", ?) = 'array' and not (exists (select 1 from (select \"tags\" as plinth_json) as plinth_src, json_each(plinth_src.plinth_json, ?) as plinth_item where plinth_item.type in ('integer', 'real') and plinth_item.atom = ?)))",
       ['$', '$', 2],
     ],
     postgres: [
@@ -205,7 +241,10 @@ describe.each(kinds)('compileFilter emits for %s', (kind) => {
   })
 
   it('binds a string with NUL on SQLite, and compares the part before it on PostgreSQL (which cannot store NUL)', () => {
-    const [sql, parameters] = render(kind, resolve({ _or: [{ name: { _gte: 'a\u0000b' } }, { name: 'x\u0000' }, { note: { _in: ['y', 'z\u0000'] } }] }))
+    const [sql, parameters] = render(
+      kind,
+      resolve({ _or: [{ name: { _gte: 'a\u0000b' } }, { name: 'x\u0000' }, { note: { _in: ['y', 'z\u0000'] } }] }),
+    )
     expect([sql, parameters]).toEqual(
       kind === 'sqlite'
         ? ['("name" collate binary >= ? or "name" = ? or "note" in (?, ?))', ['a\u0000b', 'x\u0000', 'y', 'z\u0000']]
@@ -250,7 +289,11 @@ describe.each(kinds)('compileFilter refuses on %s', (kind) => {
     resolve: () => ({ column: 'meta', jsonPath: [], type: 'json', ...field }) as ResolvedField,
   })
   it.each([
-    { name: 'a JSON path that breaks out of its quotes', using: rogue({ jsonPath: ['x") or 1=1 --'] }), code: 'invalid_request' },
+    {
+      name: 'a JSON path that breaks out of its quotes',
+      using: rogue({ jsonPath: ['x") or 1=1 --'] }),
+      code: 'invalid_request',
+    },
     { name: 'a JSON path into a text column', using: rogue({ type: 'text', jsonPath: ['x'] }), code: 'internal' },
     { name: 'an unknown column kind', using: rogue({ type: 'sql' as never }), code: 'internal' },
     { name: 'an empty column name', using: rogue({ column: '' }), code: 'internal' },
@@ -269,8 +312,12 @@ describe.each(kinds)('compileFilter refuses on %s', (kind) => {
   })
 
   it('refuses a malformed tree (internal)', () => {
-    const bad = [{ kind: 'not', items: [] }, { kind: 'compare', field: ['name'], op: 'like', value: literal('x') }]
-    for (const node of bad) expect(codeOf(() => compileFilter(node as unknown as ResolvedFilterNode, resolver, kind))).toBe('internal')
+    const bad = [
+      { kind: 'not', items: [] },
+      { kind: 'compare', field: ['name'], op: 'like', value: literal('x') },
+    ]
+    for (const node of bad)
+      expect(codeOf(() => compileFilter(node as unknown as ResolvedFilterNode, resolver, kind))).toBe('internal')
   })
 })
 
@@ -286,14 +333,39 @@ describe('compileFilter', () => {
 
   // Hostile values never reach the SQL text: each is one bound parameter, whatever the operator.
   const hostileValues = [
-    "'", "' OR '1'='1", "'; drop table t; --", '"', '`', '\\', "\\'", '%', '_', '*', '[a]', '/*', '--', '$1', '?', ':name',
-    "') or ('1'='1", '$."size"', '{"a":1}', '\u202e', 'e\u0301', '\u{1f600}', 'x'.repeat(4096),
+    "'",
+    "' OR '1'='1",
+    "'; drop table t; --",
+    '"',
+    '`',
+    '\\',
+    "\\'",
+    '%',
+    '_',
+    '*',
+    '[a]',
+    '/*',
+    '--',
+    '$1',
+    '?',
+    ':name',
+    "') or ('1'='1",
+    '$."size"',
+    '{"a":1}',
+    '\u202e',
+    'e\u0301',
+    '\u{1f600}',
+    'x'.repeat(4096),
   ]
   it.each(kinds)('binds hostile values as parameters on %s', (kind) => {
     for (const value of hostileValues) {
       for (const filter of [
-        { name: value }, { name: { _gt: value } }, { note: { _contains: value } }, { note: { _nends_with: value } },
-        { 'meta.kind': { _in: [value, 'x'] } }, { tags: { _contains: value } },
+        { name: value },
+        { name: { _gt: value } },
+        { note: { _contains: value } },
+        { note: { _nends_with: value } },
+        { 'meta.kind': { _in: [value, 'x'] } },
+        { tags: { _contains: value } },
       ]) {
         const [sql, parameters] = render(kind, resolve(filter))
         if (value.length > 2) expect(sql).not.toContain(value)

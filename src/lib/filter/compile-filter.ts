@@ -45,7 +45,17 @@ function compileNode(node: ResolvedFilterNode, ctx: Context): Cond {
 }
 
 function compileCompare(node: CompareNode<LiteralOperand>, ctx: Context): Cond {
-  const field = sqlField(ctx.resolver.resolve(node.field), ctx.dialect)
+  const resolved = ctx.resolver.resolve(node.field)
+  const through = resolved.through
+  if (through === undefined) return compareField(node, sqlField(resolved, ctx.dialect), ctx)
+  // Through a relation, even a test that holds for every value (or a null one) needs the related row: a
+  // path through no readable row is false whatever the operator, `_null` included.
+  if (through === false || typeof through !== 'function') return false
+  const cond = compareField(node, sqlField(resolved, ctx.dialect), ctx)
+  return cond === false ? false : sql<SqlBool>`${through(cond === true ? sql<SqlBool>`true` : cond)}`
+}
+
+function compareField(node: CompareNode<LiteralOperand>, field: SqlField, ctx: Context): Cond {
   switch (node.op) {
     case 'is_null':
       return field.isNull()
@@ -81,7 +91,10 @@ function compileCompare(node: CompareNode<LiteralOperand>, ctx: Context): Cond {
       return or([substring(field, 'includes', value, false, ctx), and([field.holdsArray(), member(field, value, ctx)])])
     case 'ncontains':
       if (value === null) return false
-      return or([substring(field, 'includes', value, true, ctx), and([field.holdsArray(), not(member(field, value, ctx))])])
+      return or([
+        substring(field, 'includes', value, true, ctx),
+        and([field.holdsArray(), not(member(field, value, ctx))]),
+      ])
     case 'starts_with':
       return substring(field, 'startsWith', value, false, ctx)
     case 'nstarts_with':
@@ -104,12 +117,20 @@ function anyOf(field: SqlField, values: readonly Scalar[], ctx: Context): Cond {
     if (list) list.push(value)
     else byKind.set(kind, [value])
   }
-  return or([...byKind].map(([kind, list]) => {
-    const params = list.map((value) => field.param(kind, value))
-    const [only] = params
-    const value = field.value(kind)
-    return typed(field, kind, params.length === 1 && only ? sql<SqlBool>`${value} = ${only}` : sql<SqlBool>`${value} in (${sql.join(params)})`)
-  }))
+  return or(
+    [...byKind].map(([kind, list]) => {
+      const params = list.map((value) => field.param(kind, value))
+      const [only] = params
+      const value = field.value(kind)
+      return typed(
+        field,
+        kind,
+        params.length === 1 && only
+          ? sql<SqlBool>`${value} = ${only}`
+          : sql<SqlBool>`${value} in (${sql.join(params)})`,
+      )
+    }),
+  )
 }
 
 /** neq and nin: the field holds a scalar and is none of the values (of another type counts as none). */

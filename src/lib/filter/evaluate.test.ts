@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { compareBetween, compareList, comparePresence, compareValue, literal, matchNone, type ResolvedFilterNode, type Scalar } from './ast.js'
+import {
+  compareBetween,
+  compareList,
+  comparePresence,
+  compareValue,
+  literal,
+  matchNone,
+  type ResolvedFilterNode,
+  type Scalar,
+} from './ast.js'
 import { checkFilter } from './check-filter.js'
 import { evaluateFilter } from './evaluate.js'
 import { createSchemaResolver } from './field-resolver.js'
@@ -34,11 +43,41 @@ describe('evaluateFilter: the shared filter cases', () => {
     }
     for (const { filter } of filterCases) walk(parseFilter(filter), Array.isArray(filter) ? seen.array : seen.object)
     expect([...seen.object].sort()).toEqual(
-      ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'ncontains', 'starts_with', 'nstarts_with',
-        'ends_with', 'nends_with', 'is_null', 'not_null'].sort(),
+      [
+        'eq',
+        'neq',
+        'gt',
+        'gte',
+        'lt',
+        'lte',
+        'in',
+        'nin',
+        'contains',
+        'ncontains',
+        'starts_with',
+        'nstarts_with',
+        'ends_with',
+        'nends_with',
+        'is_null',
+        'not_null',
+      ].sort(),
     )
     expect([...seen.array].sort()).toEqual(
-      ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'starts_with', 'ends_with', 'between', 'in', 'empty', 'not_empty'].sort(),
+      [
+        'eq',
+        'neq',
+        'gt',
+        'gte',
+        'lt',
+        'lte',
+        'contains',
+        'starts_with',
+        'ends_with',
+        'between',
+        'in',
+        'empty',
+        'not_empty',
+      ].sort(),
     )
   })
 })
@@ -59,17 +98,57 @@ describe('evaluateFilter: values of other types and shapes', () => {
     { name: 'in across types', node: compareList(f, 'in', [literal('1')]), field: 1, expected: false },
     { name: 'nin across types', node: compareList(f, 'nin', [literal('1')]), field: 1, expected: true },
     { name: 'between across types', node: compareBetween(f, literal('a'), literal('z')), field: 5, expected: false },
-    { name: 'contains a number in a string', node: compareValue(f, 'contains', literal(1)), field: '123', expected: false },
-    { name: 'ncontains a number in a string', node: compareValue(f, 'ncontains', literal(1)), field: '123', expected: false },
+    {
+      name: 'contains a number in a string',
+      node: compareValue(f, 'contains', literal(1)),
+      field: '123',
+      expected: false,
+    },
+    {
+      name: 'ncontains a number in a string',
+      node: compareValue(f, 'ncontains', literal(1)),
+      field: '123',
+      expected: false,
+    },
     { name: 'contains on a number', node: compareValue(f, 'contains', literal('1')), field: 123, expected: false },
     { name: 'ncontains on a number', node: compareValue(f, 'ncontains', literal('1')), field: 123, expected: false },
-    { name: 'contains a number in an array', node: compareValue(f, 'contains', literal(2)), field: [1, 2], expected: true },
-    { name: 'array membership does not coerce', node: compareValue(f, 'contains', literal('2')), field: [1, 2], expected: false },
-    { name: 'contains null in an array holding null', node: compareValue(f, 'contains', literal(null)), field: [null], expected: false },
+    {
+      name: 'contains a number in an array',
+      node: compareValue(f, 'contains', literal(2)),
+      field: [1, 2],
+      expected: true,
+    },
+    {
+      name: 'array membership does not coerce',
+      node: compareValue(f, 'contains', literal('2')),
+      field: [1, 2],
+      expected: false,
+    },
+    {
+      name: 'contains null in an array holding null',
+      node: compareValue(f, 'contains', literal(null)),
+      field: [null],
+      expected: false,
+    },
     { name: 'ncontains null', node: compareValue(f, 'ncontains', literal(null)), field: ['a'], expected: false },
-    { name: 'contains does not search objects', node: compareValue(f, 'contains', literal('a')), field: { a: 'a' }, expected: false },
-    { name: 'starts_with on an array', node: compareValue(f, 'starts_with', literal('a')), field: ['a'], expected: false },
-    { name: 'nstarts_with on a number', node: compareValue(f, 'nstarts_with', literal('1')), field: 23, expected: false },
+    {
+      name: 'contains does not search objects',
+      node: compareValue(f, 'contains', literal('a')),
+      field: { a: 'a' },
+      expected: false,
+    },
+    {
+      name: 'starts_with on an array',
+      node: compareValue(f, 'starts_with', literal('a')),
+      field: ['a'],
+      expected: false,
+    },
+    {
+      name: 'nstarts_with on a number',
+      node: compareValue(f, 'nstarts_with', literal('1')),
+      field: 23,
+      expected: false,
+    },
     { name: 'eq on an array', node: eq('a'), field: ['a'], expected: false },
     { name: 'neq on an array', node: compareValue(f, 'neq', literal('a')), field: ['b'], expected: false },
     { name: 'neq on an object', node: compareValue(f, 'neq', literal('a')), field: {}, expected: false },
@@ -84,8 +163,18 @@ describe('evaluateFilter: values of other types and shapes', () => {
     { name: 'whitespace is not empty', node: comparePresence(f, 'not_empty'), field: ' ', expected: true },
     { name: 'NaN equals nothing', node: eq(1), field: Number.NaN, expected: false },
     { name: '-0 equals 0', node: eq(0), field: -0, expected: true },
-    { name: 'UTF-16 order is not code point order', node: compareValue(f, 'lt', literal('\uff5e')), field: '\u{1f600}', expected: false },
-    { name: 'code point order across the BMP', node: compareValue(f, 'gt', literal('\ue000')), field: '\u{10000}', expected: true },
+    {
+      name: 'UTF-16 order is not code point order',
+      node: compareValue(f, 'lt', literal('\uff5e')),
+      field: '\u{1f600}',
+      expected: false,
+    },
+    {
+      name: 'code point order across the BMP',
+      node: compareValue(f, 'gt', literal('\ue000')),
+      field: '\u{10000}',
+      expected: true,
+    },
     { name: 'a prefix orders first', node: compareValue(f, 'lt', literal('ab')), field: 'a', expected: true },
   ]
   it.each(rows)('$name', ({ node, field, expected }) => {
@@ -97,13 +186,23 @@ describe('evaluateFilter: paths', () => {
   const path = (field: [string, ...string[]]) => comparePresence(field, 'not_null')
   const rows: { name: string; node: ResolvedFilterNode; record: Record<string, unknown>; expected: boolean }[] = [
     { name: 'missing column is null', node: path(['v']), record: {}, expected: false },
-    { name: 'inherited properties are not read', node: path(['v']), record: Object.create({ v: 1 }) as Record<string, unknown>, expected: false },
+    {
+      name: 'inherited properties are not read',
+      node: path(['v']),
+      record: Object.create({ v: 1 }) as Record<string, unknown>,
+      expected: false,
+    },
     { name: 'toString is not a column', node: path(['toString']), record: {}, expected: false },
     { name: 'walks nested objects', node: path(['a', 'b', 'c']), record: { a: { b: { c: 0 } } }, expected: true },
     { name: 'does not walk into strings', node: path(['a', 'length']), record: { a: 'text' }, expected: false },
     { name: 'does not walk into arrays', node: path(['a', 'length']), record: { a: [1] }, expected: false },
     { name: 'does not walk through null', node: path(['a', 'b']), record: { a: null }, expected: false },
-    { name: 'reads null-prototype objects', node: path(['a', 'b']), record: { a: Object.assign(Object.create(null) as object, { b: 1 }) }, expected: true },
+    {
+      name: 'reads null-prototype objects',
+      node: path(['a', 'b']),
+      record: { a: Object.assign(Object.create(null) as object, { b: 1 }) },
+      expected: true,
+    },
   ]
   it.each(rows)('$name', ({ node, record, expected }) => {
     expect(evaluateFilter(node, record)).toBe(expected)

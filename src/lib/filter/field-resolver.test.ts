@@ -3,7 +3,13 @@ import { AppError } from '../errors.js'
 import type { FieldPath } from './ast.js'
 import { createSchemaResolver, type ColumnKind } from './field-resolver.js'
 
-const resolver = createSchemaResolver({ name: 'text', age: 'integer', score: 'number', active: 'boolean', meta: 'json' })
+const resolver = createSchemaResolver({
+  name: 'text',
+  age: 'integer',
+  score: 'number',
+  active: 'boolean',
+  meta: 'json',
+})
 
 const codeOf = (fn: () => unknown): string => {
   try {
@@ -76,7 +82,11 @@ describe('createSchemaResolver', () => {
 
   it('declares the values a column takes, never those of a path inside it', () => {
     const date = { kind: 'string', format: 'date' } as const
-    const r = createSchemaResolver({ day: { type: 'text', values: date }, label: { type: 'json', values: { kind: 'string' } }, age: 'integer' })
+    const r = createSchemaResolver({
+      day: { type: 'text', values: date },
+      label: { type: 'json', values: { kind: 'string' } },
+      age: 'integer',
+    })
     expect(r.resolve(['day'])).toEqual({ column: 'day', jsonPath: [], type: 'text', values: date })
     expect(r.resolve(['label'])).toEqual({ column: 'label', jsonPath: [], type: 'json', values: { kind: 'string' } })
     expect(r.resolve(['label', 'en'])).toEqual({ column: 'label', jsonPath: ['en'], type: 'json' })

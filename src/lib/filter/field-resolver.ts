@@ -1,3 +1,4 @@
+import type { Expression, SqlBool } from 'kysely'
 import { AppError } from '../errors.js'
 import type { FieldPath } from './ast.js'
 import { parseFieldPath } from './field-path.js'
@@ -21,6 +22,13 @@ export interface ResolvedField {
    * `type` (a path into JSON takes anything).
    */
   readonly values?: FieldValues
+  /**
+   * A field reached through relations (`assignee.name`): wraps a condition on `column` in the SQL that
+   * finds the related row (an EXISTS built by the resolver, which applies the target's row rules there);
+   * `false` when the path leads to no row or field the caller may read, so that every comparison on it is
+   * false, as through a null relation. Absent for a field of the filtered table itself.
+   */
+  readonly through?: ((condition: Expression<SqlBool>) => Expression<SqlBool>) | false
 }
 
 /** Maps a filter's field paths onto a schema; throws invalid_request (or forbidden) for a field a filter may not name. */
@@ -65,10 +73,14 @@ export type ColumnSpec = ColumnKind | { readonly type: ColumnKind; readonly valu
 export function createSchemaResolver(columns: Readonly<Record<string, ColumnSpec>>): FieldResolver {
   const known = new Map<string, { type: ColumnKind; values?: FieldValues }>()
   for (const [name, spec] of Object.entries(columns)) {
-    if (!columnName.test(name)) throw new AppError('internal', `createSchemaResolver: invalid column name ${quote(name)}`)
+    if (!columnName.test(name))
+      throw new AppError('internal', `createSchemaResolver: invalid column name ${quote(name)}`)
     const kind: unknown = typeof spec === 'object' && spec !== null ? spec.type : spec
     if (!isColumnKind(kind)) {
-      throw new AppError('internal', `createSchemaResolver: column ${quote(name)} has unknown kind ${quote(String(kind))}`)
+      throw new AppError(
+        'internal',
+        `createSchemaResolver: column ${quote(name)} has unknown kind ${quote(String(kind))}`,
+      )
     }
     known.set(name, typeof spec === 'object' ? { type: kind, values: spec.values } : { type: kind })
   }

@@ -30,10 +30,15 @@ export function fieldValues(field: ResolvedField): FieldValues {
   const declared: unknown = field.values
   if (declared === undefined) {
     const values = byColumn[field.type]
-    if (values === undefined) throw new AppError('internal', 'checkFilter: the field resolver returned an unknown column kind')
+    if (values === undefined)
+      throw new AppError('internal', 'checkFilter: the field resolver returned an unknown column kind')
     return values
   }
-  if (typeof declared !== 'object' || declared === null || !valueKinds.has(String((declared as { kind?: unknown }).kind))) {
+  if (
+    typeof declared !== 'object' ||
+    declared === null ||
+    !valueKinds.has(String((declared as { kind?: unknown }).kind))
+  ) {
     throw new AppError('internal', 'checkFilter: the field resolver declared malformed values')
   }
   return declared as FieldValues

@@ -9,10 +9,21 @@ export interface HostileFilter {
   readonly path?: string
 }
 
-const nested = (levels: number): unknown => {
+/** `levels` of `_and`/`_or` around `{ age: 1 }`: alternating (mixed), or one combinator throughout. */
+export const nestedFilter = (levels: number, combinator: '_and' | '_or' | 'mixed' = 'mixed'): unknown => {
   let filter: unknown = { age: 1 }
-  for (let i = 0; i < levels; i += 1) filter = { [i % 2 === 0 ? '_and' : '_or']: [filter] }
+  for (let i = 0; i < levels; i += 1)
+    filter = { [combinator === 'mixed' ? (i % 2 === 0 ? '_and' : '_or') : combinator]: [filter] }
   return filter
+}
+/** The same as JSON text, written without JSON.stringify (which recurses). */
+export const nestedFilterJson = (levels: number, combinator: '_and' | '_or' = '_and'): string =>
+  `${`{"${combinator}":[`.repeat(levels)}{"age":1}${']}'.repeat(levels)}`
+const nested = (levels: number): unknown => nestedFilter(levels)
+const deepArray = (levels: number): unknown => {
+  let value: unknown = 1
+  for (let i = 0; i < levels; i += 1) value = [value]
+  return value
 }
 const manyKeys = (count: number): Record<string, number> =>
   Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, i]))
@@ -57,7 +68,11 @@ export const hostileFilters: readonly HostileFilter[] = [
   { name: 'NUL in a field name', input: { 'name\u0000': 1 } },
   { name: 'newline in a field name', input: { 'na\nme': 1 } },
   { name: 'accented field name', input: { 'caf\u00e9': 1 } },
-  { name: 'injection in an array field', input: [{ field: 'name; drop table x', op: 'eq', value: 1 }], path: 'filter[0].field' },
+  {
+    name: 'injection in an array field',
+    input: [{ field: 'name; drop table x', op: 'eq', value: 1 }],
+    path: 'filter[0].field',
+  },
   { name: 'quote in an array field', input: [{ field: "a' OR '1'='1", op: 'eq', value: 1 }] },
   { name: 'injection in a field under _or', input: { _or: [{ age: 1 }, { 'a) or 1=1--': 1 }] } },
 
@@ -88,7 +103,11 @@ export const hostileFilters: readonly HostileFilter[] = [
   { name: 'missing op (array)', input: [{ field: 'name', value: 'x' }] },
   { name: 'missing field (array)', input: [{ op: 'eq', value: 'x' }] },
   { name: 'field is not a string (array)', input: [{ field: 1, op: 'eq', value: 'x' }] },
-  { name: 'unknown key (array)', input: [{ field: 'name', op: 'eq', value: 'x', where: '1=1' }], path: 'filter[0].where' },
+  {
+    name: 'unknown key (array)',
+    input: [{ field: 'name', op: 'eq', value: 'x', where: '1=1' }],
+    path: 'filter[0].where',
+  },
   { name: 'valueTo outside between (array)', input: [{ field: 'age', op: 'eq', value: 1, valueTo: 2 }] },
 
   // Wrong value types
@@ -122,7 +141,10 @@ export const hostileFilters: readonly HostileFilter[] = [
   { name: 'between with an array (array)', input: [{ field: 'age', op: 'between', value: [1, 2] }] },
   { name: 'in with a number (array)', input: [{ field: 'age', op: 'in', value: 5 }] },
   { name: 'in with an empty string (array)', input: [{ field: 'age', op: 'in', value: '' }] },
-  { name: 'in with 501 values (array)', input: [{ field: 'age', op: 'in', value: Array.from({ length: 501 }, () => '1').join(',') }] },
+  {
+    name: 'in with 501 values (array)',
+    input: [{ field: 'age', op: 'in', value: Array.from({ length: 501 }, () => '1').join(',') }],
+  },
   { name: 'empty with a value (array)', input: [{ field: 'note', op: 'empty', value: 'x' }] },
   { name: 'arrays where objects belong (array)', input: [[{ field: 'age', op: 'eq', value: 1 }]] },
   { name: 'number element (array)', input: [1] },
@@ -140,11 +162,27 @@ export const hostileFilters: readonly HostileFilter[] = [
   { name: 'depth 9', input: nested(9) },
   { name: 'depth 50', input: nested(50) },
   { name: 'depth 50 as JSON', input: JSON.stringify(nested(50)) },
+  { name: 'depth 5,000 of _and', input: nestedFilter(5_000, '_and'), path: `filter${'._and[0]'.repeat(8)}._and` },
+  { name: 'depth 50,000 of _or', input: nestedFilter(50_000, '_or') },
+  { name: 'depth 50,000 mixed', input: nestedFilter(50_000) },
+  { name: 'depth 5,000 as JSON', input: nestedFilterJson(5_000) },
+  { name: 'arrays nested 50,000 deep under an operator', input: { age: { _in: deepArray(50_000) } } },
+  { name: 'arrays nested 50,000 deep (array)', input: deepArray(50_000) },
+  { name: 'objects nested 50,000 deep under a field', input: { meta: nestedFilter(50_000, '_and') } },
+  { name: 'key over 4096 characters', input: { ['a'.repeat(4097)]: 1 } },
+  { name: '600 values in one array', input: [Array.from({ length: 600 }, () => 1)] },
+  {
+    name: 'object over 16 KiB given as a value',
+    input: { _or: Array.from({ length: 100 }, (_, i) => ({ [`f${i}`]: 'x'.repeat(200) })) },
+  },
   { name: '101 conditions', input: manyKeys(101) },
   { name: '10,000 conditions in one object', input: manyKeys(10_000) },
   { name: '10,000 conditions (array)', input: manyConditions(10_000) },
   { name: '10,000 items in _and', input: { _and: Array.from({ length: 10_000 }, () => ({ age: 1 })) } },
-  { name: '101 operators over _or branches', input: { _or: Array.from({ length: 51 }, () => ({ age: { _gt: 1, _lt: 9 } })) } },
+  {
+    name: '101 operators over _or branches',
+    input: { _or: Array.from({ length: 51 }, () => ({ age: { _gt: 1, _lt: 9 } })) },
+  },
   { name: 'JSON over 16 KiB', input: JSON.stringify({ name: 'x'.repeat(16_384) }) },
   { name: 'JSON over 16 KiB in multibyte characters', input: JSON.stringify({ name: '\u20ac'.repeat(6_000) }) },
   { name: 'one megabyte of JSON', input: `{"name":"${'x'.repeat(1 << 20)}"}` },

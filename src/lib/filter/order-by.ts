@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { DbKind } from '../db/index.js'
 import { checkJsonPath, type ResolvedField } from './field-resolver.js'
+import { filterError } from './filter-error.js'
 import { sqlDialect } from './sql-dialect.js'
 
 /**
@@ -9,6 +10,7 @@ import { sqlDialect } from './sql-dialect.js'
  */
 export function sortExpression(resolved: ResolvedField, kind: DbKind): RawBuilder<unknown> {
   const dialect = sqlDialect(kind)
+  if (resolved.through !== undefined) throw filterError('sortBy', 'sorting through a relation is not supported')
   checkJsonPath(resolved.jsonPath)
   const ref = sql.ref(resolved.column)
   if (resolved.type === 'json') return dialect.byCodePoint(dialect.json(ref, resolved.jsonPath).value('string'))
@@ -16,7 +18,11 @@ export function sortExpression(resolved: ResolvedField, kind: DbKind): RawBuilde
 }
 
 /** A sort value bound for comparison with `sortExpression` (booleans as the dialect stores them). */
-export function sortParam(resolved: ResolvedField, kind: DbKind, value: string | number | boolean): RawBuilder<unknown> {
+export function sortParam(
+  resolved: ResolvedField,
+  kind: DbKind,
+  value: string | number | boolean,
+): RawBuilder<unknown> {
   const dialect = sqlDialect(kind)
   const valueKind = typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string'
   const param = dialect.param(valueKind, value)

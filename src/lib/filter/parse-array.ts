@@ -1,6 +1,12 @@
 import {
-  andNode, compareBetween, compareList, comparePresence, compareValue,
-  type CompareNode, type FilterNode, type ValueOp,
+  andNode,
+  compareBetween,
+  compareList,
+  comparePresence,
+  compareValue,
+  type CompareNode,
+  type FilterNode,
+  type ValueOp,
 } from './ast.js'
 import { parseFieldPath } from './field-path.js'
 import { childPath, filterError, quote } from './filter-error.js'
@@ -11,8 +17,15 @@ import { isPlainObject, ownEntries } from './plain-object.js'
 
 // The array format's closed set of ops (core-api.md § Filtering). A Map so that "constructor" misses.
 const arrayValueOps: ReadonlyMap<string, ValueOp> = new Map<string, ValueOp>([
-  ['eq', 'eq'], ['neq', 'neq'], ['gt', 'gt'], ['gte', 'gte'], ['lt', 'lt'], ['lte', 'lte'],
-  ['contains', 'contains'], ['starts_with', 'starts_with'], ['ends_with', 'ends_with'],
+  ['eq', 'eq'],
+  ['neq', 'neq'],
+  ['gt', 'gt'],
+  ['gte', 'gte'],
+  ['lt', 'lt'],
+  ['lte', 'lte'],
+  ['contains', 'contains'],
+  ['starts_with', 'starts_with'],
+  ['ends_with', 'ends_with'],
 ])
 const allowedKeys: ReadonlySet<string> = new Set(['field', 'op', 'value', 'valueTo'])
 
@@ -81,5 +94,8 @@ function parseInValues(raw: unknown, present: boolean, at: string) {
     throw filterError(at, `string value longer than ${filterLimits.maxStringLength} characters`)
   }
   if (raw.trim() === '') throw filterError(at, 'list must hold at least one value')
-  return parseOperandList(raw.split(',').map((item) => item.trim()), at)
+  return parseOperandList(
+    raw.split(',').map((item) => item.trim()),
+    at,
+  )
 }

@@ -1,6 +1,14 @@
 import {
-  andNode, compareList, comparePresence, compareValue, orNode,
-  type CompareNode, type FieldPath, type FilterNode, type PresenceOp, type ValueOp,
+  andNode,
+  compareList,
+  comparePresence,
+  compareValue,
+  orNode,
+  type CompareNode,
+  type FieldPath,
+  type FilterNode,
+  type PresenceOp,
+  type ValueOp,
 } from './ast.js'
 import { parseFieldPath } from './field-path.js'
 import { childPath, filterError, quote } from './filter-error.js'
@@ -11,20 +19,34 @@ import { isPlainObject, ownEntries } from './plain-object.js'
 
 // A Map, not an object literal: a lookup of "constructor" or "toString" must miss.
 const valueOperators: ReadonlyMap<string, ValueOp> = new Map<string, ValueOp>([
-  ['_eq', 'eq'], ['_neq', 'neq'], ['_gt', 'gt'], ['_gte', 'gte'], ['_lt', 'lt'], ['_lte', 'lte'],
-  ['_contains', 'contains'], ['_ncontains', 'ncontains'],
-  ['_starts_with', 'starts_with'], ['_nstarts_with', 'nstarts_with'],
-  ['_ends_with', 'ends_with'], ['_nends_with', 'nends_with'],
+  ['_eq', 'eq'],
+  ['_neq', 'neq'],
+  ['_gt', 'gt'],
+  ['_gte', 'gte'],
+  ['_lt', 'lt'],
+  ['_lte', 'lte'],
+  ['_contains', 'contains'],
+  ['_ncontains', 'ncontains'],
+  ['_starts_with', 'starts_with'],
+  ['_nstarts_with', 'nstarts_with'],
+  ['_ends_with', 'ends_with'],
+  ['_nends_with', 'nends_with'],
 ])
 const presenceOperators: ReadonlyMap<string, PresenceOp> = new Map<string, PresenceOp>([
-  ['_null', 'is_null'], ['_nnull', 'not_null'],
+  ['_null', 'is_null'],
+  ['_nnull', 'not_null'],
 ])
 
 /**
  * Parses a non-empty filter object of the object format: field keys and `_and`/`_or`, ANDed;
  * `depth` counts the combinators around it. Throws invalid_request.
  */
-export function parseObjectFilter(raw: Record<string, unknown>, at: string, depth: number, state: ParseState): FilterNode {
+export function parseObjectFilter(
+  raw: Record<string, unknown>,
+  at: string,
+  depth: number,
+  state: ParseState,
+): FilterNode {
   const entries = ownEntries(raw, at)
   if (entries.length === 0) throw filterError(at, 'empty filter object')
   const nodes: FilterNode[] = []

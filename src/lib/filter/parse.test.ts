@@ -59,16 +59,24 @@ describe('parseFilter: the AST', () => {
       name: 'list with a variable',
       input: { owner: { _nin: ['$CURRENT_USER', null] } },
       ast: {
-        kind: 'compare', field: ['owner'], op: 'nin',
-        values: [{ kind: 'variable', name: '$CURRENT_USER' }, { kind: 'literal', value: null }],
+        kind: 'compare',
+        field: ['owner'],
+        op: 'nin',
+        values: [
+          { kind: 'variable', name: '$CURRENT_USER' },
+          { kind: 'literal', value: null },
+        ],
       },
     },
     {
       name: 'array format between',
       input: [{ field: 'created_at', op: 'between', value: 0, valueTo: '$NOW' }],
       ast: {
-        kind: 'compare', field: ['created_at'], op: 'between',
-        from: { kind: 'literal', value: 0 }, to: { kind: 'variable', name: '$NOW' },
+        kind: 'compare',
+        field: ['created_at'],
+        op: 'between',
+        from: { kind: 'literal', value: 0 },
+        to: { kind: 'variable', name: '$NOW' },
       },
     },
     {
@@ -76,7 +84,9 @@ describe('parseFilter: the AST', () => {
       name: 'array format in from a comma list',
       input: [{ field: 'tag', op: 'in', value: 'a, b,,c' }],
       ast: {
-        kind: 'compare', field: ['tag'], op: 'in',
+        kind: 'compare',
+        field: ['tag'],
+        op: 'in',
         values: ['a', 'b', '', 'c'].map((value) => ({ kind: 'literal', value })),
         split: true,
       },
@@ -84,14 +94,28 @@ describe('parseFilter: the AST', () => {
     {
       name: 'array format in from an array is not marked',
       input: [{ field: 'tag', op: 'in', value: ['1', 2] }],
-      ast: { kind: 'compare', field: ['tag'], op: 'in', values: [{ kind: 'literal', value: '1' }, { kind: 'literal', value: 2 }] },
+      ast: {
+        kind: 'compare',
+        field: ['tag'],
+        op: 'in',
+        values: [
+          { kind: 'literal', value: '1' },
+          { kind: 'literal', value: 2 },
+        ],
+      },
     },
     {
       name: 'array format elements are ANDed',
-      input: [{ field: 'a', op: 'empty' }, { field: 'b', op: 'not_empty', value: '' }],
+      input: [
+        { field: 'a', op: 'empty' },
+        { field: 'b', op: 'not_empty', value: '' },
+      ],
       ast: {
         kind: 'and',
-        items: [{ kind: 'compare', field: ['a'], op: 'empty' }, { kind: 'compare', field: ['b'], op: 'not_empty' }],
+        items: [
+          { kind: 'compare', field: ['a'], op: 'empty' },
+          { kind: 'compare', field: ['b'], op: 'not_empty' },
+        ],
       },
     },
     {
@@ -113,9 +137,12 @@ describe('parseFilter: the AST', () => {
   })
 
   it('gives the same AST for both formats', () => {
-    expect(parseFilter([{ field: 'age', op: 'gte', value: 3 }, { field: 'tag', op: 'in', value: ['x'] }])).toEqual(
-      parseFilter({ age: { _gte: 3 }, tag: { _in: ['x'] } }),
-    )
+    expect(
+      parseFilter([
+        { field: 'age', op: 'gte', value: 3 },
+        { field: 'tag', op: 'in', value: ['x'] },
+      ]),
+    ).toEqual(parseFilter({ age: { _gte: 3 }, tag: { _in: ['x'] } }))
   })
 
   it('leaves its input alone', () => {
@@ -164,8 +191,14 @@ describe('parseFilter: limits are inclusive', () => {
       name: `${filterLimits.maxConditions} conditions (array)`,
       input: Array.from({ length: filterLimits.maxConditions }, (_, i) => ({ field: `f${i}`, op: 'eq', value: i })),
     },
-    { name: `${filterLimits.maxListValues} values`, input: { a: { _in: Array.from({ length: filterLimits.maxListValues }, (_, i) => i) } } },
-    { name: `${filterLimits.maxStringLength}-character string`, input: { a: 'x'.repeat(filterLimits.maxStringLength) } },
+    {
+      name: `${filterLimits.maxListValues} values`,
+      input: { a: { _in: Array.from({ length: filterLimits.maxListValues }, (_, i) => i) } },
+    },
+    {
+      name: `${filterLimits.maxStringLength}-character string`,
+      input: { a: 'x'.repeat(filterLimits.maxStringLength) },
+    },
     { name: 'JSON of exactly the byte limit', input: jsonOfBytes(filterLimits.maxJsonBytes) },
     { name: '64-character segment', input: { ['a'.repeat(64)]: 1 } },
     { name: `${filterLimits.maxPathSegments} segments`, input: { 'a.b.c.d.e.f.g.h': 1 } },
@@ -207,9 +240,18 @@ describe('parseFilter: hostile input', () => {
   })
 
   it('names where the filter is wrong', () => {
-    expect(refusal({ _or: [{ age: 1 }, { age: { _like: 'x' } }] }).message).toBe('filter._or[1].age: unknown operator "_like"')
-    expect(refusal({ age: { _gt: [1] } }).message).toBe('filter.age._gt: value must be a string, number, boolean or null')
-    expect(refusal([{ field: 'a', op: 'eq', value: 1 }, { field: 'b', op: 'like' }]).message).toBe('filter[1].op: unknown op "like"')
+    expect(refusal({ _or: [{ age: 1 }, { age: { _like: 'x' } }] }).message).toBe(
+      'filter._or[1].age: unknown operator "_like"',
+    )
+    expect(refusal({ age: { _gt: [1] } }).message).toBe(
+      'filter.age._gt: value must be a string, number, boolean or null',
+    )
+    expect(
+      refusal([
+        { field: 'a', op: 'eq', value: 1 },
+        { field: 'b', op: 'like' },
+      ]).message,
+    ).toBe('filter[1].op: unknown op "like"')
     expect(refusal({ owner: '$CURRENT_USR' }).message).toBe('filter.owner: unknown variable "$CURRENT_USR"')
   })
 })

@@ -1,4 +1,5 @@
 import { matchAll, type FilterNode } from './ast.js'
+import { checkFilterBounds } from './bounds.js'
 import { filterError } from './filter-error.js'
 import { filterLimits } from './limits.js'
 import { parseArrayFilter } from './parse-array.js'
@@ -10,10 +11,12 @@ const root = 'filter'
 /**
  * Parses a filter, given as a JSON string (the list query parameter) or as a value (a grant's item_filter),
  * in the object or the array format, into a frozen AST; `{}` and `[]` give an empty AND (match all).
- * Throws invalid_request naming where the filter is wrong.
+ * The bounds (bounds.ts) are checked first. Throws invalid_request naming where the filter is wrong.
  */
 export function parseFilter(input: unknown): FilterNode {
   const value = typeof input === 'string' ? decodeJson(input) : input
+  // First, before anything walks it recursively: one set of bounds for every way a filter arrives.
+  checkFilterBounds(value, root)
   const state = { conditions: 0 }
   if (Array.isArray(value)) return value.length === 0 ? matchAll() : parseArrayFilter(value, root, state)
   if (isPlainObject(value)) {

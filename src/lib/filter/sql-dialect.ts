@@ -52,7 +52,11 @@ const oneOf = (names: readonly string[]) =>
 // compared as UTF-8 bytes under BINARY, which is code point order. length() and a negative substr() stop
 // at the first NUL of a text, so the suffix test works on the bytes of a BLOB instead; instr() does not stop.
 const sqliteKinds: Readonly<Record<JsonKind, readonly string[]>> = {
-  string: ['text'], number: ['integer', 'real'], boolean: ['true', 'false'], array: ['array'], object: ['object'],
+  string: ['text'],
+  number: ['integer', 'real'],
+  boolean: ['true', 'false'],
+  array: ['array'],
+  object: ['object'],
 }
 const sqliteParam = (_kind: ValueKind, value: Value) => sql`${typeof value === 'boolean' ? Number(value) : value}`
 
@@ -95,7 +99,9 @@ const sqliteDialect: SqlDialect = {
 // and booleans are compared as jsonb (numbers numerically, false < true), JSON strings as text (#>>).
 const pgCast = { string: 'text', number: 'double precision', boolean: 'boolean' } as const
 const pgParam = (kind: ValueKind, value: Value) =>
-  kind === 'number' && Number.isSafeInteger(value) ? sql`cast(${value} as bigint)` : sql`cast(${value} as ${sql.raw(pgCast[kind])})`
+  kind === 'number' && Number.isSafeInteger(value)
+    ? sql`cast(${value} as bigint)`
+    : sql`cast(${value} as ${sql.raw(pgCast[kind])})`
 
 const postgresDialect: SqlDialect = {
   kind: 'postgres',
@@ -119,7 +125,8 @@ const postgresDialect: SqlDialect = {
       value: (kind) => (kind === 'string' ? text : value),
       param,
       // For a scalar on the right, @> looks only at the array's own elements, never into nested ones.
-      arrayHas: (kind, literal) => sql<SqlBool>`${value} @> jsonb_build_array(cast(${literal} as ${sql.raw(pgCast[kind])}))`,
+      arrayHas: (kind, literal) =>
+        sql<SqlBool>`${value} @> jsonb_build_array(cast(${literal} as ${sql.raw(pgCast[kind])}))`,
     }
   },
 }

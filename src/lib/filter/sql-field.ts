@@ -28,7 +28,11 @@ export interface SqlField {
 }
 
 const valueKinds: Readonly<Record<ColumnKind, ValueKind | null>> = {
-  text: 'string', integer: 'number', number: 'number', boolean: 'boolean', json: null,
+  text: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  json: null,
 }
 
 /** The field a resolver answered, checked once more because resolvers are written by callers; throws internal or invalid_request. */

@@ -47,7 +47,13 @@ describe('resolveVariables', () => {
     const parsed = parseFilter({
       _or: [
         { owner: '$CURRENT_USER', audience: { _in: ['$CURRENT_ROLE', 'x'] } },
-        { _and: [{ project: { _neq: '$PROJECT_ID' } }, { day: { _starts_with: '$NOW_DATE' } }, { note: { _null: true } }] },
+        {
+          _and: [
+            { project: { _neq: '$PROJECT_ID' } },
+            { day: { _starts_with: '$NOW_DATE' } },
+            { note: { _null: true } },
+          ],
+        },
       ],
     })
     expect(resolveVariables(parsed, context)).toEqual({
@@ -57,7 +63,15 @@ describe('resolveVariables', () => {
           kind: 'and',
           items: [
             { kind: 'compare', field: ['owner'], op: 'eq', value: { kind: 'literal', value: 'u1' } },
-            { kind: 'compare', field: ['audience'], op: 'in', values: [{ kind: 'literal', value: 'editor' }, { kind: 'literal', value: 'x' }] },
+            {
+              kind: 'compare',
+              field: ['audience'],
+              op: 'in',
+              values: [
+                { kind: 'literal', value: 'editor' },
+                { kind: 'literal', value: 'x' },
+              ],
+            },
           ],
         },
         {
@@ -92,7 +106,14 @@ describe('resolveVariables', () => {
   it('keeps the mark of a comma-separated list, for a schema check that comes after', () => {
     const parsed = parseFilter([{ field: 'owner', op: 'in', value: 'u2,$CURRENT_USER' }])
     expect(resolveVariables(parsed, context)).toEqual({
-      kind: 'compare', field: ['owner'], op: 'in', values: [{ kind: 'literal', value: 'u2' }, { kind: 'literal', value: 'u1' }], split: true,
+      kind: 'compare',
+      field: ['owner'],
+      op: 'in',
+      values: [
+        { kind: 'literal', value: 'u2' },
+        { kind: 'literal', value: 'u1' },
+      ],
+      split: true,
     })
   })
 

@@ -1,6 +1,16 @@
 import {
-  andNode, compareBetween, compareList, compareValue, literal, orNode,
-  type FilterNode, type LiteralOperand, type Operand, type ResolvedFilterNode, type Scalar, type VariableName,
+  andNode,
+  compareBetween,
+  compareList,
+  compareValue,
+  literal,
+  orNode,
+  type FilterNode,
+  type LiteralOperand,
+  type Operand,
+  type ResolvedFilterNode,
+  type Scalar,
+  type VariableName,
 } from './ast.js'
 import { AppError } from '../errors.js'
 import type { FieldValues } from './field-values.js'

@@ -29,8 +29,19 @@ export interface GeoFeatures {
 }
 
 /** Features numbered by position: `line` 1-based, `feature` 0-based. */
-export function numbered(index: number, geometry: unknown, properties: Record<string, unknown>, problem?: FeatureProblem): GeoFeature {
-  return { line: index + 1, feature: index, geometry: problem ? null : geometry, properties: problem ? {} : properties, ...(problem ? { problem } : {}) }
+export function numbered(
+  index: number,
+  geometry: unknown,
+  properties: Record<string, unknown>,
+  problem?: FeatureProblem,
+): GeoFeature {
+  return {
+    line: index + 1,
+    feature: index,
+    geometry: problem ? null : geometry,
+    properties: problem ? {} : properties,
+    ...(problem ? { problem } : {}),
+  }
 }
 
 /** The first `limit` items and whether more followed. */

@@ -13,7 +13,11 @@ export interface CsvGeoOptions {
 }
 
 /** The column names looked for when none is named (case-insensitive), in order of preference. */
-export const csvGeoDefaults = { wkt: ['wkt', 'geometry'], lat: ['lat', 'latitude'], lon: ['lon', 'lng', 'longitude'] } as const
+export const csvGeoDefaults = {
+  wkt: ['wkt', 'geometry'],
+  lat: ['lat', 'latitude'],
+  lon: ['lon', 'lng', 'longitude'],
+} as const
 
 /** Delimiters a header row is tried with; the one that splits it into the most columns wins (ties: the first). */
 const candidates = [',', ';', '\t', '|']
@@ -34,7 +38,13 @@ export function readCsv(body: string, limit: number, options: CsvGeoOptions): Ge
   const delimiter = options.delimiter ?? guessDelimiter(body)
   let records: { record: string[]; info: { lines: number } }[]
   try {
-    records = parse(body, { bom: true, delimiter, info: true, relax_column_count: true, skip_empty_lines: true }) as never
+    records = parse(body, {
+      bom: true,
+      delimiter,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as never
   } catch (err) {
     if (err instanceof CsvError) throw new AppError('invalid_request', `The body is not readable CSV: ${err.message}`)
     throw err
@@ -44,13 +54,20 @@ export function readCsv(body: string, limit: number, options: CsvGeoOptions): Ge
   // Header names are trimmed ("name, lat, lon" names name, lat and lon); values are kept as they are.
   const header = head.record.map((name) => name.trim())
   const twice = header.find((name, i) => header.indexOf(name) !== i)
-  if (twice !== undefined) throw new AppError('invalid_request', `The header names the column "${twice.slice(0, 60)}" twice`)
+  if (twice !== undefined)
+    throw new AppError('invalid_request', `The header names the column "${twice.slice(0, 60)}" twice`)
   const geometry = geometryColumns(header, options)
   const used = new Set(geometry.kind === 'wkt' ? [geometry.column] : [geometry.lat, geometry.lon])
   const truncated = rest.length > limit
   const features = rest.slice(0, limit).map(({ record, info }): GeoFeature => {
     const line = info.lines
-    if (record.length !== header.length) return { line, geometry: null, properties: {}, problem: { message: `The row has ${record.length} values, the header ${header.length}`, geometry: false } }
+    if (record.length !== header.length)
+      return {
+        line,
+        geometry: null,
+        properties: {},
+        problem: { message: `The row has ${record.length} values, the header ${header.length}`, geometry: false },
+      }
     const properties: Record<string, unknown> = {}
     header.forEach((name, i) => {
       if (!used.has(i)) properties[name] = record[i]
@@ -58,7 +75,12 @@ export function readCsv(body: string, limit: number, options: CsvGeoOptions): Ge
     try {
       return { line, geometry: geometryOf(record, header, geometry), properties }
     } catch (err) {
-      return { line, geometry: null, properties: {}, problem: { message: err instanceof Error ? err.message : String(err), geometry: true } }
+      return {
+        line,
+        geometry: null,
+        properties: {},
+        problem: { message: err instanceof Error ? err.message : String(err), geometry: true },
+      }
     }
   })
   return { features, truncated, textValues: true }
@@ -81,7 +103,11 @@ function guessDelimiter(body: string): string {
 function geometryColumns(header: readonly string[], options: CsvGeoOptions): Geometry {
   const named = (name: string, option: string): number => {
     const index = header.indexOf(name)
-    if (index === -1) throw new AppError('validation_error', `No column "${name.slice(0, 60)}" (${option}=) in the header`, { option, columns: header.slice(0, 100) })
+    if (index === -1)
+      throw new AppError('validation_error', `No column "${name.slice(0, 60)}" (${option}=) in the header`, {
+        option,
+        columns: header.slice(0, 100),
+      })
     return index
   }
   const found = (names: readonly string[]): number => {
@@ -123,7 +149,10 @@ function geometryOf(record: readonly string[], header: readonly string[], geomet
   const lat = record[geometry.lat]!.trim()
   const lon = record[geometry.lon]!.trim()
   if (lat === '' && lon === '') return null
-  return { type: 'Point', coordinates: [coordinate(lon, header[geometry.lon]!), coordinate(lat, header[geometry.lat]!)] }
+  return {
+    type: 'Point',
+    coordinates: [coordinate(lon, header[geometry.lon]!), coordinate(lat, header[geometry.lat]!)],
+  }
 }
 
 function coordinate(text: string, column: string): number {

@@ -15,20 +15,26 @@ export function readGeoJson(body: string, limit: number): GeoFeatures {
   }
   let list: readonly unknown[]
   if (isObject(value) && value.type === 'FeatureCollection') {
-    if (!Array.isArray(value.features)) throw new AppError('invalid_request', 'A FeatureCollection needs a "features" array')
+    if (!Array.isArray(value.features))
+      throw new AppError('invalid_request', 'A FeatureCollection needs a "features" array')
     list = value.features
   } else if (isObject(value) && value.type === 'Feature') {
     list = [value]
   } else {
-    throw new AppError('invalid_request', 'Send a GeoJSON FeatureCollection or Feature (a bare geometry has no properties: wrap it in a Feature)')
+    throw new AppError(
+      'invalid_request',
+      'Send a GeoJSON FeatureCollection or Feature (a bare geometry has no properties: wrap it in a Feature)',
+    )
   }
   const { items, truncated } = capped(list, limit)
   return { features: items.map(featureOf), truncated, textValues: false }
 }
 
 function featureOf(entry: unknown, index: number): GeoFeature {
-  if (!isObject(entry) || entry.type !== 'Feature') return numbered(index, null, {}, { message: 'This entry of "features" is not a GeoJSON Feature', geometry: false })
+  if (!isObject(entry) || entry.type !== 'Feature')
+    return numbered(index, null, {}, { message: 'This entry of "features" is not a GeoJSON Feature', geometry: false })
   const { geometry, properties } = entry
-  if (properties !== null && properties !== undefined && !isObject(properties)) return numbered(index, null, {}, { message: 'The feature\'s "properties" is not an object', geometry: false })
+  if (properties !== null && properties !== undefined && !isObject(properties))
+    return numbered(index, null, {}, { message: 'The feature\'s "properties" is not an object', geometry: false })
   return numbered(index, geometry ?? null, properties ?? {})
 }

@@ -10,7 +10,11 @@ export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = incoming?.headers['x-forwarded-for']
     const list = Array.isArray(forwarded) ? forwarded.join(',') : forwarded
-    const last = list?.split(',').map((s) => s.trim()).filter(Boolean).pop()
+    const last = list
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop()
     if (last) return last
   }
   return incoming?.socket.remoteAddress ?? 'unknown'

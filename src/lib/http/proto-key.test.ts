@@ -19,7 +19,10 @@ describe('refuseProtoKey', () => {
     ['a nested key', '{"a":{"b":[{"__proto__":1}]}}'],
     ['a key beside others', '{"title":"x","__proto__":null}'],
     ['a key spelled with \\u escapes', '{"\\u005f_proto__":1}'],
-    ['a key spelled entirely with \\u escapes', '{"\\u005F\\u005F\\u0070\\u0072\\u006f\\u0074\\u006F\\u005f\\u005f":1}'],
+    [
+      'a key spelled entirely with \\u escapes',
+      '{"\\u005F\\u005F\\u0070\\u0072\\u006f\\u0074\\u006F\\u005f\\u005f":1}',
+    ],
   ])('refuses %s', (_, text) => {
     expect(refused(text)).toBe(true)
   })

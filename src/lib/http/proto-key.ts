@@ -2,7 +2,8 @@ import { AppError } from '../errors.js'
 
 // Every way JSON text can spell the key: each of its characters plain or as a \u escape. Only a text that
 // matches is parsed a second time, so ordinary bodies pay one substring search (two when they hold \u).
-const spelled = /(?:_|\\u005[fF]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF]){2}/
+const spelled =
+  /(?:_|\\u005[fF]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF]){2}/
 
 function mayHold(text: string): boolean {
   return text.includes('__proto__') || (text.includes('\\u') && spelled.test(text))
@@ -33,5 +34,6 @@ function holdsKey(text: string): boolean {
 export function refuseProtoKey(text: string, lines = false): void {
   if (!mayHold(text)) return
   const found = lines ? text.split('\n').some((line) => mayHold(line) && holdsKey(line)) : holdsKey(text)
-  if (found) throw new AppError('invalid_request', 'The request body must not hold a "__proto__" key', { key: '__proto__' })
+  if (found)
+    throw new AppError('invalid_request', 'The request body must not hold a "__proto__" key', { key: '__proto__' })
 }

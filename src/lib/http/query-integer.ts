@@ -38,7 +38,11 @@ export function queryInteger(options: QueryIntegerOptions & { default: number })
 export function queryInteger(options?: QueryIntegerOptions): QueryInteger
 export function queryInteger(options: QueryIntegerOptions = {}): QueryInteger | z.ZodDefault<QueryInteger> {
   const { min, max } = options
-  const shown = { type: 'integer' as const, ...(min === undefined ? {} : { minimum: min }), ...(max === undefined ? {} : { maximum: max }) }
+  const shown = {
+    type: 'integer' as const,
+    ...(min === undefined ? {} : { minimum: min }),
+    ...(max === undefined ? {} : { maximum: max }),
+  }
   const schema = integerSchema(options)
   if (options.default === undefined) return schema.openapi(shown)
   return schema.default(options.default).openapi({ ...shown, default: options.default })

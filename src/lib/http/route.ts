@@ -26,8 +26,15 @@ export function defineRoute<R extends RouteDeclaration>(route: R): R {
  * and a route that reads a credential declares the `bearer` security requirement, so a client (the docs
  * page's Authorize button included) knows to send `Authorization`. Public routes declare none.
  */
-function documentedRoute<R extends RouteConfig & { permission?: RoutePermission }>({ permission = null, ...route }: R): RouteConfig {
-  return { ...route, 'x-permission': permission ?? 'public', ...(permission === null ? {} : { security: [{ bearer: [] }] }) }
+function documentedRoute<R extends RouteConfig & { permission?: RoutePermission }>({
+  permission = null,
+  ...route
+}: R): RouteConfig {
+  return {
+    ...route,
+    'x-permission': permission ?? 'public',
+    ...(permission === null ? {} : { security: [{ bearer: [] }] }),
+  }
 }
 
 /**
@@ -40,13 +47,27 @@ export function createRouter(security?: Security): OpenAPIHono<AppEnv> {
   const register = router.openapi
   router.openapi = ((route: RouteConfig & { permission?: RoutePermission }, handler: Handler<AppEnv>, hook?: never) => {
     const permission = route.permission ?? null
-    if (permission !== null && !security) throw new Error(`${route.method} ${route.path} needs a permission but its router has no security`)
+    if (permission !== null && !security)
+      throw new Error(`${route.method} ${route.path} needs a permission but its router has no security`)
     const check = security ? guard(security, permission) : null
-    const validate = route.middleware === undefined && hook === undefined ? requestValidation(route.request, rejectInvalid) : null
+    const validate =
+      route.middleware === undefined && hook === undefined ? requestValidation(route.request, rejectInvalid) : null
     if (!validate) {
-      const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]
-      const first: MiddlewareHandler<AppEnv>[] = check ? [async (c, next) => { await check(c); await next() }] : []
-      return register({ ...documentedRoute(route), middleware: [...first, ...middleware] } as never, handler as never, hook)
+      const middleware =
+        route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]
+      const first: MiddlewareHandler<AppEnv>[] = check
+        ? [
+            async (c, next) => {
+              await check(c)
+              await next()
+            },
+          ]
+        : []
+      return register(
+        { ...documentedRoute(route), middleware: [...first, ...middleware] } as never,
+        handler as never,
+        hook,
+      )
     }
     // One handler per route: Hono's fast path, no middleware chain. Same order as before: the guard, so an
     // unauthorised caller learns nothing from a 400, then validation, then the handler.
@@ -91,8 +112,13 @@ export const ErrorEnvelopeSchema = z
   .openapi('Error')
 
 /** OpenAPI response entries for the error codes a route may answer with. */
-export function errorResponses(...codes: ErrorCode[]): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }> {
-  const out: Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }> = {}
+export function errorResponses(
+  ...codes: ErrorCode[]
+): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }> {
+  const out: Record<
+    number,
+    { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema } } }
+  > = {}
   for (const code of codes) {
     const status = errorStatus[code]
     const existing = out[status]

@@ -10,11 +10,13 @@ let server: Server
 let port: number
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res) => {
-    void refusalBeforeBodyEnd(new AppError('forbidden', 'no', {}, { headers: { Connection: 'close' } }), req).then((err) => {
-      const headers = isAppError(err) ? (err.headers ?? {}) : {}
-      res.writeHead(403, { 'content-type': 'text/plain', 'content-length': '2', ...headers })
-      res.end('no')
-    })
+    void refusalBeforeBodyEnd(new AppError('forbidden', 'no', {}, { headers: { Connection: 'close' } }), req).then(
+      (err) => {
+        const headers = isAppError(err) ? (err.headers ?? {}) : {}
+        res.writeHead(403, { 'content-type': 'text/plain', 'content-length': '2', ...headers })
+        res.end('no')
+      },
+    )
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -40,11 +42,15 @@ async function exchange(requests: { head: string; body: string }[]): Promise<str
   return received
 }
 
-const post = (length: number) => `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`
+const post = (length: number) =>
+  `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`
 
 describe('a refusal answered before the body was read', () => {
   it('reads a short rest first and keeps the connection: a second request on it is answered', async () => {
-    const answers = await exchange([{ head: post(5), body: 'hello' }, { head: post(3), body: 'abc' }])
+    const answers = await exchange([
+      { head: post(5), body: 'hello' },
+      { head: post(3), body: 'abc' },
+    ])
     expect(answers.match(/HTTP\/1\.1 403/g)).toHaveLength(2)
     expect(answers.toLowerCase()).not.toContain('connection: close')
   })

@@ -10,7 +10,11 @@ export const drainTimeoutMs = 2_000
  * Reads and discards what is left of a request body, up to `maxBytes` (known lengths over it are not tried)
  * and `timeoutMs`. Resolves true when the body ended, false when it would not (too long, too slow, broken).
  */
-export function drainUnread(incoming: IncomingMessage, maxBytes = drainLimitBytes, timeoutMs = drainTimeoutMs): Promise<boolean> {
+export function drainUnread(
+  incoming: IncomingMessage,
+  maxBytes = drainLimitBytes,
+  timeoutMs = drainTimeoutMs,
+): Promise<boolean> {
   if (incoming.complete) return Promise.resolve(true)
   if (incoming.destroyed || incoming.readableAborted) return Promise.resolve(false)
   const declared = incoming.headers['content-length']
@@ -55,9 +59,17 @@ export async function refusalBeforeBodyEnd(err: unknown, incoming: IncomingMessa
   if (!incoming || incoming.complete) return err
   if (!isAppError(err)) {
     if (!incoming.destroyed && !incoming.readableAborted) return err
-    return new AppError('invalid_request', 'The upload was interrupted before its end; nothing was stored', {}, { headers: { Connection: 'close' } })
+    return new AppError(
+      'invalid_request',
+      'The upload was interrupted before its end; nothing was stored',
+      {},
+      { headers: { Connection: 'close' } },
+    )
   }
   const drained = await drainUnread(incoming)
   const { Connection: _closing, ...headers } = err.headers ?? {}
-  return new AppError(err.code, err.message, err.details, { cause: err.cause, headers: drained ? headers : { ...headers, Connection: 'close' } })
+  return new AppError(err.code, err.message, err.details, {
+    cause: err.cause,
+    headers: drained ? headers : { ...headers, Connection: 'close' },
+  })
 }

@@ -10,7 +10,11 @@ function app() {
   for (const required of [true, false]) {
     router.openapi(
       defineRoute({
-        method: 'post', path: `/${required ? 'required' : 'optional'}/{id}`, operationId: `t.${required}`, summary: 't', permission: null,
+        method: 'post',
+        path: `/${required ? 'required' : 'optional'}/{id}`,
+        operationId: `t.${required}`,
+        summary: 't',
+        permission: null,
         request: {
           params: z.object({ id: z.coerce.number().int() }),
           query: z.object({ tag: z.string().max(3).optional() }),
@@ -19,7 +23,16 @@ function app() {
         },
         responses: { 200: reply },
       }),
-      (c) => c.json({ param: c.req.valid('param'), query: c.req.valid('query'), header: c.req.valid('header'), json: c.req.valid('json') }, 200),
+      (c) =>
+        c.json(
+          {
+            param: c.req.valid('param'),
+            query: c.req.valid('query'),
+            header: c.req.valid('header'),
+            json: c.req.valid('json'),
+          },
+          200,
+        ),
     )
   }
   router.onError((err, c) => {
@@ -29,14 +42,20 @@ function app() {
   return router
 }
 
-const post = (path: string, body?: string, headers: Record<string, string> = {}) => app().request(path, { method: 'POST', body, headers })
+const post = (path: string, body?: string, headers: Record<string, string> = {}) =>
+  app().request(path, { method: 'POST', body, headers })
 const json = { 'content-type': 'application/json' }
 
 describe('request validation', () => {
   it('hands every target, parsed and coerced, to the handler', async () => {
     const res = await post('/required/7?tag=ab', '{"n":1}', { ...json, 'If-Match': '"3"' })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ param: { id: 7 }, query: { tag: 'ab' }, header: { 'if-match': '"3"' }, json: { n: 1 } })
+    expect(await res.json()).toEqual({
+      param: { id: 7 },
+      query: { tag: 'ab' },
+      header: { 'if-match': '"3"' },
+      json: { n: 1 },
+    })
   })
 
   it.each([

@@ -21,7 +21,10 @@ const jsonType = /^application\/([\w.-]+\+)?json$/i
  * object) per target. Null when the route has something only that middleware handles (forms, cookies,
  * bodies of other declared types): such a route is registered the ordinary way.
  */
-export function requestValidation(request: RouteConfig['request'], reject: RejectHook): ((c: Context<AppEnv>) => Promise<void>) | null {
+export function requestValidation(
+  request: RouteConfig['request'],
+  reject: RejectHook,
+): ((c: Context<AppEnv>) => Promise<void>) | null {
   if (!request) return async () => {}
   if (request.cookies) return null
   const content = request.body?.content as Record<string, { schema?: unknown }> | undefined
@@ -50,17 +53,21 @@ export function requestValidation(request: RouteConfig['request'], reject: Rejec
     const absent = parse(schema, Object.fromEntries(names.map((name) => [name, undefined])))
     steps.push((c) => {
       const values = names.map((name) => headerOf(c, name))
-      if (absent.success && values.every((value) => value === undefined)) c.req.addValidatedData('header', { ...(absent.data as object) })
+      if (absent.success && values.every((value) => value === undefined))
+        c.req.addValidatedData('header', { ...(absent.data as object) })
       else check('header', schema, Object.fromEntries(names.map((name, i) => [name, values[i]])), c)
     })
   }
-  const jsonSchema = mediaTypes.map((type) => content![type]!.schema).find((schema) => schema !== undefined) as Schema | undefined
+  const jsonSchema = mediaTypes.map((type) => content![type]!.schema).find((schema) => schema !== undefined) as
+    | Schema
+    | undefined
   if (jsonSchema) {
     const required = request.body?.required === true
     steps.push(async (c) => {
       const type = headerOf(c, 'content-type')
       // Required or not, a body of another media type is refused; an optional body may be absent.
-      if (type ? !jsonRequest.test(type) : hasBody(c)) throw new AppError('unsupported_media_type', 'Unsupported Media Type')
+      if (type ? !jsonRequest.test(type) : hasBody(c))
+        throw new AppError('unsupported_media_type', 'Unsupported Media Type')
       if (required || type) check('json', jsonSchema, await bodyValue(c, type), c)
       else c.req.addValidatedData('json', {})
     })
@@ -70,7 +77,10 @@ export function requestValidation(request: RouteConfig['request'], reject: Rejec
   }
 }
 
-function parse(schema: Schema, value: unknown): { success: true; data: unknown } | { success: false; error: z.ZodError } {
+function parse(
+  schema: Schema,
+  value: unknown,
+): { success: true; data: unknown } | { success: false; error: z.ZodError } {
   return schema.safeParse(value) as { success: true; data: unknown } | { success: false; error: z.ZodError }
 }
 

@@ -1,7 +1,14 @@
 import { AppError } from '../errors.js'
 import { createRestApiChannel } from './rest-api-channel.js'
 import { createSmtpChannel } from './smtp-channel.js'
-import { maxRecipients, type EmailConfig, type MailChannel, type MailMessage, type Mailer, type MailerDeps } from './types.js'
+import {
+  maxRecipients,
+  type EmailConfig,
+  type MailChannel,
+  type MailMessage,
+  type Mailer,
+  type MailerDeps,
+} from './types.js'
 
 const defaultTimeoutMs = 10_000
 // One bare address: a list, a group or a display name could smuggle in a second recipient
@@ -54,7 +61,8 @@ function openChannel(config: EmailConfig, timeoutMs: number, deps: MailerDeps): 
       if (!config.smtpUrl) throw new AppError('internal', 'The email_binding channel needs an SMTP URL')
       return createSmtpChannel(config.smtpUrl, config.from, timeoutMs, deps.log)
     case 'rest_api':
-      if (!config.apiUrl || !config.apiKey) throw new AppError('internal', 'The rest_api channel needs an API URL and key')
+      if (!config.apiUrl || !config.apiKey)
+        throw new AppError('internal', 'The rest_api channel needs an API URL and key')
       return createRestApiChannel(config.apiUrl, config.apiKey, config.from, deps.log)
     case 'email_no_channel':
       return {
@@ -72,10 +80,16 @@ function checkMessage(message: MailMessage): void {
   const { to, subject, text, html, from, replyTo } = message
   const list = Array.isArray(to) ? (to as unknown[]) : [to]
   if (list.length === 0 || list.length > maxRecipients || !list.every(isPlainAddress)) {
-    throw new AppError('invalid_request', `An email goes to plain addresses (one, or a list of at most ${maxRecipients})`)
+    throw new AppError(
+      'invalid_request',
+      `An email goes to plain addresses (one, or a list of at most ${maxRecipients})`,
+    )
   }
   if ((from !== undefined && !isSender(from)) || (replyTo !== undefined && !isPlainAddress(replyTo))) {
-    throw new AppError('invalid_request', 'An email sender is a plain address or Name <address>; a reply-to is a plain address')
+    throw new AppError(
+      'invalid_request',
+      'An email sender is a plain address or Name <address>; a reply-to is a plain address',
+    )
   }
   if (typeof subject !== 'string' || /[\r\n]/.test(subject)) {
     throw new AppError('invalid_request', 'An email subject is one line of text')

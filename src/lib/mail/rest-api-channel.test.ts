@@ -58,7 +58,13 @@ async function failure(mailer: Mailer): Promise<AppError> {
 }
 
 function expectNoKey(err: AppError, lines: string[] = []): void {
-  const seen = JSON.stringify({ message: err.message, details: err.details, stack: err.stack, cause: String(err.cause), lines })
+  const seen = JSON.stringify({
+    message: err.message,
+    details: err.details,
+    stack: err.stack,
+    cause: String(err.cause),
+    lines,
+  })
   expect(seen).not.toContain(apiKey)
 }
 
@@ -97,22 +103,27 @@ describe('rest_api channel (real HTTP server)', () => {
     })
   })
 
-  it.each([400, 401, 403, 422, 429, 500, 502, 503])('a %i answer is service_unavailable with the status, never the key', async (status) => {
-    // A provider that echoes the key and the message back must not get either into the error.
-    answer = (res, hit) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad', echo: hit }))
-    const lines: string[] = []
-    const log = createLogger('debug', { write: (line: string) => void lines.push(line) })
-    const err = await failure(createMailer(restConfig(), { log }))
-    expect(err.code).toBe('service_unavailable')
-    expect(err.status).toBe(503)
-    expect(err.message).toBe('Email provider refused the message')
-    expect(err.details).toEqual({ status })
-    expectNoKey(err, lines)
-    expect(JSON.stringify(err.details)).not.toContain('Body')
-  })
+  it.each([400, 401, 403, 422, 429, 500, 502, 503])(
+    'a %i answer is service_unavailable with the status, never the key',
+    async (status) => {
+      // A provider that echoes the key and the message back must not get either into the error.
+      answer = (res, hit) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad', echo: hit }))
+      const lines: string[] = []
+      const log = createLogger('debug', { write: (line: string) => void lines.push(line) })
+      const err = await failure(createMailer(restConfig(), { log }))
+      expect(err.code).toBe('service_unavailable')
+      expect(err.status).toBe(503)
+      expect(err.message).toBe('Email provider refused the message')
+      expect(err.details).toEqual({ status })
+      expectNoKey(err, lines)
+      expect(JSON.stringify(err.details)).not.toContain('Body')
+    },
+  )
 
   it('does not follow a redirect, so the key is not sent anywhere else', async () => {
-    answer = (res, hit) => (hit.url === '/v1/send' ? res.writeHead(307, { location: `${base}/elsewhere` }).end() : res.writeHead(202).end())
+    answer = (res, hit) =>
+      hit.url === '/v1/send' ? res.writeHead(307, { location: `${base}/elsewhere` }).end() : res.writeHead(202).end()
     const err = await failure(createMailer(restConfig()))
     expect(err.code).toBe('service_unavailable')
     expect(hits.map((h) => h.url)).toEqual(['/v1/send'])

@@ -11,7 +11,11 @@ export function createRestApiChannel(apiUrl: string, apiKey: string, from: strin
       try {
         res = await fetch(apiUrl, {
           method: 'POST',
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
           body: JSON.stringify({ from: message.from ?? from, to, subject, text, html, replyTo }),
           signal,
           // A mail API has no reason to redirect; following one would resend the key elsewhere.

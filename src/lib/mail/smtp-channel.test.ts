@@ -19,7 +19,9 @@ interface Received {
 }
 
 // A real SMTP server on a free port: plain TCP, no STARTTLS, recording what it receives.
-async function startSmtp(options: Partial<SMTPServerOptions>): Promise<{ port: number; received: Received[]; stop: () => Promise<void> }> {
+async function startSmtp(
+  options: Partial<SMTPServerOptions>,
+): Promise<{ port: number; received: Received[]; stop: () => Promise<void> }> {
   const received: Received[] = []
   const server = new SMTPServer({
     secure: false,
@@ -72,7 +74,13 @@ async function failure(mailer: Mailer, to = 'ada@example.com'): Promise<AppError
 }
 
 function everything(err: AppError, logLines: string[]): string {
-  return JSON.stringify({ message: err.message, details: err.details, stack: err.stack, cause: String(err.cause), logLines })
+  return JSON.stringify({
+    message: err.message,
+    details: err.details,
+    stack: err.stack,
+    cause: String(err.cause),
+    logLines,
+  })
 }
 
 describe('email_binding channel (real SMTP server)', () => {
@@ -92,7 +100,11 @@ describe('email_binding channel (real SMTP server)', () => {
   it('delivers a text message with the URL credentials, sender, recipient, subject and body', async () => {
     const mailer = createMailer(smtpConfig(authUrl()))
     expect(mailer.channel).toBe('email_binding')
-    const result = await mailer.send({ to: 'ada@example.com', subject: 'Welcome to Plinth', text: 'Your code is 123456.' })
+    const result = await mailer.send({
+      to: 'ada@example.com',
+      subject: 'Welcome to Plinth',
+      text: 'Your code is 123456.',
+    })
     await mailer.close()
 
     expect(result.accepted).toBe(true)
@@ -110,7 +122,12 @@ describe('email_binding channel (real SMTP server)', () => {
 
   it('sends text and HTML as alternatives', async () => {
     const mailer = createMailer(smtpConfig(authUrl()))
-    await mailer.send({ to: 'grace@example.com', subject: 'Reset', text: 'Plain reset body', html: '<p>HTML reset body</p>' })
+    await mailer.send({
+      to: 'grace@example.com',
+      subject: 'Reset',
+      text: 'Plain reset body',
+      html: '<p>HTML reset body</p>',
+    })
     await mailer.close()
     const raw = withAuth.received.at(-1)?.raw ?? ''
     expect(raw).toMatch(/Content-Type: multipart\/alternative/)
@@ -120,7 +137,13 @@ describe('email_binding channel (real SMTP server)', () => {
 
   it('sends one message to a list of recipients, with the sender and reply-to given', async () => {
     const mailer = createMailer(smtpConfig(authUrl()))
-    await mailer.send({ to: ['ada@example.com', 'grace@example.com'], subject: 'Both', text: 'One message', from: 'Ops <ops@plinth.test>', replyTo: 'help@plinth.test' })
+    await mailer.send({
+      to: ['ada@example.com', 'grace@example.com'],
+      subject: 'Both',
+      text: 'One message',
+      from: 'Ops <ops@plinth.test>',
+      replyTo: 'help@plinth.test',
+    })
     await mailer.close()
     const got = withAuth.received.at(-1)
     expect(got?.rcptTo).toEqual(['ada@example.com', 'grace@example.com'])
@@ -151,7 +174,11 @@ describe('email_binding channel (real SMTP server)', () => {
     expect(err.cause).toBeUndefined()
     expect(withAuth.received).toHaveLength(before)
     const seen = everything(err, lines)
-    for (const secret of [wrong, Buffer.from(`\0${user}\0${wrong}`).toString('base64'), Buffer.from(wrong).toString('base64')]) {
+    for (const secret of [
+      wrong,
+      Buffer.from(`\0${user}\0${wrong}`).toString('base64'),
+      Buffer.from(wrong).toString('base64'),
+    ]) {
       expect(seen).not.toContain(secret)
     }
     expect(lines.join('')).toContain('EAUTH')
@@ -159,7 +186,9 @@ describe('email_binding channel (real SMTP server)', () => {
 
   it('the configured password never leaks when the server is unreachable either', async () => {
     const closedPort = await freePort()
-    const err = await failure(createMailer(smtpConfig(`smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${closedPort}`)))
+    const err = await failure(
+      createMailer(smtpConfig(`smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${closedPort}`)),
+    )
     expect(err.code).toBe('service_unavailable')
     expect(err.message).toBe('Email provider could not be reached')
     expect(err.details).toEqual({ status: null })

@@ -133,7 +133,13 @@ describe('isBlockedHost (a URL host, not resolved)', () => {
 })
 
 describe('isLoopbackName', () => {
-  for (const [name, loopback] of [['localhost', true], ['LOCALHOST.', true], ['api.localhost', true], ['localhost.example.com', false], ['example.com', false]] as const) {
+  for (const [name, loopback] of [
+    ['localhost', true],
+    ['LOCALHOST.', true],
+    ['api.localhost', true],
+    ['localhost.example.com', false],
+    ['example.com', false],
+  ] as const) {
     it(`${name} → ${loopback}`, () => expect(isLoopbackName(name)).toBe(loopback))
   }
 })

@@ -102,7 +102,16 @@ function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
     // ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d`; the socket layer (inet_pton) reads the IPv4-compatible
     // `::a.b.c.d` it is, which libuv also prints for such an address that DNS returns.
     const compatible = /^::(\d+\.\d+\.\d+\.\d+)$/.exec(bare)
-    if (compatible) return new ipaddr.IPv6([0, 0, 0, 0, 0, 0, ...ipaddr.IPv4.parse(compatible[1]!).toIPv4MappedAddress().parts.slice(6)])
+    if (compatible)
+      return new ipaddr.IPv6([
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        ...ipaddr.IPv4.parse(compatible[1]!).toIPv4MappedAddress().parts.slice(6),
+      ])
     return ipaddr.IPv6.parse(bare)
   }
   // Besides dotted quads, the resolver reads `2130706433`, `127.1` and `0x7f.0.0.1` as addresses; so does ipaddr.

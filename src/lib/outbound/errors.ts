@@ -9,7 +9,15 @@
  * - `too_many_redirects`: more redirects than allowed;
  * - `network`: anything else between the sockets (refused, reset, name not found, TLS, a corrupt body).
  */
-export type OutboundErrorCode = 'bad_url' | 'bad_request' | 'blocked_address' | 'timeout' | 'aborted' | 'too_large' | 'too_many_redirects' | 'network'
+export type OutboundErrorCode =
+  | 'bad_url'
+  | 'bad_request'
+  | 'blocked_address'
+  | 'timeout'
+  | 'aborted'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'network'
 
 /**
  * The one error outboundFetch rejects with. The message names at most the host: never a path or query,

@@ -30,7 +30,23 @@ afterEach(() => {
 const guarded: OutboundOptions = { allowPrivateNetwork: false }
 
 describe('address literals (checked before connecting)', () => {
-  const hosts = ['127.0.0.1', '127.0.0.1.', '2130706433', '017700000001', '0x7f.1', '0.0.0.0', '0', 'localhost', 'LOCALHOST.', 'api.localhost', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]', '[::1]']
+  const hosts = [
+    '127.0.0.1',
+    '127.0.0.1.',
+    '2130706433',
+    '017700000001',
+    '0x7f.1',
+    '0.0.0.0',
+    '0',
+    'localhost',
+    'LOCALHOST.',
+    'api.localhost',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[::ffff:0:127.0.0.1]',
+    '[::127.0.0.1]',
+    '[::1]',
+  ]
   for (const host of hosts) {
     it(`refuses http://${host}:<port>/ and never reaches the server`, async () => {
       const err = await failure(`http://${host}:${target.port}/`, guarded)
@@ -39,9 +55,19 @@ describe('address literals (checked before connecting)', () => {
     })
   }
 
-  for (const host of ['[::ffff:10.0.0.1]', '[::ffff:a9fe:a9fe]', '169.254.169.254', '10.0.0.1', '100.64.0.1', '[fd00:ec2::254]', '[fe80::1]']) {
+  for (const host of [
+    '[::ffff:10.0.0.1]',
+    '[::ffff:a9fe:a9fe]',
+    '169.254.169.254',
+    '10.0.0.1',
+    '100.64.0.1',
+    '[fd00:ec2::254]',
+    '[fe80::1]',
+  ]) {
     it(`refuses http://${host}/ (private, link-local, CGNAT, unique-local, metadata)`, async () => {
-      expect((await failure(`http://${host}/latest/meta-data/`, guarded, { timeoutMs: 1_000 }))?.code).toBe('blocked_address')
+      expect((await failure(`http://${host}/latest/meta-data/`, guarded, { timeoutMs: 1_000 }))?.code).toBe(
+        'blocked_address',
+      )
     })
   }
 })
@@ -58,7 +84,9 @@ describe('names (checked on the addresses the socket connects to)', () => {
   const options = { ...guarded, resolve }
 
   it('refuses a name resolving to 169.254.169.254', async () => {
-    expect((await failure('http://metadata.test/latest/meta-data/', options, { timeoutMs: 1_000 }))?.code).toBe('blocked_address')
+    expect((await failure('http://metadata.test/latest/meta-data/', options, { timeoutMs: 1_000 }))?.code).toBe(
+      'blocked_address',
+    )
   })
 
   for (const name of ['loopback.test', 'mapped.test', 'mixed.test']) {
@@ -83,8 +111,16 @@ describe('names (checked on the addresses the socket connects to)', () => {
 
 describe('redirects (every hop is checked)', () => {
   // The first server stands for a public one: the rule is narrowed to let `allowed.test` (127.0.0.1) through.
-  const resolve = tableResolver({ 'allowed.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'loopback.test': ['127.0.0.1'] })
-  const options: OutboundOptions = { allowPrivateNetwork: false, resolve, isBlocked: (address, host) => host !== 'allowed.test' && isBlockedAddress(address) }
+  const resolve = tableResolver({
+    'allowed.test': ['127.0.0.1'],
+    'metadata.test': ['169.254.169.254'],
+    'loopback.test': ['127.0.0.1'],
+  })
+  const options: OutboundOptions = {
+    allowPrivateNetwork: false,
+    resolve,
+    isBlocked: (address, host) => host !== 'allowed.test' && isBlockedAddress(address),
+  }
   let allowed: TestServer
   beforeAll(async () => {
     allowed = await startTestServer((req, res) => {
@@ -99,7 +135,12 @@ describe('redirects (every hop is checked)', () => {
     expect(res.text()).toBe('public')
   })
 
-  const targets = () => [`http://127.0.0.1:${target.port}/`, `http://localhost:${target.port}/`, `http://[::ffff:127.0.0.1]:${target.port}/`, `http://loopback.test:${target.port}/`]
+  const targets = () => [
+    `http://127.0.0.1:${target.port}/`,
+    `http://localhost:${target.port}/`,
+    `http://[::ffff:127.0.0.1]:${target.port}/`,
+    `http://loopback.test:${target.port}/`,
+  ]
   for (const index of [0, 1, 2, 3]) {
     it(`refuses a redirect from the allowed server to loopback (#${index + 1}) and never reaches it`, async () => {
       const to = targets()[index]!
@@ -110,7 +151,11 @@ describe('redirects (every hop is checked)', () => {
   }
 
   it('refuses a redirect to a name resolving to the metadata address', async () => {
-    const err = await failure(`http://allowed.test:${allowed.port}/?to=${encodeURIComponent('http://metadata.test/latest/')}`, options, { timeoutMs: 1_000 })
+    const err = await failure(
+      `http://allowed.test:${allowed.port}/?to=${encodeURIComponent('http://metadata.test/latest/')}`,
+      options,
+      { timeoutMs: 1_000 },
+    )
     expect(err?.code).toBe('blocked_address')
   })
 
@@ -137,11 +182,13 @@ describe('pinning (no DNS-rebinding window)', () => {
     expect(target.received).toHaveLength(0)
     expect(resolve.lookups).toEqual(['rebind.test'])
   })
-
 })
 
 describe('ALLOW_PRIVATE_NETWORK', () => {
-  const open: OutboundOptions = { allowPrivateNetwork: true, resolve: tableResolver({ 'loopback.test': ['127.0.0.1'] }) }
+  const open: OutboundOptions = {
+    allowPrivateNetwork: true,
+    resolve: tableResolver({ 'loopback.test': ['127.0.0.1'] }),
+  }
 
   it('lifts the rule for literals, names and redirects', async () => {
     expect((await outboundFetch(`${target.origin}/`, {}, open)).text()).toBe('private data')

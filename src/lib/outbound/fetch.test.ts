@@ -31,7 +31,8 @@ beforeAll(async () => {
     const url = new URL(req.path, 'http://x')
     const p = url.pathname
     const redirect = /^\/redirect\/(\d+)$/.exec(p)
-    if (redirect) return res.writeHead(Number(redirect[1]), { location: url.searchParams.get('to') ?? '/echo' }).end('moved')
+    if (redirect)
+      return res.writeHead(Number(redirect[1]), { location: url.searchParams.get('to') ?? '/echo' }).end('moved')
     const chain = /^\/chain\/(\d+)$/.exec(p)
     if (chain) {
       const n = Number(chain[1])
@@ -41,7 +42,9 @@ beforeAll(async () => {
       case '/loop':
         return res.writeHead(302, { location: '/loop' }).end()
       case '/echo':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ origin: origin(), ...req }))
+        return res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ origin: origin(), ...req }))
       case '/hang':
         return never()
       case '/trickle':
@@ -62,7 +65,9 @@ beforeAll(async () => {
         return pump()
       }
       case '/gzip':
-        return res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync('hello, compressed'))
+        return res
+          .writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' })
+          .end(gzipSync('hello, compressed'))
       case '/bomb':
         return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(8 * 1024 * 1024)))
       case '/corrupt-gzip':
@@ -87,7 +92,11 @@ afterEach(() => {
 
 describe('a plain request', () => {
   it('sends the method, headers and body, and answers status, headers, body, url', async () => {
-    const res = await outboundFetch(`${server.origin}/echo?q=1`, { method: 'post', headers: { 'content-type': 'text/plain', 'x-a': '1' }, body: 'héllo' }, open)
+    const res = await outboundFetch(
+      `${server.origin}/echo?q=1`,
+      { method: 'post', headers: { 'content-type': 'text/plain', 'x-a': '1' }, body: 'héllo' },
+      open,
+    )
     expect(res.status).toBe(200)
     expect(res.statusText).toBe('OK')
     expect(res.headers.get('content-type')).toBe('application/json')
@@ -95,7 +104,12 @@ describe('a plain request', () => {
     expect(res.redirected).toBe(false)
     const echoed = res.json() as { method: string; path: string; body: string; headers: Record<string, string> }
     expect(echoed).toMatchObject({ method: 'POST', path: '/echo?q=1', body: 'héllo' })
-    expect(echoed.headers).toMatchObject({ 'content-type': 'text/plain', 'x-a': '1', 'content-length': String(Buffer.byteLength('héllo')), 'user-agent': 'Plinth' })
+    expect(echoed.headers).toMatchObject({
+      'content-type': 'text/plain',
+      'x-a': '1',
+      'content-length': String(Buffer.byteLength('héllo')),
+      'user-agent': 'Plinth',
+    })
   })
 
   it('answers a 404 as a response, not an error', async () => {
@@ -104,7 +118,15 @@ describe('a plain request', () => {
   })
 
   it('ignores Host, Content-Length and Transfer-Encoding given by the caller', async () => {
-    const res = await outboundFetch(`${server.origin}/echo`, { method: 'POST', headers: { host: 'evil.example', 'content-length': '999', 'transfer-encoding': 'chunked' }, body: 'ab' }, open)
+    const res = await outboundFetch(
+      `${server.origin}/echo`,
+      {
+        method: 'POST',
+        headers: { host: 'evil.example', 'content-length': '999', 'transfer-encoding': 'chunked' },
+        body: 'ab',
+      },
+      open,
+    )
     const { headers } = res.json() as { headers: Record<string, string> }
     expect(headers.host).toBe(`127.0.0.1:${server.port}`)
     expect(headers['content-length']).toBe('2')
@@ -158,7 +180,14 @@ describe('bad input', () => {
     })
   }
 
-  for (const init of [{ timeoutMs: 0 }, { timeoutMs: Number.NaN }, { connectTimeoutMs: -1 }, { maxResponseBytes: 0 }, { maxRedirects: -1 }, { maxRedirects: 1.5 }]) {
+  for (const init of [
+    { timeoutMs: 0 },
+    { timeoutMs: Number.NaN },
+    { connectTimeoutMs: -1 },
+    { maxResponseBytes: 0 },
+    { maxRedirects: -1 },
+    { maxRedirects: 1.5 },
+  ]) {
     it(`refuses the limits ${JSON.stringify(init)}`, async () => {
       expect((await failure(`${server.origin}/echo`, init)).code).toBe('bad_request')
     })
@@ -191,7 +220,11 @@ describe('redirects', () => {
   ]
   for (const [status, method, expected] of rewritten) {
     it(`${status} after ${method} → ${expected}${expected === method ? ' with the body' : ' without a body'}`, async () => {
-      const res = await outboundFetch(`${server.origin}/redirect/${status}`, { method, headers: { 'content-type': 'text/plain' }, body: 'payload' }, open)
+      const res = await outboundFetch(
+        `${server.origin}/redirect/${status}`,
+        { method, headers: { 'content-type': 'text/plain' }, body: 'payload' },
+        open,
+      )
       expect(res.status).toBe(200)
       expect(res.redirected).toBe(true)
       expect(res.url).toBe(`${server.origin}/echo`)
@@ -235,7 +268,11 @@ describe('redirects', () => {
     expect([res.status, res.headers.get('location'), res.redirected]).toEqual([302, '/echo', false])
   })
 
-  for (const location of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_FLUSHALL', 'http://user:s3cret@example.com/']) {
+  for (const location of [
+    'file:///etc/passwd',
+    'gopher://127.0.0.1:6379/_FLUSHALL',
+    'http://user:s3cret@example.com/',
+  ]) {
     it(`refuses a redirect to ${location} as bad_url`, async () => {
       const err = await failure(`${server.origin}/redirect/302?to=${encodeURIComponent(location)}`)
       expect(err.code).toBe('bad_url')
@@ -243,11 +280,20 @@ describe('redirects', () => {
     })
   }
 
-  const credentials = { authorization: 'Bearer s3cret', cookie: 'session=s3cret', 'x-api-key': 's3cret', 'x-other': 'kept' }
+  const credentials = {
+    authorization: 'Bearer s3cret',
+    cookie: 'session=s3cret',
+    'x-api-key': 's3cret',
+    'x-other': 'kept',
+  }
 
   it('drops Authorization, Cookie and named credential headers on a cross-origin redirect', async () => {
     const to = encodeURIComponent(`${other.origin}/echo`)
-    const res = await outboundFetch(`${server.origin}/redirect/307?to=${to}`, { headers: credentials, credentialHeaders: ['X-API-Key'] }, open)
+    const res = await outboundFetch(
+      `${server.origin}/redirect/307?to=${to}`,
+      { headers: credentials, credentialHeaders: ['X-API-Key'] },
+      open,
+    )
     expect(res.url).toBe(`${other.origin}/echo`)
     const { headers } = other.received.at(-1)!
     expect(headers.authorization).toBeUndefined()
@@ -257,9 +303,33 @@ describe('redirects', () => {
     expect(server.received.at(-1)!.headers.authorization).toBe('Bearer s3cret')
   })
 
+  it('drops every header whose name carries a credential on a cross-origin redirect, named or not', async () => {
+    const to = encodeURIComponent(`${other.origin}/echo`)
+    const sent = {
+      'x-api-key': 's3cret',
+      'x-auth-token': 's3cret',
+      'x-client-secret': 's3cret',
+      apikey: 's3cret',
+      'x-trace': 'kept',
+    }
+    await outboundFetch(`${server.origin}/redirect/307?to=${to}`, { headers: sent }, open)
+    const { headers } = other.received.at(-1)!
+    expect(JSON.stringify(headers)).not.toContain('s3cret')
+    expect(headers['x-trace']).toBe('kept')
+    expect(server.received.at(-1)!.headers['x-auth-token']).toBe('s3cret')
+  })
+
   it('keeps them on a same-origin redirect', async () => {
-    await outboundFetch(`${server.origin}/redirect/302?to=/echo`, { headers: credentials, credentialHeaders: ['x-api-key'] }, open)
-    expect(server.received.at(-1)!.headers).toMatchObject({ authorization: 'Bearer s3cret', cookie: 'session=s3cret', 'x-api-key': 's3cret' })
+    await outboundFetch(
+      `${server.origin}/redirect/302?to=/echo`,
+      { headers: credentials, credentialHeaders: ['x-api-key'] },
+      open,
+    )
+    expect(server.received.at(-1)!.headers).toMatchObject({
+      authorization: 'Bearer s3cret',
+      cookie: 'session=s3cret',
+      'x-api-key': 's3cret',
+    })
   })
 
   it('treats another host name for the same address as another origin', async () => {
@@ -281,7 +351,11 @@ describe('timeouts', () => {
   })
 
   it('times out connecting (a resolver that never answers)', async () => {
-    const err = await failure('http://slow-dns.test/', { connectTimeoutMs: 200, timeoutMs: 5_000 }, { allowPrivateNetwork: true, resolve: tableResolver({ 'slow-dns.test': 'never' }) })
+    const err = await failure(
+      'http://slow-dns.test/',
+      { connectTimeoutMs: 200, timeoutMs: 5_000 },
+      { allowPrivateNetwork: true, resolve: tableResolver({ 'slow-dns.test': 'never' }) },
+    )
     expect(err.code).toBe('timeout')
     expect(err.message).toContain('connect')
   })
@@ -334,7 +408,11 @@ describe('TLS', () => {
 
   it('sends the host name as SNI, not the address it resolved to', async () => {
     const { port } = tls.address() as AddressInfo
-    const err = await failure(`https://secure.test:${port}/`, {}, { allowPrivateNetwork: true, resolve: tableResolver({ 'secure.test': ['127.0.0.1'] }) })
+    const err = await failure(
+      `https://secure.test:${port}/`,
+      {},
+      { allowPrivateNetwork: true, resolve: tableResolver({ 'secure.test': ['127.0.0.1'] }) },
+    )
     expect(err.code).toBe('network')
     expect(servernames).toEqual(['secure.test'])
   })
@@ -343,7 +421,8 @@ describe('TLS', () => {
 describe('sockets(): the same rule for clients with their own sockets', () => {
   it('refuses literal blocked addresses and loopback names unless private addresses are allowed', () => {
     const guarded = createOutboundClient({ allowPrivateNetwork: false }).sockets()
-    for (const host of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]', 'localhost']) expect(guarded.refusesHost(host), host).toBe(true)
+    for (const host of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]', 'localhost'])
+      expect(guarded.refusesHost(host), host).toBe(true)
     expect(guarded.refusesHost('example.com')).toBe(false)
     expect(guarded.refusesHost('93.184.216.34')).toBe(false)
     expect(guarded.lookup).toBeTypeOf('function')
@@ -353,8 +432,15 @@ describe('sockets(): the same rule for clients with their own sockets', () => {
   })
   it('its lookup refuses a name resolving to a private address, and keeps a narrowed rule', async () => {
     const resolve = tableResolver({ 'inside.test': ['10.1.2.3'], 'allowed.test': ['127.0.0.1'] })
-    const { lookup } = createOutboundClient({ allowPrivateNetwork: false, resolve, isBlocked: (address, host) => host !== 'allowed.test' && isBlockedAddress(address) }).sockets()
-    const look = (host: string) => new Promise<unknown>((done) => lookup!(host, {}, (err, address) => done(err ? (err as { code?: string }).code : address)))
+    const { lookup } = createOutboundClient({
+      allowPrivateNetwork: false,
+      resolve,
+      isBlocked: (address, host) => host !== 'allowed.test' && isBlockedAddress(address),
+    }).sockets()
+    const look = (host: string) =>
+      new Promise<unknown>((done) =>
+        lookup!(host, {}, (err, address) => done(err ? (err as { code?: string }).code : address)),
+      )
     expect(await look('inside.test')).toBe('PLINTH_BLOCKED_ADDRESS')
     expect(await look('allowed.test')).toBe('127.0.0.1')
   })

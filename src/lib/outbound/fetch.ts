@@ -74,21 +74,41 @@ export interface OutboundSockets {
   refusesHost(hostname: string): boolean
 }
 
-export const outboundDefaults = { connectTimeoutMs: 5_000, timeoutMs: 10_000, maxResponseBytes: 10 * 1024 * 1024, maxRedirects: 5 } as const
+export const outboundDefaults = {
+  connectTimeoutMs: 5_000,
+  timeoutMs: 10_000,
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxRedirects: 5,
+} as const
 
 /** A client bound to the instance's outbound options (one per app, from config). */
 export function createOutboundClient(options: OutboundOptions): OutboundClient {
   const isBlocked = options.isBlocked ?? ((address: string) => isBlockedAddress(address))
   const resolve = options.resolve ? { resolve: options.resolve } : {}
-  const lookup = options.allowPrivateNetwork ? options.resolve && createGuardedLookup({ ...resolve, isBlocked: () => false }) : createGuardedLookup({ ...resolve, isBlocked })
+  const lookup = options.allowPrivateNetwork
+    ? options.resolve && createGuardedLookup({ ...resolve, isBlocked: () => false })
+    : createGuardedLookup({ ...resolve, isBlocked })
   return {
     fetch: (url, init) => outboundFetch(url, init, options),
-    sockets: () => ({ lookup, refusesHost: (hostname) => !options.allowPrivateNetwork && isRefusedHost(hostname, isBlocked) }),
+    sockets: () => ({
+      lookup,
+      refusesHost: (hostname) => !options.allowPrivateNetwork && isRefusedHost(hostname, isBlocked),
+    }),
   }
 }
 
 // Set by the client from the body and the connection; a caller's value would contradict them.
-const managedHeaders = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer'])
+const managedHeaders = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+])
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /**
@@ -99,17 +119,30 @@ const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
  * @throws OutboundError with a code (`bad_url`, `bad_request`, `blocked_address`, `timeout`, `aborted`,
  * `too_large`, `too_many_redirects`, `network`); never a message quoting the URL's path, query or a header.
  */
-export async function outboundFetch(input: string | URL, init: OutboundInit = {}, options: OutboundOptions): Promise<OutboundResponse> {
+export async function outboundFetch(
+  input: string | URL,
+  init: OutboundInit = {},
+  options: OutboundOptions,
+): Promise<OutboundResponse> {
   const timeoutMs = init.timeoutMs ?? outboundDefaults.timeoutMs
   const connectTimeoutMs = Math.min(init.connectTimeoutMs ?? outboundDefaults.connectTimeoutMs, timeoutMs)
   const maxRedirects = init.maxRedirects ?? outboundDefaults.maxRedirects
   const maxResponseBytes = init.maxResponseBytes ?? outboundDefaults.maxResponseBytes
-  if (![timeoutMs, connectTimeoutMs, maxResponseBytes].every((n) => Number.isFinite(n) && n > 0) || !(Number.isInteger(maxRedirects) && maxRedirects >= 0)) {
-    throw new OutboundError('bad_request', 'Timeouts and the size limit must be positive numbers, maxRedirects a whole number from 0')
+  if (
+    ![timeoutMs, connectTimeoutMs, maxResponseBytes].every((n) => Number.isFinite(n) && n > 0) ||
+    !(Number.isInteger(maxRedirects) && maxRedirects >= 0)
+  ) {
+    throw new OutboundError(
+      'bad_request',
+      'Timeouts and the size limit must be positive numbers, maxRedirects a whole number from 0',
+    )
   }
   let hop = firstHop(input, init)
   const deadline = new AbortController()
-  const timer = setTimeout(() => deadline.abort(new OutboundError('timeout', `No complete response within ${timeoutMs} ms`)), timeoutMs)
+  const timer = setTimeout(
+    () => deadline.abort(new OutboundError('timeout', `No complete response within ${timeoutMs} ms`)),
+    timeoutMs,
+  )
   const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal
   const isBlocked = options.isBlocked ?? ((address: string) => isBlockedAddress(address))
   const resolve = options.resolve ? { resolve: options.resolve } : {}
@@ -124,14 +157,16 @@ export async function outboundFetch(input: string | URL, init: OutboundInit = {}
       const status = res.statusCode ?? 0
       let next: Hop | null
       try {
-        next = init.redirect === 'manual' ? null : redirectHop(hop, status, res.headers.location, init.credentialHeaders)
+        next =
+          init.redirect === 'manual' ? null : redirectHop(hop, status, res.headers.location, init.credentialHeaders)
       } catch (err) {
         open.req.destroy()
         throw err
       }
       if (next) {
         open.req.destroy()
-        if (redirects >= maxRedirects) throw new OutboundError('too_many_redirects', `More than ${maxRedirects} redirects`)
+        if (redirects >= maxRedirects)
+          throw new OutboundError('too_many_redirects', `More than ${maxRedirects} redirects`)
         hop = next
         continue
       }
@@ -148,7 +183,8 @@ export async function outboundFetch(input: string | URL, init: OutboundInit = {}
 function firstHop(input: string | URL, init: OutboundInit): Hop {
   const url = parseOutboundUrl(input)
   const method = (init.method ?? 'GET').toUpperCase()
-  if (!token.test(method) || ['CONNECT', 'TRACE', 'TRACK'].includes(method)) throw new OutboundError('bad_request', 'The method is not one that can be sent')
+  if (!token.test(method) || ['CONNECT', 'TRACE', 'TRACK'].includes(method))
+    throw new OutboundError('bad_request', 'The method is not one that can be sent')
   let given: Headers
   try {
     given = new Headers(init.headers)
@@ -156,9 +192,18 @@ function firstHop(input: string | URL, init: OutboundInit): Hop {
     // Headers' own message quotes the value, which may be a credential.
     throw new OutboundError('bad_request', 'A header name or value is not valid')
   }
-  const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'Plinth' }
+  const headers: Record<string, string> = {
+    accept: '*/*',
+    'accept-encoding': 'gzip, deflate, br',
+    'user-agent': 'Plinth',
+  }
   for (const [name, value] of given) if (!managedHeaders.has(name) && !name.startsWith('proxy-')) headers[name] = value
-  const body = init.body === undefined || init.body === null ? null : typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body
+  const body =
+    init.body === undefined || init.body === null
+      ? null
+      : typeof init.body === 'string'
+        ? Buffer.from(init.body, 'utf8')
+        : init.body
   return { url, method, headers, body }
 }
 
@@ -174,7 +219,10 @@ function isRefusedHost(hostname: string, isBlocked: (address: string, host: stri
 }
 
 function blocked(host: string): OutboundError {
-  return new OutboundError('blocked_address', `Refused: ${host} is, or resolves to, a loopback, private or link-local address (ALLOW_PRIVATE_NETWORK is off)`)
+  return new OutboundError(
+    'blocked_address',
+    `Refused: ${host} is, or resolves to, a loopback, private or link-local address (ALLOW_PRIVATE_NETWORK is off)`,
+  )
 }
 
 /** Whatever the sockets threw, as an OutboundError; the abort reason decides first, since it caused the rest. */
@@ -183,7 +231,8 @@ function outboundErrorOf(err: unknown, signal: AbortSignal, host: string): Outbo
   if (signal.aborted) {
     const reason: unknown = signal.reason
     if (isOutboundError(reason)) return reason
-    if (reason instanceof Error && reason.name === 'TimeoutError') return new OutboundError('timeout', 'The request timed out')
+    if (reason instanceof Error && reason.name === 'TimeoutError')
+      return new OutboundError('timeout', 'The request timed out')
     return new OutboundError('aborted', 'The request was aborted')
   }
   if (isBlockedAddressError(err)) return blocked(host)
@@ -191,7 +240,14 @@ function outboundErrorOf(err: unknown, signal: AbortSignal, host: string): Outbo
   return new OutboundError('network', `Could not complete the request to ${host}${code ? ` (${code})` : ''}`, code)
 }
 
-function response(url: URL, status: number, statusText: string, rawHeaders: string[], redirected: boolean, body: Buffer): OutboundResponse {
+function response(
+  url: URL,
+  status: number,
+  statusText: string,
+  rawHeaders: string[],
+  redirected: boolean,
+  body: Buffer,
+): OutboundResponse {
   const headers = new Headers()
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     try {
@@ -213,7 +269,8 @@ function response(url: URL, status: number, statusText: string, rawHeaders: stri
         return parseJsonBounded(body.toString('utf8'))
       } catch (err) {
         // Parsed JSON can take 40× its text in memory: the value count is bounded, not only the bytes.
-        if (err instanceof JsonTooLarge) throw new OutboundError('too_large', `The response from ${url.host} holds more than ${err.limit} JSON values`)
+        if (err instanceof JsonTooLarge)
+          throw new OutboundError('too_large', `The response from ${url.host}: ${err.message}`)
         throw err
       }
     },

@@ -1,6 +1,15 @@
 export { isBlockedAddress, isBlockedHost, isLoopbackName, judgeAddress, type AddressVerdict } from './address.js'
 export { isOutboundError, OutboundError, type OutboundErrorCode } from './errors.js'
-export { createOutboundClient, outboundDefaults, outboundFetch, type OutboundClient, type OutboundInit, type OutboundOptions, type OutboundResponse, type OutboundSockets } from './fetch.js'
+export {
+  createOutboundClient,
+  outboundDefaults,
+  outboundFetch,
+  type OutboundClient,
+  type OutboundInit,
+  type OutboundOptions,
+  type OutboundResponse,
+  type OutboundSockets,
+} from './fetch.js'
 export {
   blockedAddressError,
   createGuardedLookup,

@@ -3,7 +3,9 @@ import { blockedAddressError, guardedLookup, isBlockedAddressError } from './loo
 
 describe('guardedLookup', () => {
   const lookup = (host: string, all: boolean) =>
-    new Promise<{ err: unknown; address: unknown }>((resolve) => guardedLookup(host, { all }, (err, address) => resolve({ err, address })))
+    new Promise<{ err: unknown; address: unknown }>((resolve) =>
+      guardedLookup(host, { all }, (err, address) => resolve({ err, address })),
+    )
 
   it('refuses a name that resolves to loopback, in both callback forms', async () => {
     for (const all of [true, false]) {

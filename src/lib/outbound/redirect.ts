@@ -1,3 +1,4 @@
+import { isCredentialHeader } from '../credential-headers.js'
 import { OutboundError } from './errors.js'
 
 /** One request on the wire: what a hop sends. Header names are lower case. */
@@ -14,7 +15,7 @@ const followed = new Set([301, 302, 303, 307, 308])
 /** Headers that describe a body, dropped with it when a redirect turns the request into a GET. */
 const bodyHeaders = ['content-type', 'content-encoding', 'content-language', 'content-location']
 
-/** Credentials that never follow a redirect to another origin (plus those the caller names). */
+/** Credentials that never follow a redirect to another origin: these, every header isCredentialHeader names, and those the caller names. */
 export const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization']
 
 /**
@@ -27,10 +28,15 @@ export function parseOutboundUrl(input: string | URL, base?: URL): URL {
   try {
     url = new URL(input, base)
   } catch {
-    throw new OutboundError('bad_url', base ? 'The redirect location is not a valid URL' : 'The URL is not a valid absolute URL')
+    throw new OutboundError(
+      'bad_url',
+      base ? 'The redirect location is not a valid URL' : 'The URL is not a valid absolute URL',
+    )
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('bad_url', 'Only http and https URLs can be requested')
-  if (url.username !== '' || url.password !== '') throw new OutboundError('bad_url', 'A URL may not carry a user name or password; send credentials in a header')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundError('bad_url', 'Only http and https URLs can be requested')
+  if (url.username !== '' || url.password !== '')
+    throw new OutboundError('bad_url', 'A URL may not carry a user name or password; send credentials in a header')
   if (url.hostname === '') throw new OutboundError('bad_url', 'The URL has no host')
   return url
 }
@@ -42,7 +48,12 @@ export function parseOutboundUrl(input: string | URL, base?: URL): URL {
  * headers, since they were meant for the first.
  * @throws OutboundError `bad_url` for a Location that is not a valid http(s) URL without credentials.
  */
-export function redirectHop(hop: Hop, status: number, location: string | undefined, extraCredentialHeaders: readonly string[] = []): Hop | null {
+export function redirectHop(
+  hop: Hop,
+  status: number,
+  location: string | undefined,
+  extraCredentialHeaders: readonly string[] = [],
+): Hop | null {
   if (!followed.has(status) || location === undefined) return null
   const url = parseOutboundUrl(location, hop.url)
   let { method, body } = hop
@@ -54,6 +65,7 @@ export function redirectHop(hop: Hop, status: number, location: string | undefin
   }
   if (url.origin !== hop.url.origin) {
     for (const name of [...credentialHeaders, ...extraCredentialHeaders]) delete headers[name.toLowerCase()]
+    for (const name of Object.keys(headers)) if (isCredentialHeader(name)) delete headers[name]
   }
   return { url, method, headers, body }
 }

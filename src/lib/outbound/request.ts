@@ -34,9 +34,24 @@ export function openHop(hop: Hop, ctx: HopContext): Promise<OpenHop> {
     const { hostname, port, path } = urlToHttpOptions(hop.url)
     const headers: Record<string, string> = { ...hop.headers }
     if (hop.body !== null) headers['content-length'] = String(hop.body.byteLength)
-    const options = { hostname, port, path, method: hop.method, headers, agent: false, signal: ctx.signal, ...(ctx.lookup ? { lookup: ctx.lookup } : {}) }
+    const options = {
+      hostname,
+      port,
+      path,
+      method: hop.method,
+      headers,
+      agent: false,
+      signal: ctx.signal,
+      ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+    }
     const req = https ? httpsRequest(options) : httpRequest(options)
-    const connectTimer = setTimeout(() => req.destroy(new OutboundError('timeout', `Could not connect to ${hop.url.hostname} within ${ctx.connectTimeoutMs} ms`)), ctx.connectTimeoutMs)
+    const connectTimer = setTimeout(
+      () =>
+        req.destroy(
+          new OutboundError('timeout', `Could not connect to ${hop.url.hostname} within ${ctx.connectTimeoutMs} ms`),
+        ),
+      ctx.connectTimeoutMs,
+    )
     req.once('socket', (socket) => socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)))
     req.on('error', (err) => {
       clearTimeout(connectTimer)

@@ -27,7 +27,12 @@ export async function startTestServer(handle: (req: Received, res: ServerRespons
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const got = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const got = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
       received.push(got)
       handle(got, res)
     })
@@ -51,7 +56,9 @@ export async function startTestServer(handle: (req: Received, res: ServerRespons
  * repeats), for a name that changes its answer. Unknown names fail as the system resolver does. Records
  * every name looked up; a name mapped to `'never'` never answers.
  */
-export function tableResolver(table: Record<string, string[] | string[][] | 'never'>): Resolver & { lookups: string[] } {
+export function tableResolver(
+  table: Record<string, string[] | string[][] | 'never'>,
+): Resolver & { lookups: string[] } {
   const lookups: string[] = []
   const counts = new Map<string, number>()
   const resolve: Resolver = (hostname, _options, callback) => {
@@ -61,7 +68,8 @@ export function tableResolver(table: Record<string, string[] | string[][] | 'nev
     const n = counts.get(hostname) ?? 0
     counts.set(hostname, n + 1)
     setImmediate(() => {
-      if (entry === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [])
+      if (entry === undefined)
+        return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [])
       const answers = Array.isArray(entry[0]) ? (entry as string[][]) : [entry as string[]]
       const addresses = answers[Math.min(n, answers.length - 1)]!
       callback(
@@ -137,7 +145,8 @@ export async function startHostileServer(): Promise<HostileServer> {
       timers.delete(timer)
     })
   }
-  const chunked = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])
+  const chunked = (data: Buffer) =>
+    Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])
   function behave(socket: Socket, behaviour: HostileBehaviour): void {
     switch (behaviour) {
       case 'hang':
@@ -154,18 +163,24 @@ export async function startHostileServer(): Promise<HostileServer> {
         return pump(socket, () => framed)
       }
       case 'huge':
-        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${4 * 1024 ** 3}\r\n\r\n`)
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${4 * 1024 ** 3}\r\n\r\n`,
+        )
         return pump(socket, () => block)
       case 'unframed':
         socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n')
         return pump(socket, () => block)
       case 'gzip-bomb': {
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n')
+        socket.write(
+          'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n',
+        )
         const framed = chunked(member)
         return pump(socket, () => framed)
       }
       default:
-        socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}')
+        socket.end(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        )
     }
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -1,4 +1,11 @@
-import { assertOpen, deliverSafely, type MessageHandler, type PubSub, type PubSubOptions, type Unsubscribe } from './pubsub.js'
+import {
+  assertOpen,
+  deliverSafely,
+  type MessageHandler,
+  type PubSub,
+  type PubSubOptions,
+  type Unsubscribe,
+} from './pubsub.js'
 
 // One object per subscribe call, so the same function subscribed twice is two subscriptions.
 interface Subscription {

@@ -166,29 +166,26 @@ export function runPubSubContract(name: string, fixture: PubSubFixture): void {
       expect(errors[0]).toMatchObject({ message: 'handler failed' })
     })
 
-    it(
-      fixture.shared ? 'delivers between instances' : 'keeps instances apart',
-      async () => {
-        const one = await open()
-        const two = await open()
-        const onOne = inbox()
-        const onTwo = inbox()
-        await one.subscribe('c', onOne.handler)
-        await two.subscribe('c', onTwo.handler)
-        await one.publish('c', 'from one')
-        await two.publish('c', 'from two')
-        if (fixture.shared) {
-          expect(await onOne.waitFor(2)).toEqual(['from one', 'from two'])
-          expect(await onTwo.waitFor(2)).toEqual(['from one', 'from two'])
-        } else {
-          expect(await onOne.waitFor(1)).toEqual(['from one'])
-          expect(await onTwo.waitFor(1)).toEqual(['from two'])
-          await one.publish('c', 'again')
-          await onOne.waitFor(2)
-          expect(onTwo.messages).toEqual(['from two'])
-        }
-      },
-    )
+    it(fixture.shared ? 'delivers between instances' : 'keeps instances apart', async () => {
+      const one = await open()
+      const two = await open()
+      const onOne = inbox()
+      const onTwo = inbox()
+      await one.subscribe('c', onOne.handler)
+      await two.subscribe('c', onTwo.handler)
+      await one.publish('c', 'from one')
+      await two.publish('c', 'from two')
+      if (fixture.shared) {
+        expect(await onOne.waitFor(2)).toEqual(['from one', 'from two'])
+        expect(await onTwo.waitFor(2)).toEqual(['from one', 'from two'])
+      } else {
+        expect(await onOne.waitFor(1)).toEqual(['from one'])
+        expect(await onTwo.waitFor(1)).toEqual(['from two'])
+        await one.publish('c', 'again')
+        await onOne.waitFor(2)
+        expect(onTwo.messages).toEqual(['from two'])
+      }
+    })
 
     it('closes cleanly: idempotent, refuses further use, stops delivery', async () => {
       const pubsub = await open()

@@ -19,7 +19,10 @@ if (redisUrl) {
   describe('Redis PubSub: waiting for delivery', () => {
     const prefix = `plinth-test:${randomUUID()}:`
     // A receiver speaking the wire protocol by hand, so it can be slow or silent on purpose.
-    async function rawReceiver(channel: string, onMessage: (replyTo: string, n: string, raw: Redis) => void): Promise<Redis[]> {
+    async function rawReceiver(
+      channel: string,
+      onMessage: (replyTo: string, n: string, raw: Redis) => void,
+    ): Promise<Redis[]> {
       const sub = new Redis(redisUrl!)
       const pub = new Redis(redisUrl!)
       sub.on('message', (_: string, message: string) => {
@@ -51,7 +54,10 @@ if (redisUrl) {
     it('stops waiting for an instance that never confirms, and says so', async () => {
       const clients = await rawReceiver('silent', () => {})
       const errors: unknown[] = []
-      const pubsub = await createRedisPubSub(redisUrl!, prefix, { deliveryTimeoutMs: 100, onError: (err) => errors.push(err) })
+      const pubsub = await createRedisPubSub(redisUrl!, prefix, {
+        deliveryTimeoutMs: 100,
+        onError: (err) => errors.push(err),
+      })
       try {
         await pubsub.publish('silent', 'hash:abc', { awaitDelivery: true })
         expect(String(errors[0])).toMatch(/1 receiver\(s\) of .*silent did not confirm within 100 ms/)

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { closeRedis, connectRedis } from '../redis/connect-redis.js'
-import { assertOpen, deliverSafely, type MessageHandler, type PubSub, type PubSubOptions, type Unsubscribe } from './pubsub.js'
+import {
+  assertOpen,
+  deliverSafely,
+  type MessageHandler,
+  type PubSub,
+  type PubSubOptions,
+  type Unsubscribe,
+} from './pubsub.js'
 
 interface Subscription {
   readonly handler: MessageHandler
@@ -69,7 +76,8 @@ export async function createRedisPubSub(url: string, prefix: string, options: Pu
       }
     }
     const channel = channels.get(name)
-    if (channel) for (const subscription of [...channel.subscriptions]) deliverSafely(subscription.handler, message, onError)
+    if (channel)
+      for (const subscription of [...channel.subscriptions]) deliverSafely(subscription.handler, message, onError)
     // Confirmed even with no handler left here: this connection was counted among the receivers.
     confirm?.()
   })
@@ -95,7 +103,11 @@ export async function createRedisPubSub(url: string, prefix: string, options: Pu
       }
       pending.set(n, delivery)
       timer = setTimeout(() => {
-        onError(new Error(`pubsub: ${delivery.needed === null ? '?' : delivery.needed - delivery.confirmed} receiver(s) of ${key} did not confirm within ${deliveryTimeoutMs} ms`))
+        onError(
+          new Error(
+            `pubsub: ${delivery.needed === null ? '?' : delivery.needed - delivery.confirmed} receiver(s) of ${key} did not confirm within ${deliveryTimeoutMs} ms`,
+          ),
+        )
         delivery.done()
       }, deliveryTimeoutMs)
       timer.unref()

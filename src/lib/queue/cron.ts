@@ -37,7 +37,8 @@ export function parseSchedule(pattern: string, timezone: string = defaultTimezon
     throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: ${reason(err)}`)
   }
   // croner also takes an ISO date as a run-once "pattern"; a schedule repeats.
-  if (cron.getOnce() !== null) throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: a date, not a repeating pattern`)
+  if (cron.getOnce() !== null)
+    throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: a date, not a repeating pattern`)
   const schedule: CronSchedule = {
     pattern,
     timezone,
@@ -45,7 +46,8 @@ export function parseSchedule(pattern: string, timezone: string = defaultTimezon
     previous: (before) => cron.previousRuns(1, new Date(before))[0]?.getTime() ?? null,
   }
   // Without a year field a pattern that matches no date from 1970 on never matches any.
-  if (schedule.next(0) === null) throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: it never fires`)
+  if (schedule.next(0) === null)
+    throw invalid('pattern', `Invalid cron pattern ${JSON.stringify(pattern)}: it never fires`)
   return schedule
 }
 
@@ -60,7 +62,11 @@ export function checkTimezone(timezone: string): void {
       known = false
     }
   }
-  if (!known) throw invalid('timezone', `Invalid time zone ${JSON.stringify(timezone)}: expected an IANA name such as "Europe/Berlin" or "UTC"`)
+  if (!known)
+    throw invalid(
+      'timezone',
+      `Invalid time zone ${JSON.stringify(timezone)}: expected an IANA name such as "Europe/Berlin" or "UTC"`,
+    )
 }
 
 function invalid(field: 'pattern' | 'timezone', message: string): AppError {

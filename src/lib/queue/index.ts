@@ -17,3 +17,4 @@ export type {
 export { checkTimezone, defaultTimezone, parseSchedule, type CronSchedule } from './cron.js'
 export { createMemoryQueue } from './memory-queue.js'
 export { createRedisQueue, type RedisQueueOptions } from './redis-queue.js'
+export { createSqlQueue, type SqlQueueOptions } from './sql-queue.js'

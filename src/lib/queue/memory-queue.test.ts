@@ -10,7 +10,9 @@ describe('memory JobQueue: schedules on a manual clock', () => {
     const queue = createMemoryQueue({ clock: time })
     const ticks: Array<number | null> = []
     try {
-      const jobs = await queue.define<{ tick: object }>('hourly', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
+      const jobs = await queue.define<{ tick: object }>('hourly', {
+        handlers: { tick: async (job) => void ticks.push(job.tick) },
+      })
       await jobs.schedule('h', { pattern: '0 * * * *', job: 'tick', data: {} })
       // Suspended from 00:10 to 05:10: the 01:00 tick fires late, 02:00-05:00 are skipped.
       await time.jump(5 * hour)
@@ -28,11 +30,17 @@ describe('memory JobQueue: schedules on a manual clock', () => {
     const queue = createMemoryQueue({ clock: time })
     const ticks: Array<number | null> = []
     try {
-      const jobs = await queue.define<{ tick: object }>('berlin', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
+      const jobs = await queue.define<{ tick: object }>('berlin', {
+        handlers: { tick: async (job) => void ticks.push(job.tick) },
+      })
       await jobs.schedule('morning', { pattern: '0 9 * * *', timezone: 'Europe/Berlin', job: 'tick', data: {} })
       await time.advance(3 * 24 * 3_600_000)
       // 09:00 CET on 29 March, then 09:00 CEST from 30 March.
-      expect(ticks.map((t) => new Date(t!).toISOString())).toEqual(['2025-03-29T08:00:00.000Z', '2025-03-30T07:00:00.000Z', '2025-03-31T07:00:00.000Z'])
+      expect(ticks.map((t) => new Date(t!).toISOString())).toEqual([
+        '2025-03-29T08:00:00.000Z',
+        '2025-03-30T07:00:00.000Z',
+        '2025-03-31T07:00:00.000Z',
+      ])
     } finally {
       await queue.close()
     }

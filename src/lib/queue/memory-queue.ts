@@ -6,6 +6,7 @@ import {
   checkDefinition,
   checkDelay,
   checkJobName,
+  checkKey,
   checkQueueName,
   checkRetry,
   checkScheduleId,
@@ -28,6 +29,7 @@ interface Pending {
   readonly data: unknown
   readonly retry: CheckedRetry
   readonly tick: number | null
+  readonly key: string | null
   /** Attempts already made. */
   failed: number
 }
@@ -74,6 +76,8 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
     const concurrency = checkDefinition(name, definition as QueueDefinition<unknown>)
     const waiting: Pending[] = []
     const schedules = new Map<string, Scheduled>()
+    // Keys of unfinished jobs (waiting, delayed, running, between retries).
+    const keyed = new Map<string, Pending>()
     let active = 0
     let sequence = 0
 
@@ -100,16 +104,16 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         tick: pending.tick,
         signal: controller.signal,
       }
-      const run = runAttempt(name, definition, job, log).then(
-        () => {},
-        () => {
-          pending.failed++
-          if (closed || pending.failed >= pending.retry.attempts) return
-          const wait = backoffDelay(pending.retry.backoff, pending.failed)
-          if (wait === 0) enqueue(pending)
-          else after(wait, () => enqueue(pending))
-        },
-      )
+      const finish = () => {
+        if (pending.key !== null && keyed.get(pending.key) === pending) keyed.delete(pending.key)
+      }
+      const run = runAttempt(name, definition, job, log).then(finish, () => {
+        pending.failed++
+        if (closed || pending.failed >= pending.retry.attempts) return finish()
+        const wait = backoffDelay(pending.retry.backoff, pending.failed)
+        if (wait === 0) enqueue(pending)
+        else after(wait, () => enqueue(pending))
+      })
       running.set(run, controller)
       void run.finally(() => {
         running.delete(run)
@@ -124,7 +128,15 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
       const tick = entry.next
       const cancel = after(Math.max(0, tick - clock.now()), () => {
         if (schedules.get(id) !== entry) return
-        enqueue({ id: `repeat:${id}:${tick}`, name: entry.job, data: entry.data, retry: entry.retry, tick, failed: 0 })
+        enqueue({
+          id: `repeat:${id}:${tick}`,
+          name: entry.job,
+          data: entry.data,
+          retry: entry.retry,
+          tick,
+          key: null,
+          failed: 0,
+        })
         // From the later of now and this tick: a late timer fires its tick once, missed ticks are skipped.
         arm(id, entry, Math.max(clock.now(), tick))
       })
@@ -138,7 +150,20 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         checkJobName(name, definition.handlers, jobName)
         const retry = checkRetry(addOptions)
         const delayMs = checkDelay(addOptions.delayMs)
-        const pending: Pending = { id: String(++sequence), name: jobName, data: toJson(data), retry, tick: null, failed: 0 }
+        const key = checkKey(addOptions.key)
+        const holder = key === null ? undefined : keyed.get(key)
+        const json = toJson(data)
+        if (holder) return holder.id
+        const pending: Pending = {
+          id: String(++sequence),
+          name: jobName,
+          data: json,
+          retry,
+          tick: null,
+          key,
+          failed: 0,
+        }
+        if (key !== null) keyed.set(key, pending)
         if (delayMs > 0) after(delayMs, () => enqueue(pending))
         else enqueue(pending)
         return pending.id
@@ -149,7 +174,14 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         checkScheduleId(id)
         checkJobName(name, definition.handlers, scheduleOptions.job)
         const cron = parseSchedule(scheduleOptions.pattern, scheduleOptions.timezone)
-        const entry: Scheduled = { cron, job: scheduleOptions.job, data: toJson(scheduleOptions.data), retry: checkRetry(scheduleOptions), next: null, cancel: () => {} }
+        const entry: Scheduled = {
+          cron,
+          job: scheduleOptions.job,
+          data: toJson(scheduleOptions.data),
+          retry: checkRetry(scheduleOptions),
+          next: null,
+          cancel: () => {},
+        }
         schedules.get(id)?.cancel()
         schedules.set(id, entry)
         arm(id, entry, clock.now())
@@ -166,7 +198,13 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
 
       async schedules(): Promise<ScheduleInfo[]> {
         assertOpen(closed)
-        return [...schedules].map(([id, entry]) => ({ id, pattern: entry.cron.pattern, timezone: entry.cron.timezone, job: entry.job, next: entry.next }))
+        return [...schedules].map(([id, entry]) => ({
+          id,
+          pattern: entry.cron.pattern,
+          timezone: entry.cron.timezone,
+          job: entry.job,
+          next: entry.next,
+        }))
       },
     }
   }
@@ -195,7 +233,10 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         const outcome = await Promise.race([Promise.all(running.keys()), bound])
         cancelBound()
         if (outcome === 'timeout') {
-          log.warn({ running: running.size, closeTimeoutMs }, 'jobs still running when the queue closed; their signals are aborted')
+          log.warn(
+            { running: running.size, closeTimeoutMs },
+            'jobs still running when the queue closed; their signals are aborted',
+          )
           for (const controller of running.values()) controller.abort()
         }
       })()

@@ -83,7 +83,9 @@ if (redisUrl) {
         const running = ticks[0]!
         const spy = vi.spyOn(Date, 'now').mockImplementation(() => running - 900)
         try {
-          const late = await behind.define<{ tick: object }>('skewed', { handlers: { tick: async (job) => void ticks.push(job.tick) } })
+          const late = await behind.define<{ tick: object }>('skewed', {
+            handlers: { tick: async (job) => void ticks.push(job.tick) },
+          })
           await late.schedule('every-second', { pattern: '* * * * * *', job: 'tick', data: {} })
         } finally {
           spy.mockRestore()

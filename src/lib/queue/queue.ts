@@ -42,6 +42,12 @@ export interface RetryOptions {
 export interface AddOptions extends RetryOptions {
   /** Runs the job no sooner than this many milliseconds from now. */
   readonly delayMs?: number
+  /**
+   * Dedupes the job (1-200 letters, digits or _ . : @ -): while a job of this queue added with the same
+   * key is waiting, delayed, running or between retries, `add` adds nothing and answers that job's id.
+   * Once it completed or failed for good, the key is free again.
+   */
+  readonly key?: string
 }
 
 export interface ScheduleOptions<J, K extends JobName<J>> extends RetryOptions {
@@ -93,11 +99,14 @@ export interface NamedQueue<J> {
 }
 
 /**
- * Background jobs: named queues with typed handlers, delays, retries with backoff and cron schedules.
- * In process (memory) or shared by every instance through Redis (BullMQ).
+ * Background jobs: named queues with typed handlers, delays, retries with backoff, keys and cron schedules.
+ * In process (memory), durable in the system database (SQL), or shared by every instance through Redis (BullMQ).
  */
 export interface JobQueue {
-  /** True when jobs are shared with other instances (Redis); false when this process is alone (memory). */
+  /**
+   * True when jobs are shared with other instances (Redis, or the SQL queue of a deployment that runs
+   * several on one database); false when this process is alone (memory, the embedded SQL queue).
+   */
   readonly shared: boolean
   /**
    * Defines the queue `name` in this instance and starts taking its jobs. Every instance that should run
@@ -154,14 +163,32 @@ export function checkDefinition(queue: string, definition: QueueDefinition<unkno
 
 /** Throws Error when the queue has no handler for `name` (a name outside its job map). */
 export function checkJobName(queue: string, handlers: object, name: string): void {
-  if (typeof name !== 'string' || !Object.hasOwn(handlers, name)) throw new Error(`Queue "${queue}" has no handler for job "${String(name)}"`)
+  if (typeof name !== 'string' || !Object.hasOwn(handlers, name))
+    throw new Error(`Queue "${queue}" has no handler for job "${String(name)}"`)
 }
 
 /** Throws AppError validation_error for a schedule id that is empty, too long or has odd characters. */
 export function checkScheduleId(id: string): void {
   if (typeof id !== 'string' || !idPattern.test(id)) {
-    throw new AppError('validation_error', `Invalid schedule id ${JSON.stringify(id)}: 1-200 letters, digits or _ . : @ -`, { field: 'id' })
+    throw new AppError(
+      'validation_error',
+      `Invalid schedule id ${JSON.stringify(id)}: 1-200 letters, digits or _ . : @ -`,
+      { field: 'id' },
+    )
   }
+}
+
+/** Validates a job key (absent: null). Throws AppError validation_error for one that is empty, too long or has odd characters. */
+export function checkKey(key: string | undefined): string | null {
+  if (key === undefined) return null
+  if (typeof key !== 'string' || !idPattern.test(key)) {
+    throw new AppError(
+      'validation_error',
+      `Invalid job key ${JSON.stringify(key)}: 1-200 letters, digits or _ . : @ -`,
+      { field: 'key' },
+    )
+  }
+  return key
 }
 
 export interface CheckedRetry {
@@ -172,10 +199,12 @@ export interface CheckedRetry {
 /** Validates retry options at run time (they may come from a flow's settings). Throws AppError validation_error. */
 export function checkRetry(options: RetryOptions = {}): CheckedRetry {
   const attempts = options.attempts ?? 1
-  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100) throw invalid('attempts', 'attempts must be an integer from 1 to 100')
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100)
+    throw invalid('attempts', 'attempts must be an integer from 1 to 100')
   const backoff = options.backoff ?? null
   if (backoff !== null) {
-    if (backoff.type !== 'fixed' && backoff.type !== 'exponential') throw invalid('backoff.type', 'backoff type must be "fixed" or "exponential"')
+    if (backoff.type !== 'fixed' && backoff.type !== 'exponential')
+      throw invalid('backoff.type', 'backoff type must be "fixed" or "exponential"')
     checkMs('backoff.delayMs', backoff.delayMs)
   }
   return { attempts, backoff: backoff && { type: backoff.type, delayMs: backoff.delayMs } }
@@ -210,7 +239,12 @@ export function toJson<T>(data: T): T {
  * Runs one attempt through its handler. A failure is logged (warn when a retry follows, error on the last
  * attempt) and rethrown; on the last attempt `onFailed` is told first. The same path on memory and Redis.
  */
-export async function runAttempt(queue: string, definition: QueueDefinition<any>, job: Job, log: QueueLog): Promise<void> {
+export async function runAttempt(
+  queue: string,
+  definition: QueueDefinition<any>,
+  job: Job,
+  log: QueueLog,
+): Promise<void> {
   try {
     const handler = definition.handlers[job.name] as JobHandler<unknown> | undefined
     if (!handler) throw new Error(`Queue "${queue}" has no handler for job "${job.name}"`)
@@ -238,7 +272,8 @@ export function assertOpen(closed: boolean): void {
 
 function checkMs(field: string, ms: number): void {
   // One year: far beyond any sensible wait, and safe for every timer.
-  if (!Number.isInteger(ms) || ms < 0 || ms > 365 * 24 * 3_600_000) throw invalid(field, `${field} must be an integer number of milliseconds from 0 to one year`)
+  if (!Number.isInteger(ms) || ms < 0 || ms > 365 * 24 * 3_600_000)
+    throw invalid(field, `${field} must be an integer number of milliseconds from 0 to one year`)
 }
 
 function invalid(field: string, message: string): AppError {

@@ -8,6 +8,7 @@ import {
   checkDefinition,
   checkDelay,
   checkJobName,
+  checkKey,
   checkQueueName,
   checkRetry,
   checkScheduleId,
@@ -40,7 +41,11 @@ const removeOnFail = { age: 7 * 24 * 3600, count: 10_000 }
  * connection to add jobs, and two per defined queue to take them. Throws Error (no AppError code) when
  * Redis cannot be reached.
  */
-export async function createRedisQueue(url: string, prefix: string, options: RedisQueueOptions = {}): Promise<JobQueue> {
+export async function createRedisQueue(
+  url: string,
+  prefix: string,
+  options: RedisQueueOptions = {},
+): Promise<JobQueue> {
   const onError = options.onError ?? (() => {})
   const log = options.log ?? silentLog
   const clock = options.clock ?? systemClock
@@ -49,7 +54,11 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
   const producer = await connectRedis(url, 'queue', onError)
   // Workers copy this never-connected client for their own connections; BullMQ needs them to wait for
   // Redis without a retry limit (a blocking read must survive a reconnect).
-  const consumerTemplate = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null, connectionName: 'plinth-queue-worker' })
+  const consumerTemplate = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    connectionName: 'plinth-queue-worker',
+  })
   const repeatStrategy = croneStrategy()
   const queues = new Map<string, { queue: Queue; worker: Worker }>()
   const running = new Set<AbortController>()
@@ -96,7 +105,12 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
 
     const queue = new Queue(name, { connection: producer, prefix: keyPrefix, settings: { repeatStrategy } })
     queue.on('error', onError)
-    const worker = new Worker(name, processJob, { connection: consumerTemplate, prefix: keyPrefix, concurrency, settings: { repeatStrategy } })
+    const worker = new Worker(name, processJob, {
+      connection: consumerTemplate,
+      prefix: keyPrefix,
+      concurrency,
+      settings: { repeatStrategy },
+    })
     worker.on('error', onError)
     queues.set(name, { queue, worker })
     try {
@@ -114,7 +128,14 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
         checkJobName(name, handlers, jobName)
         const retry = checkRetry(addOptions)
         const delay = checkDelay(addOptions.delayMs)
-        const added = await queue.add(jobName, toJson(data), { ...jobOptions(retry), delay })
+        const key = checkKey(addOptions.key)
+        // BullMQ's deduplication (not jobId, which a kept finished job would hold for an hour): the key is
+        // held until its job completes or fails for good, and a deduplicated add answers the holder's id.
+        const added = await queue.add(jobName, toJson(data), {
+          ...jobOptions(retry),
+          delay,
+          ...(key !== null && { deduplication: { id: key } }),
+        })
         return String(added.id)
       },
 
@@ -129,7 +150,11 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
         // clock is ahead of ours, and BullMQ would add it a second time.
         const produced = await producedTick(queue, id)
         if (produced !== null) opts.prevMillis = produced
-        await queue.upsertJobScheduler(id, { pattern: cron.pattern, tz: cron.timezone }, { name: scheduleOptions.job, data: toJson(scheduleOptions.data), opts })
+        await queue.upsertJobScheduler(
+          id,
+          { pattern: cron.pattern, tz: cron.timezone },
+          { name: scheduleOptions.job, data: toJson(scheduleOptions.data), opts },
+        )
       },
 
       async unschedule(id) {
@@ -140,7 +165,13 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
       async schedules() {
         assertOpen(closed)
         const found = await queue.getJobSchedulers()
-        return found.map((s) => ({ id: s.key, pattern: s.pattern ?? '', timezone: s.tz ?? 'UTC', job: s.name, next: s.next ?? null }))
+        return found.map((s) => ({
+          id: s.key,
+          pattern: s.pattern ?? '',
+          timezone: s.tz ?? 'UTC',
+          job: s.name,
+          next: s.next ?? null,
+        }))
       },
     }
   }
@@ -157,7 +188,10 @@ export async function createRedisQueue(url: string, prefix: string, options: Red
     cancelBound()
     if (outcome !== 'timeout') return
     // Their locks lapse and another instance's stall check runs them again (docs/queue.md).
-    log.warn({ running: running.size, closeTimeoutMs }, 'jobs still running when the queue closed; their signals are aborted')
+    log.warn(
+      { running: running.size, closeTimeoutMs },
+      'jobs still running when the queue closed; their signals are aborted',
+    )
     for (const controller of running) controller.abort()
     await Promise.all(workers.map((w) => w.disconnect().catch(onError)))
   }

@@ -27,7 +27,8 @@ const sweepEveryMs = 1000
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): MemoryRateLimiter {
   const { clock } = options
   const maxKeys = options.maxKeys ?? 100_000
-  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`)
+  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+    throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`)
   // Insertion order is the order windows opened in: the first entry is the oldest.
   const windows = new Map<string, Window>()
   let nextSweepAt = clock.now() + sweepEveryMs

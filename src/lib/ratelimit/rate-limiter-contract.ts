@@ -52,7 +52,11 @@ export function runRateLimiterContract(name: string, fixture: RateLimiterFixture
     it('says at least one second even when less than a second is left', async () => {
       const limiter = await open()
       await limiter.hit(key('ip'), 1, fixture.shortWindowMs)
-      expect(await limiter.hit(key('ip'), 1, fixture.shortWindowMs)).toEqual({ allowed: false, remaining: 0, retryAfterSeconds: 1 })
+      expect(await limiter.hit(key('ip'), 1, fixture.shortWindowMs)).toEqual({
+        allowed: false,
+        remaining: 0,
+        retryAfterSeconds: 1,
+      })
     })
 
     it('count tells the hits of the current window without counting one, refused hits included', async () => {
@@ -69,7 +73,11 @@ export function runRateLimiterContract(name: string, fixture: RateLimiterFixture
       const limiter = await open()
       await limiter.hit(key('a'), 1, longWindowMs)
       expect((await limiter.hit(key('a'), 1, longWindowMs)).allowed).toBe(false)
-      expect(await limiter.hit(key('b'), 1, longWindowMs)).toEqual({ allowed: true, remaining: 0, retryAfterSeconds: 0 })
+      expect(await limiter.hit(key('b'), 1, longWindowMs)).toEqual({
+        allowed: true,
+        remaining: 0,
+        retryAfterSeconds: 0,
+      })
     })
 
     it('admits again once the window has passed', async () => {

@@ -24,7 +24,8 @@ export interface RateLimiter {
 /** Checks the arguments of `hit`, which callers build from settings. Throws RangeError (no AppError code). */
 export function assertHitArguments(limit: number, windowMs: number): void {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`)
-  if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`)
+  if (!Number.isSafeInteger(windowMs) || windowMs < 1)
+    throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`)
 }
 
 /** Builds the verdict from the count including this hit and the milliseconds left in the window. */

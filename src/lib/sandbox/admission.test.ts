@@ -6,12 +6,33 @@ import { createAdmission, machineAdmissionLimits } from './admission.js'
 const MB = 1024 * 1024
 
 describe('createAdmission', () => {
-  const rows: { name: string; limits: { slots: number; budgetBytes: number }; requests: number[]; started: number }[] = [
-    { name: 'slots bound the count', limits: { slots: 2, budgetBytes: 10_000 * MB }, requests: [100, 100, 100, 100], started: 2 },
-    { name: 'the budget bounds the sum', limits: { slots: 8, budgetBytes: 300 * MB }, requests: [100, 100, 100, 100], started: 3 },
-    { name: 'one larger than the budget runs alone', limits: { slots: 8, budgetBytes: 300 * MB }, requests: [500, 100], started: 1 },
-    { name: 'nobody overtakes a script that does not fit yet', limits: { slots: 8, budgetBytes: 300 * MB }, requests: [200, 200, 50], started: 1 },
-  ]
+  const rows: { name: string; limits: { slots: number; budgetBytes: number }; requests: number[]; started: number }[] =
+    [
+      {
+        name: 'slots bound the count',
+        limits: { slots: 2, budgetBytes: 10_000 * MB },
+        requests: [100, 100, 100, 100],
+        started: 2,
+      },
+      {
+        name: 'the budget bounds the sum',
+        limits: { slots: 8, budgetBytes: 300 * MB },
+        requests: [100, 100, 100, 100],
+        started: 3,
+      },
+      {
+        name: 'one larger than the budget runs alone',
+        limits: { slots: 8, budgetBytes: 300 * MB },
+        requests: [500, 100],
+        started: 1,
+      },
+      {
+        name: 'nobody overtakes a script that does not fit yet',
+        limits: { slots: 8, budgetBytes: 300 * MB },
+        requests: [200, 200, 50],
+        started: 1,
+      },
+    ]
   for (const row of rows) {
     it(row.name, async () => {
       const admission = createAdmission(row.limits)

@@ -19,7 +19,10 @@ export function machineAdmissionLimits(largestReservationBytes: number): Admissi
   const machine = totalmem()
   const constrained = process.constrainedMemory?.() ?? 0
   const memory = constrained > 0 && constrained < machine ? constrained : machine
-  return { slots: Math.max(2, availableParallelism()), budgetBytes: Math.max(largestReservationBytes, Math.floor(memory * machineMemoryShare)) }
+  return {
+    slots: Math.max(2, availableParallelism()),
+    budgetBytes: Math.max(largestReservationBytes, Math.floor(memory * machineMemoryShare)),
+  }
 }
 
 export interface Admission {
@@ -40,7 +43,8 @@ export function createAdmission(limits: AdmissionLimits): Admission {
   let running = 0
   let reservedBytes = 0
   const line: { bytes: number; go: () => void }[] = []
-  const fits = (bytes: number) => running < limits.slots && (running === 0 || reservedBytes + bytes <= limits.budgetBytes)
+  const fits = (bytes: number) =>
+    running < limits.slots && (running === 0 || reservedBytes + bytes <= limits.budgetBytes)
   const start = (bytes: number) => {
     running++
     reservedBytes += bytes

@@ -4,25 +4,42 @@ import { SandboxFetchError, type SandboxOptions } from './quickjs.js'
 
 // The worker-thread runner: the same results as runInSandbox (quickjs.test.ts has the escapes), plus what
 // only a thread gives: the server's event loop runs while a script computes, and a hog is terminated.
-const base = { input: { n: 2 }, context: {}, cpuMs: 1000, timeoutMs: 20_000, memoryBytes: 32 * 1024 * 1024 } satisfies Omit<SandboxOptions, 'code'>
+const base = {
+  input: { n: 2 },
+  context: {},
+  cpuMs: 1000,
+  timeoutMs: 20_000,
+  memoryBytes: 32 * 1024 * 1024,
+} satisfies Omit<SandboxOptions, 'code'>
 const run = (code: string, options: Partial<SandboxOptions> = {}) => runIsolated({ ...base, ...options, code })
 
 describe('runIsolated', () => {
   it('answers as runInSandbox: a value, an exception, the CPU bound, the memory bound', async () => {
-    expect(await run('console.log("hi"); return input.n * 21')).toMatchObject({ ok: true, value: 42, logs: [{ level: 'info', message: 'hi' }] })
+    expect(await run('console.log("hi"); return input.n * 21')).toMatchObject({
+      ok: true,
+      value: 42,
+      logs: [{ level: 'info', message: 'hi' }],
+    })
     expect(await run('throw new TypeError("nope")')).toMatchObject({ ok: false, kind: 'thrown', name: 'TypeError' })
     expect(await run('while (true) {}', { cpuMs: 200 })).toMatchObject({ ok: false, kind: 'cpu' })
-    expect(await run('return new ArrayBuffer(1024 * 1024 * 1024).byteLength')).toMatchObject({ ok: false, kind: 'memory' })
+    expect(await run('return new ArrayBuffer(1024 * 1024 * 1024).byteLength')).toMatchObject({
+      ok: false,
+      kind: 'memory',
+    })
   })
   it('the worker sees no environment of the server, even by name', async () => {
-    expect(await run('return [typeof process, typeof require]')).toMatchObject({ ok: true, value: ['undefined', 'undefined'] })
+    expect(await run('return [typeof process, typeof require]')).toMatchObject({
+      ok: true,
+      value: ['undefined', 'undefined'],
+    })
   })
   it('fetch goes through the parent: its answer, or its refusal code', async () => {
     const fetch = async (request: { url: string }) => {
       if (request.url.includes('refuse')) throw new SandboxFetchError('domain_not_allowed', 'no')
       return { url: request.url, status: 200, statusText: 'OK', headers: {}, body: '{"via":"parent"}' }
     }
-    const code = 'let refused; try { await fetch("https://refuse.test/") } catch (e) { refused = e.code } return [await (await fetch("https://ok.test/")).json(), refused]'
+    const code =
+      'let refused; try { await fetch("https://refuse.test/") } catch (e) { refused = e.code } return [await (await fetch("https://ok.test/")).json(), refused]'
     expect(await run(code, { fetch })).toMatchObject({ ok: true, value: [{ via: 'parent' }, 'domain_not_allowed'] })
   })
   it("keeps the server's event loop running while a script computes", async () => {
@@ -36,7 +53,10 @@ describe('runIsolated', () => {
   it('stops a script whose builtin calls outrun the interrupt checks at its CPU bound (±10%), and runs the next one', async () => {
     // Each iteration is one long builtin call: the interrupt handler is asked too rarely to stop it in
     // time; the parent's watchdog ends it. The one figure asserted: CPU time, the bound's own tolerance.
-    for (const hog of ['const a = []; for (;;) a.push("x".repeat(1e6) + a.length)', 'const big = "ab".repeat(2e5); let n = 0; for (;;) n += big.split("").length']) {
+    for (const hog of [
+      'const a = []; for (;;) a.push("x".repeat(1e6) + a.length)',
+      'const big = "ab".repeat(2e5); let n = 0; for (;;) n += big.split("").length',
+    ]) {
       const result = await run(hog, { cpuMs: 200, timeoutMs: 20_000, memoryBytes: 256 * 1024 * 1024 })
       expect(result).toMatchObject({ ok: false, kind: 'cpu' })
       expect(result.cpuMs).toBeGreaterThanOrEqual(180)

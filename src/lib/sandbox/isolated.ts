@@ -4,19 +4,34 @@ import { Worker } from 'node:worker_threads'
 import { createAdmission, machineAdmissionLimits } from './admission.js'
 import { threadClock, type Clock } from './cpu-time.js'
 import { compiledQuickJS, linearMemoryBytes, minimumMemoryBytes } from './memory.js'
-import { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxOptions, type SandboxResult } from './types.js'
+import {
+  SandboxFetchError,
+  type SandboxFailureKind,
+  type SandboxFetchRequest,
+  type SandboxFetchResponse,
+  type SandboxOptions,
+  type SandboxResult,
+} from './types.js'
 import { newRunShare, watchCpu } from './watchdog.js'
 
 /** The options that cross to the worker (no functions), with the buffer shared with it (watchdog.ts). */
 export type WorkerRun = {
-  readonly options: Omit<SandboxOptions, 'fetch' | 'signal' | 'interrupted' | 'onSlice'> & { readonly canFetch: boolean }
+  readonly options: Omit<SandboxOptions, 'fetch' | 'signal' | 'interrupted' | 'onSlice'> & {
+    readonly canFetch: boolean
+  }
   readonly share: SharedArrayBuffer
 }
-export type FromWorker = { type: 'ready'; tid: number | null } | { type: 'fetch'; id: number; request: SandboxFetchRequest } | { type: 'result'; result: SandboxResult }
+export type FromWorker =
+  | { type: 'ready'; tid: number | null }
+  | { type: 'fetch'; id: number; request: SandboxFetchRequest }
+  | { type: 'result'; result: SandboxResult }
 export type ToWorker =
   | ({ type: 'run' } & WorkerRun)
   | { type: 'abort' }
-  | ({ type: 'fetched'; id: number } & ({ ok: true; response: SandboxFetchResponse } | { ok: false; code: string; message: string }))
+  | ({ type: 'fetched'; id: number } & (
+      | { ok: true; response: SandboxFetchResponse }
+      | { ok: false; code: string; message: string }
+    ))
 
 /** Past the script's own bounds, how long a run is given before its worker is terminated. */
 const graceMs = 2000
@@ -48,9 +63,15 @@ function spawn(wasmModule: WebAssembly.Module): Worker {
   const options = { ...workerOptions, workerData: { wasmModule } }
   let worker: Worker
   if (fromSources) {
-    const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href
+    const tsx = new URL(
+      'dist/esm/api/index.mjs',
+      pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json')),
+    ).href
     const entry = new URL('./worker.ts', import.meta.url).href
-    worker = new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}) })`, { eval: true, ...options })
+    worker = new Worker(
+      `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}) })`,
+      { eval: true, ...options },
+    )
   } else {
     worker = new Worker(new URL('./worker.js', import.meta.url), options)
   }
@@ -61,7 +82,9 @@ function spawn(wasmModule: WebAssembly.Module): Worker {
 }
 const workerOptions = {
   // No copy of the server's environment: nothing to find even past the interpreter.
-  env: {}, stdout: true, stderr: true,
+  env: {},
+  stdout: true,
+  stderr: true,
   // The V8 heap of the worker's own code; the script's memory is the WebAssembly memory, capped by memoryBytes.
   resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
 }
@@ -82,7 +105,12 @@ async function take(): Promise<Ready> {
   const worker = spawn(await compiledQuickJS())
   const ready = new Promise<Clock | null>((resolve) => {
     const timer = setTimeout(() => resolve(null), bootMs)
-    worker.once('message', (message: FromWorker) => (clearTimeout(timer), resolve(threadClock(message.type === 'ready' ? message.tid : null))))
+    worker.once(
+      'message',
+      (message: FromWorker) => (
+        clearTimeout(timer), resolve(threadClock(message.type === 'ready' ? message.tid : null))
+      ),
+    )
     worker.once('error', () => (clearTimeout(timer), resolve(null)))
     worker.once('exit', () => (clearTimeout(timer), resolve(null)))
   })
@@ -119,7 +147,15 @@ function drop(entry: Ready): void {
  */
 export async function runIsolated(options: SandboxOptions): Promise<SandboxResult> {
   const { fetch, signal, code, input, context, cpuMs, timeoutMs, memoryBytes, maxOutputBytes, maxLogLines } = options
-  const failed = (kind: SandboxFailureKind, message: string, used = 0): SandboxResult => ({ ok: false, kind, name: 'InternalError', message, logs: [], cpuMs: Math.round(used), memoryBytes: 0 })
+  const failed = (kind: SandboxFailureKind, message: string, used = 0): SandboxResult => ({
+    ok: false,
+    kind,
+    name: 'InternalError',
+    message,
+    logs: [],
+    cpuMs: Math.round(used),
+    memoryBytes: 0,
+  })
   const reserved = reservationBytes(memoryBytes)
   if (!(await admission.enter(reserved, signal))) return failed('aborted', 'aborted while waiting for a turn')
   const entry = await take().catch(() => null)
@@ -146,8 +182,13 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
       // The turn ends when the worker's memory is back: the next script must not start beside a dying one's.
       void release(entry, reusable && result.memoryBytes <= minimumMemoryBytes).then(() => admission.leave(reserved))
     }
-    const killer = setTimeout(() => finish(failed(inFlight > 0 ? 'timeout' : 'cpu', 'terminated'), false), timeoutMs + graceMs)
-    const stopWatching = watchCpu(share.meter, clock, cpuMs, (usedMs) => finish(failed('cpu', 'terminated', usedMs), false))
+    const killer = setTimeout(
+      () => finish(failed(inFlight > 0 ? 'timeout' : 'cpu', 'terminated'), false),
+      timeoutMs + graceMs,
+    )
+    const stopWatching = watchCpu(share.meter, clock, cpuMs, (usedMs) =>
+      finish(failed('cpu', 'terminated', usedMs), false),
+    )
     const onAbort = () => {
       Atomics.store(share.flag, 0, 1)
       worker.postMessage({ type: 'abort' } satisfies ToWorker)
@@ -163,14 +204,31 @@ export async function runIsolated(options: SandboxOptions): Promise<SandboxResul
       fetch!(message.request, fetches.signal).then(
         (response) => answer({ type: 'fetched', id: message.id, ok: true, response }),
         (err: unknown) => {
-          const refusal = err instanceof SandboxFetchError ? err : new SandboxFetchError('fetch_failed', 'The request failed')
+          const refusal =
+            err instanceof SandboxFetchError ? err : new SandboxFetchError('fetch_failed', 'The request failed')
           answer({ type: 'fetched', id: message.id, ok: false, code: refusal.code, message: refusal.message })
         },
       )
     })
-    worker.on('error', (err: Error & { code?: string }) => finish(failed(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'thrown', 'The script worker failed'), false))
+    worker.on('error', (err: Error & { code?: string }) =>
+      finish(failed(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'thrown', 'The script worker failed'), false),
+    )
     worker.on('exit', () => finish(failed('thrown', 'The script worker ended without a result'), false))
-    const run: ToWorker = { type: 'run', options: { code, input, context, cpuMs, timeoutMs, memoryBytes, maxOutputBytes, maxLogLines, canFetch: fetch !== undefined }, share: share.buffer }
+    const run: ToWorker = {
+      type: 'run',
+      options: {
+        code,
+        input,
+        context,
+        cpuMs,
+        timeoutMs,
+        memoryBytes,
+        maxOutputBytes,
+        maxLogLines,
+        canFetch: fetch !== undefined,
+      },
+      share: share.buffer,
+    }
     worker.postMessage(run)
     if (signal?.aborted) onAbort()
     else signal?.addEventListener('abort', onAbort, { once: true })

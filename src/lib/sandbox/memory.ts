@@ -1,7 +1,12 @@
 import releaseSync from '@jitl/quickjs-wasmfile-release-sync'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core'
 
 // The package's types describe its CommonJS build (default under `.default`); its ES module exports the variant itself.
 const variant = ((releaseSync as { default?: QuickJSSyncVariant }).default ?? releaseSync) as QuickJSSyncVariant
@@ -30,7 +35,9 @@ let compiled: Promise<WebAssembly.Module> | undefined
 /** The QuickJS WebAssembly code, compiled once per thread (or handed in compiled, from the thread that started this one). */
 export function compiledQuickJS(given?: WebAssembly.Module): Promise<WebAssembly.Module> {
   if (given) compiled ??= Promise.resolve(given)
-  compiled ??= readFile(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')).then((bytes) => WebAssembly.compile(bytes))
+  compiled ??= readFile(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')).then(
+    (bytes) => WebAssembly.compile(bytes),
+  )
   return compiled
 }
 
@@ -43,7 +50,10 @@ export interface SandboxInstance {
 
 /** Instantiates QuickJS with a new WebAssembly memory capped at linearMemoryBytes(limitBytes). */
 export async function newSandboxInstance(limitBytes: number): Promise<SandboxInstance> {
-  const memory = new WebAssembly.Memory({ initial: minimumMemoryBytes / pageBytes, maximum: linearMemoryBytes(limitBytes) / pageBytes })
+  const memory = new WebAssembly.Memory({
+    initial: minimumMemoryBytes / pageBytes,
+    maximum: linearMemoryBytes(limitBytes) / pageBytes,
+  })
   let refused = false
   // Emscripten grows the memory through this method and takes a throw as "no more memory" (malloc returns
   // NULL, QuickJS throws its out-of-memory error); noting it tells a crash of the host side at the limit apart.

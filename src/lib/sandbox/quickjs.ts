@@ -3,9 +3,25 @@ import { performance } from 'node:perf_hooks'
 import { InterpreterMeter } from './cpu-time.js'
 import { newSandboxInstance, type SandboxInstance } from './memory.js'
 import { prelude } from './prelude.js'
-import { epochMs, SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxLogLine, type SandboxOptions, type SandboxResult } from './types.js'
+import {
+  epochMs,
+  SandboxFetchError,
+  type SandboxFailureKind,
+  type SandboxFetchRequest,
+  type SandboxLogLine,
+  type SandboxOptions,
+  type SandboxResult,
+} from './types.js'
 
-export { SandboxFetchError, type SandboxFailureKind, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxLogLine, type SandboxOptions, type SandboxResult } from './types.js'
+export {
+  SandboxFetchError,
+  type SandboxFailureKind,
+  type SandboxFetchRequest,
+  type SandboxFetchResponse,
+  type SandboxLogLine,
+  type SandboxOptions,
+  type SandboxResult,
+} from './types.js'
 
 /** The interpreter's own stack, below the WebAssembly stack, so deep recursion is a RangeError rather than a trap. */
 const maxStackBytes = 256 * 1024
@@ -95,7 +111,8 @@ class SandboxRun {
       if (settled) return settled
       const state = vm.getPromiseState(promise)
       if (state.type === 'rejected') return this.failure(state.error, 'thrown')
-      if (state.type !== 'fulfilled') return this.fail('stalled', 'Error', 'The script awaited something that never settles')
+      if (state.type !== 'fulfilled')
+        return this.fail('stalled', 'Error', 'The script awaited something that never settles')
       return this.result(state.value)
     } finally {
       promise.dispose()
@@ -157,10 +174,15 @@ class SandboxRun {
       const maxLines = this.options.maxLogLines ?? 100
       if (this.logs.length < maxLines && vm.typeof(message) === 'string') {
         const name = vm.typeof(level) === 'string' ? vm.getString(level) : 'info'
-        this.logs.push({ level: name === 'warn' || name === 'error' || name === 'debug' ? name : 'info', message: vm.getString(message).slice(0, maxLineChars) })
+        this.logs.push({
+          level: name === 'warn' || name === 'error' || name === 'debug' ? name : 'info',
+          message: vm.getString(message).slice(0, maxLineChars),
+        })
       }
     })
-    const hostFetch = vm.newFunction('hostFetch', (requestHandle) => this.startFetch(vm.typeof(requestHandle) === 'string' ? vm.getString(requestHandle) : ''))
+    const hostFetch = vm.newFunction('hostFetch', (requestHandle) =>
+      this.startFetch(vm.typeof(requestHandle) === 'string' ? vm.getString(requestHandle) : ''),
+    )
     const installer = vm.unwrapResult(vm.evalCode(prelude, 'prelude.js'))
     const maxLine = vm.newNumber(maxLineChars)
     const maxRequest = vm.newNumber(maxRequestChars)
@@ -191,7 +213,10 @@ class SandboxRun {
         const response = await fetch(request, this.hostAbort.signal)
         answer = { ok: true, json: JSON.stringify(response) }
       } catch (err) {
-        answer = err instanceof SandboxFetchError ? { ok: false, code: err.code, message: err.message } : { ok: false, code: 'fetch_failed', message: 'The request failed' }
+        answer =
+          err instanceof SandboxFetchError
+            ? { ok: false, code: err.code, message: err.message }
+            : { ok: false, code: 'fetch_failed', message: 'The request failed' }
       }
       if (!deferred.alive) return
       if (answer.ok) {
@@ -241,8 +266,15 @@ class SandboxRun {
       if (json.error) return this.failure(json.error, 'output')
       const text = vm.typeof(json.value) === 'string' ? vm.getString(json.value) : null
       json.value.dispose()
-      if (text === null || Buffer.byteLength(text) > max) return this.fail('output', 'RangeError', `The result is over ${max} bytes as JSON`)
-      return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
+      if (text === null || Buffer.byteLength(text) > max)
+        return this.fail('output', 'RangeError', `The result is over ${max} bytes as JSON`)
+      return {
+        ok: true,
+        value: JSON.parse(text) as unknown,
+        logs: this.logs,
+        cpuMs: Math.round(this.meter.usedMs()),
+        memoryBytes: this.instance.memory.buffer.byteLength,
+      }
     } finally {
       value.dispose()
     }
@@ -269,7 +301,8 @@ class SandboxRun {
     }
     let kind: SandboxFailureKind = this.stopped ?? fallback
     // Once its memory was at the maximum, a script's failure is that bound (QuickJS throws null when it cannot even make the error).
-    if (!this.stopped && kind === 'thrown' && this.instance.exhausted() && !/out of memory/i.test(message)) return this.fail('memory', 'InternalError', 'out of memory')
+    if (!this.stopped && kind === 'thrown' && this.instance.exhausted() && !/out of memory/i.test(message))
+      return this.fail('memory', 'InternalError', 'out of memory')
     if (!this.stopped && /out of memory/i.test(message)) kind = 'memory'
     else if (!this.stopped && /stack overflow|call stack/i.test(message)) kind = 'stack'
     return this.fail(kind, name, message.slice(0, 2000))
@@ -283,7 +316,15 @@ class SandboxRun {
   }
 
   private fail(kind: SandboxFailureKind, name: string, message: string): SandboxResult {
-    return { ok: false, kind, name, message, logs: this.logs, cpuMs: Math.round(this.meter.usedMs()), memoryBytes: this.instance.memory.buffer.byteLength }
+    return {
+      ok: false,
+      kind,
+      name,
+      message,
+      logs: this.logs,
+      cpuMs: Math.round(this.meter.usedMs()),
+      memoryBytes: this.instance.memory.buffer.byteLength,
+    }
   }
 
   dispose(): void {
@@ -308,11 +349,21 @@ function parseRequest(json: string): SandboxFetchRequest {
   } catch {
     throw new SandboxFetchError('bad_request', 'The request could not be read')
   }
-  const { url, method, headers, body } = (raw ?? {}) as { url?: unknown; method?: unknown; headers?: unknown; body?: unknown }
+  const { url, method, headers, body } = (raw ?? {}) as {
+    url?: unknown
+    method?: unknown
+    headers?: unknown
+    body?: unknown
+  }
   if (typeof url !== 'string') throw new SandboxFetchError('bad_url', 'fetch needs a URL')
   const headerMap: Record<string, string> = {}
   if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
     for (const [name, value] of Object.entries(headers)) headerMap[name] = String(value)
   }
-  return { url, method: typeof method === 'string' ? method.toUpperCase() : 'GET', headers: headerMap, body: typeof body === 'string' ? body : null }
+  return {
+    url,
+    method: typeof method === 'string' ? method.toUpperCase() : 'GET',
+    headers: headerMap,
+    body: typeof body === 'string' ? body : null,
+  }
 }

@@ -60,11 +60,26 @@ export interface SandboxLogLine {
 }
 
 /** Why a script failed: its own exception, or a bound the host put on it. */
-export type SandboxFailureKind = 'thrown' | 'syntax' | 'cpu' | 'timeout' | 'memory' | 'stack' | 'output' | 'aborted' | 'stalled'
+export type SandboxFailureKind =
+  | 'thrown'
+  | 'syntax'
+  | 'cpu'
+  | 'timeout'
+  | 'memory'
+  | 'stack'
+  | 'output'
+  | 'aborted'
+  | 'stalled'
 
 /** `memoryBytes`: the run's WebAssembly memory at its end (it never shrinks, so its peak; 0 when none was made). */
 export type SandboxResult =
-  | { readonly ok: true; readonly value: unknown; readonly logs: readonly SandboxLogLine[]; readonly cpuMs: number; readonly memoryBytes: number }
+  | {
+      readonly ok: true
+      readonly value: unknown
+      readonly logs: readonly SandboxLogLine[]
+      readonly cpuMs: number
+      readonly memoryBytes: number
+    }
   | {
       readonly ok: false
       readonly kind: SandboxFailureKind

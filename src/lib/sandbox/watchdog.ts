@@ -54,7 +54,12 @@ const outsidePollMs = 10
  * clock), and set again while it has not, so the bound holds however long one builtin call lasts, within
  * the parent's timer delay. Returns the function that stops watching.
  */
-export function watchCpu(meter: BigInt64Array, clock: Clock, cpuMs: number, onOver: (usedMs: number) => void): () => void {
+export function watchCpu(
+  meter: BigInt64Array,
+  clock: Clock,
+  cpuMs: number,
+  onOver: (usedMs: number) => void,
+): () => void {
   const over = cpuMs + watchdogGraceMs(cpuMs)
   let timer: NodeJS.Timeout | undefined
   const check = () => {

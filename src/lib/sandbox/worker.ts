@@ -47,7 +47,13 @@ async function start({ options, share }: Extract<ToWorker, { type: 'run' }>): Pr
       : {}),
   }
   const result = await runInSandbox(sandbox).catch((err: unknown) => ({
-    ok: false as const, kind: 'thrown' as const, name: 'InternalError', message: err instanceof Error ? err.message.slice(0, 500) : 'The sandbox failed', logs: [], cpuMs: 0, memoryBytes: 0,
+    ok: false as const,
+    kind: 'thrown' as const,
+    name: 'InternalError',
+    message: err instanceof Error ? err.message.slice(0, 500) : 'The sandbox failed',
+    logs: [],
+    cpuMs: 0,
+    memoryBytes: 0,
   }))
   waiting.clear()
   port.postMessage({ type: 'result', result } satisfies FromWorker)
@@ -56,7 +62,16 @@ async function start({ options, share }: Extract<ToWorker, { type: 'run' }>): Pr
 // Ready once the code is compiled (handed in by the parent: compiled once for every worker) and has run
 // once: WebAssembly functions compile on their first call, time no script should be charged for.
 compiledQuickJS((workerData as { wasmModule?: WebAssembly.Module } | null)?.wasmModule)
-  .then(() => runInSandbox({ code: 'return [1, "a", { b: 2 }].map((x) => JSON.stringify(x))', input: {}, context: {}, cpuMs: 60_000, timeoutMs: 60_000, memoryBytes: 1024 * 1024 }))
+  .then(() =>
+    runInSandbox({
+      code: 'return [1, "a", { b: 2 }].map((x) => JSON.stringify(x))',
+      input: {},
+      context: {},
+      cpuMs: 60_000,
+      timeoutMs: 60_000,
+      memoryBytes: 1024 * 1024,
+    }),
+  )
   .then(
     () => port.postMessage({ type: 'ready', tid } satisfies FromWorker),
     () => process.exit(1), // the parent sees the worker end before it was ready

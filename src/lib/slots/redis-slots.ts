@@ -50,7 +50,11 @@ interface ScriptedRedis extends Redis {
  * Slots every instance using the same Redis and prefix shares; keys are stored as `${prefix}${key}`.
  * Throws Error when Redis cannot be reached (at creation or on a call).
  */
-export async function createRedisSlots(url: string, prefix: string, options: { onError?: (err: unknown) => void } = {}): Promise<Slots> {
+export async function createRedisSlots(
+  url: string,
+  prefix: string,
+  options: { onError?: (err: unknown) => void } = {},
+): Promise<Slots> {
   const client = (await connectRedis(url, 'slots', options.onError ?? (() => {}))) as ScriptedRedis
   client.defineCommand('plinthSlotsAcquire', { lua: acquireScript })
   client.defineCommand('plinthSlotsRenew', { lua: renewScript })
@@ -67,7 +71,10 @@ export async function createRedisSlots(url: string, prefix: string, options: { o
       checkClaims(holder, claims, leaseMs)
       if (claims.length === 0) return true
       const keys = claims.map((c) => prefix + c.key)
-      return (await client.plinthSlotsAcquire(keys.length, ...keys, now, leaseMs, holder, ...claims.map((c) => c.limit))) === 1
+      return (
+        (await client.plinthSlotsAcquire(keys.length, ...keys, now, leaseMs, holder, ...claims.map((c) => c.limit))) ===
+        1
+      )
     },
     async renew(holder, keys, leaseMs, now) {
       assertOpen()

@@ -45,7 +45,17 @@ export function runSlotsContract(name: string, fixture: SlotsFixture): void {
       const flow = key('flow')
       const project = key('project')
       expect(await slots.acquire('a', [{ key: project, limit: 1 }], 10_000, t0)).toBe(true)
-      expect(await slots.acquire('b', [{ key: flow, limit: 5 }, { key: project, limit: 1 }], 10_000, t0)).toBe(false)
+      expect(
+        await slots.acquire(
+          'b',
+          [
+            { key: flow, limit: 5 },
+            { key: project, limit: 1 },
+          ],
+          10_000,
+          t0,
+        ),
+      ).toBe(false)
       expect(await slots.count(flow, t0)).toBe(0)
     })
 

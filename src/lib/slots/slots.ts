@@ -32,8 +32,10 @@ export interface Slots {
 /** Throws RangeError for arguments callers build from settings. */
 export function checkClaims(holder: string, claims: readonly SlotClaim[], leaseMs: number): void {
   if (typeof holder !== 'string' || holder.length === 0) throw new RangeError('holder must be a non-empty string')
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) throw new RangeError(`leaseMs must be a positive integer, got ${leaseMs}`)
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
+    throw new RangeError(`leaseMs must be a positive integer, got ${leaseMs}`)
   for (const claim of claims) {
-    if (!Number.isSafeInteger(claim.limit) || claim.limit < 1) throw new RangeError(`limit of ${claim.key} must be a positive integer, got ${claim.limit}`)
+    if (!Number.isSafeInteger(claim.limit) || claim.limit < 1)
+      throw new RangeError(`limit of ${claim.key} must be a positive integer, got ${claim.limit}`)
   }
 }

@@ -16,5 +16,8 @@ export function sameContentType(a: string, b: string): boolean {
 }
 
 function normalise(value: string): string {
-  return value.trim().toLowerCase().replace(/\s*;\s*/g, ';')
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/\s*;\s*/g, ';')
 }

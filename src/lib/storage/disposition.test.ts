@@ -25,6 +25,7 @@ describe('contentDisposition', () => {
   })
 
   it('never lets a header break out', () => {
-    for (const name of ['a\r\nSet-Cookie: x=1', 'a"\r\n', '\u0000']) expect(contentDisposition(name)).not.toMatch(/[\r\n\0]/)
+    for (const name of ['a\r\nSet-Cookie: x=1', 'a"\r\n', '\u0000'])
+      expect(contentDisposition(name)).not.toMatch(/[\r\n\0]/)
   })
 })

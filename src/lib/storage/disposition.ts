@@ -6,7 +6,10 @@ export function contentDisposition(filename: string, type: 'attachment' | 'inlin
   // Quotes, backslashes, control characters and non-ASCII have no safe spelling in the quoted fallback.
   // eslint-disable-next-line no-control-regex
   const fallback = filename.replace(/[\u0000-\u001f\u007f"\\]/g, '_').replace(/[^\x20-\x7e]/g, '_')
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
   return fallback === filename && filename !== ''
     ? `${type}; filename="${filename}"`
     : `${type}; filename="${fallback || 'download'}"; filename*=UTF-8''${encoded}`

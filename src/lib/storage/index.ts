@@ -9,7 +9,14 @@ export type { S3Storage, S3StorageOptions } from './s3.js'
 export { checkKey, checkPrefix, maxKeyBytes } from './keys.js'
 export { checkContentType, sameContentType } from './content-type.js'
 export { contentDisposition } from './disposition.js'
-export { maxExpiresIn, signedObjectPath, type GetGrant, type PutGrant, type SignedGrant, type SignedQuery } from './signed-url.js'
+export {
+  maxExpiresIn,
+  signedObjectPath,
+  type GetGrant,
+  type PutGrant,
+  type SignedGrant,
+  type SignedQuery,
+} from './signed-url.js'
 
 /** Where files go, as config.ts reads it from the S3_* settings (`config.storage`). */
 export type StorageSettings =
@@ -42,5 +49,10 @@ export async function createStorage(options: StorageOptions): Promise<LocalStora
     const { createS3Storage } = await import('./s3.js')
     return createS3Storage({ endpoint, bucket, accessKeyId, secretAccessKey, region, clock })
   }
-  return createLocalStorage({ dataDir: options.dataDir, publicUrl: options.publicUrl, secretKey: options.secretKey, clock })
+  return createLocalStorage({
+    dataDir: options.dataDir,
+    publicUrl: options.publicUrl,
+    secretKey: options.secretKey,
+    clock,
+  })
 }

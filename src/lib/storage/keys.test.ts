@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { checkKey, checkPrefix } from './keys.js'
 
 describe('checkKey', () => {
-  it.each(['projects/p1/f1', 'projects/p1/f1/photo.png', 'a', 'projects/p1/Fête d’été.png', 'projects/p1/a:b', 'x'.repeat(1024)])('accepts %s', (key) => {
+  it.each([
+    'projects/p1/f1',
+    'projects/p1/f1/photo.png',
+    'a',
+    'projects/p1/Fête d’été.png',
+    'projects/p1/a:b',
+    'x'.repeat(1024),
+  ])('accepts %s', (key) => {
     expect(checkKey(key)).toBe(key)
   })
 
@@ -34,7 +41,10 @@ describe('checkPrefix', () => {
     expect(checkPrefix(prefix)).toBe(prefix)
   })
 
-  it.each(['../', '/', '/projects', 'projects//', 'projects/./', 'projects/.', 'a\\b', 'a..'])('refuses %j', (prefix) => {
-    expect(() => checkPrefix(prefix)).toThrow(expect.objectContaining({ code: 'invalid_request' }))
-  })
+  it.each(['../', '/', '/projects', 'projects//', 'projects/./', 'projects/.', 'a\\b', 'a..'])(
+    'refuses %j',
+    (prefix) => {
+      expect(() => checkPrefix(prefix)).toThrow(expect.objectContaining({ code: 'invalid_request' }))
+    },
+  )
 })

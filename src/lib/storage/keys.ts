@@ -34,7 +34,8 @@ export function checkPrefix(prefix: unknown): string {
 function refuseUnsafe(value: string): void {
   if (Buffer.byteLength(value) > maxKeyBytes) throw badKey(`an object key may be at most ${maxKeyBytes} bytes`)
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) throw badKey('an object key may not contain control characters or backslashes')
+  if (/[\u0000-\u001f\u007f\\]/.test(value))
+    throw badKey('an object key may not contain control characters or backslashes')
   if (value.startsWith('/') || /^[A-Za-z]:/.test(value)) throw badKey('an object key must be relative')
   if (value.includes('..')) throw badKey('an object key may not contain ".."')
 }

@@ -13,7 +13,12 @@ import { createLocalStorage, type LocalStorage } from './local.js'
 runStorageContract('local', async () => {
   const server = await startServer()
   const { clock, shift } = shiftableClock()
-  const storage = createLocalStorage({ dataDir: server.dataDir, publicUrl: server.url, secretKey: server.app.config.secretKey, clock })
+  const storage = createLocalStorage({
+    dataDir: server.dataDir,
+    publicUrl: server.url,
+    secretKey: server.app.config.secretKey,
+    clock,
+  })
   return { storage, shiftClock: shift, close: () => server.stop() }
 })
 
@@ -22,7 +27,8 @@ describe('local storage served by Plinth', () => {
   let storage: LocalStorage
   let n = 0
   const freshKey = (name = 'object.bin') => `projects/local/${++n}-${randomBytes(4).toString('hex')}/${name}`
-  const leftovers = () => (existsSync(join(server.dataDir, 'files-tmp')) ? readdirSync(join(server.dataDir, 'files-tmp')) : [])
+  const leftovers = () =>
+    existsSync(join(server.dataDir, 'files-tmp')) ? readdirSync(join(server.dataDir, 'files-tmp')) : []
 
   beforeAll(async () => {
     server = await startServer()
@@ -45,10 +51,26 @@ describe('local storage served by Plinth', () => {
 
   it('lists keys in byte order, as S3 does', async () => {
     const base = `projects/order-${randomBytes(4).toString('hex')}`
-    const keys = [`${base}/a/1.txt`, `${base}/a-b.txt`, `${base}/B.txt`, `${base}/a/2.txt`, `${base}/é.txt`, `${base}/c.txt`]
+    const keys = [
+      `${base}/a/1.txt`,
+      `${base}/a-b.txt`,
+      `${base}/B.txt`,
+      `${base}/a/2.txt`,
+      `${base}/é.txt`,
+      `${base}/c.txt`,
+    ]
     for (const key of keys) await storage.put(key, Buffer.from('x'), { contentType: 'text/plain' })
-    expect(await storage.list(`${base}/`, 100)).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))))
-    expect(await storage.list(`${base}/`, 100)).toEqual([`${base}/B.txt`, `${base}/a-b.txt`, `${base}/a/1.txt`, `${base}/a/2.txt`, `${base}/c.txt`, `${base}/é.txt`])
+    expect(await storage.list(`${base}/`, 100)).toEqual(
+      [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+    )
+    expect(await storage.list(`${base}/`, 100)).toEqual([
+      `${base}/B.txt`,
+      `${base}/a-b.txt`,
+      `${base}/a/1.txt`,
+      `${base}/a/2.txt`,
+      `${base}/c.txt`,
+      `${base}/é.txt`,
+    ])
   })
 
   it('reports local storage on /health', async () => {
@@ -60,7 +82,11 @@ describe('local storage served by Plinth', () => {
   it('takes uploads larger than MAX_BODY_BYTES: the signed size bounds them instead', async () => {
     const bytes = randomBytes(server.app.config.maxBodyBytes + 1024)
     const key = freshKey()
-    const url = await storage.presignPut(key, { contentType: 'application/zip', sizeBytes: bytes.length, expiresIn: 120 })
+    const url = await storage.presignPut(key, {
+      contentType: 'application/zip',
+      sizeBytes: bytes.length,
+      expiresIn: 120,
+    })
     const put = await fetch(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/zip' } })
     expect(put.status).toBe(200)
     expect(sha256(await readAll(await storage.get(key)))).toBe(sha256(bytes))
@@ -71,7 +97,9 @@ describe('local storage served by Plinth', () => {
       const key = freshKey()
       await storage.put(key, Buffer.from('0123456789'), { contentType: 'text/plain' })
       const putKey = freshKey()
-      const putUrl = new URL(await storage.presignPut(putKey, { contentType: 'text/plain', sizeBytes: 10, expiresIn: 120 }))
+      const putUrl = new URL(
+        await storage.presignPut(putKey, { contentType: 'text/plain', sizeBytes: 10, expiresIn: 120 }),
+      )
       const getUrl = new URL(await storage.presignGet(key, { expiresIn: 120, filename: 'a.txt' }))
       const variants: [string, URL, string, string | null][] = [
         ['PUT', putUrl, 'key', key],
@@ -90,7 +118,12 @@ describe('local storage served by Plinth', () => {
         if (value === null) tampered.searchParams.delete(param)
         else tampered.searchParams.set(param, value)
         const size = Number(tampered.searchParams.get('size') ?? 10)
-        const reply = await fetch(tampered, method === 'PUT' ? { method, body: 'x'.repeat(Math.min(size, 10)), headers: { 'content-type': 'text/plain' } } : {})
+        const reply = await fetch(
+          tampered,
+          method === 'PUT'
+            ? { method, body: 'x'.repeat(Math.min(size, 10)), headers: { 'content-type': 'text/plain' } }
+            : {},
+        )
         expect(reply.status, `${method} ${param}`).toBe(403)
         expect(await reply.json()).toMatchObject({ error: 'forbidden', message: expect.any(String), details: {} })
       }
@@ -102,7 +135,12 @@ describe('local storage served by Plinth', () => {
 
     it('403 forbidden once expired, with the expiry in details', async () => {
       const { clock, shift } = shiftableClock()
-      const signer = createLocalStorage({ dataDir: server.dataDir, publicUrl: server.url, secretKey: server.app.config.secretKey, clock })
+      const signer = createLocalStorage({
+        dataDir: server.dataDir,
+        publicUrl: server.url,
+        secretKey: server.app.config.secretKey,
+        clock,
+      })
       shift(-3600_000)
       const url = await signer.presignPut(freshKey(), { contentType: 'text/plain', sizeBytes: 2, expiresIn: 120 })
       const reply = await fetch(url, { method: 'PUT', body: 'hi', headers: { 'content-type': 'text/plain' } })
@@ -111,12 +149,19 @@ describe('local storage served by Plinth', () => {
     })
 
     it('403 for a URL signed with another SECRET_KEY', async () => {
-      const other = createLocalStorage({ dataDir: server.dataDir, publicUrl: server.url, secretKey: randomBytes(32).toString('hex') })
-      const reply = await fetch(await other.presignPut(freshKey(), { contentType: 'text/plain', sizeBytes: 2, expiresIn: 120 }), {
-        method: 'PUT',
-        body: 'hi',
-        headers: { 'content-type': 'text/plain' },
+      const other = createLocalStorage({
+        dataDir: server.dataDir,
+        publicUrl: server.url,
+        secretKey: randomBytes(32).toString('hex'),
       })
+      const reply = await fetch(
+        await other.presignPut(freshKey(), { contentType: 'text/plain', sizeBytes: 2, expiresIn: 120 }),
+        {
+          method: 'PUT',
+          body: 'hi',
+          headers: { 'content-type': 'text/plain' },
+        },
+      )
       expect(reply.status).toBe(403)
     })
 
@@ -132,7 +177,11 @@ describe('local storage served by Plinth', () => {
 
     it('413 payload_too_large when a streamed body runs past the signed size', async () => {
       const key = freshKey()
-      const url = await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: 100_000, expiresIn: 120 })
+      const url = await storage.presignPut(key, {
+        contentType: 'application/octet-stream',
+        sizeBytes: 100_000,
+        expiresIn: 120,
+      })
       // No Content-Length: the body arrives chunked and is cut off while streaming.
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -140,7 +189,12 @@ describe('local storage served by Plinth', () => {
           controller.close()
         },
       })
-      const reply = await fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' } as RequestInit)
+      const reply = await fetch(url, {
+        method: 'PUT',
+        body,
+        headers: { 'content-type': 'application/octet-stream' },
+        duplex: 'half',
+      } as RequestInit)
       expect(reply.status).toBe(413)
       expect(await reply.json()).toMatchObject({ error: 'payload_too_large' })
       expect(await storage.head(key)).toBeNull()
@@ -149,24 +203,45 @@ describe('local storage served by Plinth', () => {
 
     it('400 invalid_request when a streamed body ends short of the signed size', async () => {
       const key = freshKey()
-      const url = await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: 100_000, expiresIn: 120 })
+      const url = await storage.presignPut(key, {
+        contentType: 'application/octet-stream',
+        sizeBytes: 100_000,
+        expiresIn: 120,
+      })
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(new Uint8Array(50_000))
           controller.close()
         },
       })
-      const reply = await fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' }, duplex: 'half' } as RequestInit)
+      const reply = await fetch(url, {
+        method: 'PUT',
+        body,
+        headers: { 'content-type': 'application/octet-stream' },
+        duplex: 'half',
+      } as RequestInit)
       expect(reply.status).toBe(400)
-      expect(await reply.json()).toMatchObject({ error: 'invalid_request', details: { expected: 100_000, received: 50_000 } })
+      expect(await reply.json()).toMatchObject({
+        error: 'invalid_request',
+        details: { expected: 100_000, received: 50_000 },
+      })
       expect(await storage.head(key)).toBeNull()
       expect(leftovers()).toEqual([])
     })
 
     it('keeps nothing of an upload the client abandons halfway, and logs no server fault', async () => {
       const key = freshKey()
-      const url = new URL(await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: 1_000_000, expiresIn: 120 }))
-      const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': '1000000' } })
+      const url = new URL(
+        await storage.presignPut(key, {
+          contentType: 'application/octet-stream',
+          sizeBytes: 1_000_000,
+          expiresIn: 120,
+        }),
+      )
+      const req = request(url, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream', 'content-length': '1000000' },
+      })
       req.on('error', () => {})
       req.write(Buffer.alloc(300_000))
       // Hang up once the server has started writing the body to a temp file.
@@ -174,7 +249,11 @@ describe('local storage served by Plinth', () => {
       req.destroy()
       await vi.waitFor(() => expect(leftovers()).toEqual([]))
       expect(await storage.head(key)).toBeNull()
-      await vi.waitFor(() => expect(server.logs.some((line) => line.includes('"path":"/api/v1/storage/object"') && line.includes('"status":0'))).toBe(true))
+      await vi.waitFor(() =>
+        expect(
+          server.logs.some((line) => line.includes('"path":"/api/v1/storage/object"') && line.includes('"status":0')),
+        ).toBe(true),
+      )
       expect(server.logs.filter((line) => line.includes('request failed'))).toEqual([])
     })
 
@@ -185,11 +264,14 @@ describe('local storage served by Plinth', () => {
       expect(reply.status).toBe(400)
       expect(await reply.json()).toMatchObject({ error: 'invalid_request', details: { expected: 'image/png' } })
       // Case and spacing of the same type do not matter.
-      const same = await fetch(await storage.presignPut(key, { contentType: 'text/plain; charset=utf-8', sizeBytes: 4, expiresIn: 120 }), {
-        method: 'PUT',
-        body: 'abcd',
-        headers: { 'content-type': 'Text/Plain;Charset=UTF-8' },
-      })
+      const same = await fetch(
+        await storage.presignPut(key, { contentType: 'text/plain; charset=utf-8', sizeBytes: 4, expiresIn: 120 }),
+        {
+          method: 'PUT',
+          body: 'abcd',
+          headers: { 'content-type': 'Text/Plain;Charset=UTF-8' },
+        },
+      )
       expect(same.status).toBe(200)
     })
 
@@ -217,8 +299,15 @@ describe('local storage served by Plinth', () => {
       const key = freshKey()
       const first = randomBytes(2_000_000)
       const second = randomBytes(2_000_000)
-      const url = await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: first.length, expiresIn: 120 })
-      const put = (body: Buffer) => fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      const url = await storage.presignPut(key, {
+        contentType: 'application/octet-stream',
+        sizeBytes: first.length,
+        expiresIn: 120,
+      })
+      const put = (body: Buffer) =>
+        fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } }).then(
+          async (r) => ({ status: r.status, text: await r.text() }),
+        )
       const replies = await Promise.all([put(first), put(second)])
       expect(replies.map((r) => r.status).sort()).toEqual([200, 409])
       const kept = sha256(await readAll(await storage.get(key)))
@@ -270,7 +359,11 @@ describe('local storage served by Plinth', () => {
       const tail = await fetch(url, { headers: { range: 'bytes=7-' } })
       expect([tail.status, tail.headers.get('content-range'), await tail.text()]).toEqual([206, 'bytes 7-9/10', '789'])
       const suffix = await fetch(url, { headers: { range: 'bytes=-2' } })
-      expect([suffix.status, suffix.headers.get('content-range'), await suffix.text()]).toEqual([206, 'bytes 8-9/10', '89'])
+      expect([suffix.status, suffix.headers.get('content-range'), await suffix.text()]).toEqual([
+        206,
+        'bytes 8-9/10',
+        '89',
+      ])
       const beyond = await fetch(url, { headers: { range: 'bytes=50-60' } })
       expect([beyond.status, await beyond.text()]).toEqual([200, '0123456789'])
     })
@@ -295,7 +388,13 @@ describe('local storage served by Plinth', () => {
       const key = freshKey('shared.bin')
       const bytes = randomBytes(50_000)
       // Signed by the first instance, uploaded to the second (a load balancer's choice), read from the first.
-      const upload = new URL(await storage.presignPut(key, { contentType: 'application/octet-stream', sizeBytes: bytes.length, expiresIn: 120 }))
+      const upload = new URL(
+        await storage.presignPut(key, {
+          contentType: 'application/octet-stream',
+          sizeBytes: bytes.length,
+          expiresIn: 120,
+        }),
+      )
       const put = await fetch(`${sibling.url}${upload.pathname}${upload.search}`, {
         method: 'PUT',
         body: bytes,

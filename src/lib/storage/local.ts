@@ -1,14 +1,33 @@
 import { randomUUID } from 'node:crypto'
 import type { FileHandle } from 'node:fs/promises'
-import { link, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve, sep } from 'node:path'
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { systemClock, type Clock } from '../clock.js'
 import { AppError } from '../errors.js'
 import { checkFilename, checkListLimit, checkSize } from './checks.js'
 import { checkContentType, sameContentType } from './content-type.js'
+import { checkLength, tooLarge, wrongLength, type Exact } from './exact-length.js'
 import { checkKey, checkPrefix } from './keys.js'
-import { checkExpiresIn, readSignedUrl, signObjectUrl, type PutGrant, type SignedGrant, type SignedQuery } from './signed-url.js'
+import {
+  alreadyUploaded,
+  claim,
+  isFile,
+  isMissing,
+  linkAside,
+  moveIntoPlace,
+  prune,
+  walk,
+  writeFully,
+} from './local-files.js'
+import {
+  checkExpiresIn,
+  readSignedUrl,
+  signObjectUrl,
+  type PutGrant,
+  type SignedGrant,
+  type SignedQuery,
+} from './signed-url.js'
 import type { ObjectStorage, StoredObject } from './types.js'
 
 export interface LocalStorageOptions {
@@ -42,7 +61,11 @@ export interface LocalStorage extends ObjectStorage {
    * (an upload URL stores once). Throws payload_too_large (longer than signed), invalid_request (shorter,
    * other or missing Content-Type), conflict (bytes already stored at the key, or the key collides).
    */
-  receive(grant: PutGrant, body: Readable, request: { contentType: string | undefined; contentLength: number | undefined }): Promise<StoredObject>
+  receive(
+    grant: PutGrant,
+    body: Readable,
+    request: { contentType: string | undefined; contentLength: number | undefined },
+  ): Promise<StoredObject>
   /** Opens an object to serve it, or null when absent. Throws invalid_request (bad key). */
   open(key: string): Promise<OpenedObject | null>
 }
@@ -62,7 +85,8 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   function pathOf(key: string): string {
     const path = resolve(root, checkKey(key))
     // checkKey already rules out escapes; this keeps the root closed even if it had a gap.
-    if (!path.startsWith(root + sep)) throw new AppError('invalid_request', 'Invalid object key: it leaves the storage root')
+    if (!path.startsWith(root + sep))
+      throw new AppError('invalid_request', 'Invalid object key: it leaves the storage root')
     return path
   }
   // The meta tree has the data tree's shape (same relative paths), so it collides exactly when the data would.
@@ -73,7 +97,13 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
    * `create` (a signed upload) stores only where nothing is: the key is claimed exclusively at the end, so of
    * two uploads racing through one URL exactly one is kept and the other is refused (conflict).
    */
-  async function store(key: string, body: Buffer | Readable, contentType: string, exact: Exact | undefined, mode: 'replace' | 'create' = 'replace'): Promise<StoredObject> {
+  async function store(
+    key: string,
+    body: Buffer | Readable,
+    contentType: string,
+    exact: Exact | undefined,
+    mode: 'replace' | 'create' = 'replace',
+  ): Promise<StoredObject> {
     const target = pathOf(key)
     const keepBodyOpen = mode === 'create'
     await mkdir(tmpRoot, { recursive: true })
@@ -106,7 +136,8 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       } catch (err) {
         // A collision means no object lives at this key: the type just written describes nothing, and a
         // claimed key is given back.
-        if (mode === 'create' || (err instanceof AppError && err.code === 'conflict')) await rm(metaPathOf(key), { force: true })
+        if (mode === 'create' || (err instanceof AppError && err.code === 'conflict'))
+          await rm(metaPathOf(key), { force: true })
         if (mode === 'create') await rm(target, { force: true })
         throw err
       }
@@ -139,73 +170,6 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     }
   }
 
-  async function moveIntoPlace(from: string, to: string, key: string): Promise<void> {
-    // A delete pruning empty folders may remove the parent between mkdir and rename: try once more.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await mkdir(dirname(to), { recursive: true })
-        await rename(from, to)
-        return
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT' && attempt === 0) continue
-        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENOTEMPTY') throw collision(key)
-        throw err
-      }
-    }
-  }
-
-  /**
-   * Creates an empty placeholder at `path`, failing when anything is there (open with O_EXCL): the one
-   * exclusive step of a create, which the rename then fills. Throws conflict (stored already, or a folder).
-   */
-  async function claim(path: string, key: string): Promise<void> {
-    // A delete pruning empty folders may remove the parent between mkdir and open: try once more.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await mkdir(dirname(path), { recursive: true })
-        await (await open(path, 'wx')).close()
-        return
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT' && attempt === 0) continue
-        if (code === 'EEXIST' && (await isFile(path))) throw alreadyUploaded(key)
-        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') throw collision(key)
-        throw err
-      }
-    }
-  }
-
-  /**
-   * A hard link to the file at `path`, made in the temp folder: its path, 'missing' when there is no file,
-   * or 'unsupported' where the file system has no hard links (the caller copies the bytes instead).
-   */
-  async function linkAside(path: string): Promise<string | 'missing' | 'unsupported'> {
-    if (!(await isFile(path))) return 'missing'
-    await mkdir(tmpRoot, { recursive: true })
-    const tmp = join(tmpRoot, randomUUID())
-    try {
-      await link(path, tmp)
-      return tmp
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if (isMissing(err)) return 'missing'
-      if (code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP' || code === 'EMLINK' || code === 'ENOSYS') return 'unsupported'
-      throw err
-    }
-  }
-
-  /** Removes now-empty folders from `path`'s parent up to (not including) `top`; stops at the first non-empty one. */
-  async function prune(path: string, top: string): Promise<void> {
-    for (let dir = dirname(path); dir.startsWith(top + sep); dir = dirname(dir)) {
-      try {
-        await rmdir(dir)
-      } catch {
-        return
-      }
-    }
-  }
-
   async function openObject(key: string): Promise<OpenedObject | null> {
     const path = pathOf(key)
     let handle: FileHandle
@@ -229,7 +193,9 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
         modifiedAt: info.mtime,
         stream(range) {
           used = true
-          return handle.createReadStream(range ? { start: range.start, end: range.end, autoClose: true } : { autoClose: true })
+          return handle.createReadStream(
+            range ? { start: range.start, end: range.end, autoClose: true } : { autoClose: true },
+          )
         },
         async close() {
           if (!used) await handle.close()
@@ -269,7 +235,10 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     },
 
     async put(key, body, { contentType, sizeBytes }) {
-      const exact = sizeBytes === undefined ? undefined : { bytes: checkSize(sizeBytes), tooLarge: (limit: number) => wrongLength(limit) }
+      const exact =
+        sizeBytes === undefined
+          ? undefined
+          : { bytes: checkSize(sizeBytes), tooLarge: (limit: number) => wrongLength(limit) }
       await store(key, body, checkContentType(contentType), exact)
     },
 
@@ -303,11 +272,12 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     },
 
     async copy(from, to) {
-      if (checkKey(from) === checkKey(to)) throw new AppError('invalid_request', 'An object cannot be copied onto itself')
+      if (checkKey(from) === checkKey(to))
+        throw new AppError('invalid_request', 'An object cannot be copied onto itself')
       // A hard link shares the bytes instead of writing them again (confirm copies every upload). It is a
       // true copy here: a stored object is never rewritten in place (every write renames a new file over
       // its key), so the link keeps the bytes it was made from whatever is stored at `from` later.
-      const linked = await linkAside(pathOf(from))
+      const linked = await linkAside(pathOf(from), tmpRoot)
       if (linked === 'missing') return false
       if (linked !== 'unsupported') {
         try {
@@ -323,7 +293,10 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       if (!source) return false
       const stream = source.stream()
       try {
-        await store(to, stream, source.contentType ?? 'application/octet-stream', { bytes: source.sizeBytes, tooLarge: wrongLength })
+        await store(to, stream, source.contentType ?? 'application/octet-stream', {
+          bytes: source.sizeBytes,
+          tooLarge: wrongLength,
+        })
       } finally {
         stream.destroy()
       }
@@ -350,9 +323,13 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
     async receive(grant, body, request) {
       if (request.contentType === undefined || !sameContentType(request.contentType, grant.contentType)) {
-        throw new AppError('invalid_request', `Content-Type must be ${grant.contentType}, as the upload URL was signed for`, {
-          expected: grant.contentType,
-        })
+        throw new AppError(
+          'invalid_request',
+          `Content-Type must be ${grant.contentType}, as the upload URL was signed for`,
+          {
+            expected: grant.contentType,
+          },
+        )
       }
       const exact = { bytes: grant.sizeBytes, tooLarge }
       if (request.contentLength !== undefined) checkLength(request.contentLength, exact)
@@ -364,71 +341,4 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
     open: openObject,
   }
-}
-
-/** Keys under `folder` (relative to `root`, ending in "/" or empty), in S3's order: byte order of the whole key. */
-async function* walk(root: string, folder: string): AsyncGenerator<string> {
-  let entries
-  try {
-    entries = await readdir(join(root, folder), { withFileTypes: true })
-  } catch (err) {
-    if (isMissing(err)) return
-    throw err
-  }
-  const named = entries
-    .filter((e) => e.isFile() || e.isDirectory())
-    .map((e) => ({ name: e.name, folder: e.isDirectory(), sortKey: e.isDirectory() ? `${e.name}/` : e.name }))
-    .sort((a, b) => Buffer.compare(Buffer.from(a.sortKey), Buffer.from(b.sortKey)))
-  for (const entry of named) {
-    if (entry.folder) yield* walk(root, `${folder}${entry.name}/`)
-    else yield `${folder}${entry.name}`
-  }
-}
-
-async function writeFully(handle: FileHandle, bytes: Buffer): Promise<void> {
-  for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten
-}
-
-/** A body must be exactly `bytes` long; a longer one fails with `tooLarge` as soon as it is seen. */
-interface Exact {
-  bytes: number
-  tooLarge(limit: number): AppError
-}
-
-function checkLength(actual: number, exact: Exact): void {
-  if (actual > exact.bytes) throw exact.tooLarge(exact.bytes)
-  if (actual < exact.bytes) {
-    throw new AppError('invalid_request', `The body is ${actual} bytes; it must be exactly ${exact.bytes}`, { expected: exact.bytes, received: actual })
-  }
-}
-
-function wrongLength(limit: number): AppError {
-  return new AppError('invalid_request', `The body is longer than sizeBytes (${limit})`, { expected: limit })
-}
-
-function tooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `The body is larger than the ${limit} bytes this upload allows`, { limit })
-}
-
-function alreadyUploaded(key: string): AppError {
-  return new AppError('conflict', 'This upload URL was already used: bytes are stored at its key, and an upload URL stores once. Ask for a new one', { key })
-}
-
-function collision(key: string): AppError {
-  return new AppError('conflict', 'The object key collides with another object (a key cannot also be a folder of keys)', { key })
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile()
-  } catch {
-    return false
-  }
-}
-
-
-
-function isMissing(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException).code
-  return code === 'ENOENT' || code === 'ENOTDIR'
 }

@@ -10,7 +10,14 @@ import { createS3Storage, type S3Storage } from './s3.js'
 runStorageContract('s3', async () => {
   const store = await startS3Store()
   const { clock, shift } = shiftableClock()
-  const storage = createS3Storage({ endpoint: store.endpoint, bucket: store.bucket, ...store.credentials, region: 'auto', clock, partSizeBytes: 5 * 1024 * 1024 })
+  const storage = createS3Storage({
+    endpoint: store.endpoint,
+    bucket: store.bucket,
+    ...store.credentials,
+    region: 'auto',
+    clock,
+    partSizeBytes: 5 * 1024 * 1024,
+  })
   return {
     storage,
     shiftClock: shift,
@@ -35,8 +42,12 @@ describe('S3 driver specifics', () => {
   })
 
   it('signs Content-Type and Content-Length into an upload URL, so the store itself refuses another body', async () => {
-    const url = new URL(await storage.presignPut('projects/p/a.png', { contentType: 'image/png', sizeBytes: 10, expiresIn: 120 }))
-    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(expect.arrayContaining(['content-length', 'content-type', 'host']))
+    const url = new URL(
+      await storage.presignPut('projects/p/a.png', { contentType: 'image/png', sizeBytes: 10, expiresIn: 120 }),
+    )
+    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
+      expect.arrayContaining(['content-length', 'content-type', 'host']),
+    )
     expect(url.searchParams.get('X-Amz-Expires')).toBe('120')
     expect(url.pathname).toBe(`/${store.bucket}/projects/p/a.png`)
     const before = store.refused
@@ -47,7 +58,9 @@ describe('S3 driver specifics', () => {
   })
 
   it('puts the download file name in the signed response-content-disposition', async () => {
-    const url = new URL(await storage.presignGet('projects/p/a.png', { expiresIn: 300, filename: 'report "final".pdf' }))
+    const url = new URL(
+      await storage.presignGet('projects/p/a.png', { expiresIn: 300, filename: 'report "final".pdf' }),
+    )
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300')
     expect(url.searchParams.get('response-content-disposition')).toBe(
       `attachment; filename="report _final_.pdf"; filename*=UTF-8''report%20%22final%22.pdf`,
@@ -56,13 +69,22 @@ describe('S3 driver specifics', () => {
 
   it('reports a store refusal as service_unavailable naming its error, never the secret', async () => {
     const secretAccessKey = `secret-${randomBytes(8).toString('hex')}`
-    const wrong = createS3Storage({ endpoint: store.endpoint, bucket: store.bucket, accessKeyId: 'NOBODY', secretAccessKey, region: 'auto' })
+    const wrong = createS3Storage({
+      endpoint: store.endpoint,
+      bucket: store.bucket,
+      accessKeyId: 'NOBODY',
+      secretAccessKey,
+      region: 'auto',
+    })
     try {
       const err = await wrong.list('', 1).then(
         () => null,
         (e: unknown) => e,
       )
-      expect(err).toMatchObject({ code: 'service_unavailable', details: { storageError: 'InvalidAccessKeyId', status: 403 } })
+      expect(err).toMatchObject({
+        code: 'service_unavailable',
+        details: { storageError: 'InvalidAccessKeyId', status: 403 },
+      })
       expect(JSON.stringify(err)).not.toContain(secretAccessKey)
       expect((err as Error).message).not.toContain(secretAccessKey)
       // What gets logged (the error and its cause) carries no signed request either.
@@ -70,16 +92,30 @@ describe('S3 driver specifics', () => {
     } finally {
       await wrong.close()
     }
-    const noBucket = createS3Storage({ endpoint: store.endpoint, bucket: 'no-such-bucket', ...store.credentials, region: 'auto' })
+    const noBucket = createS3Storage({
+      endpoint: store.endpoint,
+      bucket: 'no-such-bucket',
+      ...store.credentials,
+      region: 'auto',
+    })
     try {
-      await expect(noBucket.list('', 1)).rejects.toMatchObject({ code: 'service_unavailable', details: { storageError: 'NoSuchBucket' } })
+      await expect(noBucket.list('', 1)).rejects.toMatchObject({
+        code: 'service_unavailable',
+        details: { storageError: 'NoSuchBucket' },
+      })
     } finally {
       await noBucket.close()
     }
   })
 
   it('reports an unreachable store as service_unavailable', async () => {
-    const down = createS3Storage({ endpoint: 'http://127.0.0.1:1', bucket: 'b', accessKeyId: 'a', secretAccessKey: 'b', region: 'auto' })
+    const down = createS3Storage({
+      endpoint: 'http://127.0.0.1:1',
+      bucket: 'b',
+      accessKeyId: 'a',
+      secretAccessKey: 'b',
+      region: 'auto',
+    })
     try {
       await expect(down.head('projects/p/x')).rejects.toMatchObject({ code: 'service_unavailable' })
     } finally {
@@ -108,7 +144,9 @@ describe('Plinth with S3_* settings', () => {
     const key = 'projects/p/hello.txt'
     const url = await server.app.storage.presignPut(key, { contentType: 'text/plain', sizeBytes: 5, expiresIn: 120 })
     expect(url.startsWith(`${store.endpoint}/${store.bucket}/`)).toBe(true)
-    expect((await fetch(url, { method: 'PUT', body: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(200)
+    expect((await fetch(url, { method: 'PUT', body: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(
+      200,
+    )
     expect((await readAll(await server.app.storage.get(key))).toString()).toBe('hello')
   })
 

@@ -80,23 +80,47 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
    * else a multipart upload, aborted on any failure. With `expected`, a stream of another length is refused
    * (invalid_request) before anything is stored.
    */
-  async function putInParts(key: string, body: Readable, contentType: string, expected: number | undefined): Promise<void> {
+  async function putInParts(
+    key: string,
+    body: Readable,
+    contentType: string,
+    expected: number | undefined,
+  ): Promise<void> {
     const parts = readParts(body, partSize, expected)
     const first = await parts.next()
     const firstPart = first.done ? Buffer.alloc(0) : first.value
     const second = first.done ? first : await parts.next()
     if (second.done) {
       if (expected !== undefined && firstPart.length !== expected) throw lengthMismatch(firstPart.length, expected)
-      await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: firstPart, ContentType: contentType, ContentLength: firstPart.length })))
+      await send(() =>
+        client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: key,
+            Body: firstPart,
+            ContentType: contentType,
+            ContentLength: firstPart.length,
+          }),
+        ),
+      )
       return
     }
-    const { UploadId } = await send(() => client.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType })))
-    if (!UploadId) throw new AppError('service_unavailable', 'Object storage did not start a multipart upload', { storageError: 'NoUploadId' })
+    const { UploadId } = await send(() =>
+      client.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType })),
+    )
+    if (!UploadId)
+      throw new AppError('service_unavailable', 'Object storage did not start a multipart upload', {
+        storageError: 'NoUploadId',
+      })
     try {
       const done: CompletedPart[] = []
       const upload = async (part: Buffer) => {
         const PartNumber = done.length + 1
-        const { ETag } = await send(() => client.send(new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length })))
+        const { ETag } = await send(() =>
+          client.send(
+            new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length }),
+          ),
+        )
         done.push({ ETag, PartNumber })
       }
       let total = firstPart.length + second.value.length
@@ -107,7 +131,11 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
         await upload(part)
       }
       if (expected !== undefined && total !== expected) throw lengthMismatch(total, expected)
-      await send(() => client.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: done } })))
+      await send(() =>
+        client.send(
+          new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: done } }),
+        ),
+      )
     } catch (err) {
       await client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => {})
       throw err
@@ -124,7 +152,12 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
 
     async presignPut(key, { contentType, sizeBytes, expiresIn }) {
       checkSize(sizeBytes)
-      const command = new PutObjectCommand({ Bucket, Key: checkKey(key), ContentType: checkContentType(contentType), ContentLength: sizeBytes })
+      const command = new PutObjectCommand({
+        Bucket,
+        Key: checkKey(key),
+        ContentType: checkContentType(contentType),
+        ContentLength: sizeBytes,
+      })
       return getSignedUrl(client, command, {
         expiresIn: checkExpiresIn(expiresIn),
         signingDate: new Date(clock.now()),
@@ -148,7 +181,9 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       if (sizeBytes !== undefined) checkSize(sizeBytes)
       if (Buffer.isBuffer(body)) {
         if (sizeBytes !== undefined && body.length !== sizeBytes) throw lengthMismatch(body.length, sizeBytes)
-        await send(() => client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType, ContentLength: body.length })))
+        await send(() =>
+          client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType, ContentLength: body.length })),
+        )
       } else {
         await putInParts(key, body, ContentType, sizeBytes)
       }
@@ -187,7 +222,8 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     },
 
     async copy(from, to) {
-      if (checkKey(from) === checkKey(to)) throw new AppError('invalid_request', 'An object cannot be copied onto itself')
+      if (checkKey(from) === checkKey(to))
+        throw new AppError('invalid_request', 'An object cannot be copied onto itself')
       // CopySource is URL-encoded (segment by segment: the slashes stay); one request up to 5 GB, past Plinth's 100 MB.
       const CopySource = `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}`
       try {
@@ -207,7 +243,11 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       const keys: string[] = []
       let Marker: string | undefined
       for (;;) {
-        const page = await send(() => client.send(new ListObjectsCommand({ Bucket, Prefix: prefix || undefined, MaxKeys: limit - keys.length, Marker })))
+        const page = await send(() =>
+          client.send(
+            new ListObjectsCommand({ Bucket, Prefix: prefix || undefined, MaxKeys: limit - keys.length, Marker }),
+          ),
+        )
         for (const item of page.Contents ?? []) if (item.Key !== undefined && keys.length < limit) keys.push(item.Key)
         Marker = page.NextMarker ?? keys.at(-1)
         if (!page.IsTruncated || keys.length >= limit || !page.Contents?.length) return keys
@@ -246,11 +286,10 @@ async function* readParts(body: Readable, size: number, limit: number | undefine
 }
 
 function lengthMismatch(actual: number, expected: number): AppError {
-  const told = actual > expected ? `longer than sizeBytes (${expected})` : `${actual} bytes; it must be exactly ${expected}`
+  const told =
+    actual > expected ? `longer than sizeBytes (${expected})` : `${actual} bytes; it must be exactly ${expected}`
   return new AppError('invalid_request', `The body is ${told}`, { expected })
 }
-
-
 
 function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
@@ -267,5 +306,10 @@ function storageError(err: unknown): AppError {
   const name = e.code ?? e.name ?? 'Error'
   const status = e.$metadata?.httpStatusCode ?? null
   const cause = new Error(`${name}: ${e.message ?? ''}`.slice(0, 500))
-  return new AppError('service_unavailable', `Object storage refused the request (${name})`, { storageError: name, status }, { cause })
+  return new AppError(
+    'service_unavailable',
+    `Object storage refused the request (${name})`,
+    { storageError: name, status },
+    { cause },
+  )
 }

@@ -9,8 +9,20 @@ function queryOf(url: string): Record<string, string> {
 }
 
 describe('signed object URLs', () => {
-  const put: SignedGrant = { method: 'PUT', key: 'projects/p/f', expires: now + 120, sizeBytes: 10, contentType: 'image/png' }
-  const get: SignedGrant = { method: 'GET', key: 'projects/p/f', expires: now + 300, filename: 'a b.png', contentType: null }
+  const put: SignedGrant = {
+    method: 'PUT',
+    key: 'projects/p/f',
+    expires: now + 120,
+    sizeBytes: 10,
+    contentType: 'image/png',
+  }
+  const get: SignedGrant = {
+    method: 'GET',
+    key: 'projects/p/f',
+    expires: now + 300,
+    filename: 'a b.png',
+    contentType: null,
+  }
 
   it('points at PUBLIC_URL and round-trips every claim', () => {
     const url = signObjectUrl(secret, 'https://plinth.example.com/', put)
@@ -22,7 +34,9 @@ describe('signed object URLs', () => {
   it('is valid up to and including its expiry second, and refused after', () => {
     const query = queryOf(signObjectUrl(secret, 'http://x', put))
     expect(readSignedUrl(secret, 'PUT', query, now + 120).key).toBe('projects/p/f')
-    expect(() => readSignedUrl(secret, 'PUT', query, now + 121)).toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/expired/) }))
+    expect(() => readSignedUrl(secret, 'PUT', query, now + 121)).toThrow(
+      expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/expired/) }),
+    )
   })
 
   it.each([
@@ -51,8 +65,12 @@ describe('signed object URLs', () => {
   })
 
   it('refuses a download URL used to upload, and the reverse', () => {
-    expect(() => readSignedUrl(secret, 'PUT', queryOf(signObjectUrl(secret, 'http://x', get)), now)).toThrow(expect.objectContaining({ code: 'forbidden' }))
-    expect(() => readSignedUrl(secret, 'GET', queryOf(signObjectUrl(secret, 'http://x', put)), now)).toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect(() => readSignedUrl(secret, 'PUT', queryOf(signObjectUrl(secret, 'http://x', get)), now)).toThrow(
+      expect.objectContaining({ code: 'forbidden' }),
+    )
+    expect(() => readSignedUrl(secret, 'GET', queryOf(signObjectUrl(secret, 'http://x', put)), now)).toThrow(
+      expect.objectContaining({ code: 'forbidden' }),
+    )
   })
 
   it('refuses a URL signed with another secret', () => {

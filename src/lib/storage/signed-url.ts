@@ -52,9 +52,15 @@ export function signObjectUrl(secretKey: string, publicUrl: string, grant: Signe
  * The grant a signed URL's query carries, once its signature (constant-time) and expiry check out at
  * `nowSeconds`. HEAD is checked as GET. Throws forbidden: expired, tampered or incomplete.
  */
-export function readSignedUrl(secretKey: string, method: 'GET' | 'PUT', query: SignedQuery, nowSeconds: number): SignedGrant {
+export function readSignedUrl(
+  secretKey: string,
+  method: 'GET' | 'PUT',
+  query: SignedQuery,
+  nowSeconds: number,
+): SignedGrant {
   const { key, expires, sig } = query
-  if (key === undefined || expires === undefined || sig === undefined || !/^\d{1,12}$/.test(expires)) throw invalidSignature()
+  if (key === undefined || expires === undefined || sig === undefined || !/^\d{1,12}$/.test(expires))
+    throw invalidSignature()
   const base = { key, expires: Number(expires) }
   let grant: SignedGrant
   if (method === 'PUT') {
@@ -65,7 +71,8 @@ export function readSignedUrl(secretKey: string, method: 'GET' | 'PUT', query: S
     grant = { method, ...base, filename: query.name ?? null, contentType: query.type ?? null }
   }
   if (!verify(secretKey, purpose, payloadOf(grant), sig)) throw invalidSignature()
-  if (nowSeconds > grant.expires) throw new AppError('forbidden', 'This signed URL has expired', { expiredAt: grant.expires })
+  if (nowSeconds > grant.expires)
+    throw new AppError('forbidden', 'This signed URL has expired', { expiredAt: grant.expires })
   // Signed keys were checked when signed; checking again costs nothing and keeps the root closed.
   checkKey(grant.key)
   return grant

@@ -10,7 +10,9 @@ export interface TextPart {
 }
 
 /** `.name`, `["quoted name"]` and `.0` are keys (`.0` reads an array's index 0 too); `[0]` is an index. */
-export type PathSegment = { readonly kind: 'key'; readonly key: string } | { readonly kind: 'index'; readonly index: number }
+export type PathSegment =
+  | { readonly kind: 'key'; readonly key: string }
+  | { readonly kind: 'index'; readonly index: number }
 
 /** `{{ root.a[0].b }}`: a root in the context, then keys and indexes. */
 export interface PathPart {

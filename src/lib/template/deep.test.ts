@@ -14,7 +14,11 @@ describe('resolveTemplates (a whole step config)', () => {
       method: 'POST',
       timeout_ms: 5000,
       headers: { 'X-Title': '{{$trigger.body.title}}' },
-      body: { tags: '{{$trigger.body.tags}}', amount: '{{$trigger.body.amount}}', list: ['{{$steps.lookup.rows[0].email}}', 3, null, true] },
+      body: {
+        tags: '{{$trigger.body.tags}}',
+        amount: '{{$trigger.body.amount}}',
+        list: ['{{$steps.lookup.rows[0].email}}', 3, null, true],
+      },
       '{{$trigger.body.id}}': 'keys are not templates',
     }
     const { value, unresolved } = resolveTemplates(config, context)
@@ -32,7 +36,10 @@ describe('resolveTemplates (a whole step config)', () => {
   })
 
   it('lists each tag that gave the empty value with its path in the config', () => {
-    const { value, unresolved } = resolveTemplates({ to: ['{{$trigger.body.email}}'], 'odd key': { subject: 'Re: {{$nope}}' } }, context)
+    const { value, unresolved } = resolveTemplates(
+      { to: ['{{$trigger.body.email}}'], 'odd key': { subject: 'Re: {{$nope}}' } },
+      context,
+    )
     expect(value).toEqual({ to: [''], 'odd key': { subject: 'Re: ' } })
     expect(unresolved.map((u) => [u.path, u.reason])).toEqual([
       ['to[0]', 'missing_key'],
@@ -60,7 +67,11 @@ describe('checkTemplates and assertTemplates (a flow being saved)', () => {
   const roots = ['$trigger', '$steps', '$user', '$flow', '$run', '$now']
 
   it('finds every bad template with its path and offset', () => {
-    const config = { url: 'https://x/{{ $trigger.body.id', headers: { A: '{{}}' }, list: ['ok {{$now}}', '{{$secrets.key}}'] }
+    const config = {
+      url: 'https://x/{{ $trigger.body.id',
+      headers: { A: '{{}}' },
+      list: ['ok {{$now}}', '{{$secrets.key}}'],
+    }
     expect(checkTemplates(config, { roots }).map((i) => [i.path, i.code, i.position])).toEqual([
       ['url', 'unclosed_tag', 10],
       ['headers.A', 'empty_tag', 0],
@@ -82,7 +93,12 @@ describe('checkTemplates and assertTemplates (a flow being saved)', () => {
     expect(err.code).toBe('validation_error')
     expect(err.message).toContain('operations[2].config.message')
     expect(err.details.issues).toEqual([
-      { path: 'operations[2].config.message', code: 'invalid_path', position: 10, message: expect.stringContaining('offset 10') },
+      {
+        path: 'operations[2].config.message',
+        code: 'invalid_path',
+        position: 10,
+        message: expect.stringContaining('offset 10'),
+      },
       { path: 'operations[2].config.other', code: 'empty_tag', position: 0, message: expect.any(String) },
     ])
     expect(() => assertTemplates({ ok: '{{a}}' })).not.toThrow()

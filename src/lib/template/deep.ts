@@ -24,7 +24,11 @@ export function checkTemplate(text: string, options: CheckOptions = {}): Templat
   const roots = new Set(options.roots)
   for (const part of parsed.template.parts) {
     if (part.kind === 'path' && !roots.has(part.root)) {
-      return { code: 'unknown_root', message: `${part.root} is not available in templates here (at offset ${part.position})`, position: part.position }
+      return {
+        code: 'unknown_root',
+        message: `${part.root} is not available in templates here (at offset ${part.position})`,
+        position: part.position,
+      }
     }
   }
   return null
@@ -51,14 +55,20 @@ export function assertTemplates(config: unknown, options: CheckOptions & { at?: 
   const prefix = options.at ?? ''
   const shown = issues.slice(0, 20).map((issue) => ({ ...issue, path: prefixed(prefix, issue.path) }))
   const first = shown[0]!
-  throw new AppError('validation_error', `Invalid template at ${first.path || 'the value'}: ${first.message}`, { issues: shown })
+  throw new AppError('validation_error', `Invalid template at ${first.path || 'the value'}: ${first.message}`, {
+    issues: shown,
+  })
 }
 
 /**
  * Resolves every string value of a config (arrays and plain objects, any depth) into a new config; keys
  * and other values are kept as they are. Never throws; every tag that gave the empty value is listed.
  */
-export function resolveTemplates(config: unknown, context: unknown, options: ResolveOptions = {}): { value: unknown; unresolved: UnresolvedAt[] } {
+export function resolveTemplates(
+  config: unknown,
+  context: unknown,
+  options: ResolveOptions = {},
+): { value: unknown; unresolved: UnresolvedAt[] } {
   const unresolved: UnresolvedAt[] = []
   const value = walk(config, '', (text, path) => {
     const result = resolveTemplate(text, context, options)

@@ -40,16 +40,32 @@ export function lookupPath(context: unknown, path: PathPart): Lookup {
 function step(value: unknown, segment: PathSegment, where: string): Lookup {
   const shown = `${where}${describe(segment)}`
   if (Array.isArray(value)) {
-    const index = segment.kind === 'index' ? segment.index : canonicalIndex.test(segment.key) ? Number(segment.key) : null
-    if (index === null) return { ok: false, reason: 'not_an_object', message: `${where} is an array: read it with an index, not ${shown}` }
-    if (index >= value.length) return { ok: false, reason: 'index_out_of_range', message: `${shown} is past the end of ${where} (${value.length} items)` }
+    const index =
+      segment.kind === 'index' ? segment.index : canonicalIndex.test(segment.key) ? Number(segment.key) : null
+    if (index === null)
+      return {
+        ok: false,
+        reason: 'not_an_object',
+        message: `${where} is an array: read it with an index, not ${shown}`,
+      }
+    if (index >= value.length)
+      return {
+        ok: false,
+        reason: 'index_out_of_range',
+        message: `${shown} is past the end of ${where} (${value.length} items)`,
+      }
     const item = ownValue(value, String(index))
-    return item === undefined ? { ok: false, reason: 'missing_key', message: `${shown} is empty` } : { ok: true, value: item }
+    return item === undefined
+      ? { ok: false, reason: 'missing_key', message: `${shown} is empty` }
+      : { ok: true, value: item }
   }
   if (isPlainObject(value)) {
-    if (segment.kind === 'index') return { ok: false, reason: 'not_an_array', message: `${where} is an object, not an array` }
+    if (segment.kind === 'index')
+      return { ok: false, reason: 'not_an_array', message: `${where} is an object, not an array` }
     const child = ownValue(value, segment.key)
-    return child === undefined ? { ok: false, reason: 'missing_key', message: `${where} has no ${JSON.stringify(segment.key)}` } : { ok: true, value: child }
+    return child === undefined
+      ? { ok: false, reason: 'missing_key', message: `${where} has no ${JSON.stringify(segment.key)}` }
+      : { ok: true, value: child }
   }
   if (!isData(value)) return { ok: false, reason: 'not_data', message: `${where} is not plain data` }
   const kind = value === null ? 'null' : `a ${typeof value}`

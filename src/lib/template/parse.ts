@@ -75,7 +75,10 @@ function parseTag(text: string, open: number): { tag: TagPart; end: number } {
     fail('invalid_path', `Unexpected ${quoteChar(text, at)} in a template path`, at)
   }
   const source = text.slice(open, at + 2)
-  return { tag: Object.freeze({ kind: 'path', source, position: open, root: path.root, segments: path.segments }), end: at + 2 }
+  return {
+    tag: Object.freeze({ kind: 'path', source, position: open, root: path.root, segments: path.segments }),
+    end: at + 2,
+  }
 }
 
 /** `root`, then `.name`, `[0]` or `["name"]` any number of times. */
@@ -90,7 +93,8 @@ function parsePath(text: string, start: number): { root: string; segments: reado
     const c = text[at]
     if (c === '.') {
       const name = readName(text, at + 1)
-      if (name === '') fail('invalid_path', `A name must follow "." in a template path, not ${quoteChar(text, at + 1)}`, at + 1)
+      if (name === '')
+        fail('invalid_path', `A name must follow "." in a template path, not ${quoteChar(text, at + 1)}`, at + 1)
       checkKey(name, at + 1)
       segments.push(Object.freeze({ kind: 'key', key: name }))
       at += 1 + name.length
@@ -109,7 +113,8 @@ function parseBracket(text: string, open: number): { segment: PathSegment; end: 
   const quote = text[open + 1]
   if (quote === '"' || quote === "'") {
     const close = text.indexOf(quote, open + 2)
-    if (close === -1 || text[close + 1] !== ']') fail('invalid_path', `Unterminated [${quote}…${quote}] in a template path`, open)
+    if (close === -1 || text[close + 1] !== ']')
+      fail('invalid_path', `Unterminated [${quote}…${quote}] in a template path`, open)
     const key = text.slice(open + 2, close)
     checkKey(key, open + 2)
     return { segment: Object.freeze({ kind: 'key', key }), end: close + 2 }

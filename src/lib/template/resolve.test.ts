@@ -24,7 +24,11 @@ const context = {
       '0': 'zero key',
     },
   },
-  $steps: { fetch: { status: 200, body: { ok: true } }, script: { output: { total: 5 } }, loop: { item: { id: 'i1' }, index: 2 } },
+  $steps: {
+    fetch: { status: 200, body: { ok: true } },
+    script: { output: { total: 5 } },
+    loop: { item: { id: 'i1' }, index: 2 },
+  },
   $user: { id: 'u1', email: 'ann@example.com' },
   $flow: { id: 'f1' },
   $run: { id: 'r1' },
@@ -53,7 +57,11 @@ const cases: { name: string; template: string; value: unknown; reasons?: Unresol
   // In-string stringifies
   { name: 'in-string: object as JSON', template: 'n={{$trigger.body.nested}}', value: 'n={"deep":{"v":1}}' },
   { name: 'in-string: array as JSON', template: 'tags: {{$trigger.body.tags}}', value: 'tags: ["a","b"]' },
-  { name: 'in-string: number', template: '{{$trigger.body.count}} items, ratio {{$trigger.body.ratio}}', value: '3 items, ratio 0.5' },
+  {
+    name: 'in-string: number',
+    template: '{{$trigger.body.count}} items, ratio {{$trigger.body.ratio}}',
+    value: '3 items, ratio 0.5',
+  },
   { name: 'in-string: boolean', template: 'done={{$trigger.body.done}}', value: 'done=false' },
   { name: 'in-string: null is empty', template: '[{{$trigger.body.none}}]', value: '[]' },
   { name: 'a space around one tag makes it in-string', template: ' {{$trigger.body.count}}', value: ' 3' },
@@ -65,7 +73,11 @@ const cases: { name: string; template: string; value: unknown; reasons?: Unresol
   { name: 'quoted key', template: `{{$trigger.body["a b"]}}`, value: 'spaced' },
   { name: 'digit key on an object', template: '{{$trigger.body.0}}', value: 'zero key' },
   { name: 'text only', template: 'no tags here', value: 'no tags here' },
-  { name: 'escaped tag is text', template: 'literal \\{{$user.id}} and {{$user.id}}', value: 'literal {{$user.id}} and u1' },
+  {
+    name: 'escaped tag is text',
+    template: 'literal \\{{$user.id}} and {{$user.id}}',
+    value: 'literal {{$user.id}} and u1',
+  },
   // Unresolvable: the empty value and the reason
   { name: 'unknown root', template: '{{$env.SECRET}}', value: '', reasons: ['unknown_root'] },
   { name: 'missing key', template: '{{$trigger.body.nope}}', value: '', reasons: ['missing_key'] },
@@ -80,9 +92,19 @@ const cases: { name: string; template: string; value: unknown; reasons?: Unresol
   { name: 'index on a string', template: '{{$trigger.body.title[0]}}', value: '', reasons: ['not_an_array'] },
   { name: 'inherited name', template: '{{$trigger.body.toString}}', value: '', reasons: ['missing_key'] },
   { name: 'inherited name on the context', template: '{{hasOwnProperty}}', value: '', reasons: ['unknown_root'] },
-  { name: 'several misses, each reported', template: '{{a}}-{{$user.id}}-{{b.c}}', value: '-u1-', reasons: ['unknown_root', 'unknown_root'] },
+  {
+    name: 'several misses, each reported',
+    template: '{{a}}-{{$user.id}}-{{b.c}}',
+    value: '-u1-',
+    reasons: ['unknown_root', 'unknown_root'],
+  },
   { name: 'a template that does not parse', template: 'Hi {{ name', value: '', reasons: ['invalid_template'] },
-  { name: 'a forbidden key does not parse', template: '{{$trigger.body.__proto__}}', value: '', reasons: ['invalid_template'] },
+  {
+    name: 'a forbidden key does not parse',
+    template: '{{$trigger.body.__proto__}}',
+    value: '',
+    reasons: ['invalid_template'],
+  },
   { name: 'expression without an evaluator', template: '{{= 1 + 1 }}', value: '', reasons: ['expression_unavailable'] },
 ]
 
@@ -97,7 +119,12 @@ describe('resolveTemplate', () => {
   it('names the tag, its offset and what was wrong', () => {
     const { unresolved } = resolveTemplate('Hi {{ $trigger.body.items[0].nope }}', context)
     expect(unresolved).toEqual([
-      { tag: '{{ $trigger.body.items[0].nope }}', position: 3, reason: 'missing_key', message: '{{ $trigger.body.items[0].nope }}: $trigger.body.items[0] has no "nope"' },
+      {
+        tag: '{{ $trigger.body.items[0].nope }}',
+        position: 3,
+        reason: 'missing_key',
+        message: '{{ $trigger.body.items[0].nope }}: $trigger.body.items[0] has no "nope"',
+      },
     ])
   })
 
@@ -117,14 +144,20 @@ describe('resolveTemplate over hostile data', () => {
         return 'leaked'
       },
     }
-    expect(resolveTemplate('{{data.secret}}', { data })).toMatchObject({ value: '', unresolved: [{ reason: 'missing_key' }] })
+    expect(resolveTemplate('{{data.secret}}', { data })).toMatchObject({
+      value: '',
+      unresolved: [{ reason: 'missing_key' }],
+    })
     expect(called).toBe(0)
   })
 
   it('never reaches a function or a class instance', () => {
     const context = { fn: () => 'ran', nested: { fn: () => 'ran' }, map: new Map([['a', 1]]), date: new Date(0) }
     for (const template of ['{{fn}}', '{{nested.fn}}', 'x{{nested.fn}}', '{{map.size}}', '{{map}}', '{{date}}']) {
-      expect(resolveTemplate(template, context).unresolved.map((u) => u.reason), template).toEqual(['not_data'])
+      expect(
+        resolveTemplate(template, context).unresolved.map((u) => u.reason),
+        template,
+      ).toEqual(['not_data'])
     }
   })
 
@@ -143,14 +176,23 @@ describe('resolveTemplate over hostile data', () => {
   it('a value that cannot be written as JSON is empty, not a crash', () => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
-    expect(resolveTemplate('x{{c}}', { c: cyclic })).toMatchObject({ value: 'x', unresolved: [{ reason: 'not_serialisable' }] })
-    expect(resolveTemplate('x{{n}}', { n: { big: 1n } })).toMatchObject({ value: 'x', unresolved: [{ reason: 'not_serialisable' }] })
+    expect(resolveTemplate('x{{c}}', { c: cyclic })).toMatchObject({
+      value: 'x',
+      unresolved: [{ reason: 'not_serialisable' }],
+    })
+    expect(resolveTemplate('x{{n}}', { n: { big: 1n } })).toMatchObject({
+      value: 'x',
+      unresolved: [{ reason: 'not_serialisable' }],
+    })
   })
 
   it('refuses to build a string past maxLength', () => {
     const big = 'x'.repeat(1000)
     const template = Array.from({ length: 20 }, () => '{{big}}').join(' ')
-    expect(resolveTemplate(template, { big }, { maxLength: 5000 })).toMatchObject({ value: '', unresolved: [{ reason: 'too_long', position: 0 }] })
+    expect(resolveTemplate(template, { big }, { maxLength: 5000 })).toMatchObject({
+      value: '',
+      unresolved: [{ reason: 'too_long', position: 0 }],
+    })
     expect((resolveTemplate(template, { big }, { maxLength: 50_000 }).value as string).length).toBe(20_019)
   })
 
@@ -186,7 +228,11 @@ describe('renderTemplateText (send_email: {{key}} over templateData)', () => {
   const templateData = { name: 'Ann', order: { id: 7, lines: [{ sku: 'A1' }] }, note: null }
 
   it.each([
-    { template: 'Dear {{name}}, order {{order.id}} ({{order.lines[0].sku}})', text: 'Dear Ann, order 7 (A1)', reasons: [] },
+    {
+      template: 'Dear {{name}}, order {{order.id}} ({{order.lines[0].sku}})',
+      text: 'Dear Ann, order 7 (A1)',
+      reasons: [],
+    },
     { template: '{{order.id}}', text: '7', reasons: [] },
     { template: '{{order.lines}}', text: '[{"sku":"A1"}]', reasons: [] },
     { template: '{{note}}', text: '', reasons: [] },
@@ -199,14 +245,26 @@ describe('renderTemplateText (send_email: {{key}} over templateData)', () => {
 })
 
 describe('a budget shared by the strings of one config', () => {
-  const big = { $steps: { big: { text: 'x'.repeat(100_000), rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: 'n'.repeat(90) })) } } }
+  const big = {
+    $steps: {
+      big: { text: 'x'.repeat(100_000), rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: 'n'.repeat(90) })) },
+    },
+  }
   it('counts what each tag gives (a whole value by its JSON), and refuses the string that would pass it', () => {
     const budget = createTemplateBudget(250_000)
     expect(resolveTemplate('{{$steps.big.text}}', big, { budget }).value).toHaveLength(100_000)
     expect(resolveTemplate('a {{$steps.big.text}}', big, { budget }).value).toHaveLength(100_002)
     expect(budget.left).toBe(250_000 - 100_002 - 100_002)
     const refused = resolveTemplate('{{$steps.big.rows}}', big, { budget })
-    expect(refused).toEqual({ value: '', unresolved: [expect.objectContaining({ reason: 'too_long', message: expect.stringContaining('more than 250000 characters in all') })] })
+    expect(refused).toEqual({
+      value: '',
+      unresolved: [
+        expect.objectContaining({
+          reason: 'too_long',
+          message: expect.stringContaining('more than 250000 characters in all'),
+        }),
+      ],
+    })
     expect(budget.exceeded).toBe(true)
   })
   it('a value named many times is refused once the sum passes, before it is copied each time', () => {

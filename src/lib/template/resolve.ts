@@ -46,7 +46,13 @@ export const defaultMaxLength = 1_000_000
 export function resolveTemplate(text: string, context: unknown, options: ResolveOptions = {}): TemplateResult {
   if (!text.includes('{{')) return { value: text, unresolved: [] }
   const parsed = parseTemplate(text)
-  if (!parsed.ok) return { value: '', unresolved: [{ tag: text, position: parsed.error.position, reason: 'invalid_template', message: parsed.error.message }] }
+  if (!parsed.ok)
+    return {
+      value: '',
+      unresolved: [
+        { tag: text, position: parsed.error.position, reason: 'invalid_template', message: parsed.error.message },
+      ],
+    }
   const { template } = parsed
   const unresolved: Unresolved[] = []
   if (template.whole) {
@@ -74,28 +80,52 @@ export function resolveTemplate(text: string, context: unknown, options: Resolve
       else unresolved.push(miss(part, written))
     }
     if (out.length > maxLength) {
-      return { value: '', unresolved: [...unresolved, { tag: text, position: 0, reason: 'too_long', message: `The text would be longer than ${maxLength} characters` }] }
+      return {
+        value: '',
+        unresolved: [
+          ...unresolved,
+          {
+            tag: text,
+            position: 0,
+            reason: 'too_long',
+            message: `The text would be longer than ${maxLength} characters`,
+          },
+        ],
+      }
     }
   }
-  if (options.budget && !options.budget.spend(out.length)) return { value: '', unresolved: [...unresolved, overBudget(text, 0, options.budget)] }
+  if (options.budget && !options.budget.spend(out.length))
+    return { value: '', unresolved: [...unresolved, overBudget(text, 0, options.budget)] }
   return { value: out, unresolved }
 }
 
 function overBudget(tag: string, position: number, budget: TemplateBudget): Unresolved {
-  return { tag, position, reason: 'too_long', message: `The templates of this config would give more than ${budget.limit} characters in all` }
+  return {
+    tag,
+    position,
+    reason: 'too_long',
+    message: `The templates of this config would give more than ${budget.limit} characters in all`,
+  }
 }
 
 /** Like resolveTemplate, but always text: a string that is exactly one tag is written as in-string (send_email's templates). */
-export function renderTemplateText(text: string, context: unknown, options: ResolveOptions = {}): { text: string; unresolved: readonly Unresolved[] } {
+export function renderTemplateText(
+  text: string,
+  context: unknown,
+  options: ResolveOptions = {},
+): { text: string; unresolved: readonly Unresolved[] } {
   const result = resolveTemplate(text, context, options)
   if (typeof result.value === 'string') return { text: result.value, unresolved: result.unresolved }
   const written = stringify(result.value, null)
-  return written.ok ? { text: written.value as string, unresolved: result.unresolved } : { text: '', unresolved: [{ tag: text, position: 0, reason: written.reason, message: written.message }] }
+  return written.ok
+    ? { text: written.value as string, unresolved: result.unresolved }
+    : { text: '', unresolved: [{ tag: text, position: 0, reason: written.reason, message: written.message }] }
 }
 
 function valueOf(tag: TagPart, context: unknown, options: ResolveOptions): Lookup {
   if (tag.kind === 'path') return lookupPath(context, tag)
-  if (!options.evaluate) return { ok: false, reason: 'expression_unavailable', message: 'Expressions ({{= … }}) are not evaluated here' }
+  if (!options.evaluate)
+    return { ok: false, reason: 'expression_unavailable', message: 'Expressions ({{= … }}) are not evaluated here' }
   let value: unknown
   try {
     value = options.evaluate(tag.code, context)
@@ -104,7 +134,9 @@ function valueOf(tag: TagPart, context: unknown, options: ResolveOptions): Looku
     return { ok: false, reason: 'expression_failed', message: `The expression failed: ${why}` }
   }
   if (value === undefined) return { ok: false, reason: 'missing_key', message: 'The expression has no value' }
-  return isData(value) ? { ok: true, value } : { ok: false, reason: 'not_data', message: 'The expression gave something that is not plain data' }
+  return isData(value)
+    ? { ok: true, value }
+    : { ok: false, reason: 'not_data', message: 'The expression gave something that is not plain data' }
 }
 
 /** Objects and arrays are handed out as copies: a step that changes its input changes nothing another step reads. */
@@ -126,7 +158,11 @@ function stringify(value: unknown, tag: TagPart | null): Lookup {
       return { ok: true, value: JSON.stringify(value) }
     } catch {
       // A cycle or a BigInt: nothing a flow's data holds, but never a crash.
-      return { ok: false, reason: 'not_serialisable', message: `${tag?.source ?? 'The value'} cannot be written as JSON` }
+      return {
+        ok: false,
+        reason: 'not_serialisable',
+        message: `${tag?.source ?? 'The value'} cannot be written as JSON`,
+      }
     }
   }
   return { ok: false, reason: 'not_data', message: `${tag?.source ?? 'The value'} is not plain data` }

@@ -33,7 +33,9 @@ describe('section templates: rendering', () => {
   })
 
   it('stops at the output bound', () => {
-    expect(() => render('{{#rows}}xxxxxxxxxx{{/rows}}', { rows: Array.from({ length: 20 }, () => 1) }, 100)).toThrow(SectionRenderLimit)
+    expect(() => render('{{#rows}}xxxxxxxxxx{{/rows}}', { rows: Array.from({ length: 20 }, () => 1) }, 100)).toThrow(
+      SectionRenderLimit,
+    )
   })
 
   it('lists the paths it reads', () => {
@@ -74,10 +76,14 @@ describe('section templates: bounded work', () => {
   it('sections nested over a long list stop at maxSteps, even when they write nothing', () => {
     // 20 levels over 1,000 rows: 1,000^20 passes, none writing a character (a missing name is empty).
     const nested = parsed(`${'{{#rows}}'.repeat(20)}{{missing}}${'{{/rows}}'.repeat(20)}`)
-    expect(() => renderSectionTemplate(nested, { rows }, { escape: String })).toThrow(expect.objectContaining({ name: 'SectionRenderLimit', what: 'steps', limit: 2_000_000 }))
+    expect(() => renderSectionTemplate(nested, { rows }, { escape: String })).toThrow(
+      expect.objectContaining({ name: 'SectionRenderLimit', what: 'steps', limit: 2_000_000 }),
+    )
   })
   it('a long but linear render passes', () => {
     const table = parsed('{{#rows}}<tr><td>{{i}}</td></tr>{{/rows}}')
-    expect(renderSectionTemplate(table, { rows }, { escape: (v) => (v === null ? '' : String(v)) })).toContain('<td>999</td>')
+    expect(renderSectionTemplate(table, { rows }, { escape: (v) => (v === null ? '' : String(v)) })).toContain(
+      '<td>999</td>',
+    )
   })
 })

@@ -13,7 +13,16 @@ import { parseTemplate } from './parse.js'
  */
 
 export interface SectionSyntaxError {
-  readonly code: 'unclosed_tag' | 'empty_tag' | 'invalid_path' | 'forbidden_key' | 'unsupported_tag' | 'unclosed_section' | 'unexpected_close' | 'too_deep' | 'too_long'
+  readonly code:
+    | 'unclosed_tag'
+    | 'empty_tag'
+    | 'invalid_path'
+    | 'forbidden_key'
+    | 'unsupported_tag'
+    | 'unclosed_section'
+    | 'unexpected_close'
+    | 'too_deep'
+    | 'too_long'
   readonly message: string
   readonly position: number
 }
@@ -21,7 +30,13 @@ export interface SectionSyntaxError {
 type Node =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'value'; readonly path: PathPart | null; readonly source: string }
-  | { readonly kind: 'section'; readonly inverted: boolean; readonly path: PathPart | null; readonly source: string; readonly children: readonly Node[] }
+  | {
+      readonly kind: 'section'
+      readonly inverted: boolean
+      readonly path: PathPart | null
+      readonly source: string
+      readonly children: readonly Node[]
+    }
 
 export interface SectionTemplate {
   readonly nodes: readonly Node[]
@@ -39,9 +54,12 @@ function fail(code: SectionSyntaxError['code'], message: string, position: numbe
 }
 
 /** Parses a section template. Never throws: a malformed one answers its first error with the offset. */
-export function parseSectionTemplate(text: string): { ok: true; template: SectionTemplate } | { ok: false; error: SectionSyntaxError } {
+export function parseSectionTemplate(
+  text: string,
+): { ok: true; template: SectionTemplate } | { ok: false; error: SectionSyntaxError } {
   try {
-    if (text.length > sectionLimits.maxLength) fail('too_long', `A template holds at most ${sectionLimits.maxLength} characters`, sectionLimits.maxLength)
+    if (text.length > sectionLimits.maxLength)
+      fail('too_long', `A template holds at most ${sectionLimits.maxLength} characters`, sectionLimits.maxLength)
     return { ok: true, template: Object.freeze({ nodes: parseNodes(text) }) }
   } catch (err) {
     if (err instanceof Failure) return { ok: false, error: err.error }
@@ -67,7 +85,12 @@ export function sectionPaths(template: SectionTemplate): PathPart[] {
 function pathOf(name: string, position: number): PathPart | null {
   if (name === '.') return null
   const parsed = parseTemplate(`{{${name}}}`)
-  if (!parsed.ok) fail(parsed.error.code === 'forbidden_key' ? 'forbidden_key' : 'invalid_path', parsed.error.message.replace(/ \(at offset \d+\)$/, ''), position)
+  if (!parsed.ok)
+    fail(
+      parsed.error.code === 'forbidden_key' ? 'forbidden_key' : 'invalid_path',
+      parsed.error.message.replace(/ \(at offset \d+\)$/, ''),
+      position,
+    )
   const whole = parsed.template.whole
   if (!whole || whole.kind !== 'path') fail('invalid_path', `"${name.slice(0, 60)}" is not a path`, position)
   return { ...whole, source: `{{${name}}}`, position }
@@ -76,7 +99,14 @@ function pathOf(name: string, position: number): PathPart | null {
 function parseNodes(text: string): Node[] {
   const root: Node[] = []
   // Open sections: their children so far, the name they close with, where they opened.
-  const stack: { children: Node[]; name: string; inverted: boolean; path: PathPart | null; source: string; position: number }[] = []
+  const stack: {
+    children: Node[]
+    name: string
+    inverted: boolean
+    path: PathPart | null
+    source: string
+    position: number
+  }[] = []
   const current = () => (stack.length > 0 ? stack[stack.length - 1]!.children : root)
   let literal = ''
   let at = 0
@@ -100,19 +130,40 @@ function parseNodes(text: string): Node[] {
     at = close + 2
     const sigil = raw.trimStart()[0] ?? ''
     if (sigil === '!') continue
-    if (sigil === '{' || sigil === '&') fail('unsupported_tag', 'Unescaped output ({{{ }}} and {{& }}) is not supported: every value is escaped for the format', open)
+    if (sigil === '{' || sigil === '&')
+      fail(
+        'unsupported_tag',
+        'Unescaped output ({{{ }}} and {{& }}) is not supported: every value is escaped for the format',
+        open,
+      )
     if (sigil === '>') fail('unsupported_tag', 'Partials ({{> }}) are not supported', open)
     if (sigil === '=') fail('unsupported_tag', 'Expressions and delimiter changes ({{= }}) are not supported', open)
     const name = (sigil === '#' || sigil === '^' || sigil === '/' ? raw.trimStart().slice(1) : raw).trim()
     if (name === '') fail('empty_tag', 'Empty tag', open)
     flush()
     if (sigil === '#' || sigil === '^') {
-      if (stack.length >= sectionLimits.maxDepth) fail('too_deep', `Sections nest at most ${sectionLimits.maxDepth} deep`, open)
+      if (stack.length >= sectionLimits.maxDepth)
+        fail('too_deep', `Sections nest at most ${sectionLimits.maxDepth} deep`, open)
       stack.push({ children: [], name, inverted: sigil === '^', path: pathOf(name, open), source, position: open })
     } else if (sigil === '/') {
       const top = stack.pop()
-      if (!top || top.name !== name) fail('unexpected_close', top ? `{{/${name.slice(0, 60)}}} closes {{${top.inverted ? '^' : '#'}${top.name.slice(0, 60)}}}` : `{{/${name.slice(0, 60)}}} closes no section`, open)
-      current().push(Object.freeze({ kind: 'section', inverted: top.inverted, path: top.path, source: top.source, children: Object.freeze(top.children) }))
+      if (!top || top.name !== name)
+        fail(
+          'unexpected_close',
+          top
+            ? `{{/${name.slice(0, 60)}}} closes {{${top.inverted ? '^' : '#'}${top.name.slice(0, 60)}}}`
+            : `{{/${name.slice(0, 60)}}} closes no section`,
+          open,
+        )
+      current().push(
+        Object.freeze({
+          kind: 'section',
+          inverted: top.inverted,
+          path: top.path,
+          source: top.source,
+          children: Object.freeze(top.children),
+        }),
+      )
     } else {
       current().push(Object.freeze({ kind: 'value', path: pathOf(name, open), source }))
     }
@@ -120,7 +171,12 @@ function parseNodes(text: string): Node[] {
   literal += text.slice(at)
   flush()
   const unclosed = stack.pop()
-  if (unclosed) fail('unclosed_section', `{{${unclosed.inverted ? '^' : '#'}${unclosed.name.slice(0, 60)}}} is never closed`, unclosed.position)
+  if (unclosed)
+    fail(
+      'unclosed_section',
+      `{{${unclosed.inverted ? '^' : '#'}${unclosed.name.slice(0, 60)}}} is never closed`,
+      unclosed.position,
+    )
   return root
 }
 
@@ -142,7 +198,11 @@ export class SectionRenderLimit extends Error {
     readonly limit: number,
     readonly what: 'length' | 'steps' = 'length',
   ) {
-    super(what === 'length' ? `The output would be longer than ${limit} characters` : `Rendering would take more than ${limit} steps (sections nested over long lists)`)
+    super(
+      what === 'length'
+        ? `The output would be longer than ${limit} characters`
+        : `Rendering would take more than ${limit} steps (sections nested over long lists)`,
+    )
     this.name = 'SectionRenderLimit'
   }
 }
@@ -185,7 +245,12 @@ export function renderSectionTemplate(template: SectionTemplate, data: unknown, 
       else if (node.kind === 'value') write(options.escape(lookup(stack, node.path)))
       else {
         const value = lookup(stack, node.path)
-        const empty = value === null || value === undefined || value === false || value === '' || (Array.isArray(value) && value.length === 0)
+        const empty =
+          value === null ||
+          value === undefined ||
+          value === false ||
+          value === '' ||
+          (Array.isArray(value) && value.length === 0)
         if (node.inverted) {
           if (empty) walk(node.children, stack)
         } else if (!empty) {

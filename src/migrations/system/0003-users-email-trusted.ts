@@ -8,6 +8,9 @@ import type { Migration } from '../../lib/db/index.js'
 export const m0003UsersEmailTrusted: Migration = {
   name: '0003-users-email-trusted',
   async up(db) {
-    await db.schema.alterTable('users').addColumn('email_trusted', 'boolean', (c) => c.notNull().defaultTo(false)).execute()
+    await db.schema
+      .alterTable('users')
+      .addColumn('email_trusted', 'boolean', (c) => c.notNull().defaultTo(false))
+      .execute()
   },
 }

@@ -42,6 +42,10 @@ export const m0004Collections: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addUniqueConstraint('record_shares_one_per_person', ['collection_id', 'record_id', 'user_id'])
       .execute()
-    await db.schema.createIndex('record_shares_user').on('record_shares').columns(['user_id', 'collection_id']).execute()
+    await db.schema
+      .createIndex('record_shares_user')
+      .on('record_shares')
+      .columns(['user_id', 'collection_id'])
+      .execute()
   },
 }

@@ -27,6 +27,10 @@ export const m0006StructureJobs: Migration = {
       .addColumn('started_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('structure_jobs_field').on('structure_jobs').columns(['collection_id', 'field', 'kind', 'started_at']).execute()
+    await db.schema
+      .createIndex('structure_jobs_field')
+      .on('structure_jobs')
+      .columns(['collection_id', 'field', 'kind', 'started_at'])
+      .execute()
   },
 }

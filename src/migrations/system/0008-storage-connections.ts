@@ -19,6 +19,10 @@ export const m0008StorageConnections: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('storage_connections_project').on('storage_connections').columns(['project_id', 'created_at']).execute()
+    await db.schema
+      .createIndex('storage_connections_project')
+      .on('storage_connections')
+      .columns(['project_id', 'created_at'])
+      .execute()
   },
 }

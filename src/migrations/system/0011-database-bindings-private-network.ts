@@ -8,7 +8,10 @@ import type { Migration } from '../../lib/db/index.js'
 export const m0011DatabaseBindingsPrivateNetwork: Migration = {
   name: '0011-database-bindings-private-network',
   async up(db) {
-    await db.schema.alterTable('database_bindings').addColumn('private_network', 'boolean', (c) => c.notNull().defaultTo(false)).execute()
+    await db.schema
+      .alterTable('database_bindings')
+      .addColumn('private_network', 'boolean', (c) => c.notNull().defaultTo(false))
+      .execute()
     await db.updateTable('database_bindings').set({ private_network: true }).execute()
   },
 }

@@ -9,6 +9,9 @@ export const m0012CollectionsIndexes: Migration = {
   name: '0012-collections-indexes',
   async up(db) {
     await db.schema.alterTable('collections').addColumn('indexes', 'text').execute()
-    await db.schema.alterTable('collections').addColumn('index_layout', 'integer', (c) => c.notNull().defaultTo(1)).execute()
+    await db.schema
+      .alterTable('collections')
+      .addColumn('index_layout', 'integer', (c) => c.notNull().defaultTo(1))
+      .execute()
   },
 }

@@ -28,7 +28,11 @@ export const m0014Webhooks: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
     // A record write looks up the project's active webhooks of the collection.
-    await db.schema.createIndex('webhooks_collection').on('webhooks').columns(['project_id', 'collection', 'active']).execute()
+    await db.schema
+      .createIndex('webhooks_collection')
+      .on('webhooks')
+      .columns(['project_id', 'collection', 'active'])
+      .execute()
 
     await db.schema
       .createTable('webhook_deliveries')
@@ -51,6 +55,10 @@ export const m0014Webhooks: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute()
+    await db.schema
+      .createIndex('webhook_deliveries_webhook')
+      .on('webhook_deliveries')
+      .columns(['webhook_id', 'created_at'])
+      .execute()
   },
 }

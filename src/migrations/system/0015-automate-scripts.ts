@@ -23,6 +23,11 @@ export const m0015AutomateScripts: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('automate_scripts_name').on('automate_scripts').columns(['project_id', 'name']).unique().execute()
+    await db.schema
+      .createIndex('automate_scripts_name')
+      .on('automate_scripts')
+      .columns(['project_id', 'name'])
+      .unique()
+      .execute()
   },
 }

@@ -26,7 +26,11 @@ export const m0017Email: Migration = {
       .addColumn('delivered_at', 'bigint')
       .execute()
     // The log is read newest first per project; a receipt finds its rows by the provider's id.
-    await db.schema.createIndex('email_messages_project').on('email_messages').columns(['project_id', 'created_at']).execute()
+    await db.schema
+      .createIndex('email_messages_project')
+      .on('email_messages')
+      .columns(['project_id', 'created_at'])
+      .execute()
     await db.schema.createIndex('email_messages_message').on('email_messages').columns(['message_id']).execute()
 
     await db.schema

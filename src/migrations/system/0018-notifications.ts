@@ -29,7 +29,11 @@ export const m0018Notifications: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute()
     // The inbox: a user's notifications, unread first, newest first.
-    await db.schema.createIndex('notifications_inbox').on('notifications').columns(['project_id', 'user_id', 'read_at', 'created_at']).execute()
+    await db.schema
+      .createIndex('notifications_inbox')
+      .on('notifications')
+      .columns(['project_id', 'user_id', 'read_at', 'created_at'])
+      .execute()
 
     await db.schema.alterTable('flows').addColumn('system', 'text').execute()
     // NULLs are distinct in a unique index on both dialects: users' flows are not constrained.

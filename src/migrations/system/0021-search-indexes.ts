@@ -35,6 +35,11 @@ export const m0021SearchIndexes: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('search_indexes_name').on('search_indexes').columns(['project_id', 'name']).unique().execute()
+    await db.schema
+      .createIndex('search_indexes_name')
+      .on('search_indexes')
+      .columns(['project_id', 'name'])
+      .unique()
+      .execute()
   },
 }

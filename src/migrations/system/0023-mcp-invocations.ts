@@ -20,6 +20,10 @@ export const m0023McpInvocations: Migration = {
       .addColumn('outcome', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('mcp_invocations_project_time').on('mcp_invocations').columns(['project_id', 'created_at']).execute()
+    await db.schema
+      .createIndex('mcp_invocations_project_time')
+      .on('mcp_invocations')
+      .columns(['project_id', 'created_at'])
+      .execute()
   },
 }

@@ -23,6 +23,9 @@ import { m0021SearchIndexes } from './0021-search-indexes.js'
 import { m0022FilesFlowKey } from './0022-files-flow-key.js'
 import { m0023McpInvocations } from './0023-mcp-invocations.js'
 import { m0024FlowsPublishedBy } from './0024-flows-published-by.js'
+import { m0025RunsLeases } from './0025-runs-leases.js'
+import { m0026QueueJobs } from './0026-queue-jobs.js'
+import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -50,4 +53,7 @@ export const systemMigrations: readonly Migration[] = [
   m0022FilesFlowKey,
   m0023McpInvocations,
   m0024FlowsPublishedBy,
+  m0025RunsLeases,
+  m0026QueueJobs,
+  m0027RunsLiveIndex,
 ]

@@ -59,7 +59,11 @@ export function decide(principal: Principal, role: RoleRules | null, requested: 
   const matching = role.grants.filter((g) => permissionCovers(g, requested))
   if (matching.length === 0) return deny
   const filters = matching.map((g) => g.itemFilter)
-  const itemFilter = filters.some((f) => f === null) ? null : filters.length === 1 ? filters[0]! : orNode(filters as FilterNode[])
+  const itemFilter = filters.some((f) => f === null)
+    ? null
+    : filters.length === 1
+      ? filters[0]!
+      : orNode(filters as FilterNode[])
   const allowlists = matching.map((g) => g.fields)
   const fields = allowlists.some((f) => f === null) ? null : [...new Set(allowlists.flatMap((f) => f ?? []))]
   return Object.freeze({ allowed: true, itemFilter, fields })
@@ -91,7 +95,8 @@ function systemMay(principal: Principal, requested: Permission): boolean {
  * caller may read some collections" from "none at all", e.g. to ask an anonymous caller to sign in.
  */
 export function reachesAny(principal: Principal, role: RoleRules | null, requested: Permission): boolean {
-  const reaches = (p: Permission, r: Permission = requested) => permissionCovers(p, r) || (resourceCovers(r.resource, p.resource) && actionImplies(p.action, r.action))
+  const reaches = (p: Permission, r: Permission = requested) =>
+    permissionCovers(p, r) || (resourceCovers(r.resource, p.resource) && actionImplies(p.action, r.action))
   if (principal.kind === 'system') return systemMay(principal, requested)
   if (principal.kind === 'api_key') {
     if (!withinCapabilities(principal, requested, reaches)) return false
@@ -118,7 +123,11 @@ export interface UnfitGrant {
  * and lifts none of their restrictions (fail closed). Other errors propagate. The role is returned as is
  * when nothing changed.
  */
-export function fitGrants(role: RoleRules, requested: Permission, fit: (filter: FilterNode) => FilterNode): { role: RoleRules; unfit: UnfitGrant[] } {
+export function fitGrants(
+  role: RoleRules,
+  requested: Permission,
+  fit: (filter: FilterNode) => FilterNode,
+): { role: RoleRules; unfit: UnfitGrant[] } {
   if (role.adminAccess) return { role, unfit: [] }
   const unfit: UnfitGrant[] = []
   let changed = false
@@ -145,8 +154,10 @@ export function fitGrants(role: RoleRules, requested: Permission, fit: (filter: 
  */
 export function intersectDecisions<O extends Operand>(a: DecisionOf<O>, b: DecisionOf<O>): DecisionOf<O> {
   if (!a.allowed || !b.allowed) return { allowed: false, itemFilter: null, fields: null }
-  const itemFilter = a.itemFilter === null ? b.itemFilter : b.itemFilter === null ? a.itemFilter : andNode([a.itemFilter, b.itemFilter])
-  const fields = a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
+  const itemFilter =
+    a.itemFilter === null ? b.itemFilter : b.itemFilter === null ? a.itemFilter : andNode([a.itemFilter, b.itemFilter])
+  const fields =
+    a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
   return { allowed: true, itemFilter, fields }
 }
 

@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../../lib/errors.js'
-import { parseFilter, type FilterNode } from '../../lib/filter/index.js'
+import { checkFilterBounds, matchNone, parseFilter, type FilterNode } from '../../lib/filter/index.js'
 import { newId } from '../../lib/ids.js'
 import type { GrantSpec } from './built-in-roles.js'
 import type { CompiledGrant } from './decide.js'
@@ -45,10 +45,14 @@ export function compileInput(grant: GrantInput | GrantSpec, index: number): Comp
     throw new AppError('invalid_request', `grants[${index}].resource is not a resource pattern`, { index })
   }
   if (!isKnownResource(grant.resource)) {
-    throw new AppError('invalid_request', `grants[${index}].resource "${grant.resource}" names no resource Plinth knows (${knownResourceForms})`, {
-      index,
-      resource: grant.resource,
-    })
+    throw new AppError(
+      'invalid_request',
+      `grants[${index}].resource "${grant.resource}" names no resource Plinth knows (${knownResourceForms})`,
+      {
+        index,
+        resource: grant.resource,
+      },
+    )
   }
   if (!(actions as readonly string[]).includes(grant.action)) {
     throw new AppError('invalid_request', `grants[${index}].action must be one of ${actions.join(', ')}`, { index })
@@ -59,15 +63,28 @@ export function compileInput(grant: GrantInput | GrantSpec, index: number): Comp
     try {
       itemFilter = parseFilter(raw)
     } catch (err) {
-      if (isAppError(err)) throw new AppError('validation_error', `grants[${index}].item_filter: ${err.message}`, { index, ...err.details })
+      if (isAppError(err))
+        throw new AppError('validation_error', `grants[${index}].item_filter: ${err.message}`, {
+          index,
+          ...err.details,
+        })
       throw err
     }
   }
   const fields = grant.fields ?? null
-  if (fields !== null && (!Array.isArray(fields) || fields.length > 500 || !fields.every((f) => typeof f === 'string' && fieldName.test(f)))) {
+  if (
+    fields !== null &&
+    (!Array.isArray(fields) || fields.length > 500 || !fields.every((f) => typeof f === 'string' && fieldName.test(f)))
+  ) {
     throw new AppError('invalid_request', `grants[${index}].fields must be a list of field names`, { index })
   }
-  return { resource: grant.resource, action: grant.action, itemFilter, fields: fields ? [...fields] : null, rawFilter: raw }
+  return {
+    resource: grant.resource,
+    action: grant.action,
+    itemFilter,
+    fields: fields ? [...fields] : null,
+    rawFilter: raw,
+  }
 }
 
 export function toGrantRow(roleId: string, position: number, g: CompiledInput): GrantRow {
@@ -82,22 +99,51 @@ export function toGrantRow(roleId: string, position: number, g: CompiledInput): 
   }
 }
 
-export function compileStored(row: GrantRow): CompiledGrant {
+/**
+ * A stored grant, compiled for decisions. A row filter the parser now refuses (saved before a limit
+ * existed, or written around the API) matches no row, fail closed, and `unusable` hears why: one broken
+ * grant must not stop the project's roles from loading, which would refuse every request in the project.
+ */
+export function compileStored(row: GrantRow, unusable?: (reason: string) => void): CompiledGrant {
   return Object.freeze({
     id: row.id,
     resource: row.resource,
     action: row.action,
-    itemFilter: row.item_filter === null ? null : parseFilter(JSON.parse(row.item_filter)),
+    itemFilter: row.item_filter === null ? null : storedFilter(row.item_filter, unusable),
     fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
   })
 }
 
+function storedFilter(text: string, unusable?: (reason: string) => void): FilterNode {
+  try {
+    return parseFilter(JSON.parse(text))
+  } catch (err) {
+    unusable?.(err instanceof Error ? err.message : String(err))
+    return matchNone()
+  }
+}
+
+/**
+ * A stored grant as the API shows it. A row filter beyond the filter bounds (thousands of levels deep) is
+ * shown as `{ "_invalid": reason }`: writing it out would overflow JSON.stringify, and the marker is no
+ * filter, so saving the role back as shown is refused instead of widening the grant.
+ */
 export function toWireGrant(row: GrantRow): Grant {
   return {
     resource: row.resource,
     action: row.action,
-    item_filter: row.item_filter === null ? null : JSON.parse(row.item_filter),
+    item_filter: row.item_filter === null ? null : wireFilter(row.item_filter),
     fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
+  }
+}
+
+function wireFilter(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text)
+    checkFilterBounds(value, 'item_filter')
+    return value
+  } catch (err) {
+    return { _invalid: err instanceof Error ? err.message : String(err) }
   }
 }
 
@@ -124,4 +170,3 @@ export function stripRules(role: Role): Role {
     updatedAt: role.updatedAt,
   }
 }
-

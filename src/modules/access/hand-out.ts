@@ -14,7 +14,8 @@ export type HandOutRefusal = 'permission' | 'rows' | 'fields' | null
 export function handOutRefusal(grant: CompiledGrant, held: Decision): HandOutRefusal {
   if (!held.allowed) return 'permission'
   if (!rowsWithin(grant.itemFilter, held.itemFilter)) return 'rows'
-  if (held.fields !== null && (grant.fields === null || !grant.fields.every((f) => held.fields!.includes(f)))) return 'fields'
+  if (held.fields !== null && (grant.fields === null || !grant.fields.every((f) => held.fields!.includes(f))))
+    return 'fields'
   return null
 }
 

@@ -25,7 +25,19 @@ describe('parsePermission: valid strings', () => {
   })
 
   it('accepts every action the spec lists (core-api.md § Authentication, 6)', () => {
-    const spec = ['read', 'create', 'update', 'delete', 'write', 'manage', 'execute', 'transfer', 'hard_delete', 'view_deleted', 'purge_deleted']
+    const spec = [
+      'read',
+      'create',
+      'update',
+      'delete',
+      'write',
+      'manage',
+      'execute',
+      'transfer',
+      'hard_delete',
+      'view_deleted',
+      'purge_deleted',
+    ]
     expect([...actions].sort()).toEqual([...spec].sort())
     for (const action of spec) expect(parsePermission(`collections/x:${action}`).action).toBe(action)
   })
@@ -77,9 +89,12 @@ describe('isResource', () => {
   it.each(['*', 'collections', 'collections/*', 'collections/a-b_c', 'system/files', 'schema/*'])('accepts %s', (r) => {
     expect(isResource(r)).toBe(true)
   })
-  it.each(['', '*/x', 'Collections', '1collections', 'collections/*x', 'collections/a.b', 'collections/'])('refuses %s', (r) => {
-    expect(isResource(r)).toBe(false)
-  })
+  it.each(['', '*/x', 'Collections', '1collections', 'collections/*x', 'collections/a.b', 'collections/'])(
+    'refuses %s',
+    (r) => {
+      expect(isResource(r)).toBe(false)
+    },
+  )
 })
 
 describe('resourceCovers(granted, requested)', () => {
@@ -112,7 +127,17 @@ describe('resourceCovers(granted, requested)', () => {
 })
 
 describe('actionImplies(granted, requested)', () => {
-  const others = ['read', 'create', 'update', 'delete', 'execute', 'transfer', 'hard_delete', 'view_deleted', 'purge_deleted'] as const
+  const others = [
+    'read',
+    'create',
+    'update',
+    'delete',
+    'execute',
+    'transfer',
+    'hard_delete',
+    'view_deleted',
+    'purge_deleted',
+  ] as const
   const rows: { granted: string; requested: string; implies: boolean }[] = [
     // Every action implies itself.
     ...actions.map((a) => ({ granted: a, requested: a, implies: true })),

@@ -48,7 +48,8 @@ describe('isKnownResource', () => {
   })
 
   it("knows every resource of the built-in roles' default grants", () => {
-    for (const role of builtInRoles) for (const grant of role.grants) expect(isKnownResource(grant.resource), grant.resource).toBe(true)
+    for (const role of builtInRoles)
+      for (const grant of role.grants) expect(isKnownResource(grant.resource), grant.resource).toBe(true)
   })
 })
 
@@ -57,21 +58,24 @@ describe('parseCapability', () => {
     expect(parseCapability('collections/notes:read')).toEqual({ resource: 'collections/notes', action: 'read' })
   })
 
-  it.each(['books:read', 'system/books:read', 'schema/notes:update'])('refuses %s with 400 naming it and the forms', (value) => {
-    let thrown: unknown
-    try {
-      parseCapability(value)
-    } catch (err) {
-      thrown = err
-    }
-    expect(thrown).toBeInstanceOf(AppError)
-    const err = thrown as AppError
-    expect(err.status).toBe(400)
-    expect(err.code).toBe('invalid_request')
-    expect(err.details).toEqual({ capability: value })
-    expect(err.message).toContain(`"${value}"`)
-    expect(err.message).toContain(knownResourceForms)
-  })
+  it.each(['books:read', 'system/books:read', 'schema/notes:update'])(
+    'refuses %s with 400 naming it and the forms',
+    (value) => {
+      let thrown: unknown
+      try {
+        parseCapability(value)
+      } catch (err) {
+        thrown = err
+      }
+      expect(thrown).toBeInstanceOf(AppError)
+      const err = thrown as AppError
+      expect(err.status).toBe(400)
+      expect(err.code).toBe('invalid_request')
+      expect(err.details).toEqual({ capability: value })
+      expect(err.message).toContain(`"${value}"`)
+      expect(err.message).toContain(knownResourceForms)
+    },
+  )
 
   it('refuses a malformed capability as before', () => {
     expect(() => parseCapability('users.read')).toThrow(AppError)

@@ -77,9 +77,13 @@ export const knownResourceForms = [
 export function parseCapability(value: string): Permission {
   const permission = parsePermission(value)
   if (!isKnownResource(permission.resource)) {
-    throw new AppError('invalid_request', `"${value.slice(0, 100)}" names no resource Plinth knows (${knownResourceForms})`, {
-      capability: value.slice(0, 100),
-    })
+    throw new AppError(
+      'invalid_request',
+      `"${value.slice(0, 100)}" names no resource Plinth knows (${knownResourceForms})`,
+      {
+        capability: value.slice(0, 100),
+      },
+    )
   }
   return permission
 }

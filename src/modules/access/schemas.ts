@@ -12,7 +12,9 @@ export const RoleSchema = z
   })
   .openapi('Role')
 
-export const roleName = z.string().regex(/^[a-z][a-z0-9_-]{1,49}$/, 'must be 2-50 lower-case letters, digits, - or _, starting with a letter')
+export const roleName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{1,49}$/, 'must be 2-50 lower-case letters, digits, - or _, starting with a letter')
 
 export const CreateRoleSchema = z.object({
   name: roleName,
@@ -30,8 +32,15 @@ export const GrantSchema = z
   .object({
     resource: z.string().openapi({ example: 'collections/articles' }),
     action: z.string().openapi({ example: 'read' }),
-    item_filter: z.unknown().optional().openapi({ description: 'Row scope: a filter in the object format; dynamic variables allowed' }),
-    fields: z.array(z.string()).nullable().optional().openapi({ description: 'Readable and writable columns; omit for all' }),
+    item_filter: z
+      .unknown()
+      .optional()
+      .openapi({ description: 'Row scope: a filter in the object format; dynamic variables allowed' }),
+    fields: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .openapi({ description: 'Readable and writable columns; omit for all' }),
   })
   .openapi('Grant')
 

@@ -30,11 +30,23 @@ export function createAccessStore(systemDb: Kysely<any>) {
   return {
     db,
     async rolesOf(projectId: string): Promise<RoleRow[]> {
-      return db.selectFrom('roles').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('name').execute()
+      return db
+        .selectFrom('roles')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('name')
+        .execute()
     },
     async grantsOf(roleIds: string[]): Promise<GrantRow[]> {
       if (roleIds.length === 0) return []
-      return db.selectFrom('grants').selectAll().where('role_id', 'in', roleIds).orderBy('role_id').orderBy('position').execute()
+      return db
+        .selectFrom('grants')
+        .selectAll()
+        .where('role_id', 'in', roleIds)
+        .orderBy('role_id')
+        .orderBy('position')
+        .execute()
     },
     async roleById(id: string): Promise<RoleRow | undefined> {
       return db.selectFrom('roles').selectAll().where('id', '=', id).executeTakeFirst()
@@ -42,7 +54,10 @@ export function createAccessStore(systemDb: Kysely<any>) {
     async insertRole(row: RoleRow, trx: Db = db): Promise<void> {
       await trx.insertInto('roles').values(row).execute()
     },
-    async updateRole(id: string, patch: Partial<Pick<RoleRow, 'name' | 'description' | 'admin_access' | 'updated_at'>>): Promise<void> {
+    async updateRole(
+      id: string,
+      patch: Partial<Pick<RoleRow, 'name' | 'description' | 'admin_access' | 'updated_at'>>,
+    ): Promise<void> {
       await db.updateTable('roles').set(patch).where('id', '=', id).execute()
     },
     /** Throws conflict (a foreign key in `users`) while the role is assigned to anyone. */
@@ -56,7 +71,11 @@ export function createAccessStore(systemDb: Kysely<any>) {
     /** Deletes these roles' grants on exactly this resource; returns how many. */
     async deleteGrantsOn(roleIds: string[], resource: string): Promise<number> {
       if (roleIds.length === 0) return 0
-      const result = await db.deleteFrom('grants').where('role_id', 'in', roleIds).where('resource', '=', resource).executeTakeFirst()
+      const result = await db
+        .deleteFrom('grants')
+        .where('role_id', 'in', roleIds)
+        .where('resource', '=', resource)
+        .executeTakeFirst()
       return Number(result.numDeletedRows)
     },
     transaction<T>(run: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {

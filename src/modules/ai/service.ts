@@ -5,7 +5,15 @@ import { isAppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
 import type { QuotasService } from '../automate/index.js'
 import type { FilesService } from '../files/index.js'
-import { StepError, stepErrorFrom, type AiChatInput, type AiChatOutput, type AiImageInput, type AiImageOutput, type AiSteps } from '../operations/index.js'
+import {
+  StepError,
+  stepErrorFrom,
+  type AiChatInput,
+  type AiChatOutput,
+  type AiImageInput,
+  type AiImageOutput,
+  type AiSteps,
+} from '../operations/index.js'
 import { multipartBody } from './multipart-body.js'
 import { createAiUsageStore, keptDays } from './store.js'
 
@@ -33,7 +41,9 @@ export function dayOf(ms: number): string {
 export function createAiService(deps: AiDeps) {
   const store = createAiUsageStore(deps.systemDb)
   const today = () => dayOf(deps.clock.now())
-  const dropUsage = deps.quotas.addUsage(async (projectId) => ({ aiTokensToday: await store.tokens(projectId, today()) }))
+  const dropUsage = deps.quotas.addUsage(async (projectId) => ({
+    aiTokensToday: await store.tokens(projectId, today()),
+  }))
 
   /** The provider to use; ai_not_configured (503, not retried) when it is not set up on this server. */
   function providerFor(name: string | undefined): AiProvider {
@@ -51,7 +61,13 @@ export function createAiService(deps: AiDeps) {
     const limit = (await deps.quotas.limits(projectId)).maxAiTokensPerDay
     const used = await store.tokens(projectId, today())
     if (used >= limit) {
-      throw new StepError('ai_quota_exceeded', `The project's AI tokens for today are spent (${used} of ${limit}); the quota resets at 00:00 UTC`, { limit, used, remaining: 0 }, 429, false)
+      throw new StepError(
+        'ai_quota_exceeded',
+        `The project's AI tokens for today are spent (${used} of ${limit}); the quota resets at 00:00 UTC`,
+        { limit, used, remaining: 0 },
+        429,
+        false,
+      )
     }
   }
 
@@ -75,12 +91,25 @@ export function createAiService(deps: AiDeps) {
       await admit(principal.projectId)
       let result
       try {
-        result = await provider.chat({ messages: input.messages, model: input.model, maxTokens: input.maxTokens, temperature: input.temperature, json: input.json, signal })
+        result = await provider.chat({
+          messages: input.messages,
+          model: input.model,
+          maxTokens: input.maxTokens,
+          temperature: input.temperature,
+          json: input.json,
+          signal,
+        })
       } catch (err) {
         throw failure(err, provider.name)
       }
       await count(principal.projectId, result.usage.tokens)
-      return { text: result.text, model: result.model, provider: provider.name, tokens: result.usage.tokens, tokensEstimated: result.usage.estimated }
+      return {
+        text: result.text,
+        model: result.model,
+        provider: provider.name,
+        tokens: result.usage.tokens,
+        tokensEstimated: result.usage.estimated,
+      }
     },
 
     async image(principal: Principal, input: AiImageInput, signal: AbortSignal): Promise<AiImageOutput> {
@@ -88,7 +117,13 @@ export function createAiService(deps: AiDeps) {
       await admit(principal.projectId)
       let result
       try {
-        result = await provider.image({ prompt: input.prompt, model: input.model, width: input.width, height: input.height, signal })
+        result = await provider.image({
+          prompt: input.prompt,
+          model: input.model,
+          width: input.width,
+          height: input.height,
+          signal,
+        })
       } catch (err) {
         throw failure(err, provider.name)
       }
@@ -103,7 +138,14 @@ export function createAiService(deps: AiDeps) {
         throw stepErrorFrom(err)
       }
       return {
-        file: { id: file.id, r2Key: file.r2Key, filename: file.filename, mimeType: file.mimeType, sizeBytes: file.sizeBytes, visibility: file.visibility },
+        file: {
+          id: file.id,
+          r2Key: file.r2Key,
+          filename: file.filename,
+          mimeType: file.mimeType,
+          sizeBytes: file.sizeBytes,
+          visibility: file.visibility,
+        },
         model: result.model,
         provider: provider.name,
         tokens: result.usage.tokens,

@@ -18,7 +18,12 @@ export function createAiUsageStore(systemDb: Kysely<any>) {
   return {
     /** Tokens the project used on `day` (0 when none). */
     async tokens(projectId: string, day: string): Promise<number> {
-      const row = await db.selectFrom('ai_token_usage').select('tokens').where('project_id', '=', projectId).where('day', '=', day).executeTakeFirst()
+      const row = await db
+        .selectFrom('ai_token_usage')
+        .select('tokens')
+        .where('project_id', '=', projectId)
+        .where('day', '=', day)
+        .executeTakeFirst()
       return row ? Number(row.tokens) : 0
     },
     /** Adds `tokens` to the project's `day` in one statement (concurrent runs add up), and drops days older than `oldest`. */
@@ -26,7 +31,9 @@ export function createAiUsageStore(systemDb: Kysely<any>) {
       await db
         .insertInto('ai_token_usage')
         .values({ project_id: projectId, day, tokens })
-        .onConflict((oc) => oc.columns(['project_id', 'day']).doUpdateSet({ tokens: sql`ai_token_usage.tokens + excluded.tokens` }))
+        .onConflict((oc) =>
+          oc.columns(['project_id', 'day']).doUpdateSet({ tokens: sql`ai_token_usage.tokens + excluded.tokens` }),
+        )
         .execute()
       await db.deleteFrom('ai_token_usage').where('project_id', '=', projectId).where('day', '<', oldest).execute()
     },

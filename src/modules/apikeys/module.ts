@@ -4,7 +4,9 @@ import { apiKeysRoutes } from './routes.js'
 import { createApiKeysService, type ApiKeysDeps } from './service.js'
 
 /** `sk-` API keys, resolved with their creator's current role (none once the creator is gone or banned). */
-export async function createApiKeysModule(deps: Omit<ApiKeysDeps, 'creatorRole'> & { users: Pick<UsersService, 'findRow'> }) {
+export async function createApiKeysModule(
+  deps: Omit<ApiKeysDeps, 'creatorRole'> & { users: Pick<UsersService, 'findRow'> },
+) {
   const { users, ...rest } = deps
   const service = await createApiKeysService({
     ...rest,
@@ -13,5 +15,9 @@ export async function createApiKeysModule(deps: Omit<ApiKeysDeps, 'creatorRole'>
       return user && !user.banned ? user.role_id : null
     },
   })
-  return { service, routers: ({ security }) => [apiKeysRoutes(service, security)], close: () => service.close() } satisfies AppModule
+  return {
+    service,
+    routers: ({ security }) => [apiKeysRoutes(service, security)],
+    close: () => service.close(),
+  } satisfies AppModule
 }

@@ -20,7 +20,11 @@ const CreatedKeySchema = ApiKeySchema.omit({ last_used_at: true, user_id: true }
 const tags = ['API keys']
 
 const createKey = defineRoute({
-  method: 'post', path: '/api/auth/api-keys', operationId: 'apiKeys.create', summary: 'Create an API key (the raw key is shown once)', tags,
+  method: 'post',
+  path: '/api/auth/api-keys',
+  operationId: 'apiKeys.create',
+  summary: 'Create an API key (the raw key is shown once)',
+  tags,
   permission: 'authenticated',
   request: {
     body: {
@@ -29,8 +33,16 @@ const createKey = defineRoute({
         'application/json': {
           schema: z.object({
             label: z.string().trim().min(1).max(200),
-            capabilities: z.array(z.string().max(200)).max(100).openapi({ example: ['collections/articles:read'] }),
-            expires_at: z.number().int().nullable().optional().openapi({ description: 'Unix seconds; omit for no expiry' }),
+            capabilities: z
+              .array(z.string().max(200))
+              .max(100)
+              .openapi({ example: ['collections/articles:read'] }),
+            expires_at: z
+              .number()
+              .int()
+              .nullable()
+              .optional()
+              .openapi({ description: 'Unix seconds; omit for no expiry' }),
             service: z.boolean().optional().openapi({ description: 'super_admin only: a key bound to no user' }),
           }),
         },
@@ -44,16 +56,33 @@ const createKey = defineRoute({
 })
 
 const listKeys = defineRoute({
-  method: 'get', path: '/api/auth/api-keys', operationId: 'apiKeys.list', summary: 'API keys of the current project (never the raw key)', tags,
+  method: 'get',
+  path: '/api/auth/api-keys',
+  operationId: 'apiKeys.list',
+  summary: 'API keys of the current project (never the raw key)',
+  tags,
   permission: 'authenticated',
-  responses: { 200: { description: 'Keys', content: { 'application/json': { schema: z.array(ApiKeySchema) } } }, ...errorResponses('unauthorized', 'forbidden') },
+  responses: {
+    200: { description: 'Keys', content: { 'application/json': { schema: z.array(ApiKeySchema) } } },
+    ...errorResponses('unauthorized', 'forbidden'),
+  },
 })
 
 const revokeKey = defineRoute({
-  method: 'delete', path: '/api/auth/api-keys/{id}', operationId: 'apiKeys.revoke', summary: 'Revoke a key; it stops working at once', tags,
+  method: 'delete',
+  path: '/api/auth/api-keys/{id}',
+  operationId: 'apiKeys.revoke',
+  summary: 'Revoke a key; it stops working at once',
+  tags,
   permission: 'authenticated',
   request: { params: z.object({ id: z.string().min(1).max(64) }) },
-  responses: { 200: { description: 'Revoked', content: { 'application/json': { schema: z.object({ success: z.literal(true) }) } } }, ...errorResponses('unauthorized', 'forbidden', 'not_found') },
+  responses: {
+    200: {
+      description: 'Revoked',
+      content: { 'application/json': { schema: z.object({ success: z.literal(true) }) } },
+    },
+    ...errorResponses('unauthorized', 'forbidden', 'not_found'),
+  },
 })
 
 /** /api/auth/api-keys. */

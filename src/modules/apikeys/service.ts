@@ -106,14 +106,19 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
      * Creates a key for the caller (a signed-in person), or a service key bound to no user (super_admin,
      * `service: true`). Every capability must be one the caller holds. Throws invalid_request, forbidden.
      */
-    async create(actor: Principal, input: { label: string; capabilities: string[]; expires_at?: number | null; service?: boolean }): Promise<ApiKey & { raw: string }> {
+    async create(
+      actor: Principal,
+      input: { label: string; capabilities: string[]; expires_at?: number | null; service?: boolean },
+    ): Promise<ApiKey & { raw: string }> {
       assertSession(actor)
-      if (input.service && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may create a service key')
+      if (input.service && !isSuperAdmin(actor))
+        throw new AppError('forbidden', 'Only a super_admin may create a service key')
       const capabilities = [...new Set(input.capabilities)]
       // Well formed and naming a resource Plinth knows (400 naming the capability otherwise).
       capabilities.forEach(parseCapability)
       const now = deps.clock.seconds()
-      if (input.expires_at != null && input.expires_at <= now) throw new AppError('invalid_request', 'expires_at must be in the future')
+      if (input.expires_at != null && input.expires_at <= now)
+        throw new AppError('invalid_request', 'expires_at must be in the future')
       const missing = await deps.access.missingPermissions(actor, capabilities)
       if (missing.length > 0) {
         throw new AppError('forbidden', `A key cannot hold permissions you lack: ${missing.join(', ')}`, { missing })
@@ -155,11 +160,18 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
     async revoke(actor: Principal, id: string): Promise<void> {
       assertSession(actor)
       const row = await store.byId(id)
-      const visible = row && row.project_id === actor.projectId && (row.user_id === actor.userId || (await mayAdminister(actor)))
+      const visible =
+        row && row.project_id === actor.projectId && (row.user_id === actor.userId || (await mayAdminister(actor)))
       if (!row || !visible) throw new AppError('not_found', 'API key not found')
       await store.delete(id)
       await broadcast(`hash:${row.key_hash}`)
-      await deps.audit.record({ projectId: row.project_id, action: 'apikey.revoked', actor, target: { type: 'api_key', id }, details: { label: row.label } })
+      await deps.audit.record({
+        projectId: row.project_id,
+        action: 'apikey.revoked',
+        actor,
+        target: { type: 'api_key', id },
+        details: { label: row.label },
+      })
     },
 
     /** The key behind a raw `sk-` value, or null when unknown, revoked, expired or its creator is gone or banned. */
@@ -185,7 +197,14 @@ export async function createApiKeysService(deps: ApiKeysDeps) {
       if (!row || (row.expires_at !== null && row.expires_at <= deps.clock.seconds())) return null
       const creatorRoleId = row.user_id ? await deps.creatorRole(row.user_id) : null
       if (row.user_id && !creatorRoleId) return null
-      return { id: row.id, projectId: row.project_id, userId: row.user_id, creatorRoleId, capabilities: JSON.parse(row.capabilities) as string[], expiresAt: row.expires_at }
+      return {
+        id: row.id,
+        projectId: row.project_id,
+        userId: row.user_id,
+        creatorRoleId,
+        capabilities: JSON.parse(row.capabilities) as string[],
+        expiresAt: row.expires_at,
+      }
     },
 
     /** Drops cached keys of a user (role change, ban, deletion) on every instance. */
@@ -201,6 +220,7 @@ export type ApiKeysService = Awaited<ReturnType<typeof createApiKeysService>>
 
 /** Keys are managed by people: a key may neither mint, list nor revoke keys, nor may system work. Throws unauthorized, forbidden. */
 function assertSession(actor: Principal): void {
-  if (actor.kind === 'api_key') throw new AppError('forbidden', 'API keys are managed from a signed-in session, not with a key')
+  if (actor.kind === 'api_key')
+    throw new AppError('forbidden', 'API keys are managed from a signed-in session, not with a key')
   requirePerson(actor, 'Managing API keys')
 }

@@ -1,3 +1,11 @@
 export { auditRoutes } from './routes.js'
-export { createAuditLog, createAuditService, type AuditAction, type AuditEntry, type AuditLog, type AuditRecord, type AuditService } from './service.js'
+export {
+  createAuditLog,
+  createAuditService,
+  type AuditAction,
+  type AuditEntry,
+  type AuditLog,
+  type AuditRecord,
+  type AuditService,
+} from './service.js'
 export { createAuditModule } from './module.js'

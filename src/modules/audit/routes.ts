@@ -1,4 +1,12 @@
-import { createRouter, defineRoute, errorResponses, principalOf, queryInteger, z, type Security } from '../../lib/http/index.js'
+import {
+  createRouter,
+  defineRoute,
+  errorResponses,
+  principalOf,
+  queryInteger,
+  z,
+  type Security,
+} from '../../lib/http/index.js'
 import type { AuditService } from './service.js'
 
 const EntrySchema = z
@@ -32,7 +40,13 @@ const listAudit = defineRoute({
       description: 'A page of entries',
       content: {
         'application/json': {
-          schema: z.object({ data: z.array(EntrySchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() }),
+          schema: z.object({
+            data: z.array(EntrySchema),
+            total: z.number().int(),
+            page: z.number().int(),
+            limit: z.number().int(),
+            hasMore: z.boolean(),
+          }),
         },
       },
     },

@@ -3,7 +3,6 @@ import type { Clock } from '../../lib/clock.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
-import type { AccessService } from '../access/index.js'
 import { createAuditStore, type AuditRow } from './store.js'
 
 /** Security events written to the audit log. Details never carry secrets: ids, names, counts, reasons. */
@@ -125,16 +124,33 @@ export function createAuditLog(deps: AuditLogDeps) {
 
 export type AuditLog = ReturnType<typeof createAuditLog>
 
+/**
+ * Who may read the log is decided by the access module's `authorize`, handed in as this shape: access records
+ * its own changes here, so audit imports nothing of access (a module never imports one that imports it).
+ */
+export interface AuditReadCheck {
+  /** Throws unauthorized or forbidden unless the principal holds the permission. */
+  authorize(actor: Principal, permission: string): Promise<void>
+}
+
 /** The audit log as modules and callers reach it: recording, and reading a page as the acting principal. */
-export function createAuditService(deps: { auditLog: AuditLog; access: Pick<AccessService, 'authorize'> }) {
+export function createAuditService(deps: { auditLog: AuditLog; access: AuditReadCheck }) {
   const { store } = deps.auditLog
   return {
     record: deps.auditLog.record,
 
     /** One page of the entries of the project the caller acts in, newest first, optionally of one action. Throws unauthorized, forbidden. */
-    async list(actor: Principal, options: { page: number; limit: number; action?: string }): Promise<{ data: AuditRecord[]; total: number }> {
+    async list(
+      actor: Principal,
+      options: { page: number; limit: number; action?: string },
+    ): Promise<{ data: AuditRecord[]; total: number }> {
       await deps.access.authorize(actor, 'system/audit-log:read')
-      const { rows, total } = await store.page(actor.projectId, options.action ?? null, (options.page - 1) * options.limit, options.limit)
+      const { rows, total } = await store.page(
+        actor.projectId,
+        options.action ?? null,
+        (options.page - 1) * options.limit,
+        options.limit,
+      )
       return {
         total,
         data: rows.map((r) => ({

@@ -23,7 +23,12 @@ export function createAuditStore(systemDb: Kysely<any>) {
     async insert(row: AuditRow): Promise<void> {
       await db.insertInto('audit_log').values(row).execute()
     },
-    async page(projectId: string, action: string | null, offset: number, limit: number): Promise<{ rows: AuditRow[]; total: number }> {
+    async page(
+      projectId: string,
+      action: string | null,
+      offset: number,
+      limit: number,
+    ): Promise<{ rows: AuditRow[]; total: number }> {
       let query = db.selectFrom('audit_log').where('project_id', '=', projectId)
       if (action) query = query.where('action', '=', action)
       const [rows, total] = await Promise.all([

@@ -42,12 +42,18 @@ export function bearerToken(c: Context<AppEnv>): string | null {
  * not_found (no such project).
  */
 export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>) => Promise<Principal> {
-  async function targetProject(c: Context<AppEnv>, home: string, superAdmin: boolean, anonymous: boolean): Promise<string> {
+  async function targetProject(
+    c: Context<AppEnv>,
+    home: string,
+    superAdmin: boolean,
+    anonymous: boolean,
+  ): Promise<string> {
     const incoming = c.env?.incoming
     const raw = incoming ? incoming.headers['x-project-id'] : c.req.header('x-project-id')
     const requested = Array.isArray(raw) ? raw[0] : raw
     if (!requested || requested === home) return home
-    if (!superAdmin && !anonymous) throw new AppError('forbidden', 'Only a super_admin may act in another project (X-Project-Id)')
+    if (!superAdmin && !anonymous)
+      throw new AppError('forbidden', 'Only a super_admin may act in another project (X-Project-Id)')
     if (!projectIdPattern.test(requested)) throw new AppError('not_found', 'Project not found')
     await deps.projects.get(requested)
     return requested
@@ -67,7 +73,14 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
       }
       const superAdmin = (await deps.access.roleById(key.projectId, key.creatorRoleId))?.name === 'super_admin'
       const projectId = await targetProject(c, key.projectId, superAdmin, false)
-      return principals.apiKey(key, { homeProjectId: key.projectId, projectId, userId: key.userId, roleId: key.creatorRoleId, roleName: 'api', superAdmin })
+      return principals.apiKey(key, {
+        homeProjectId: key.projectId,
+        projectId,
+        userId: key.userId,
+        roleId: key.creatorRoleId,
+        roleName: 'api',
+        superAdmin,
+      })
     }
 
     const session = await deps.sessions.resolve(token)
@@ -76,7 +89,14 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
     const superAdmin = role?.name === 'super_admin'
     const projectId = await targetProject(c, session.projectId, superAdmin, false)
     const principal = principals.user(
-      { homeProjectId: session.projectId, projectId, userId: session.userId, roleId: session.roleId, roleName: role?.name ?? 'unknown', superAdmin },
+      {
+        homeProjectId: session.projectId,
+        projectId,
+        userId: session.userId,
+        roleId: session.roleId,
+        roleName: role?.name ?? 'unknown',
+        superAdmin,
+      },
       { id: session.id, expiresAt: session.expiresAt },
     )
     sessionOfPrincipal.set(principal, session)

@@ -15,7 +15,6 @@ import type { Sessions } from './sessions.js'
 import type { AuthStore } from './store.js'
 import { checkTotp } from './totp.js'
 
-
 export interface OAuthProvider {
   clientId: string
   clientSecret: string
@@ -64,9 +63,14 @@ export function createAuthContext(deps: AuthDeps) {
   async function countAttempt(key: string): Promise<void> {
     const result = await deps.limiter.hit(key, deps.rateLimitPerMinute, 60_000)
     if (!result.allowed) {
-      throw new AppError('rate_limited', 'Too many attempts; wait a moment and try again', { retryAfter: result.retryAfterSeconds }, {
-        headers: { 'Retry-After': String(result.retryAfterSeconds) },
-      })
+      throw new AppError(
+        'rate_limited',
+        'Too many attempts; wait a moment and try again',
+        { retryAfter: result.retryAfterSeconds },
+        {
+          headers: { 'Retry-After': String(result.retryAfterSeconds) },
+        },
+      )
     }
   }
 
@@ -96,7 +100,11 @@ export function createAuthContext(deps: AuthDeps) {
      */
     async checkSecondFactor(user: UserRow, code: string | undefined): Promise<void> {
       if (!user.totp_enabled || !user.totp_secret) return
-      if (!code) throw new AppError('mfa_required', 'This account uses two-factor authentication: send the code from the authenticator app')
+      if (!code)
+        throw new AppError(
+          'mfa_required',
+          'This account uses two-factor authentication: send the code from the authenticator app',
+        )
       // Per account, not only per client: six digits fall to guesses spread over many addresses, and a
       // magic link survives a wrong code, so its holder could otherwise try codes without end.
       await countAttempt(`totp:${user.id}`)
@@ -109,30 +117,76 @@ export function createAuthContext(deps: AuthDeps) {
       const now = clock.seconds()
       // The read above is not atomic with the write below: claiming the step in one statement means two
       // requests racing with the same code cannot both pass.
-      const claimed = await store.claimToken({ token_hash: sha256Hex(`${key}:${step}`), kind: 'totp_used', user_id: user.id, data: '{}', created_at: now, expires_at: now + 120 })
+      const claimed = await store.claimToken({
+        token_hash: sha256Hex(`${key}:${step}`),
+        kind: 'totp_used',
+        user_id: user.id,
+        data: '{}',
+        created_at: now,
+        expires_at: now + 120,
+      })
       if (!claimed) throw new AppError('unauthorized', 'Invalid two-factor code')
-      await store.upsertToken({ token_hash: key, kind: 'totp_step', user_id: user.id, data: JSON.stringify({ step }), created_at: now, expires_at: now + 120 })
+      await store.upsertToken({
+        token_hash: key,
+        kind: 'totp_step',
+        user_id: user.id,
+        data: JSON.stringify({ step }),
+        created_at: now,
+        expires_at: now + 120,
+      })
     },
 
     /** Opens a session for an account that passed every check, and says so (audit, user.login). */
     async issueSession(user: UserRow, method: string, ctx: RequestContext): Promise<SignedIn> {
       const session = await deps.sessions.create(user.id)
       const public_ = await deps.users.toUser(user)
-      await deps.audit.record({ projectId: user.project_id, action: 'user.sign_in', actor: null, actorUserId: user.id, target: { type: 'user', id: user.id }, ip: ctx.ip, details: { method } })
-      deps.events.emit('user.login', { projectId: user.project_id, userId: user.id, method, principal: { id: user.id, kind: 'user', role: public_.role }, at: clock.seconds() })
-      return { token: session.token, user: { id: public_.id, email: public_.email, name: public_.name, role: public_.role } }
+      await deps.audit.record({
+        projectId: user.project_id,
+        action: 'user.sign_in',
+        actor: null,
+        actorUserId: user.id,
+        target: { type: 'user', id: user.id },
+        ip: ctx.ip,
+        details: { method },
+      })
+      deps.events.emit('user.login', {
+        projectId: user.project_id,
+        userId: user.id,
+        method,
+        principal: { id: user.id, kind: 'user', role: public_.role },
+        at: clock.seconds(),
+      })
+      return {
+        token: session.token,
+        user: { id: public_.id, email: public_.email, name: public_.name, role: public_.role },
+      }
     },
 
     /** Creates a one-time token of a kind (reset, magic link, OAuth state) and returns the raw value. */
-    async issueToken(kind: string, userId: string | null, ttlSeconds: number, data: Record<string, unknown> = {}): Promise<{ token: string; expiresAt: number }> {
+    async issueToken(
+      kind: string,
+      userId: string | null,
+      ttlSeconds: number,
+      data: Record<string, unknown> = {},
+    ): Promise<{ token: string; expiresAt: number }> {
       const token = randomToken(32)
       const now = clock.seconds()
-      await store.insertToken({ token_hash: sha256Hex(token), kind, user_id: userId, data: JSON.stringify(data), created_at: now, expires_at: now + ttlSeconds })
+      await store.insertToken({
+        token_hash: sha256Hex(token),
+        kind,
+        user_id: userId,
+        data: JSON.stringify(data),
+        created_at: now,
+        expires_at: now + ttlSeconds,
+      })
       return { token, expiresAt: now + ttlSeconds }
     },
 
     /** Consumes a one-time token: it works once, before it expires. Null when unknown, used or expired. */
-    async takeToken(kind: string, token: string): Promise<{ userId: string | null; data: Record<string, unknown> } | null> {
+    async takeToken(
+      kind: string,
+      token: string,
+    ): Promise<{ userId: string | null; data: Record<string, unknown> } | null> {
       if (token.length > 200) return null
       const row = await store.takeToken(sha256Hex(token), kind)
       if (!row || row.expires_at <= clock.seconds()) return null
@@ -140,7 +194,10 @@ export function createAuthContext(deps: AuthDeps) {
     },
 
     /** Reads a one-time token without consuming it (to check a second factor, or its browser, first). */
-    async peekToken(kind: string, token: string): Promise<{ userId: string | null; data: Record<string, unknown> } | null> {
+    async peekToken(
+      kind: string,
+      token: string,
+    ): Promise<{ userId: string | null; data: Record<string, unknown> } | null> {
       if (token.length > 200) return null
       const row = await store.peekToken(sha256Hex(token), kind)
       if (!row || row.expires_at <= clock.seconds()) return null

@@ -39,10 +39,28 @@ export interface AuthModuleDeps extends Omit<AuthDeps, 'store' | 'sessions' | 't
  * caller (session, `sk-` key, or anonymous) and checks the permission it declares.
  */
 export async function createAuthModule(deps: AuthModuleDeps) {
-  const { systemDb, userChanges, apiKeys, projects, pubsub, secretKey, sessionTtlSeconds, trustProxy, sessionLoadPace, ...context } = deps
+  const {
+    systemDb,
+    userChanges,
+    apiKeys,
+    projects,
+    pubsub,
+    secretKey,
+    sessionTtlSeconds,
+    trustProxy,
+    sessionLoadPace,
+    ...context
+  } = deps
   const { clock, log, access, users } = deps
   const store = createAuthStore(systemDb)
-  const sessions = await createSessions({ store, users, clock, pubsub, ttlSeconds: sessionTtlSeconds, loadPace: sessionLoadPace })
+  const sessions = await createSessions({
+    store,
+    users,
+    clock,
+    pubsub,
+    ttlSeconds: sessionTtlSeconds,
+    loadPace: sessionLoadPace,
+  })
   userChanges.add(createUserChanges({ store, sessions, apiKeys }))
   const security: Security = {
     authenticate: createAuthenticate({ sessions, apiKeys, access, projects, defaultProjectId: deps.defaultProjectId }),

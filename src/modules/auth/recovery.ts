@@ -13,7 +13,11 @@ export function createRecovery(auth: AuthContext) {
   const { users } = deps
 
   function describe(user: UserRow): string {
-    return user.username ? `the account "${user.username}"` : user.name ? `the account of ${user.name} (${user.email})` : `the account ${user.email}`
+    return user.username
+      ? `the account "${user.username}"`
+      : user.name
+        ? `the account of ${user.name} (${user.email})`
+        : `the account ${user.email}`
   }
 
   async function resetLink(user: UserRow, redirectTo: string | null): Promise<{ url: string; expiresAt: number }> {
@@ -28,7 +32,10 @@ export function createRecovery(auth: AuthContext) {
      * accounts gets one mail per account, each naming the account it resets). Always succeeds, so the
      * answer reveals nothing; rate-limited per client IP. Throws rate_limited, invalid_request (redirectTo).
      */
-    async requestPasswordReset(input: { identifier?: string; email?: string; redirectTo?: string }, ctx: RequestContext): Promise<void> {
+    async requestPasswordReset(
+      input: { identifier?: string; email?: string; redirectTo?: string },
+      ctx: RequestContext,
+    ): Promise<void> {
       await auth.limit('auth-mail', ctx)
       const redirectTo = input.redirectTo ? trustedUrl(input.redirectTo, deps.publicUrl, deps.trustedOrigins) : null
       const identifier = (input.identifier ?? input.email ?? '').trim()
@@ -61,21 +68,40 @@ export function createRecovery(auth: AuthContext) {
       if (!user) throw new AppError('invalid_request', 'This reset link is invalid or has expired')
       await users.setPassword(user.id, input.password)
       await users.trustEmail(user.id) // the mailed link proved the inbox
-      await deps.audit.record({ projectId: user.project_id, action: 'user.password_reset', actor: null, actorUserId: user.id, target: { type: 'user', id: user.id }, ip: ctx.ip })
+      await deps.audit.record({
+        projectId: user.project_id,
+        action: 'user.password_reset',
+        actor: null,
+        actorUserId: user.id,
+        target: { type: 'user', id: user.id },
+        ip: ctx.ip,
+      })
     },
 
     /** An administrator's one-time reset link for a user (audit-logged). Throws not_found, forbidden. */
-    async issueResetLink(actor: Principal, userId: string, ctx: RequestContext): Promise<{ url: string; expiresAt: number }> {
+    async issueResetLink(
+      actor: Principal,
+      userId: string,
+      ctx: RequestContext,
+    ): Promise<{ url: string; expiresAt: number }> {
       await deps.access.authorize(actor, 'system/users:update')
       const projectId = actor.projectId
       const target = await users.findRow(userId)
       if (!target || target.project_id !== projectId) throw new AppError('not_found', 'User not found')
       const targetRole = await deps.access.roleById(target.project_id, target.role_id)
-      if (targetRole?.name === 'super_admin' && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may reset a super_admin')
+      if (targetRole?.name === 'super_admin' && !isSuperAdmin(actor))
+        throw new AppError('forbidden', 'Only a super_admin may reset a super_admin')
       // A reset link hands over the account: only to someone who could act on the account's role.
       await deps.access.assertMayAssign(actor, target.project_id, target.role_id)
       const link = await resetLink(target, null)
-      await deps.audit.record({ projectId, action: 'user.recovery_link_issued', actor, target: { type: 'user', id: userId }, ip: ctx.ip, details: { expiresAt: link.expiresAt } })
+      await deps.audit.record({
+        projectId,
+        action: 'user.recovery_link_issued',
+        actor,
+        target: { type: 'user', id: userId },
+        ip: ctx.ip,
+        details: { expiresAt: link.expiresAt },
+      })
       return link
     },
 
@@ -87,8 +113,15 @@ export function createRecovery(auth: AuthContext) {
       const user = accounts.length === 1 ? accounts[0]! : null
       if (!user || !user.email || user.banned) return
       const { token } = await auth.issueToken('magic_link', user.id, magicLinkTtlSeconds)
-      const link = withQuery(`${deps.publicUrl}/api/auth/magic-link/verify`, callback ? { token, callbackURL: callback } : { token })
-      await auth.mail(user.email, 'Your sign-in link', `Open this link within 15 minutes to sign in to ${describe(user)}:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`)
+      const link = withQuery(
+        `${deps.publicUrl}/api/auth/magic-link/verify`,
+        callback ? { token, callbackURL: callback } : { token },
+      )
+      await auth.mail(
+        user.email,
+        'Your sign-in link',
+        `Open this link within 15 minutes to sign in to ${describe(user)}:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`,
+      )
     },
 
     /**
@@ -102,7 +135,8 @@ export function createRecovery(auth: AuthContext) {
       if (!user) throw new AppError('invalid_request', 'This sign-in link is invalid or has expired')
       if (user.banned) throw new AppError('account_banned', 'This account has been banned')
       await auth.checkSecondFactor(user, input.code)
-      if (!(await auth.takeToken('magic_link', input.token))) throw new AppError('invalid_request', 'This sign-in link is invalid or has expired')
+      if (!(await auth.takeToken('magic_link', input.token)))
+        throw new AppError('invalid_request', 'This sign-in link is invalid or has expired')
       await users.recordSignIn(user.id)
       await users.trustEmail(user.id) // the mailed link proved the inbox
       return auth.issueSession(user, 'magic_link', ctx)

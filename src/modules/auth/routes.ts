@@ -1,61 +1,153 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
-import { clientIp, createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type AppEnv, type Security } from '../../lib/http/index.js'
+import {
+  clientIp,
+  createRouter,
+  defineRoute,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  principalOf,
+  z,
+  type AppEnv,
+  type Security,
+} from '../../lib/http/index.js'
 import { bearerToken, sessionOf } from './authenticate.js'
 import type { RequestContext } from './context.js'
-import { CodeBody, SessionSchema, SignedInSchema, SignInEmailBody, SignInUsernameBody, SignUpBody, Success, UsernameBody } from './schemas.js'
+import {
+  CodeBody,
+  SessionSchema,
+  SignedInSchema,
+  SignInEmailBody,
+  SignInUsernameBody,
+  SignUpBody,
+  Success,
+  UsernameBody,
+} from './schemas.js'
 import type { AuthService } from './service.js'
 
 const tags = ['Auth']
 const signInErrors = errorResponses('invalid_request', 'unauthorized', 'mfa_required', 'account_banned', 'rate_limited')
 
 const signUp = defineRoute({
-  method: 'post', path: '/api/auth/sign-up/email', operationId: 'auth.signUpEmail', summary: 'Create an account and sign in', tags, permission: null,
+  method: 'post',
+  path: '/api/auth/sign-up/email',
+  operationId: 'auth.signUpEmail',
+  summary: 'Create an account and sign in',
+  tags,
+  permission: null,
   request: jsonBody(SignUpBody),
-  responses: { 200: jsonContent(SignedInSchema, 'Signed up and in'), ...errorResponses('invalid_request', 'signup_forbidden', 'already_exists', 'rate_limited') },
+  responses: {
+    200: jsonContent(SignedInSchema, 'Signed up and in'),
+    ...errorResponses('invalid_request', 'signup_forbidden', 'already_exists', 'rate_limited'),
+  },
 })
 const signInEmail = defineRoute({
-  method: 'post', path: '/api/auth/sign-in/email', operationId: 'auth.signInEmail', summary: 'Sign in with email and password', tags, permission: null,
+  method: 'post',
+  path: '/api/auth/sign-in/email',
+  operationId: 'auth.signInEmail',
+  summary: 'Sign in with email and password',
+  tags,
+  permission: null,
   request: jsonBody(SignInEmailBody),
   responses: { 200: jsonContent(SignedInSchema, 'Signed in'), ...signInErrors },
 })
 const signInUsername = defineRoute({
-  method: 'post', path: '/api/auth/sign-in/username', operationId: 'auth.signInUsername', summary: 'Sign in with username and password (when enabled)', tags, permission: null,
+  method: 'post',
+  path: '/api/auth/sign-in/username',
+  operationId: 'auth.signInUsername',
+  summary: 'Sign in with username and password (when enabled)',
+  tags,
+  permission: null,
   request: jsonBody(SignInUsernameBody),
   responses: { 200: jsonContent(SignedInSchema, 'Signed in'), ...signInErrors, ...errorResponses('not_found') },
 })
 const usernameAvailable = defineRoute({
-  method: 'post', path: '/api/auth/is-username-available', operationId: 'auth.isUsernameAvailable', summary: 'Whether a username is free', tags, permission: null,
+  method: 'post',
+  path: '/api/auth/is-username-available',
+  operationId: 'auth.isUsernameAvailable',
+  summary: 'Whether a username is free',
+  tags,
+  permission: null,
   request: jsonBody(UsernameBody),
-  responses: { 200: jsonContent(z.object({ available: z.boolean() }), 'Availability'), ...errorResponses('invalid_request', 'rate_limited') },
+  responses: {
+    200: jsonContent(z.object({ available: z.boolean() }), 'Availability'),
+    ...errorResponses('invalid_request', 'rate_limited'),
+  },
 })
 const capabilities = defineRoute({
-  method: 'get', path: '/api/auth/capabilities', operationId: 'auth.capabilities', summary: 'Sign-in methods this instance offers', tags, permission: null,
+  method: 'get',
+  path: '/api/auth/capabilities',
+  operationId: 'auth.capabilities',
+  summary: 'Sign-in methods this instance offers',
+  tags,
+  permission: null,
   responses: {
-    200: jsonContent(z.object({ usernameEnabled: z.boolean(), requireEmail: z.boolean(), socialProviders: z.object({ github: z.boolean(), google: z.boolean() }) }), 'Capabilities'),
+    200: jsonContent(
+      z.object({
+        usernameEnabled: z.boolean(),
+        requireEmail: z.boolean(),
+        socialProviders: z.object({ github: z.boolean(), google: z.boolean() }),
+      }),
+      'Capabilities',
+    ),
   },
 })
 const getSession = defineRoute({
-  method: 'get', path: '/api/auth/get-session', operationId: 'auth.getSession', summary: 'The signed-in user and session', tags, permission: 'authenticated',
+  method: 'get',
+  path: '/api/auth/get-session',
+  operationId: 'auth.getSession',
+  summary: 'The signed-in user and session',
+  tags,
+  permission: 'authenticated',
   responses: { 200: jsonContent(SessionSchema, 'The session'), ...errorResponses('unauthorized') },
 })
 const signOut = defineRoute({
-  method: 'post', path: '/api/auth/sign-out', operationId: 'auth.signOut', summary: 'End the session', tags, permission: 'authenticated',
+  method: 'post',
+  path: '/api/auth/sign-out',
+  operationId: 'auth.signOut',
+  summary: 'End the session',
+  tags,
+  permission: 'authenticated',
   responses: { 200: jsonContent(Success, 'Signed out'), ...errorResponses('invalid_request', 'unauthorized') },
 })
 const enrollTotp = defineRoute({
-  method: 'post', path: '/api/auth/totp/enroll', operationId: 'auth.totpEnroll', summary: 'Start two-factor enrolment (the secret is shown once)', tags, permission: 'authenticated',
-  responses: { 200: jsonContent(z.object({ secret: z.string(), uri: z.string() }), 'Scan the URI, then confirm with a code'), ...errorResponses('unauthorized', 'forbidden', 'conflict') },
+  method: 'post',
+  path: '/api/auth/totp/enroll',
+  operationId: 'auth.totpEnroll',
+  summary: 'Start two-factor enrolment (the secret is shown once)',
+  tags,
+  permission: 'authenticated',
+  responses: {
+    200: jsonContent(z.object({ secret: z.string(), uri: z.string() }), 'Scan the URI, then confirm with a code'),
+    ...errorResponses('unauthorized', 'forbidden', 'conflict'),
+  },
 })
 const confirmTotp = defineRoute({
-  method: 'post', path: '/api/auth/totp/confirm', operationId: 'auth.totpConfirm', summary: 'Turn two-factor on with a code', tags, permission: 'authenticated',
+  method: 'post',
+  path: '/api/auth/totp/confirm',
+  operationId: 'auth.totpConfirm',
+  summary: 'Turn two-factor on with a code',
+  tags,
+  permission: 'authenticated',
   request: jsonBody(CodeBody),
-  responses: { 200: jsonContent(z.object({ enabled: z.literal(true) }), 'On'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden') },
+  responses: {
+    200: jsonContent(z.object({ enabled: z.literal(true) }), 'On'),
+    ...errorResponses('invalid_request', 'unauthorized', 'forbidden'),
+  },
 })
 const disableTotp = defineRoute({
-  method: 'post', path: '/api/auth/totp/disable', operationId: 'auth.totpDisable', summary: 'Turn two-factor off with a code', tags, permission: 'authenticated',
+  method: 'post',
+  path: '/api/auth/totp/disable',
+  operationId: 'auth.totpDisable',
+  summary: 'Turn two-factor off with a code',
+  tags,
+  permission: 'authenticated',
   request: jsonBody(CodeBody),
-  responses: { 200: jsonContent(z.object({ enabled: z.literal(false) }), 'Off'), ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited') },
+  responses: {
+    200: jsonContent(z.object({ enabled: z.literal(false) }), 'Off'),
+    ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited'),
+  },
 })
 
 export function requestContext(c: Context<AppEnv>, trustProxy: boolean): RequestContext {
@@ -79,7 +171,10 @@ export function authRoutes(auth: AuthService, security: Security, trustProxy: bo
     return c.json(await auth.signInUsername(c.req.valid('json'), requestContext(c, trustProxy)), 200)
   })
   router.openapi(usernameAvailable, async (c) =>
-    c.json({ available: await auth.usernameAvailable(c.req.valid('json').username, requestContext(c, trustProxy)) }, 200),
+    c.json(
+      { available: await auth.usernameAvailable(c.req.valid('json').username, requestContext(c, trustProxy)) },
+      200,
+    ),
   )
   router.openapi(capabilities, async (c) => c.json(await auth.capabilities(), 200))
   router.openapi(getSession, async (c) => {
@@ -89,7 +184,10 @@ export function authRoutes(auth: AuthService, security: Security, trustProxy: bo
   router.openapi(signOut, async (c) => {
     const token = bearerToken(c)
     if (principalOf(c).kind !== 'user' || !token) {
-      throw new AppError('invalid_request', 'Only a session signs out; revoke an API key with DELETE /api/auth/api-keys/{id}')
+      throw new AppError(
+        'invalid_request',
+        'Only a session signs out; revoke an API key with DELETE /api/auth/api-keys/{id}',
+      )
     }
     await auth.signOut(token)
     return c.json({ success: true as const }, 200)

@@ -25,12 +25,26 @@ export function createAuthService(auth: AuthContext) {
     if (!user || !user.password_hash) {
       // Unknown accounts pay for a hash too, so timing tells nobody which accounts exist.
       await burnPasswordCheck(password, deps.passwordIterations)
-      await deps.audit.record({ projectId: deps.defaultProjectId, action: 'user.sign_in_failed', actor: null, ip: ctx.ip, details: { method, reason: 'credentials' } })
+      await deps.audit.record({
+        projectId: deps.defaultProjectId,
+        action: 'user.sign_in_failed',
+        actor: null,
+        ip: ctx.ip,
+        details: { method, reason: 'credentials' },
+      })
       throw invalidCredentials()
     }
     const check = await verifyPassword(password, user.password_hash, deps.passwordIterations)
     const fail = async (reason: string) =>
-      deps.audit.record({ projectId: user.project_id, action: 'user.sign_in_failed', actor: null, actorUserId: user.id, target: { type: 'user', id: user.id }, ip: ctx.ip, details: { method, reason } })
+      deps.audit.record({
+        projectId: user.project_id,
+        action: 'user.sign_in_failed',
+        actor: null,
+        actorUserId: user.id,
+        target: { type: 'user', id: user.id },
+        ip: ctx.ip,
+        details: { method, reason },
+      })
     if (!check.ok) {
       await fail('credentials')
       throw invalidCredentials()
@@ -45,7 +59,10 @@ export function createAuthService(auth: AuthContext) {
       await fail(err instanceof AppError && err.code === 'mfa_required' ? 'mfa_required' : 'second_factor')
       throw err
     }
-    await users.recordSignIn(user.id, check.needsRehash ? await hashPassword(password, deps.passwordIterations) : undefined)
+    await users.recordSignIn(
+      user.id,
+      check.needsRehash ? await hashPassword(password, deps.passwordIterations) : undefined,
+    )
     return auth.issueSession(user, method, ctx)
   }
 
@@ -59,7 +76,14 @@ export function createAuthService(auth: AuthContext) {
       await auth.limit('auth', ctx)
       const open = await auth.signUpOpen()
       const row = await users.signUp(deps.defaultProjectId, input, open)
-      await deps.audit.record({ projectId: row.project_id, action: 'user.sign_up', actor: null, actorUserId: row.id, target: { type: 'user', id: row.id }, ip: ctx.ip })
+      await deps.audit.record({
+        projectId: row.project_id,
+        action: 'user.sign_up',
+        actor: null,
+        actorUserId: row.id,
+        target: { type: 'user', id: row.id },
+        ip: ctx.ip,
+      })
       return auth.issueSession(row, 'sign_up', ctx)
     },
 
@@ -79,7 +103,10 @@ export function createAuthService(auth: AuthContext) {
     },
 
     /** Username and password; not_found while username sign-in is disabled in settings. */
-    async signInUsername(input: { username: string; password: string; code?: string }, ctx: RequestContext): Promise<SignedIn> {
+    async signInUsername(
+      input: { username: string; password: string; code?: string },
+      ctx: RequestContext,
+    ): Promise<SignedIn> {
       if (!(await deps.settings.get(deps.defaultProjectId, 'auth.usernameEnabled'))) {
         throw new AppError('not_found', 'Username sign-in is not enabled')
       }
@@ -92,10 +119,22 @@ export function createAuthService(auth: AuthContext) {
     },
 
     /** The signed-in user and their session. Throws unauthorized for anything but a session. */
-    getSession(principal: Principal, session: ActiveSession | null): { user: { id: string; email: string | null; name: string; role: string; projectId: string }; session: { id: string; expiresAt: number } } {
+    getSession(
+      principal: Principal,
+      session: ActiveSession | null,
+    ): {
+      user: { id: string; email: string | null; name: string; role: string; projectId: string }
+      session: { id: string; expiresAt: number }
+    } {
       if (principal.kind !== 'user' || !session) throw new AppError('unauthorized', 'get-session needs a session token')
       return {
-        user: { id: session.userId, email: session.email, name: session.name, role: principal.roleName, projectId: session.projectId },
+        user: {
+          id: session.userId,
+          email: session.email,
+          name: session.name,
+          role: principal.roleName,
+          projectId: session.projectId,
+        },
         session: { id: session.id, expiresAt: session.expiresAt },
       }
     },
@@ -108,7 +147,11 @@ export function createAuthService(auth: AuthContext) {
     },
 
     /** What a sign-in page needs to know before anyone signs in. */
-    async capabilities(): Promise<{ usernameEnabled: boolean; requireEmail: boolean; socialProviders: { github: boolean; google: boolean } }> {
+    async capabilities(): Promise<{
+      usernameEnabled: boolean
+      requireEmail: boolean
+      socialProviders: { github: boolean; google: boolean }
+    }> {
       const settings = await deps.settings.all(deps.defaultProjectId)
       return {
         usernameEnabled: settings['auth.usernameEnabled'],
@@ -130,9 +173,15 @@ export function createAuthService(auth: AuthContext) {
     async confirmTotp(principal: Principal, code: string): Promise<void> {
       const user = await requireAccount(principal)
       if (user.totp_enabled || !user.totp_secret) throw new AppError('invalid_request', 'Start enrolment first')
-      if (checkTotp(deps.totpBox.open(user.totp_secret), code, clock.now(), null) === null) throw new AppError('invalid_request', 'Invalid code')
+      if (checkTotp(deps.totpBox.open(user.totp_secret), code, clock.now(), null) === null)
+        throw new AppError('invalid_request', 'Invalid code')
       await users.setTotp(user.id, user.totp_secret, true)
-      await deps.audit.record({ projectId: user.project_id, action: 'user.totp_enabled', actor: principal, target: { type: 'user', id: user.id } })
+      await deps.audit.record({
+        projectId: user.project_id,
+        action: 'user.totp_enabled',
+        actor: principal,
+        target: { type: 'user', id: user.id },
+      })
     },
 
     /** Turns TOTP off with a current code. Throws invalid_request (not on), unauthorized (wrong code), rate_limited. */
@@ -141,7 +190,12 @@ export function createAuthService(auth: AuthContext) {
       if (!user.totp_enabled) throw new AppError('invalid_request', 'Two-factor authentication is not on')
       await auth.checkSecondFactor(user, code)
       await users.setTotp(user.id, null, false)
-      await deps.audit.record({ projectId: user.project_id, action: 'user.totp_disabled', actor: principal, target: { type: 'user', id: user.id } })
+      await deps.audit.record({
+        projectId: user.project_id,
+        action: 'user.totp_disabled',
+        actor: principal,
+        target: { type: 'user', id: user.id },
+      })
     },
   }
 

@@ -59,7 +59,15 @@ export async function createSessions(deps: SessionsDeps) {
     const user = await deps.users.findRow(row.user_id)
     if (!user || user.banned) return null
     await deps.loadPace?.()
-    return { id: row.id, userId: user.id, projectId: user.project_id, roleId: user.role_id, expiresAt: row.expires_at, email: user.email, name: user.name }
+    return {
+      id: row.id,
+      userId: user.id,
+      projectId: user.project_id,
+      roleId: user.role_id,
+      expiresAt: row.expires_at,
+      email: user.email,
+      name: user.name,
+    }
   }
 
   return {
@@ -67,7 +75,13 @@ export async function createSessions(deps: SessionsDeps) {
     async create(userId: string): Promise<{ token: string; id: string; expiresAt: number }> {
       const token = randomToken(32)
       const now = clock.seconds()
-      const row = { id: newId(), token_hash: sha256Hex(token), user_id: userId, created_at: now, expires_at: now + deps.ttlSeconds }
+      const row = {
+        id: newId(),
+        token_hash: sha256Hex(token),
+        user_id: userId,
+        created_at: now,
+        expires_at: now + deps.ttlSeconds,
+      }
       await store.insertSession(row)
       return { token, id: row.id, expiresAt: row.expires_at }
     },

@@ -9,7 +9,10 @@ export const socialProviders = ['github', 'google'] as const
 export type SocialProvider = (typeof socialProviders)[number]
 
 const stateTtlSeconds = 600
-const scopes: Record<SocialProvider, string[]> = { github: ['read:user', 'user:email'], google: ['openid', 'email', 'profile'] }
+const scopes: Record<SocialProvider, string[]> = {
+  github: ['read:user', 'user:email'],
+  google: ['openid', 'email', 'profile'],
+}
 
 interface Profile {
   id: string
@@ -41,20 +44,38 @@ export function createSocial(auth: AuthContext) {
       headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json', 'User-Agent': 'Plinth' },
       signal: AbortSignal.timeout(10_000),
     })
-    if (!res.ok) throw new AppError('service_unavailable', 'The sign-in provider refused the profile request', { status: res.status })
+    if (!res.ok)
+      throw new AppError('service_unavailable', 'The sign-in provider refused the profile request', {
+        status: res.status,
+      })
     return res.json()
   }
 
   async function profileOf(name: SocialProvider, config: OAuthProvider, accessToken: string): Promise<Profile> {
     if (name === 'github') {
-      const user = (await fetchJson(`${config.profileUrl}/user`, accessToken)) as { id?: number | string; login?: string; name?: string | null }
-      const emails = (await fetchJson(`${config.profileUrl}/user/emails`, accessToken)) as { email: string; primary: boolean; verified: boolean }[]
+      const user = (await fetchJson(`${config.profileUrl}/user`, accessToken)) as {
+        id?: number | string
+        login?: string
+        name?: string | null
+      }
+      const emails = (await fetchJson(`${config.profileUrl}/user/emails`, accessToken)) as {
+        email: string
+        primary: boolean
+        verified: boolean
+      }[]
       const primary = Array.isArray(emails) ? emails.find((e) => e.primary && e.verified) : undefined
-      if (user.id === undefined || !primary) throw new AppError('invalid_request', 'The GitHub account has no verified primary email')
+      if (user.id === undefined || !primary)
+        throw new AppError('invalid_request', 'The GitHub account has no verified primary email')
       return { id: String(user.id), email: primary.email, name: user.name ?? user.login ?? '' }
     }
-    const info = (await fetchJson(config.profileUrl, accessToken)) as { sub?: string; email?: string; email_verified?: boolean; name?: string }
-    if (!info.sub || !info.email || info.email_verified !== true) throw new AppError('invalid_request', 'The Google account has no verified email')
+    const info = (await fetchJson(config.profileUrl, accessToken)) as {
+      sub?: string
+      email?: string
+      email_verified?: boolean
+      name?: string
+    }
+    if (!info.sub || !info.email || info.email_verified !== true)
+      throw new AppError('invalid_request', 'The Google account has no verified email')
     return { id: info.sub, email: info.email, name: info.name ?? '' }
   }
 
@@ -66,14 +87,25 @@ export function createSocial(auth: AuthContext) {
     }
     const byEmail = await deps.users.findRowsByEmail(profile.email)
     if (byEmail.length > 1) throw new AppError('conflict', 'Several accounts use this email; sign in with a username')
-    let user = byEmail[0] ?? (await deps.users.createFromProvider(deps.defaultProjectId, { email: profile.email, name: profile.name }, await auth.signUpOpen()))
+    let user =
+      byEmail[0] ??
+      (await deps.users.createFromProvider(
+        deps.defaultProjectId,
+        { email: profile.email, name: profile.name },
+        await auth.signUpOpen(),
+      ))
     if (!user.email_trusted) {
       // The provider proves the address; whoever registered it here did not. A password or second factor
       // they set could be an attacker's, waiting for the real owner to arrive: discard them.
       await deps.users.discardUnprovenCredentials(user.id)
       user = (await deps.users.findRow(user.id)) ?? user
     }
-    await deps.store.linkOAuthAccount({ provider: name, provider_user_id: profile.id, user_id: user.id, created_at: deps.clock.seconds() })
+    await deps.store.linkOAuthAccount({
+      provider: name,
+      provider_user_id: profile.id,
+      user_id: user.id,
+      created_at: deps.clock.seconds(),
+    })
     return user
   }
 
@@ -93,7 +125,13 @@ export function createSocial(auth: AuthContext) {
         callback,
         browser: sha256Hex(browserNonce),
       })
-      const url = client(name, config).createAuthorizationURLWithPKCE(config.authorizeUrl, state, CodeChallengeMethod.S256, verifier, scopes[name as SocialProvider])
+      const url = client(name, config).createAuthorizationURLWithPKCE(
+        config.authorizeUrl,
+        state,
+        CodeChallengeMethod.S256,
+        verifier,
+        scopes[name as SocialProvider],
+      )
       return { url: url.toString(), browserNonce, ttlSeconds: stateTtlSeconds }
     },
 
@@ -102,9 +140,15 @@ export function createSocial(auth: AuthContext) {
      * `#error=<code>` (and `#mfa_token=…` when the account's second factor is still due). Throws
      * invalid_request only when the state is unusable (there is nowhere trusted to redirect to).
      */
-    async callback(name: string, query: { code?: string; state?: string; error?: string }, browserNonce: string | null, ctx: RequestContext): Promise<string> {
+    async callback(
+      name: string,
+      query: { code?: string; state?: string; error?: string },
+      browserNonce: string | null,
+      ctx: RequestContext,
+    ): Promise<string> {
       const config = provider(name)
-      const invalid = () => new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
+      const invalid = () =>
+        new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
       // Only the browser that started the attempt may finish it: otherwise a stranger could send a victim
       // to a callback URL of the stranger's own attempt and sign the victim in as the stranger (login CSRF).
       const pending = query.state ? await auth.peekToken('oauth_state', query.state) : null
@@ -117,7 +161,11 @@ export function createSocial(auth: AuthContext) {
       const callback = String(state.data.callback)
       if (query.error || !query.code) return withFragment(callback, { error: 'access_denied' })
       try {
-        const tokens = await client(name, config).validateAuthorizationCode(config.tokenUrl, query.code, String(state.data.verifier))
+        const tokens = await client(name, config).validateAuthorizationCode(
+          config.tokenUrl,
+          query.code,
+          String(state.data.verifier),
+        )
         const profile = await profileOf(name as SocialProvider, config, tokens.accessToken())
         const user = await accountFor(name as SocialProvider, profile)
         if (user.banned) return withFragment(callback, { error: 'account_banned' })
@@ -149,7 +197,8 @@ export function createSocial(auth: AuthContext) {
       // Banned between the provider step and the code: no session (as for password and magic-link sign-in).
       if (user.banned) throw new AppError('account_banned', 'This account has been banned')
       await auth.checkSecondFactor(user, input.code)
-      if (!(await auth.takeToken('mfa_pending', input.mfaToken))) throw new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
+      if (!(await auth.takeToken('mfa_pending', input.mfaToken)))
+        throw new AppError('invalid_request', 'This sign-in attempt is invalid or has expired; start again')
       await deps.users.recordSignIn(user.id)
       return auth.issueSession(user, 'second_factor', ctx)
     },

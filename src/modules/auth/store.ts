@@ -54,7 +54,11 @@ export function createAuthStore(systemDb: Kysely<any>) {
       await db
         .insertInto('auth_tokens')
         .values(row)
-        .onConflict((oc) => oc.column('token_hash').doUpdateSet({ data: row.data, expires_at: row.expires_at, created_at: row.created_at }))
+        .onConflict((oc) =>
+          oc
+            .column('token_hash')
+            .doUpdateSet({ data: row.data, expires_at: row.expires_at, created_at: row.created_at }),
+        )
         .execute()
     },
     /** Inserts a token unless one with its hash exists; true when this call inserted it (an atomic claim). */
@@ -68,23 +72,46 @@ export function createAuthStore(systemDb: Kysely<any>) {
       return inserted !== undefined
     },
     async peekToken(hash: string, kind: string): Promise<AuthTokenRow | undefined> {
-      return db.selectFrom('auth_tokens').selectAll().where('token_hash', '=', hash).where('kind', '=', kind).executeTakeFirst()
+      return db
+        .selectFrom('auth_tokens')
+        .selectAll()
+        .where('token_hash', '=', hash)
+        .where('kind', '=', kind)
+        .executeTakeFirst()
     },
     /** Deletes the account's outstanding one-time tokens of these kinds; returns how many went. */
     async deleteTokensOf(userId: string, kinds: readonly string[]): Promise<number> {
-      const result = await db.deleteFrom('auth_tokens').where('user_id', '=', userId).where('kind', 'in', kinds).executeTakeFirst()
+      const result = await db
+        .deleteFrom('auth_tokens')
+        .where('user_id', '=', userId)
+        .where('kind', 'in', kinds)
+        .executeTakeFirst()
       return Number(result.numDeletedRows)
     },
     /** Removes and returns the token in one statement, so two concurrent uses cannot both succeed. */
     async takeToken(hash: string, kind: string): Promise<AuthTokenRow | undefined> {
-      return db.deleteFrom('auth_tokens').where('token_hash', '=', hash).where('kind', '=', kind).returningAll().executeTakeFirst()
+      return db
+        .deleteFrom('auth_tokens')
+        .where('token_hash', '=', hash)
+        .where('kind', '=', kind)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     async oauthAccount(provider: string, providerUserId: string): Promise<OAuthAccountRow | undefined> {
-      return db.selectFrom('oauth_accounts').selectAll().where('provider', '=', provider).where('provider_user_id', '=', providerUserId).executeTakeFirst()
+      return db
+        .selectFrom('oauth_accounts')
+        .selectAll()
+        .where('provider', '=', provider)
+        .where('provider_user_id', '=', providerUserId)
+        .executeTakeFirst()
     },
     async linkOAuthAccount(row: OAuthAccountRow): Promise<void> {
-      await db.insertInto('oauth_accounts').values(row).onConflict((oc) => oc.columns(['provider', 'provider_user_id']).doNothing()).execute()
+      await db
+        .insertInto('oauth_accounts')
+        .values(row)
+        .onConflict((oc) => oc.columns(['provider', 'provider_user_id']).doNothing())
+        .execute()
     },
   }
 }

@@ -5,7 +5,13 @@ export interface PublisherSources {
   findRow(id: string): Promise<{ id: string; project_id: string; role_id: string; banned: boolean | number } | null>
   roleById(projectId: string, id: string): Promise<{ id: string; name: string } | null>
   /** An API key by id with its creator's current role; null when revoked, expired or its creator is gone (apikeys.byId). */
-  findApiKey(id: string): Promise<{ id: string; projectId: string; userId: string | null; creatorRoleId: string | null; capabilities: readonly string[] } | null>
+  findApiKey(id: string): Promise<{
+    id: string
+    projectId: string
+    userId: string | null
+    creatorRoleId: string | null
+    capabilities: readonly string[]
+  } | null>
 }
 
 /**
@@ -13,15 +19,27 @@ export interface PublisherSources {
  * `projectId` with their rights as they are now (decision 045), or null when they can no longer act: an
  * account deleted, banned or without a role, a key revoked or expired.
  */
-export async function publisherPrincipal(sources: PublisherSources, projectId: string, ref: string | null): Promise<Principal | null> {
+export async function publisherPrincipal(
+  sources: PublisherSources,
+  projectId: string,
+  ref: string | null,
+): Promise<Principal | null> {
   if (ref === null) return null
   if (ref.startsWith('key:')) {
     const key = await sources.findApiKey(ref.slice('key:'.length))
     if (!key || key.projectId !== projectId) return null
-    if (key.userId === null || key.creatorRoleId === null) return principals.serviceKey({ id: key.id, projectId: key.projectId, capabilities: key.capabilities })
+    if (key.userId === null || key.creatorRoleId === null)
+      return principals.serviceKey({ id: key.id, projectId: key.projectId, capabilities: key.capabilities })
     const role = await sources.roleById(key.projectId, key.creatorRoleId)
     if (!role) return null
-    return principals.apiKey(key, { homeProjectId: key.projectId, projectId, userId: key.userId, roleId: role.id, roleName: 'api', superAdmin: role.name === 'super_admin' })
+    return principals.apiKey(key, {
+      homeProjectId: key.projectId,
+      projectId,
+      userId: key.userId,
+      roleId: role.id,
+      roleName: 'api',
+      superAdmin: role.name === 'super_admin',
+    })
   }
   const user = await sources.findRow(ref)
   if (!user || user.banned) return null
@@ -30,5 +48,12 @@ export async function publisherPrincipal(sources: PublisherSources, projectId: s
   const superAdmin = role.name === 'super_admin'
   // Only a super_admin acts outside their own project; anyone else who published here has since moved away.
   if (user.project_id !== projectId && !superAdmin) return null
-  return principals.capability({ homeProjectId: user.project_id, projectId, userId: user.id, roleId: role.id, roleName: role.name, superAdmin })
+  return principals.capability({
+    homeProjectId: user.project_id,
+    projectId,
+    userId: user.id,
+    roleId: role.id,
+    roleName: role.name,
+    superAdmin,
+  })
 }

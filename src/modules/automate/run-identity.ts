@@ -27,7 +27,12 @@ export type RunIdentity =
   | { readonly who: 'publisher_with_role'; readonly roleId: string; readonly delegated: true }
 
 /** The identity a run takes (see RunIdentity). `initiator`: who set the run off; null for webhooks and schedules. */
-export function runIdentity(systemFlow: boolean, runAs: RunAs, trigger: TriggerType, initiator: Principal | null): RunIdentity {
+export function runIdentity(
+  systemFlow: boolean,
+  runAs: RunAs,
+  trigger: TriggerType,
+  initiator: Principal | null,
+): RunIdentity {
   if (systemFlow) return { who: 'system' }
   // Work Plinth starts itself may do anything in the project: it never lends a flow that reach.
   const starter = initiator && initiator.kind !== 'system' ? initiator : null
@@ -36,7 +41,9 @@ export function runIdentity(systemFlow: boolean, runAs: RunAs, trigger: TriggerT
     const roleId = runAs.slice('role:'.length)
     // A person, or a key of one, holds the role; a service key (nobody) and the anonymous caller leave it to the publisher.
     const person = starter !== null && starter.kind !== 'anonymous' && starter.userId !== null
-    return person ? { who: 'initiator_with_role', roleId, delegated: true } : { who: 'publisher_with_role', roleId, delegated: true }
+    return person
+      ? { who: 'initiator_with_role', roleId, delegated: true }
+      : { who: 'publisher_with_role', roleId, delegated: true }
   }
   if (starter) return { who: 'initiator', capped: true }
   if (trigger === 'schedule' || initiator?.kind === 'system') return { who: 'publisher' }

@@ -1,4 +1,14 @@
-import { createRouter, dataEnvelope, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
+import {
+  createRouter,
+  dataEnvelope,
+  defineRoute,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  principalOf,
+  z,
+  type Security,
+} from '../../lib/http/index.js'
 import { defaultExpiresIn, maxExpiresIn, minExpiresIn, type CapabilityTokensService } from './service.js'
 import { capabilities } from './token.js'
 
@@ -6,14 +16,20 @@ const tags = ['Capability tokens']
 
 const MintBody = z
   .object({
-    collection: z.string().min(1).max(100).openapi({ description: 'The collection holding the record', example: 'docs' }),
+    collection: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ description: 'The collection holding the record', example: 'docs' }),
     documentId: z.string().min(1).max(100).openapi({ description: 'The record id' }),
     capability: z.enum(capabilities).optional().openapi({ description: 'read (default), comment or write' }),
     expiresIn: z
       .number()
       .int()
       .optional()
-      .openapi({ description: `Requested lifetime in seconds, clamped to ${minExpiresIn}-${maxExpiresIn}; default ${defaultExpiresIn}` }),
+      .openapi({
+        description: `Requested lifetime in seconds, clamped to ${minExpiresIn}-${maxExpiresIn}; default ${defaultExpiresIn}`,
+      }),
   })
   .openapi('CapabilityTokenRequest')
 
@@ -31,7 +47,11 @@ const CapabilityTokenSchema = z
   .openapi('CapabilityToken')
 
 const mint = defineRoute({
-  method: 'post', path: '/api/v1/capability-tokens', operationId: 'capabilityTokens.create', summary: 'A short-lived signed token for one record (read, comment or write)', tags,
+  method: 'post',
+  path: '/api/v1/capability-tokens',
+  operationId: 'capabilityTokens.create',
+  summary: 'A short-lived signed token for one record (read, comment or write)',
+  tags,
   permission: 'authenticated',
   request: { ...jsonBody(MintBody) },
   responses: {

@@ -59,12 +59,18 @@ export function createCapabilityTokensService(deps: CapabilityTokensDeps) {
    * the first one missing) and that the record is inside each grant's row scope (record_not_found, the
    * same for a record that does not exist). Throws also unauthorized, collection_not_found.
    */
-  async function assertReaches(principal: Principal, collection: string, id: string, capability: Capability): Promise<void> {
+  async function assertReaches(
+    principal: Principal,
+    collection: string,
+    id: string,
+    capability: Capability,
+  ): Promise<void> {
     // Every grant first: a missing permission is told without looking at the record at all.
     const opened = []
     for (const action of grantsFor[capability]) opened.push(await deps.open(principal, collection, action))
     for (const scope of opened) {
-      if (!(await scope.store.byId(id, scope.scope.rows, false))) throw new AppError('record_not_found', 'Record not found')
+      if (!(await scope.store.byId(id, scope.scope.rows, false)))
+        throw new AppError('record_not_found', 'Record not found')
     }
   }
 
@@ -77,9 +83,16 @@ export function createCapabilityTokensService(deps: CapabilityTokensDeps) {
     async mint(principal: Principal, input: MintInput): Promise<CapabilityToken> {
       const subject = requirePerson(principal, 'A capability token')
       if (!collectionName.test(input.collection)) {
-        throw new AppError('invalid_request', 'collection must be a collection name (a-z, 0-9, _; up to 50 characters)', { field: 'collection' })
+        throw new AppError(
+          'invalid_request',
+          'collection must be a collection name (a-z, 0-9, _; up to 50 characters)',
+          { field: 'collection' },
+        )
       }
-      if (!documentId.test(input.documentId)) throw new AppError('invalid_request', 'documentId must be a record id (1-64 letters, digits, - or _)', { field: 'documentId' })
+      if (!documentId.test(input.documentId))
+        throw new AppError('invalid_request', 'documentId must be a record id (1-64 letters, digits, - or _)', {
+          field: 'documentId',
+        })
       const capability = input.capability ?? 'read'
       if (input.expiresIn !== undefined && !Number.isSafeInteger(input.expiresIn)) {
         throw new AppError('invalid_request', 'expiresIn must be a whole number of seconds', { field: 'expiresIn' })
@@ -124,9 +137,15 @@ export function createCapabilityTokensService(deps: CapabilityTokensDeps) {
       const role = await deps.access.roleById(user.project_id, user.role_id)
       const superAdmin = role?.name === 'super_admin'
       // Only a super_admin acts outside its own project (as with X-Project-Id).
-      if (claims.project !== user.project_id && !superAdmin) throw new AppError('unauthorized', 'The capability token no longer works')
+      if (claims.project !== user.project_id && !superAdmin)
+        throw new AppError('unauthorized', 'The capability token no longer works')
       const principal = principals.capability({
-        homeProjectId: user.project_id, projectId: claims.project, userId: claims.subject, roleId: user.role_id, roleName: role?.name ?? 'unknown', superAdmin,
+        homeProjectId: user.project_id,
+        projectId: claims.project,
+        userId: claims.subject,
+        roleId: user.role_id,
+        roleName: role?.name ?? 'unknown',
+        superAdmin,
       })
       await assertReaches(principal, claims.collection, claims.id, claims.capability)
       return { principal, claims }

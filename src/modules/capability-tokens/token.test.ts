@@ -4,7 +4,15 @@ import { isAppError } from '../../lib/errors.js'
 import { decodeToken, encodeToken, type CapabilityClaims } from './token.js'
 
 const secret = 'a'.repeat(64)
-const claims: CapabilityClaims = { project: 'p1', collection: 'docs', id: 'rec_1', capability: 'comment', subject: 'u1', issuedAt: 1000, expiresAt: 1300 }
+const claims: CapabilityClaims = {
+  project: 'p1',
+  collection: 'docs',
+  id: 'rec_1',
+  capability: 'comment',
+  subject: 'u1',
+  issuedAt: 1000,
+  expiresAt: 1300,
+}
 const token = encodeToken(secret, claims)
 const [prefix, payload, signature] = token.split('.') as [string, string, string]
 const reencode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
@@ -24,7 +32,15 @@ function outcome(candidate: string, now = 1000, key = secret): string {
 describe('capability token format', () => {
   it('is sct1.<base64url JSON>.<base64url HMAC> carrying project, collection, id, capability, subject, iat, exp', () => {
     expect(prefix).toBe('sct1')
-    expect(original).toEqual({ project: 'p1', collection: 'docs', id: 'rec_1', capability: 'comment', sub: 'u1', iat: 1000, exp: 1300 })
+    expect(original).toEqual({
+      project: 'p1',
+      collection: 'docs',
+      id: 'rec_1',
+      capability: 'comment',
+      sub: 'u1',
+      iat: 1000,
+      exp: 1300,
+    })
     expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(decodeToken(secret, token, 1000)).toEqual(claims)
   })
@@ -41,7 +57,10 @@ describe('capability token format', () => {
     ['a changed capability, signature kept', `sct1.${reencode({ ...original, capability: 'write' })}.${signature}`],
     ['a later exp, signature kept', `sct1.${reencode({ ...original, exp: 99_999 })}.${signature}`],
     ['another record, signature kept', `sct1.${reencode({ ...original, id: 'rec_2' })}.${signature}`],
-    ['one signature character changed', `${prefix}.${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`],
+    [
+      'one signature character changed',
+      `${prefix}.${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`,
+    ],
     ['no signature', `${prefix}.${payload}.`],
     ['no signature part', `${prefix}.${payload}`],
     ['another prefix', `sct2.${payload}.${signature}`],

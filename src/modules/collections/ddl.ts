@@ -29,7 +29,12 @@ export const currentIndexLayout = 2
 export type TableLayout = 'columns' | 'document'
 
 /** What an index names for a field (or a system column): its column, or its expression in the document. */
-function fieldKey(handle: DbHandle, name: string, fields: readonly FieldDef[], layout: TableLayout): RawBuilder<unknown> {
+function fieldKey(
+  handle: DbHandle,
+  name: string,
+  fields: readonly FieldDef[],
+  layout: TableLayout,
+): RawBuilder<unknown> {
   const def = layout === 'document' ? fields.find((f) => f.name === name) : undefined
   return def ? sql`(${fieldExpression(handle.kind, def)})` : sql.id(name)
 }
@@ -85,9 +90,17 @@ function sortable(def: FieldDef, handle: DbHandle, layout: TableLayout) {
   return text ? sql`${key} collate "C" nulls first` : sql`${key} nulls first`
 }
 
-async function createFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, def: FieldDef, layout: TableLayout): Promise<void> {
+async function createFieldIndex(
+  db: Kysely<any>,
+  handle: DbHandle,
+  table: string,
+  def: FieldDef,
+  layout: TableLayout,
+): Promise<void> {
   const name = indexName(table, def.name, false)
-  await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sortable(def, handle, layout)}, id${liveTail(handle)}) ${liveRows}`.execute(db)
+  await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sortable(def, handle, layout)}, id${liveTail(handle)}) ${liveRows}`.execute(
+    db,
+  )
   await createExpressionStatistics(db, handle, table, name, [def.name], [def], layout)
 }
 
@@ -98,18 +111,42 @@ async function createFieldIndex(db: Kysely<any>, handle: DbHandle, table: string
  * statistics on the index's expressions (named like the index: they have a namespace of their own) give
  * ANALYZE something to measure. Column tables need none: their columns have statistics of their own.
  */
-async function createExpressionStatistics(db: Kysely<any>, handle: DbHandle, table: string, name: string, names: readonly string[], fields: readonly FieldDef[], layout: TableLayout): Promise<void> {
+async function createExpressionStatistics(
+  db: Kysely<any>,
+  handle: DbHandle,
+  table: string,
+  name: string,
+  names: readonly string[],
+  fields: readonly FieldDef[],
+  layout: TableLayout,
+): Promise<void> {
   if (handle.kind !== 'postgres' || layout !== 'document') return
-  const expressions = names.filter((n) => fields.some((f) => f.name === n)).map((n) => fieldKey(handle, n, fields, layout))
+  const expressions = names
+    .filter((n) => fields.some((f) => f.name === n))
+    .map((n) => fieldKey(handle, n, fields, layout))
   if (expressions.length === 0) return
-  await sql`create statistics ${tableIdentifier(handle, name)} on ${sql.join(expressions)} from ${tableIdentifier(handle, table)}`.execute(db)
+  await sql`create statistics ${tableIdentifier(handle, name)} on ${sql.join(expressions)} from ${tableIdentifier(handle, table)}`.execute(
+    db,
+  )
 }
 
-async function dropExpressionStatistics(db: Kysely<any>, handle: DbHandle, name: string, layout: TableLayout): Promise<void> {
-  if (handle.kind === 'postgres' && layout === 'document') await sql`drop statistics if exists ${tableIdentifier(handle, name)}`.execute(db)
+async function dropExpressionStatistics(
+  db: Kysely<any>,
+  handle: DbHandle,
+  name: string,
+  layout: TableLayout,
+): Promise<void> {
+  if (handle.kind === 'postgres' && layout === 'document')
+    await sql`drop statistics if exists ${tableIdentifier(handle, name)}`.execute(db)
 }
 
-async function dropFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, field: string, layout: TableLayout = 'columns'): Promise<void> {
+async function dropFieldIndex(
+  db: Kysely<any>,
+  handle: DbHandle,
+  table: string,
+  field: string,
+  layout: TableLayout = 'columns',
+): Promise<void> {
   const name = indexName(table, field, false)
   await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(db)
   await dropExpressionStatistics(db, handle, name, layout)
@@ -118,13 +155,24 @@ async function dropFieldIndex(db: Kysely<any>, handle: DbHandle, table: string, 
 }
 
 async function createCreatedAtIndex(db: Kysely<any>, handle: DbHandle, table: string): Promise<void> {
-  await sql`create index ${sql.id(createdAtIndexName(table))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id${liveTail(handle)}) ${liveRows}`.execute(db)
+  await sql`create index ${sql.id(createdAtIndexName(table))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id${liveTail(handle)}) ${liveRows}`.execute(
+    db,
+  )
 }
 
-async function createIndexes(db: Kysely<any>, table: string, fields: readonly FieldDef[], handle: DbHandle, layout: TableLayout): Promise<void> {
+async function createIndexes(
+  db: Kysely<any>,
+  table: string,
+  fields: readonly FieldDef[],
+  handle: DbHandle,
+  layout: TableLayout,
+): Promise<void> {
   for (const def of fields) {
     if (columnType(def, handle) === null) continue
-    if (def.unique) await sql`create unique index ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${fieldKey(handle, def.name, [def], layout)})`.execute(db)
+    if (def.unique)
+      await sql`create unique index ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${fieldKey(handle, def.name, [def], layout)})`.execute(
+        db,
+      )
     if (def.indexed) await createFieldIndex(db, handle, table, def, layout)
   }
 }
@@ -136,7 +184,13 @@ async function createIndexes(db: Kysely<any>, table: string, fields: readonly Fi
  * before it serve equality filters, which compare in the database's collation, and an index serves a
  * comparison only in its own.
  */
-function compoundColumn(handle: DbHandle, spec: string, last: boolean, fields: readonly FieldDef[], layout: TableLayout): RawBuilder<unknown> {
+function compoundColumn(
+  handle: DbHandle,
+  spec: string,
+  last: boolean,
+  fields: readonly FieldDef[],
+  layout: TableLayout,
+): RawBuilder<unknown> {
   const { field, descending } = indexColumn(spec)
   const key = fieldKey(handle, field, fields, layout)
   if (handle.kind === 'sqlite') return descending ? sql`${key} desc` : key
@@ -144,8 +198,17 @@ function compoundColumn(handle: DbHandle, spec: string, last: boolean, fields: r
   return descending ? sql`${key}${collate} desc nulls last` : sql`${key}${collate} nulls first`
 }
 
-async function createCompoundIndex(db: Kysely<any>, handle: DbHandle, table: string, index: CompoundIndex, fields: readonly FieldDef[], layout: TableLayout): Promise<void> {
-  const columns = index.fields.map((spec, i) => compoundColumn(handle, spec, i === index.fields.length - 1, fields, layout))
+async function createCompoundIndex(
+  db: Kysely<any>,
+  handle: DbHandle,
+  table: string,
+  index: CompoundIndex,
+  fields: readonly FieldDef[],
+  layout: TableLayout,
+): Promise<void> {
+  const columns = index.fields.map((spec, i) =>
+    compoundColumn(handle, spec, i === index.fields.length - 1, fields, layout),
+  )
   const on = tableIdentifier(handle, table)
   if (index.unique) {
     await sql`create unique index ${sql.id(index.name)} on ${on} (${sql.join(columns)})`.execute(db)
@@ -153,11 +216,26 @@ async function createCompoundIndex(db: Kysely<any>, handle: DbHandle, table: str
   }
   const descending = indexColumn(index.fields[index.fields.length - 1]!).descending
   columns.push(descending ? sql`id desc` : sql`id`)
-  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(db)
-  await createExpressionStatistics(db, handle, table, index.name, index.fields.map((spec) => indexColumn(spec).field), fields, layout)
+  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(
+    db,
+  )
+  await createExpressionStatistics(
+    db,
+    handle,
+    table,
+    index.name,
+    index.fields.map((spec) => indexColumn(spec).field),
+    fields,
+    layout,
+  )
 }
 
-async function dropCompoundIndex(db: Kysely<any>, handle: DbHandle, name: string, layout: TableLayout = 'columns'): Promise<void> {
+async function dropCompoundIndex(
+  db: Kysely<any>,
+  handle: DbHandle,
+  name: string,
+  layout: TableLayout = 'columns',
+): Promise<void> {
   await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(db)
   await dropExpressionStatistics(db, handle, name, layout)
 }
@@ -166,7 +244,13 @@ async function dropCompoundIndex(db: Kysely<any>, handle: DbHandle, name: string
  * Creates the collection's table with the system columns, its fields (columns, or the document column),
  * indexes and search index, atomically.
  */
-export async function createCollectionTable(handle: DbHandle, table: string, fields: readonly FieldDef[], indexes: readonly CompoundIndex[], layout: TableLayout = 'columns'): Promise<void> {
+export async function createCollectionTable(
+  handle: DbHandle,
+  table: string,
+  fields: readonly FieldDef[],
+  indexes: readonly CompoundIndex[],
+  layout: TableLayout = 'columns',
+): Promise<void> {
   await handle.db.transaction().execute(async (trx) => {
     const columns = [
       ...systemColumns.map((c) => {
@@ -200,15 +284,29 @@ export interface TableChange {
 
 /** Whether a change touches indexes (then the planner's statistics are refreshed after it). */
 export function changesIndexes(change: TableChange): boolean {
-  return change.added.some((f) => f.indexed || f.unique) || change.indexToggled.length > 0 || change.indexesDropped.length > 0 || change.indexesAdded.length > 0
+  return (
+    change.added.some((f) => f.indexed || f.unique) ||
+    change.indexToggled.length > 0 ||
+    change.indexesDropped.length > 0 ||
+    change.indexesAdded.length > 0
+  )
 }
 
 /**
  * Adds fields, toggles indexes, drops and creates compound indexes, and rebuilds the search index when
  * the searchable fields changed, in one transaction: a refusal changes nothing. A document table gets no
- * column for a new field (it is a new key of the documents); only its indexes are made.
+ * column for a new field (it is a new key of the documents); only its indexes are made. `within` runs
+ * last, in the same transaction, with the transaction's handle.
  */
-export async function alterCollectionTable(handle: DbHandle, table: string, before: readonly FieldDef[], after: readonly FieldDef[], change: TableChange, layout: TableLayout = 'columns'): Promise<void> {
+export async function alterCollectionTable(
+  handle: DbHandle,
+  table: string,
+  before: readonly FieldDef[],
+  after: readonly FieldDef[],
+  change: TableChange,
+  layout: TableLayout = 'columns',
+  within?: (scoped: DbHandle) => Promise<void>,
+): Promise<void> {
   await handle.db.transaction().execute(async (trx) => {
     for (const def of layout === 'columns' ? change.added : []) {
       const column = columnDefinition(def, handle, false)
@@ -221,13 +319,19 @@ export async function alterCollectionTable(handle: DbHandle, table: string, befo
     }
     for (const index of change.indexesDropped) await dropCompoundIndex(trx, handle, index.name, layout)
     for (const index of change.indexesAdded) await createCompoundIndex(trx, handle, table, index, after, layout)
-    const searchBefore = searchableFields(before).map((f) => f.name).join(',')
-    const searchAfter = searchableFields(after).map((f) => f.name).join(',')
+    const searchBefore = searchableFields(before)
+      .map((f) => f.name)
+      .join(',')
+    const searchAfter = searchableFields(after)
+      .map((f) => f.name)
+      .join(',')
     if (searchBefore !== searchAfter) {
       const scoped = { ...handle, db: trx }
       await dropSearchIndex(scoped, table, layout)
       if (searchAfter !== '') await createSearchIndex(scoped, table, after, layout)
     }
+    // Rows the change rewrites (enum values mapped), in the same transaction: a refusal undoes the DDL too.
+    if (within) await within({ ...handle, db: trx })
   })
 }
 
@@ -237,7 +341,13 @@ export async function alterCollectionTable(handle: DbHandle, table: string, befo
  * indexes made if missing; unique indexes are left as they are. Idempotent (every drop is `if exists`,
  * every index is made afresh), atomic, and serialised across instances on PostgreSQL.
  */
-export async function rebuildCollectionIndexes(handle: DbHandle, table: string, fields: readonly FieldDef[], indexes: readonly CompoundIndex[], layout: TableLayout = 'columns'): Promise<void> {
+export async function rebuildCollectionIndexes(
+  handle: DbHandle,
+  table: string,
+  fields: readonly FieldDef[],
+  indexes: readonly CompoundIndex[],
+  layout: TableLayout = 'columns',
+): Promise<void> {
   await handle.db.transaction().execute(async (trx) => {
     await lockTransaction(trx, handle.kind, `collection-indexes:${handle.schema ?? ''}.${table}`)
     await sql`drop index if exists ${tableIdentifier(handle, createdAtIndexName(table))}`.execute(trx)
@@ -255,7 +365,11 @@ export async function rebuildCollectionIndexes(handle: DbHandle, table: string, 
 }
 
 /** Drops the collection's table, its indexes and its search index. */
-export async function dropCollectionTable(handle: DbHandle, table: string, layout: TableLayout = 'columns'): Promise<void> {
+export async function dropCollectionTable(
+  handle: DbHandle,
+  table: string,
+  layout: TableLayout = 'columns',
+): Promise<void> {
   await handle.db.transaction().execute(async (trx) => {
     await dropSearchIndex({ ...handle, db: trx }, table, layout)
     await sql`drop table if exists ${tableIdentifier(handle, table)}`.execute(trx)

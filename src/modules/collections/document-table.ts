@@ -47,7 +47,10 @@ export function documentFields(fields: readonly FieldDef[]): FieldDef[] {
  */
 export function fieldExpression(kind: DbKind, def: FieldDef, row?: string): RawBuilder<unknown> {
   const doc = row ? sql.ref(`${row}.${documentColumn}`) : sql.ref(documentColumn)
-  if (kind === 'sqlite') return holdsJson(def) ? sql`(${doc} -> ${sql.lit(`$.${def.name}`)})` : sql`json_extract(${doc}, ${sql.lit(`$.${def.name}`)})`
+  if (kind === 'sqlite')
+    return holdsJson(def)
+      ? sql`(${doc} -> ${sql.lit(`$.${def.name}`)})`
+      : sql`json_extract(${doc}, ${sql.lit(`$.${def.name}`)})`
   if (holdsJson(def)) return sql`(${doc} -> ${sql.lit(def.name)})`
   const type = fieldTypeOf(def.type).column(def, kind) ?? 'text'
   const text = sql`(${doc} ->> ${sql.lit(def.name)})`
@@ -56,20 +59,35 @@ export function fieldExpression(kind: DbKind, def: FieldDef, row?: string): RawB
 
 /** The columns a read sees: the system columns, then each stored field named by its expression. */
 function selectList(kind: DbKind, fields: readonly FieldDef[]): RawBuilder<unknown>[] {
-  return [...systemColumns.map((c) => sql.ref(c.name)), ...documentFields(fields).map((f) => sql`${fieldExpression(kind, f)} as ${sql.id(f.name)}`)]
+  return [
+    ...systemColumns.map((c) => sql.ref(c.name)),
+    ...documentFields(fields).map((f) => sql`${fieldExpression(kind, f)} as ${sql.id(f.name)}`),
+  ]
 }
 
 /**
  * The table as reads see it: a derived table under the collection's own name with a column per field, so
  * every query written for a `d1` table (filters, sorts, counts, `select *`) reads the document alike.
  */
-export function documentSource(handle: DbHandle, table: string, fields: readonly FieldDef[]): AliasedRawBuilder<Record<string, unknown>, string> {
-  return sql<Record<string, unknown>>`(select ${sql.join(selectList(handle.kind, fields))} from ${tableIdentifier(handle, table)})`.as(table)
+export function documentSource(
+  handle: DbHandle,
+  table: string,
+  fields: readonly FieldDef[],
+): AliasedRawBuilder<Record<string, unknown>, string> {
+  return sql<
+    Record<string, unknown>
+  >`(select ${sql.join(selectList(handle.kind, fields))} from ${tableIdentifier(handle, table)})`.as(table)
 }
 
 /** What an INSERT, UPDATE or DELETE … RETURNING answers: the row as a read sees it. */
-export function documentReturning(kind: DbKind, fields: readonly FieldDef[]): (string | AliasedRawBuilder<unknown, string>)[] {
-  return [...systemColumns.map((c) => c.name), ...documentFields(fields).map((f) => fieldExpression(kind, f).as(f.name))]
+export function documentReturning(
+  kind: DbKind,
+  fields: readonly FieldDef[],
+): (string | AliasedRawBuilder<unknown, string>)[] {
+  return [
+    ...systemColumns.map((c) => c.name),
+    ...documentFields(fields).map((f) => fieldExpression(kind, f).as(f.name)),
+  ]
 }
 
 const systemNames: ReadonlySet<string> = new Set(systemColumns.map((c) => c.name))
@@ -79,7 +97,10 @@ const systemNames: ReadonlySet<string> = new Set(systemColumns.map((c) => c.name
  * them) turned into the table's: the system columns, and the fields as one JSON document. JSON-valued
  * fields arrive as their JSON text and are put in as JSON; a null leaves the key out.
  */
-export function packDocument(fields: readonly FieldDef[], row: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function packDocument(
+  fields: readonly FieldDef[],
+  row: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const json = jsonFieldNames(fields)
   const out: Record<string, unknown> = {}
   const entries: string[] = []
@@ -106,7 +127,11 @@ function jsonFieldNames(fields: readonly FieldDef[]): ReadonlySet<string> {
  * The SET of an UPDATE: system columns as they are, field values written into the document in place
  * (JSON values as JSON, a null removing the key) with the other keys left alone.
  */
-export function documentSet(kind: DbKind, fields: readonly FieldDef[], set: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function documentSet(
+  kind: DbKind,
+  fields: readonly FieldDef[],
+  set: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const json = jsonFieldNames(fields)
   const out: Record<string, unknown> = {}
   const removed: string[] = []
@@ -114,16 +139,23 @@ export function documentSet(kind: DbKind, fields: readonly FieldDef[], set: Read
   for (const [key, value] of Object.entries(set)) {
     if (systemNames.has(key)) out[key] = value
     else if (value === null) removed.push(key)
-    else if (value !== undefined) written.push([key, json.has(key) && typeof value === 'string' ? value : JSON.stringify(value)])
+    else if (value !== undefined)
+      written.push([key, json.has(key) && typeof value === 'string' ? value : JSON.stringify(value)])
   }
   if (removed.length === 0 && written.length === 0) return out
   const doc = sql.ref(documentColumn)
   if (kind === 'sqlite') {
     const kept = removed.length > 0 ? sql`json_remove(${doc}, ${sql.join(removed.map((k) => `$.${k}`))})` : doc
-    out[documentColumn] = written.length > 0 ? sql`json_set(${kept}, ${sql.join(written.map(([k, v]) => sql`${`$.${k}`}, json(${v})`))})` : kept
+    out[documentColumn] =
+      written.length > 0
+        ? sql`json_set(${kept}, ${sql.join(written.map(([k, v]) => sql`${`$.${k}`}, json(${v})`))})`
+        : kept
   } else {
     const kept = removed.length > 0 ? sql`(${doc} - cast(${removed} as text[]))` : doc
-    out[documentColumn] = written.length > 0 ? sql`(${kept} || cast(${`{${written.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`} as jsonb))` : kept
+    out[documentColumn] =
+      written.length > 0
+        ? sql`(${kept} || cast(${`{${written.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`} as jsonb))`
+        : kept
   }
   return out
 }

@@ -4,7 +4,15 @@ export { fieldTypeOf, FieldValueError, type FieldDef, type FieldTypeName } from 
 export { jsonDepthLimit, jsonProblem } from './field-types/json-value.js'
 export type { PublishResult } from './r2-sql/r2-sql.js'
 export { documentReturning, documentSet, documentSource, packDocument } from './document-table.js'
-export { createCollectionsService, layoutOf, type Collection, type CollectionsService, type ColumnStatus, type FieldChangeHooks, type StorageType } from './service.js'
+export {
+  createCollectionsService,
+  layoutOf,
+  type Collection,
+  type CollectionsService,
+  type ColumnStatus,
+  type FieldChangeHooks,
+  type StorageType,
+} from './service.js'
 export * as structures from './field-types/structure.js'
 export { collectionsRoutes } from './routes.js'
 export { createCollectionsModule, type CollectionsModuleDeps } from './module.js'

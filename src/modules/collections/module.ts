@@ -47,13 +47,23 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
   const removed = createObservers<[actor: Principal, projectId: string, names: readonly string[]]>()
   const before = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
   const after = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
-  const r2Sql = createR2Sql({ ...deps.r2Sql, systemDb: deps.systemDb, clock: deps.clock, log: deps.log, pubsub: deps.pubsub })
+  const r2Sql = createR2Sql({
+    ...deps.r2Sql,
+    systemDb: deps.systemDb,
+    clock: deps.clock,
+    log: deps.log,
+    pubsub: deps.pubsub,
+  })
   await r2Sql.start()
   // The schedule fires on one instance; its job asks every instance to publish what it holds.
   const publishing = await deps.r2Sql.queue.define<{ 'publish-held': Record<string, never> }>('r2-sql', {
     handlers: { 'publish-held': () => r2Sql.publishEverywhere() },
   })
-  await publishing.schedule('r2-sql-publish', { pattern: deps.r2Sql.publishPattern ?? '* * * * *', job: 'publish-held', data: {} })
+  await publishing.schedule('r2-sql-publish', {
+    pattern: deps.r2Sql.publishPattern ?? '* * * * *',
+    job: 'publish-held',
+    data: {},
+  })
   const service = await createCollectionsService({
     ...deps,
     r2Sql,
@@ -63,7 +73,8 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
       return (await access.decide(principal, `collections/${collection.name}`, 'read')).allowed
     },
     canReadSome: async (principal) =>
-      (await access.decide(principal, 'schema/*', 'read')).allowed || (await access.reachesAny(principal, 'collections/*', 'read')),
+      (await access.decide(principal, 'schema/*', 'read')).allowed ||
+      (await access.reachesAny(principal, 'collections/*', 'read')),
     onRemoved: removed.notify,
     fieldChanges: { before: before.notify, after: after.notify },
   })

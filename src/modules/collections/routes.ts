@@ -1,41 +1,99 @@
-import { createRouter, dataEnvelope, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z, type Security } from '../../lib/http/index.js'
-import { CollectionDetailSchema, CollectionSchema, CreateCollectionSchema, NameParams, UpdateCollectionSchema } from './schemas.js'
+import {
+  createRouter,
+  dataEnvelope,
+  defineRoute,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  principalOf,
+  z,
+  type Security,
+} from '../../lib/http/index.js'
+import {
+  CollectionDetailSchema,
+  CollectionSchema,
+  CreateCollectionSchema,
+  NameParams,
+  UpdateCollectionSchema,
+} from './schemas.js'
 import type { Collection, CollectionsService } from './service.js'
 
 const tags = ['Collections']
-const schemaErrors = ['invalid_request', 'invalid_name', 'reserved_name', 'reserved_field', 'duplicate_field', 'invalid_field', 'unauthorized', 'forbidden'] as const
+const schemaErrors = [
+  'invalid_request',
+  'invalid_name',
+  'reserved_name',
+  'reserved_field',
+  'duplicate_field',
+  'invalid_field',
+  'unauthorized',
+  'forbidden',
+] as const
 
 const listCollections = defineRoute({
-  method: 'get', path: '/api/v1/collections', operationId: 'collections.list', summary: 'Collections of the project the caller may read', tags,
+  method: 'get',
+  path: '/api/v1/collections',
+  operationId: 'collections.list',
+  summary: 'Collections of the project the caller may read',
+  tags,
   permission: 'collections/*:read',
-  responses: { 200: jsonContent(z.object({ data: z.array(CollectionSchema) }), 'Collections'), ...errorResponses('unauthorized') },
+  responses: {
+    200: jsonContent(z.object({ data: z.array(CollectionSchema) }), 'Collections'),
+    ...errorResponses('unauthorized'),
+  },
 })
 const getCollection = defineRoute({
-  method: 'get', path: '/api/v1/collections/{name}', operationId: 'collections.get', summary: 'One collection with its column statuses', tags,
+  method: 'get',
+  path: '/api/v1/collections/{name}',
+  operationId: 'collections.get',
+  summary: 'One collection with its column statuses',
+  tags,
   permission: 'collections/{name}:read',
   request: { params: NameParams },
-  responses: { 200: jsonContent(z.object({ data: CollectionDetailSchema }), 'The collection'), ...errorResponses('unauthorized', 'collection_not_found') },
+  responses: {
+    200: jsonContent(z.object({ data: CollectionDetailSchema }), 'The collection'),
+    ...errorResponses('unauthorized', 'collection_not_found'),
+  },
 })
 const createCollection = defineRoute({
-  method: 'post', path: '/api/v1/collections', operationId: 'collections.create', summary: 'Create a collection and its table', tags,
+  method: 'post',
+  path: '/api/v1/collections',
+  operationId: 'collections.create',
+  summary: 'Create a collection and its table',
+  tags,
   permission: 'schema/*:create',
   request: jsonBody(CreateCollectionSchema),
-  responses: { 201: jsonContent(dataEnvelope(CollectionSchema), 'Created'), ...errorResponses(...schemaErrors, 'not_found', 'already_exists', 'ddl_error') },
+  responses: {
+    201: jsonContent(dataEnvelope(CollectionSchema), 'Created'),
+    ...errorResponses(...schemaErrors, 'not_found', 'already_exists', 'ddl_error'),
+  },
 })
 const updateCollection = defineRoute({
-  method: 'patch', path: '/api/v1/collections/{name}', operationId: 'collections.update', summary: 'Add fields, toggle indexes, declare compound indexes, change access control', tags,
+  method: 'patch',
+  path: '/api/v1/collections/{name}',
+  operationId: 'collections.update',
+  summary:
+    'Add fields, change existing ones (enum values, labels, indexes), declare compound indexes, change access control',
+  tags,
   permission: 'schema/*:update',
   request: { params: NameParams, ...jsonBody(UpdateCollectionSchema) },
   responses: {
     200: jsonContent(dataEnvelope(CollectionSchema), 'Updated'),
-    ...errorResponses(...schemaErrors, 'collection_not_found', 'already_exists', 'ddl_error'),
+    ...errorResponses(...schemaErrors, 'collection_not_found', 'already_exists', 'conflict', 'ddl_error'),
   },
 })
 const deleteCollection = defineRoute({
-  method: 'delete', path: '/api/v1/collections/{name}', operationId: 'collections.delete', summary: 'Drop a collection, its table and all its data', tags,
+  method: 'delete',
+  path: '/api/v1/collections/{name}',
+  operationId: 'collections.delete',
+  summary: 'Drop a collection, its table and all its data',
+  tags,
   permission: 'schema/*:delete',
   request: { params: NameParams },
-  responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Dropped'), ...errorResponses('unauthorized', 'forbidden', 'collection_not_found', 'conflict', 'ddl_error') },
+  responses: {
+    200: jsonContent(z.object({ success: z.literal(true) }), 'Dropped'),
+    ...errorResponses('unauthorized', 'forbidden', 'collection_not_found', 'conflict', 'ddl_error'),
+  },
 })
 
 function wire(c: Collection) {
@@ -79,8 +137,16 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   writes.openapi(updateCollection, async (c) => {
     const p = principalOf(c)
     // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
-    const { fields, indexes, accessControl, name, storageType, databaseId } = c.req.valid('json')
-    const updated = await collections.update(p, c.req.valid('param').name, { fields, indexes, accessControl, name, storageType, databaseId })
+    const { fields, indexes, accessControl, name, storageType, databaseId, enumChanges } = c.req.valid('json')
+    const updated = await collections.update(p, c.req.valid('param').name, {
+      fields,
+      indexes,
+      accessControl,
+      name,
+      storageType,
+      databaseId,
+      enumChanges,
+    })
     return c.json({ data: wire(updated) }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {

@@ -31,13 +31,16 @@ const IndexSchema = z
  * The compound indexes as a client sends them: anything here, so that a malformed list reaches the service
  * and is 400 invalid_request naming the index (definition/compound-indexes.ts checks it).
  */
-const IndexesInputSchema = z.unknown().optional().openapi({
-  type: 'array',
-  description:
-    'Compound indexes (beyond the spec): up to 16 of { fields: 1 to 8 field names (a leading "-" means descending), unique? }. ' +
-    'On PATCH the complete list: left out means dropped; absent leaves them as they are. `name` is derived; sent back, it is ignored.',
-  example: [indexExample],
-})
+const IndexesInputSchema = z
+  .unknown()
+  .optional()
+  .openapi({
+    type: 'array',
+    description:
+      'Compound indexes (beyond the spec): up to 16 of { fields: 1 to 8 field names (a leading "-" means descending), unique? }. ' +
+      'On PATCH the complete list: left out means dropped; absent leaves them as they are. `name` is derived; sent back, it is ignored.',
+    example: [indexExample],
+  })
 
 export const CollectionSchema = z
   .object({
@@ -49,7 +52,9 @@ export const CollectionSchema = z
     schemaVersion: z.number().int(),
     fields: z.array(FieldSchema),
     indexes: z.array(IndexSchema),
-    accessControl: z.object({ preset: z.enum(['private', 'team', 'public']), sharing: z.boolean().optional() }).nullable(),
+    accessControl: z
+      .object({ preset: z.enum(['private', 'team', 'public']), sharing: z.boolean().optional() })
+      .nullable(),
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
   })
@@ -72,9 +77,17 @@ export const CreateCollectionSchema = z.strictObject({
   accessControl: z.unknown().optional(),
 })
 
-const readOnly = (what: string) => z.unknown().optional().openapi({ description: `${what}: read only, accepted and ignored` })
+const readOnly = (what: string) =>
+  z
+    .unknown()
+    .optional()
+    .openapi({ description: `${what}: read only, accepted and ignored` })
 const unchangeable = (what: string) =>
-  z.string().max(100).optional().openapi({ description: `${what}: may be sent only with its current value (400 invalid_request otherwise)` })
+  z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({ description: `${what}: may be sent only with its current value (400 invalid_request otherwise)` })
 
 /**
  * Strict like create, but a client may send back the collection as GET returned it: `name`, `storageType`
@@ -88,6 +101,14 @@ export const UpdateCollectionSchema = z.strictObject({
   name: unchangeable('The collection name'),
   storageType: unchangeable('The storage type'),
   databaseId: unchangeable('The database binding'),
+  enumChanges: z
+    .record(z.string().max(100), z.record(z.string().max(200), z.string().max(200)))
+    .optional()
+    .openapi({
+      description:
+        'Per enum or multi_enum field, each value the new enumValues remove → the kept value its records get (rewritten in the same transaction). Without it, removing or renaming a value that records hold is 409 conflict with the count per value.',
+      example: { status: { waiting: 'open' } },
+    }),
   id: readOnly('id'),
   projectId: readOnly('projectId'),
   schemaVersion: readOnly('schemaVersion'),

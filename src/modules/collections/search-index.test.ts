@@ -21,7 +21,10 @@ afterEach(async () => {
 })
 
 async function objects(): Promise<string[]> {
-  const rows = await sql<{ type: string; name: string }>`select type, name from sqlite_master where name not like 'sqlite_%' order by type, name`.execute(db)
+  const rows = await sql<{
+    type: string
+    name: string
+  }>`select type, name from sqlite_master where name not like 'sqlite_%' order by type, name`.execute(db)
   return rows.rows.map((r) => `${r.type} ${r.name}`)
 }
 
@@ -29,7 +32,14 @@ describe('dropSearchIndex (SQLite)', () => {
   it('drops the table’s FTS5 index and its triggers', async () => {
     await sql`create table qx (title text)`.execute(db)
     await createSearchIndex(handle, 'qx', [title])
-    expect(await objects()).toEqual(expect.arrayContaining(['table qx__search', 'trigger qx__search_ai', 'trigger qx__search_ad', 'trigger qx__search_au']))
+    expect(await objects()).toEqual(
+      expect.arrayContaining([
+        'table qx__search',
+        'trigger qx__search_ai',
+        'trigger qx__search_ad',
+        'trigger qx__search_au',
+      ]),
+    )
     await dropSearchIndex(handle, 'qx')
     expect(await objects()).toEqual(['table qx'])
   })
@@ -56,7 +66,9 @@ describe('dropSearchIndex (SQLite)', () => {
     await sql`create table qx (title text)`.execute(db)
     await sql`create table other (title text)`.execute(db)
     await sql`create table log (line text)`.execute(db)
-    await sql`create trigger qx__search_ai after insert on other begin insert into log values (new.title); end`.execute(db)
+    await sql`create trigger qx__search_ai after insert on other begin insert into log values (new.title); end`.execute(
+      db,
+    )
     await dropSearchIndex(handle, 'qx')
     await sql`insert into other values ('still fires')`.execute(db)
     expect((await sql`select line from log`.execute(db)).rows).toEqual([{ line: 'still fires' }])

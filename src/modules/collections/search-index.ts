@@ -35,7 +35,10 @@ function ginIndex(table: string): string {
  * generated column of a column table concatenates its columns. `ref` names each field: its expression in
  * the index, the derived table's column in a query (which the planner folds into the same expression).
  */
-function documentText(searchable: readonly FieldDef[], ref: (def: FieldDef) => RawBuilder<unknown>): RawBuilder<unknown> {
+function documentText(
+  searchable: readonly FieldDef[],
+  ref: (def: FieldDef) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
   return sql.join(
     searchable.map((f) => sql`coalesce(cast(${ref(f)} as text), '')`),
     sql` || ' ' || `,
@@ -43,7 +46,12 @@ function documentText(searchable: readonly FieldDef[], ref: (def: FieldDef) => R
 }
 
 /** Creates the search index of a table (and fills it from existing rows). */
-export async function createSearchIndex(handle: DbHandle, table: string, fields: readonly FieldDef[], layout: TableLayout = 'columns'): Promise<void> {
+export async function createSearchIndex(
+  handle: DbHandle,
+  table: string,
+  fields: readonly FieldDef[],
+  layout: TableLayout = 'columns',
+): Promise<void> {
   const searchable = searchableFields(fields)
   const names = searchable.map((f) => f.name)
   if (names.length === 0) return
@@ -53,8 +61,12 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
     const fts = ftsTable(table)
     const cols = sql.join(names.map((_, i) => sql.id(`c${i}`)))
     // A document table feeds the index from the document, with the expressions its reads use.
-    const fieldCols = sql.join(document ? searchable.map((f) => fieldExpression('sqlite', f)) : names.map((n) => sql.id(n)))
-    const newCols = sql.join(document ? searchable.map((f) => fieldExpression('sqlite', f, 'new')) : names.map((n) => sql`new.${sql.id(n)}`))
+    const fieldCols = sql.join(
+      document ? searchable.map((f) => fieldExpression('sqlite', f)) : names.map((n) => sql.id(n)),
+    )
+    const newCols = sql.join(
+      document ? searchable.map((f) => fieldExpression('sqlite', f, 'new')) : names.map((n) => sql`new.${sql.id(n)}`),
+    )
     const updated = document ? sql.id('doc') : fieldCols
     await sql`create virtual table ${sql.id(fts)} using fts5(${cols})`.execute(db)
     await sql`create trigger ${sql.id(`${fts}_ai`)} after insert on ${sql.id(table)} begin
@@ -71,15 +83,21 @@ export async function createSearchIndex(handle: DbHandle, table: string, fields:
   if (document) {
     // An expression index: no column is added, and a search spelled with the same expression uses it.
     const text = documentText(searchable, (f) => fieldExpression('postgres', f))
-    await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin ((to_tsvector('simple', ${text})))`.execute(db)
+    await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin ((to_tsvector('simple', ${text})))`.execute(
+      db,
+    )
     return
   }
   const text = sql.join(
     names.map((n) => sql`coalesce(${sql.id(n)}::text, '')`),
     sql` || ' ' || `,
   )
-  await sql`alter table ${tableIdentifier(handle, table)} add column _search tsvector generated always as (to_tsvector('simple', ${text})) stored`.execute(db)
-  await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(db)
+  await sql`alter table ${tableIdentifier(handle, table)} add column _search tsvector generated always as (to_tsvector('simple', ${text})) stored`.execute(
+    db,
+  )
+  await sql`create index ${sql.id(ginIndex(table))} on ${tableIdentifier(handle, table)} using gin (_search)`.execute(
+    db,
+  )
 }
 
 /**
@@ -97,9 +115,11 @@ export async function dropSearchIndex(handle: DbHandle, table: string, layout: T
     const objects = await sql<{ type: string; name: string; tbl_name: string; sql: string | null }>`
       select type, name, tbl_name, sql from sqlite_master where name in (${sql.join([fts, ...triggers])})`.execute(db)
     for (const o of objects.rows) {
-      if (o.type === 'trigger' && o.tbl_name === table && triggers.includes(o.name)) await sql`drop trigger ${sql.id(o.name)}`.execute(db)
+      if (o.type === 'trigger' && o.tbl_name === table && triggers.includes(o.name))
+        await sql`drop trigger ${sql.id(o.name)}`.execute(db)
     }
-    if (objects.rows.some((o) => o.type === 'table' && o.name === fts && isFts5Table(o.sql))) await sql`drop table ${sql.id(fts)}`.execute(db)
+    if (objects.rows.some((o) => o.type === 'table' && o.name === fts && isFts5Table(o.sql)))
+      await sql`drop table ${sql.id(fts)}`.execute(db)
     return
   }
   if (layout === 'document') {
@@ -124,7 +144,13 @@ export function searchTerms(query: string): string[] {
  * A condition matching rows that contain every term (each as a word prefix). Throws invalid_request when
  * the query has no word or the collection has no searchable field.
  */
-export function searchCondition(handle: DbHandle, table: string, fields: readonly FieldDef[], query: string, layout: TableLayout = 'columns'): Expression<SqlBool> {
+export function searchCondition(
+  handle: DbHandle,
+  table: string,
+  fields: readonly FieldDef[],
+  query: string,
+  layout: TableLayout = 'columns',
+): Expression<SqlBool> {
   const searchable = searchableFields(fields)
   if (searchable.length === 0) throw new AppError('invalid_request', 'This collection has no text fields to search')
   const terms = searchTerms(query)

@@ -29,12 +29,26 @@ export function createCollectionsStore(systemDb: Kysely<any>) {
     },
     /** Collections of every project whose indexes were built with an older layout (start-up upgrade). */
     async listBelowLayout(layout: number): Promise<CollectionRow[]> {
-      return db.selectFrom('collections').selectAll().where('index_layout', '<', layout).orderBy('project_id').orderBy('name').execute()
+      return db
+        .selectFrom('collections')
+        .selectAll()
+        .where('index_layout', '<', layout)
+        .orderBy('project_id')
+        .orderBy('name')
+        .execute()
     },
     async insert(row: CollectionRow): Promise<void> {
       await db.insertInto('collections').values(row).execute()
     },
-    async update(id: string, patch: Partial<Pick<CollectionRow, 'fields' | 'indexes' | 'index_layout' | 'access_control' | 'schema_version' | 'updated_at' | 'owner_scoped'>>): Promise<void> {
+    async update(
+      id: string,
+      patch: Partial<
+        Pick<
+          CollectionRow,
+          'fields' | 'indexes' | 'index_layout' | 'access_control' | 'schema_version' | 'updated_at' | 'owner_scoped'
+        >
+      >,
+    ): Promise<void> {
       await db.updateTable('collections').set(patch).where('id', '=', id).execute()
     },
     async delete(id: string): Promise<void> {

@@ -11,7 +11,10 @@ export function bindingsBox(secretKey: string): SecretBox {
  * The registry's lookup of registered bindings. It needs only the system database and the box, so it is
  * built with the registry, before the modules (the databases service among them) that need the registry.
  */
-export function createBindingResolver(deps: { box: SecretBox; allowPrivateNetwork: boolean }): (system: DbHandle) => ResolveBinding {
+export function createBindingResolver(deps: {
+  box: SecretBox
+  allowPrivateNetwork: boolean
+}): (system: DbHandle) => ResolveBinding {
   return (system) => {
     const store = createDatabasesStore(system.db)
     return async (projectId, id) => {
@@ -19,7 +22,12 @@ export function createBindingResolver(deps: { box: SecretBox; allowPrivateNetwor
       const row = await store.byId(id)
       if (!row || row.project_id !== projectId) return null
       if (row.kind === 'sqlite') return { id: row.id, kind: 'sqlite' }
-      return { id: row.id, kind: 'postgres', url: deps.box.open(row.url_sealed ?? ''), privateNetwork: Boolean(row.private_network) || deps.allowPrivateNetwork }
+      return {
+        id: row.id,
+        kind: 'postgres',
+        url: deps.box.open(row.url_sealed ?? ''),
+        privateNetwork: Boolean(row.private_network) || deps.allowPrivateNetwork,
+      }
     }
   }
 }

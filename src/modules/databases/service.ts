@@ -50,7 +50,10 @@ export interface DatabasesDeps {
 
 /** The one answer to any failure to open a new binding: it must not tell a closed port from an open one. */
 const unopenable = () =>
-  new AppError('invalid_request', 'The database could not be opened; check the URL, the credentials and that the server is reachable from this server')
+  new AppError(
+    'invalid_request',
+    'The database could not be opened; check the URL, the credentials and that the server is reachable from this server',
+  )
 
 export function createDatabasesService(deps: DatabasesDeps) {
   const store = createDatabasesStore(deps.systemDb)
@@ -91,11 +94,16 @@ export function createDatabasesService(deps: DatabasesDeps) {
      * credentials, unknown database, DNS, timeout); the reason goes to the log without the password.
      * Throws invalid_request (shape, could not be opened), forbidden (private address), already_exists (name).
      */
-    async create(actor: Principal, input: { name: string; kind: 'sqlite' | 'postgres'; url?: string }): Promise<DatabaseBinding> {
+    async create(
+      actor: Principal,
+      input: { name: string; kind: 'sqlite' | 'postgres'; url?: string },
+    ): Promise<DatabaseBinding> {
       await deps.access.authorize(actor, 'system/databases:manage')
       const projectId = actor.projectId
-      if (input.kind === 'postgres' && !input.url) throw new AppError('invalid_request', 'A postgres database needs a url (postgres://…)')
-      if (input.kind === 'sqlite' && input.url) throw new AppError('invalid_request', 'A sqlite database is a file Plinth keeps; send no url')
+      if (input.kind === 'postgres' && !input.url)
+        throw new AppError('invalid_request', 'A postgres database needs a url (postgres://…)')
+      if (input.kind === 'sqlite' && input.url)
+        throw new AppError('invalid_request', 'A sqlite database is a file Plinth keeps; send no url')
       const row: BindingRow = {
         id: newId(),
         project_id: projectId,
@@ -108,7 +116,8 @@ export function createDatabasesService(deps: DatabasesDeps) {
       try {
         await store.insert(row)
       } catch (err) {
-        if (isAppError(err) && err.code === 'already_exists') throw new AppError('already_exists', `A database named "${input.name}" already exists`, { fields: ['name'] })
+        if (isAppError(err) && err.code === 'already_exists')
+          throw new AppError('already_exists', `A database named "${input.name}" already exists`, { fields: ['name'] })
         throw err
       }
       try {
@@ -117,14 +126,31 @@ export function createDatabasesService(deps: DatabasesDeps) {
         await store.delete(row.id)
         await deps.registry.release(projectId, row.id)
         if (isBlockedAddressError(err)) {
-          throw new AppError('forbidden', 'The database server is on a loopback, private or link-local address; only a super_admin may register it (or the server runs with ALLOW_PRIVATE_NETWORK)', {
-            fields: ['url'],
-          })
+          throw new AppError(
+            'forbidden',
+            'The database server is on a loopback, private or link-local address; only a super_admin may register it (or the server runs with ALLOW_PRIVATE_NETWORK)',
+            {
+              fields: ['url'],
+            },
+          )
         }
-        deps.log.warn({ databaseName: row.name, location: withoutCredentials(input.url ?? ''), cause: failureOf(err, input.url ?? '') }, 'database binding could not be opened')
+        deps.log.warn(
+          {
+            databaseName: row.name,
+            location: withoutCredentials(input.url ?? ''),
+            cause: failureOf(err, input.url ?? ''),
+          },
+          'database binding could not be opened',
+        )
         throw unopenable()
       }
-      await deps.audit.record({ projectId, action: 'database.created', actor, target: { type: 'database', id: row.id }, details: { name: row.name, kind: row.kind } })
+      await deps.audit.record({
+        projectId,
+        action: 'database.created',
+        actor,
+        target: { type: 'database', id: row.id },
+        details: { name: row.name, kind: row.kind },
+      })
       return toBinding(row)
     },
 
@@ -157,7 +183,9 @@ export function createDatabasesService(deps: DatabasesDeps) {
         await deps.collections.forget(actor, projectId, attached)
         for (const name of attached) {
           const grants = await deps.access.dropGrantsOn(projectId, `collections/${name}`)
-          cleanupLog.push(`Removed collection ${name} from the registry, with ${grants} grant${grants === 1 ? '' : 's'} naming it and the shares of its records`)
+          cleanupLog.push(
+            `Removed collection ${name} from the registry, with ${grants} grant${grants === 1 ? '' : 's'} naming it and the shares of its records`,
+          )
         }
       }
       await store.delete(id)
@@ -167,18 +195,30 @@ export function createDatabasesService(deps: DatabasesDeps) {
         const file = join(deps.dataDir, 'databases', `${id}.db`)
         try {
           for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true })
-          cleanupLog.push(`Deleted the SQLite file of database ${row.name}${attached.length > 0 ? ` with its tables (${attached.join(', ')})` : ''}`)
+          cleanupLog.push(
+            `Deleted the SQLite file of database ${row.name}${attached.length > 0 ? ` with its tables (${attached.join(', ')})` : ''}`,
+          )
         } catch {
           manualCleanupRequired = true
-          cleanupLog.push(`Could not delete the SQLite file of database ${row.name} (databases/${id}.db in the data directory); delete it by hand`)
+          cleanupLog.push(
+            `Could not delete the SQLite file of database ${row.name} (databases/${id}.db in the data directory); delete it by hand`,
+          )
         }
       } else {
         for (const name of attached) {
           manualCleanupRequired = true
-          cleanupLog.push(`Left table ${name} in ${binding.location ?? row.name}: Plinth does not drop tables in a database it does not own; drop it there if it is no longer needed`)
+          cleanupLog.push(
+            `Left table ${name} in ${binding.location ?? row.name}: Plinth does not drop tables in a database it does not own; drop it there if it is no longer needed`,
+          )
         }
       }
-      await deps.audit.record({ projectId, action: 'database.deleted', actor, target: { type: 'database', id }, details: { name: row.name, kind: row.kind, cascade, collections: attached } })
+      await deps.audit.record({
+        projectId,
+        action: 'database.deleted',
+        actor,
+        target: { type: 'database', id },
+        details: { name: row.name, kind: row.kind, cascade, collections: attached },
+      })
       return { success: true, cleanupLog, manualCleanupRequired }
     },
   }

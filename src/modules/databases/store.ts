@@ -18,7 +18,13 @@ export function createDatabasesStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
   return {
     async list(projectId: string): Promise<BindingRow[]> {
-      return db.selectFrom('database_bindings').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('name').execute()
+      return db
+        .selectFrom('database_bindings')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('name')
+        .execute()
     },
     async byId(id: string): Promise<BindingRow | undefined> {
       return db.selectFrom('database_bindings').selectAll().where('id', '=', id).executeTakeFirst()

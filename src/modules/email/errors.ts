@@ -52,9 +52,16 @@ export function transportFailure(channel: EmailChannel, err: unknown): unknown {
   const reply = typeof raw === 'number' ? raw : null
   const quota = reply !== null && (channel === 'rest_api' ? reply === 429 : smtpQuotaReplies.has(reply))
   if (quota) {
-    return new EmailError('email_upstream_quota_exceeded', 'The email provider is limiting what this server sends; try again later', { channel, reply }, 429, true)
+    return new EmailError(
+      'email_upstream_quota_exceeded',
+      'The email provider is limiting what this server sends; try again later',
+      { channel, reply },
+      429,
+      true,
+    )
   }
   const status = reply === null ? 503 : channel === 'rest_api' ? reply : reply >= 500 ? 422 : 503
-  const message = reply === null ? 'The email provider could not be reached' : `The email provider refused the message (${reply})`
+  const message =
+    reply === null ? 'The email provider could not be reached' : `The email provider refused the message (${reply})`
   return new EmailError('email_send_failed', message, { channel, reply }, status, status >= 500)
 }

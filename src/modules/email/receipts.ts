@@ -18,7 +18,13 @@ export function receiptSignature(secret: string, timestamp: string, rawBody: str
  * Whether a receipt is genuine and fresh: a timestamp of whole Unix seconds within the window of `nowSeconds`,
  * and a signature over it and the exact body, compared in constant time. Throws nothing.
  */
-export function receiptIsGenuine(secret: string, rawBody: string, timestamp: string | undefined, signature: string | undefined, nowSeconds: number): boolean {
+export function receiptIsGenuine(
+  secret: string,
+  rawBody: string,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  nowSeconds: number,
+): boolean {
   if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false
   // Both checks always run, so the time taken says nothing about which one failed.
   const fresh = Math.abs(nowSeconds - Number(timestamp)) <= receiptWindowSeconds

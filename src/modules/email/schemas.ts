@@ -5,10 +5,14 @@ import { queryInteger, z } from '../../lib/http/index.js'
 export const LoggedMessageSchema = z
   .object({
     id: z.string(),
-    messageId: z.string().openapi({ description: "The provider's id (SMTP Message-ID, or the REST provider's id): what a receipt names" }),
+    messageId: z
+      .string()
+      .openapi({ description: "The provider's id (SMTP Message-ID, or the REST provider's id): what a receipt names" }),
     recipient: z.string().openapi({ description: 'One recipient, lower-case' }),
     channel: z.enum(['email_binding', 'rest_api']),
-    status: z.enum(['sent', 'delivered']).openapi({ description: 'sent: the provider accepted it; delivered: a signed receipt confirmed it' }),
+    status: z
+      .enum(['sent', 'delivered'])
+      .openapi({ description: 'sent: the provider accepted it; delivered: a signed receipt confirmed it' }),
     flowId: z.string().nullable(),
     runId: z.string().nullable(),
     stepKey: z.string().nullable(),

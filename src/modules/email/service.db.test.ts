@@ -26,12 +26,19 @@ describe.each(dialects())('email service on %s', (kind) => {
   let answer: () => Promise<{ messageId: string; accepted: boolean }>
   const make = (channel: EmailChannel = 'email_binding', receiptSecret: string | null = secret) =>
     createEmailService({
-      systemDb: fixture.db, clock, log: createLogger('silent'), receiptSecret, coolOffMs: 60_000,
+      systemDb: fixture.db,
+      clock,
+      log: createLogger('silent'),
+      receiptSecret,
+      coolOffMs: 60_000,
       access: { authorize: async () => {} },
       mailer: { channel, send: async (m) => (sent.push(m), answer()) },
     })
   async function refusal(promise: Promise<unknown>): Promise<EmailError> {
-    const err = await promise.then(() => null, (e: unknown) => e)
+    const err = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(err).toBeInstanceOf(EmailError)
     return err as EmailError
   }
@@ -40,7 +47,10 @@ describe.each(dialects())('email service on %s', (kind) => {
 
   beforeEach(async () => {
     fixture = await openFixture(kind)
-    await fixture.db.schema.createTable('projects').addColumn('id', 'text', (c) => c.primaryKey()).execute()
+    await fixture.db.schema
+      .createTable('projects')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute()
     await fixture.db.insertInto('projects').values({ id: 'p1' }).execute()
     await m0017Email.up(fixture.db, kind)
     clock = createManualClock(Date.UTC(2026, 10, 26, 12))
@@ -77,11 +87,25 @@ describe.each(dialects())('email service on %s', (kind) => {
 
   it('counts each distinct recipient; a send over the quota sends nothing and says limit, used, requested, remaining', async () => {
     const service = make()
-    const first = await service.send(actor, message(['a@x.test', 'A@X.test', 'b@x.test']), { dailyLimit: 4, runId: 'r1', flowId: 'f1', stepKey: 'mail' })
-    expect(first).toMatchObject({ status: 'sent', channel: 'email_binding', quotaRemaining: 2, to: ['a@x.test', 'A@X.test', 'b@x.test'] })
+    const first = await service.send(actor, message(['a@x.test', 'A@X.test', 'b@x.test']), {
+      dailyLimit: 4,
+      runId: 'r1',
+      flowId: 'f1',
+      stepKey: 'mail',
+    })
+    expect(first).toMatchObject({
+      status: 'sent',
+      channel: 'email_binding',
+      quotaRemaining: 2,
+      to: ['a@x.test', 'A@X.test', 'b@x.test'],
+    })
     expect(sent[0]!.to).toEqual(['a@x.test', 'b@x.test'])
     const err = await refusal(service.send(actor, message(['c@x.test', 'd@x.test', 'e@x.test']), { dailyLimit: 4 }))
-    expect(err).toMatchObject({ code: 'email_quota_exceeded', retryable: false, details: { limit: 4, used: 2, requested: 3, remaining: 2 } })
+    expect(err).toMatchObject({
+      code: 'email_quota_exceeded',
+      retryable: false,
+      details: { limit: 4, used: 2, requested: 3, remaining: 2 },
+    })
     expect(sent).toHaveLength(1)
     expect(await service.usage('p1')).toEqual({ emailsToday: 2 })
     // A new UTC day starts from nothing.
@@ -91,7 +115,10 @@ describe.each(dialects())('email service on %s', (kind) => {
 
   it('two sends racing for the last place: one is sent, the other refused', async () => {
     const service = make()
-    const results = await Promise.allSettled([service.send(actor, message('a@x.test'), { dailyLimit: 1 }), service.send(actor, message('b@x.test'), { dailyLimit: 1 })])
+    const results = await Promise.allSettled([
+      service.send(actor, message('a@x.test'), { dailyLimit: 1 }),
+      service.send(actor, message('b@x.test'), { dailyLimit: 1 }),
+    ])
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
     expect(sent).toHaveLength(1)
     expect(await service.usage('p1')).toEqual({ emailsToday: 1 })
@@ -107,14 +134,17 @@ describe.each(dialects())('email service on %s', (kind) => {
     ['REST 400', 'rest_api', 400, 'email_send_failed', 400, false],
     ['REST 502', 'rest_api', 502, 'email_send_failed', 502, true],
     ['no answer', 'email_binding', null, 'email_send_failed', 503, true],
-  ] as const)('%s is %s (status %i, retryable %s) and gives the quota back', async (_name, channel, reply, code, status, retryable) => {
-    const service = make(channel)
-    answer = failWith(reply)
-    const err = await refusal(service.send(actor, message('a@x.test'), { dailyLimit: 5 }))
-    expect(err).toMatchObject({ code, status, retryable, details: { channel, reply } })
-    expect(await service.usage('p1')).toEqual({ emailsToday: 0 })
-    expect((await service.list(actor, { page: 1, limit: 10 })).total).toBe(0)
-  })
+  ] as const)(
+    '%s is %s (status %i, retryable %s) and gives the quota back',
+    async (_name, channel, reply, code, status, retryable) => {
+      const service = make(channel)
+      answer = failWith(reply)
+      const err = await refusal(service.send(actor, message('a@x.test'), { dailyLimit: 5 }))
+      expect(err).toMatchObject({ code, status, retryable, details: { channel, reply } })
+      expect(await service.usage('p1')).toEqual({ emailsToday: 0 })
+      expect((await service.list(actor, { page: 1, limit: 10 })).total).toBe(0)
+    },
+  )
 
   it("after the provider's limit the channel rests: email_no_capacity without touching the transport, then sends again", async () => {
     const service = make('rest_api')
@@ -125,7 +155,10 @@ describe.each(dialects())('email service on %s', (kind) => {
     expect(err).toMatchObject({ code: 'email_no_capacity', retryable: true, details: { retryAfterMs: 60_000 } })
     expect(sent).toHaveLength(1)
     await clock.advance(60_000)
-    expect(await service.send(actor, message('a@x.test'), { dailyLimit: 5 })).toMatchObject({ messageId: 'ok-1', channel: 'rest_api' })
+    expect(await service.send(actor, message('a@x.test'), { dailyLimit: 5 })).toMatchObject({
+      messageId: 'ok-1',
+      channel: 'rest_api',
+    })
   })
 
   it('through the real rest_api channel: a provider answering 429 is upstream quota, and the next send never reaches it', async () => {
@@ -135,9 +168,22 @@ describe.each(dialects())('email service on %s', (kind) => {
     try {
       const apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/send`
       const mailer = createMailer({ channel: 'rest_api', from: 'x@y.test', smtpUrl: null, apiUrl, apiKey: 'k' })
-      const service = createEmailService({ systemDb: fixture.db, clock, log: createLogger('silent'), receiptSecret: null, access: { authorize: async () => {} }, mailer })
-      expect(await refusal(service.send(actor, message(['a@x.test', 'b@x.test']), { dailyLimit: 5 }))).toMatchObject({ code: 'email_upstream_quota_exceeded', retryable: true, details: { channel: 'rest_api', reply: 429 } })
-      expect(await refusal(service.send(actor, message('a@x.test'), { dailyLimit: 5 }))).toMatchObject({ code: 'email_no_capacity' })
+      const service = createEmailService({
+        systemDb: fixture.db,
+        clock,
+        log: createLogger('silent'),
+        receiptSecret: null,
+        access: { authorize: async () => {} },
+        mailer,
+      })
+      expect(await refusal(service.send(actor, message(['a@x.test', 'b@x.test']), { dailyLimit: 5 }))).toMatchObject({
+        code: 'email_upstream_quota_exceeded',
+        retryable: true,
+        details: { channel: 'rest_api', reply: 429 },
+      })
+      expect(await refusal(service.send(actor, message('a@x.test'), { dailyLimit: 5 }))).toMatchObject({
+        code: 'email_no_capacity',
+      })
       expect(hits).toBe(1)
       expect(await service.usage('p1')).toEqual({ emailsToday: 0 })
     } finally {
@@ -149,10 +195,14 @@ describe.each(dialects())('email service on %s', (kind) => {
   it('through the real SMTP channel: a 452 reply is upstream quota; a 550 is email_send_failed, not retryable; nothing is counted', async () => {
     let received = 0
     const smtp = new SMTPServer({
-      authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
       onRcptTo(address, _session, callback) {
-        if (address.address.endsWith('@busy.test')) return callback(Object.assign(new Error('Too many recipients today'), { responseCode: 452 }))
-        if (address.address.endsWith('@gone.test')) return callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }))
+        if (address.address.endsWith('@busy.test'))
+          return callback(Object.assign(new Error('Too many recipients today'), { responseCode: 452 }))
+        if (address.address.endsWith('@gone.test'))
+          return callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }))
         callback()
       },
       onData(stream, _session, callback) {
@@ -164,9 +214,24 @@ describe.each(dialects())('email service on %s', (kind) => {
     try {
       const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`
       const mailer = createMailer({ channel: 'email_binding', from: 'x@y.test', smtpUrl, apiUrl: null, apiKey: null })
-      const service = createEmailService({ systemDb: fixture.db, clock, log: createLogger('silent'), receiptSecret: null, access: { authorize: async () => {} }, mailer })
-      expect(await refusal(service.send(actor, message('a@gone.test'), { dailyLimit: 5 }))).toMatchObject({ code: 'email_send_failed', status: 422, retryable: false, details: { reply: 550 } })
-      expect(await refusal(service.send(actor, message('a@busy.test'), { dailyLimit: 5 }))).toMatchObject({ code: 'email_upstream_quota_exceeded', details: { channel: 'email_binding', reply: 452 } })
+      const service = createEmailService({
+        systemDb: fixture.db,
+        clock,
+        log: createLogger('silent'),
+        receiptSecret: null,
+        access: { authorize: async () => {} },
+        mailer,
+      })
+      expect(await refusal(service.send(actor, message('a@gone.test'), { dailyLimit: 5 }))).toMatchObject({
+        code: 'email_send_failed',
+        status: 422,
+        retryable: false,
+        details: { reply: 550 },
+      })
+      expect(await refusal(service.send(actor, message('a@busy.test'), { dailyLimit: 5 }))).toMatchObject({
+        code: 'email_upstream_quota_exceeded',
+        details: { channel: 'email_binding', reply: 452 },
+      })
       expect(received).toBe(0)
       expect(await service.usage('p1')).toEqual({ emailsToday: 0 })
       await mailer.close()
@@ -177,22 +242,46 @@ describe.each(dialects())('email service on %s', (kind) => {
 
   it('logs one row per recipient with no subject or body; a genuine receipt marks one delivered, a bad one nothing', async () => {
     const service = make()
-    const { messageId } = await service.send(actor, { to: ['a@x.test', 'b@x.test'], subject: 'Secret subject', html: '<p>Secret body</p>' }, { dailyLimit: 5, flowId: 'f1', runId: 'r1', stepKey: 'mail' })
+    const { messageId } = await service.send(
+      actor,
+      { to: ['a@x.test', 'b@x.test'], subject: 'Secret subject', html: '<p>Secret body</p>' },
+      { dailyLimit: 5, flowId: 'f1', runId: 'r1', stepKey: 'mail' },
+    )
     expect(sent[0]).toMatchObject({ text: 'Secret body', html: '<p>Secret body</p>' })
     const rows = await fixture.db.selectFrom('email_messages').selectAll().execute()
     expect(rows).toHaveLength(2)
     expect(JSON.stringify(rows)).not.toMatch(/Secret/)
-    const body = JSON.stringify([{ messageId, recipient: 'b@x.test', status: 'delivered' }, { messageId, status: 'bounced' }])
+    const body = JSON.stringify([
+      { messageId, recipient: 'b@x.test', status: 'delivered' },
+      { messageId, status: 'bounced' },
+    ])
     const ts = String(clock.seconds())
-    await expect(service.receipt(body, ts, receiptSignature('wrong-secret-0123456789', ts, body))).rejects.toMatchObject({ code: 'unauthorized' })
+    await expect(
+      service.receipt(body, ts, receiptSignature('wrong-secret-0123456789', ts, body)),
+    ).rejects.toMatchObject({ code: 'unauthorized' })
     const old = String(clock.seconds() - 301)
-    await expect(service.receipt(body, old, receiptSignature(secret, old, body))).rejects.toMatchObject({ code: 'unauthorized' })
-    await expect(make('email_binding', null).receipt(body, ts, receiptSignature(secret, ts, body))).rejects.toMatchObject({ code: 'unauthorized' })
+    await expect(service.receipt(body, old, receiptSignature(secret, old, body))).rejects.toMatchObject({
+      code: 'unauthorized',
+    })
+    await expect(
+      make('email_binding', null).receipt(body, ts, receiptSignature(secret, ts, body)),
+    ).rejects.toMatchObject({ code: 'unauthorized' })
     expect((await service.list(actor, { page: 1, limit: 10, status: 'delivered' })).total).toBe(0)
     expect(await service.receipt(body, ts, receiptSignature(secret, ts, body))).toEqual({ updated: 1, ignored: 1 })
     const log = await service.list(actor, { page: 1, limit: 10 })
-    expect(log.data.map((r) => [r.recipient, r.status])).toEqual(expect.arrayContaining([['a@x.test', 'sent'], ['b@x.test', 'delivered']]))
-    expect(log.data[0]).toMatchObject({ messageId, flowId: 'f1', runId: 'r1', stepKey: 'mail', channel: 'email_binding' })
+    expect(log.data.map((r) => [r.recipient, r.status])).toEqual(
+      expect.arrayContaining([
+        ['a@x.test', 'sent'],
+        ['b@x.test', 'delivered'],
+      ]),
+    )
+    expect(log.data[0]).toMatchObject({
+      messageId,
+      flowId: 'f1',
+      runId: 'r1',
+      stepKey: 'mail',
+      channel: 'email_binding',
+    })
     // Another project's caller sees none of it.
     expect((await service.list(principals.system('p2', 'test'), { page: 1, limit: 10 })).total).toBe(0)
   })

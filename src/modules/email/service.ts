@@ -96,14 +96,28 @@ export function createEmailService(deps: EmailDeps) {
      */
     async send(actor: Principal, message: OutgoingEmail, context: SendContext): Promise<SentEmail> {
       if (mailer.channel === 'email_no_channel') {
-        throw new EmailError('email_no_channel', 'No email channel is configured on this server (SMTP_URL or EMAIL_API_URL)', {}, 503, false)
+        throw new EmailError(
+          'email_no_channel',
+          'No email channel is configured on this server (SMTP_URL or EMAIL_API_URL)',
+          {},
+          503,
+          false,
+        )
       }
       const recipients = recipientsOf(message.to)
-      if (message.from !== undefined && !isSender(message.from)) throw notAllowed('from', 'The sender must be a plain address or Name <address>')
-      if (message.replyTo !== undefined && !isPlainAddress(message.replyTo)) throw notAllowed('replyTo', 'The reply-to must be one plain address')
+      if (message.from !== undefined && !isSender(message.from))
+        throw notAllowed('from', 'The sender must be a plain address or Name <address>')
+      if (message.replyTo !== undefined && !isPlainAddress(message.replyTo))
+        throw notAllowed('replyTo', 'The reply-to must be one plain address')
       const now = clock.now()
       if (now < coolingUntil) {
-        throw new EmailError('email_no_capacity', 'The email channel is resting after the provider limited it; try again later', { retryAfterMs: coolingUntil - now }, 503, true)
+        throw new EmailError(
+          'email_no_capacity',
+          'The email channel is resting after the provider limited it; try again later',
+          { retryAfterMs: coolingUntil - now },
+          503,
+          true,
+        )
       }
       const projectId = actor.projectId
       const day = dayOf(now)
@@ -112,7 +126,13 @@ export function createEmailService(deps: EmailDeps) {
       const { taken, used } = await store.reserve(projectId, day, requested, limit)
       if (!taken) {
         const remaining = Math.max(0, limit - used)
-        throw new EmailError('email_quota_exceeded', `The project may send ${remaining} more email(s) today; this message has ${requested} recipient(s)`, { limit, used, requested, remaining }, 429, false)
+        throw new EmailError(
+          'email_quota_exceeded',
+          `The project may send ${remaining} more email(s) today; this message has ${requested} recipient(s)`,
+          { limit, used, requested, remaining },
+          429,
+          false,
+        )
       }
       const text = message.text ?? textOf(message.html ?? '')
       let messageId: string
@@ -130,12 +150,22 @@ export function createEmailService(deps: EmailDeps) {
       } catch (err) {
         await store.release(projectId, day, requested)
         const failure = transportFailure(mailer.channel, err)
-        if (failure instanceof EmailError && failure.code === 'email_upstream_quota_exceeded') coolingUntil = clock.now() + coolOffMs
+        if (failure instanceof EmailError && failure.code === 'email_upstream_quota_exceeded')
+          coolingUntil = clock.now() + coolOffMs
         throw failure
       }
       const rows: MessageRow[] = recipients.map((recipient) => ({
-        id: newId(), project_id: projectId, message_id: messageId, recipient: recipient.toLowerCase(), channel: mailer.channel, status: 'sent',
-        flow_id: context.flowId ?? null, run_id: context.runId ?? null, step_key: context.stepKey ?? null, created_at: now, delivered_at: null,
+        id: newId(),
+        project_id: projectId,
+        message_id: messageId,
+        recipient: recipient.toLowerCase(),
+        channel: mailer.channel,
+        status: 'sent',
+        flow_id: context.flowId ?? null,
+        run_id: context.runId ?? null,
+        step_key: context.stepKey ?? null,
+        created_at: now,
+        delivered_at: null,
       }))
       try {
         await store.insertMessages(rows)
@@ -143,7 +173,13 @@ export function createEmailService(deps: EmailDeps) {
         // The message went out: a log that could not be written is reported, not a failed send (it would be sent again).
         deps.log.error({ err, projectId, messageId }, 'email sent but not logged')
       }
-      return { messageId, status: 'sent', to: message.to, channel: mailer.channel, quotaRemaining: Math.max(0, limit - used - requested) }
+      return {
+        messageId,
+        status: 'sent',
+        to: message.to,
+        channel: mailer.channel,
+        quotaRemaining: Math.max(0, limit - used - requested),
+      }
     },
 
     /** The project's recipients counted today (its `emailsToday` in GET /automate/quotas). Throws nothing of its own. */
@@ -168,10 +204,17 @@ export function createEmailService(deps: EmailDeps) {
      * Throws unauthorized (no secret configured, a missing, stale or wrong signature: nothing changes),
      * invalid_request (a body that is not a receipt).
      */
-    async receipt(rawBody: string, timestamp: string | undefined, signature: string | undefined): Promise<{ updated: number; ignored: number }> {
+    async receipt(
+      rawBody: string,
+      timestamp: string | undefined,
+      signature: string | undefined,
+    ): Promise<{ updated: number; ignored: number }> {
       const secret = deps.receiptSecret
       if (secret === null || !receiptIsGenuine(secret, rawBody, timestamp, signature, clock.seconds())) {
-        throw new AppError('unauthorized', 'The receipt is not signed with the configured secret, or its timestamp is too old')
+        throw new AppError(
+          'unauthorized',
+          'The receipt is not signed with the configured secret, or its timestamp is too old',
+        )
       }
       let parsed: unknown
       try {
@@ -180,7 +223,11 @@ export function createEmailService(deps: EmailDeps) {
         throw new AppError('invalid_request', 'Malformed JSON in request body')
       }
       const body = ReceiptBody.safeParse(parsed)
-      if (!body.success) throw new AppError('invalid_request', 'A receipt is { messageId, recipient?, status } or a list of at most 100 of them')
+      if (!body.success)
+        throw new AppError(
+          'invalid_request',
+          'A receipt is { messageId, recipient?, status } or a list of at most 100 of them',
+        )
       const receipts = Array.isArray(body.data) ? body.data : [body.data]
       let updated = 0
       let ignored = 0
@@ -213,7 +260,8 @@ function recipientsOf(to: string | readonly string[]): string[] {
   if (list.length === 0) throw notAllowed('to', 'The message has no recipient')
   const seen = new Map<string, string>()
   for (const [index, address] of list.entries()) {
-    if (!isPlainAddress(address)) throw notAllowed('to', `Recipient ${index + 1} is not one plain address (someone@example.com)`, { index })
+    if (!isPlainAddress(address))
+      throw notAllowed('to', `Recipient ${index + 1} is not one plain address (someone@example.com)`, { index })
     if (!seen.has(address.toLowerCase())) seen.set(address.toLowerCase(), address)
   }
   if (seen.size > maxRecipients) throw notAllowed('to', `A message may go to at most ${maxRecipients} recipients`)

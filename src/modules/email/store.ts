@@ -40,7 +40,12 @@ export function createEmailStore(systemDb: Kysely<any>) {
 
   /** Recipients counted for the project on `day`. */
   async function used(projectId: string, day: string): Promise<number> {
-    const row = await db.selectFrom('email_daily_usage').select('recipients').where('project_id', '=', projectId).where('day', '=', day).executeTakeFirst()
+    const row = await db
+      .selectFrom('email_daily_usage')
+      .select('recipients')
+      .where('project_id', '=', projectId)
+      .where('day', '=', day)
+      .executeTakeFirst()
     return Number(row?.recipients ?? 0)
   }
 
@@ -51,8 +56,17 @@ export function createEmailStore(systemDb: Kysely<any>) {
      * conditional update (two runs cannot both take the last places). Whether it was taken, and the figure
      * before this send.
      */
-    async reserve(projectId: string, day: string, count: number, limit: number): Promise<{ taken: boolean; used: number }> {
-      await db.insertInto('email_daily_usage').values({ project_id: projectId, day, recipients: 0 }).onConflict((oc) => oc.columns(['project_id', 'day']).doNothing()).execute()
+    async reserve(
+      projectId: string,
+      day: string,
+      count: number,
+      limit: number,
+    ): Promise<{ taken: boolean; used: number }> {
+      await db
+        .insertInto('email_daily_usage')
+        .values({ project_id: projectId, day, recipients: 0 })
+        .onConflict((oc) => oc.columns(['project_id', 'day']).doNothing())
+        .execute()
       const result = await db
         .updateTable('email_daily_usage')
         .set((eb) => ({ recipients: eb('recipients', '+', count) }))
@@ -75,14 +89,22 @@ export function createEmailStore(systemDb: Kysely<any>) {
         .execute()
     },
     async insertMessages(rows: readonly MessageRow[]): Promise<void> {
-      if (rows.length > 0) await db.insertInto('email_messages').values([...rows]).execute()
+      if (rows.length > 0)
+        await db
+          .insertInto('email_messages')
+          .values([...rows])
+          .execute()
     },
     /**
      * Marks the rows of a provider's message id delivered (only those of `recipient` when given), in any
      * project: a receipt names the message, not the project. How many rows changed.
      */
     async markDeliveredInAllProjects(messageId: string, recipient: string | null, at: number): Promise<number> {
-      let query = db.updateTable('email_messages').set({ status: 'delivered', delivered_at: at }).where('message_id', '=', messageId).where('status', '=', 'sent')
+      let query = db
+        .updateTable('email_messages')
+        .set({ status: 'delivered', delivered_at: at })
+        .where('message_id', '=', messageId)
+        .where('status', '=', 'sent')
       if (recipient !== null) query = query.where('recipient', '=', recipient)
       const result = await query.executeTakeFirst()
       return Number(result.numUpdatedRows)
@@ -97,7 +119,13 @@ export function createEmailStore(systemDb: Kysely<any>) {
       if (q.messageId !== undefined) base = base.where('message_id', '=', q.messageId)
       if (q.since !== undefined) base = base.where('created_at', '>=', q.since)
       const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(q.limit)
+          .offset((q.page - 1) * q.limit)
+          .execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
       ])
       return { rows, total: Number(count?.n ?? 0) }

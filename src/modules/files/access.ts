@@ -24,7 +24,10 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
   /** What the caller sees; a capped caller (a flow run under its publisher) only what it and its ceiling both see. */
   async function sightOf(principal: Principal): Promise<Sight> {
     const serviceKey = principal.kind === 'api_key' && principal.userId === null
-    const own: Sight = { owner: ownerOf(principal), bypass: serviceKey || (await access.hasAdminAccess(principals.uncapped(principal))) }
+    const own: Sight = {
+      owner: ownerOf(principal),
+      bypass: serviceKey || (await access.hasAdminAccess(principals.uncapped(principal))),
+    }
     if (principal.ceiling === null) return own
     const below = await sightOf(principal.ceiling)
     if (own.bypass) return below
@@ -38,11 +41,16 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
   }
 
   /** The rows the caller may update or delete (the grant's item_filter over the file object); null when the action is not granted at all. */
-  async function scopeOf(principal: Principal, action: 'update' | 'delete'): Promise<((row: FileRow) => boolean) | null> {
+  async function scopeOf(
+    principal: Principal,
+    action: 'update' | 'delete',
+  ): Promise<((row: FileRow) => boolean) | null> {
     const decision = await access.decide(principal, FILES_RESOURCE, action)
     if (!decision.allowed) return null
     const filter = decision.itemFilter
-    return filter === null ? () => true : (row) => evaluateFilter(filter, toWire(row) as unknown as Record<string, unknown>)
+    return filter === null
+      ? () => true
+      : (row) => evaluateFilter(filter, toWire(row) as unknown as Record<string, unknown>)
   }
 
   return {
@@ -57,7 +65,9 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
       const wanted = [...new Set(ids.filter((id) => idPattern.test(id)))]
       if (wanted.length === 0 || !(await access.decide(principal, FILES_RESOURCE, 'read')).allowed) return new Set()
       const sight = await sightOf(principal)
-      return new Set((await store.byIds(principal.projectId, wanted)).filter((row) => sees(sight, row)).map((row) => row.id))
+      return new Set(
+        (await store.byIds(principal.projectId, wanted)).filter((row) => sees(sight, row)).map((row) => row.id),
+      )
     },
 
     /**
@@ -91,14 +101,22 @@ export function createFileAccess(access: AccessService, store: FilesStore) {
     /** The row scope of the caller for an action on files, as a test of one file; throws forbidden when the action is not granted at all. */
     async scopeFor(principal: Principal, action: 'update' | 'delete'): Promise<(row: FileRow) => boolean> {
       const inScope = await scopeOf(principal, action)
-      if (!inScope) throw new AppError('forbidden', `Missing permission ${FILES_RESOURCE}:${action}`, { resource: FILES_RESOURCE, action })
+      if (!inScope)
+        throw new AppError('forbidden', `Missing permission ${FILES_RESOURCE}:${action}`, {
+          resource: FILES_RESOURCE,
+          action,
+        })
       return inScope
     },
 
     /** Throws forbidden when the file lies outside the rows the caller may update or delete. */
     async assertInScope(principal: Principal, row: FileRow, action: 'update' | 'delete'): Promise<void> {
       const inScope = await this.scopeFor(principal, action)
-      if (!inScope(row)) throw new AppError('forbidden', `This file is outside the files you may ${action}`, { resource: FILES_RESOURCE, action })
+      if (!inScope(row))
+        throw new AppError('forbidden', `This file is outside the files you may ${action}`, {
+          resource: FILES_RESOURCE,
+          action,
+        })
     },
   }
 }

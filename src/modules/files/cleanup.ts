@@ -30,13 +30,20 @@ export function createCleanup(ctx: FilesContext) {
   const { deps, store, access } = ctx
 
   /** Of a project's files, those the principal takes away with what it removed; none without a principal. */
-  async function removable(projectId: string, principal: Principal | undefined, rows: readonly FileRow[]): Promise<FileRow[]> {
+  async function removable(
+    projectId: string,
+    principal: Principal | undefined,
+    rows: readonly FileRow[],
+  ): Promise<FileRow[]> {
     if (!principal || rows.length === 0) return []
     const deletable = await access.deletable(principal, rows)
     if (deletable.length === 0) return []
     let held: ReadonlySet<string>
     try {
-      held = await deps.referencedFiles(projectId, deletable.map((row) => row.id))
+      held = await deps.referencedFiles(
+        projectId,
+        deletable.map((row) => row.id),
+      )
     } catch (err) {
       // A collection that cannot be asked (its database unreachable) might still hold them: keep them all.
       deps.log.warn({ err, projectId }, 'could not check which files records still hold; keeping them')
@@ -63,27 +70,38 @@ export function createCleanup(ctx: FilesContext) {
       .map((f) => event.before![f.name])
       .filter((v): v is string => typeof v === 'string' && idPattern.test(v))
     const attached = await store.inCollection(event.projectId, event.collection, [...new Set(ids)])
-    for (const row of await removable(event.projectId, actingPrincipalOf(event), attached)) await remove(row, 'a permanently deleted record')
+    for (const row of await removable(event.projectId, actingPrincipalOf(event), attached))
+      await remove(row, 'a permanently deleted record')
   }
 
   // Record deletes are handled one after another, in publication order, so a later delete's files are
   // settled only after an earlier one's (a caller can wait for one to know the others are done).
   let queue: Promise<void> = Promise.resolve()
   function enqueue(event: RecordEvent): void {
-    queue = queue.then(() => onRecordDelete(event)).catch((err: unknown) => deps.log.warn({ err }, 'removing the files of a deleted record failed'))
+    queue = queue
+      .then(() => onRecordDelete(event))
+      .catch((err: unknown) => deps.log.warn({ err }, 'removing the files of a deleted record failed'))
   }
 
   /**
    * Settles the files attached to these collections, which are gone (dropped, or gone with their database
    * binding), under the rule above: removed, or kept and attached to `__system`.
    */
-  async function removeOfCollections(principal: Principal, projectId: string, collections: readonly string[]): Promise<void> {
+  async function removeOfCollections(
+    principal: Principal,
+    projectId: string,
+    collections: readonly string[],
+  ): Promise<void> {
     let after = ''
     for (;;) {
       const rows = await store.ofCollections(projectId, collections, after, collectionPage)
       const going = new Set(await removable(projectId, principal, rows))
       for (const row of going) await remove(row, 'a removed collection')
-      await store.detach(projectId, rows.filter((row) => !going.has(row)).map((row) => row.id), deps.clock.seconds())
+      await store.detach(
+        projectId,
+        rows.filter((row) => !going.has(row)).map((row) => row.id),
+        deps.clock.seconds(),
+      )
       if (rows.length < collectionPage) return
       after = rows[rows.length - 1]!.id
     }
@@ -109,7 +127,9 @@ export function createCleanup(ctx: FilesContext) {
   }
 
   const unsubscribe = deps.events.on('record.delete', enqueue)
-  const ticker = deps.clock.every(sweepEveryMs, sweep, { onError: (err) => deps.log.warn({ err }, 'abandoned upload sweep failed') })
+  const ticker = deps.clock.every(sweepEveryMs, sweep, {
+    onError: (err) => deps.log.warn({ err }, 'abandoned upload sweep failed'),
+  })
 
   return {
     sweep,

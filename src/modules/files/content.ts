@@ -12,7 +12,9 @@ import { toWire, type FileRow, type FileWire } from './model.js'
  * (a variant, an upload URL's key, another project's key, an old revision) names nothing. Raw object keys
  * are never read or written.
  */
-export type FileRef = { readonly kind: 'id'; readonly id: string; readonly r2Key?: string } | { readonly kind: 'flow'; readonly flowKey: string }
+export type FileRef =
+  | { readonly kind: 'id'; readonly id: string; readonly r2Key?: string }
+  | { readonly kind: 'flow'; readonly flowKey: string }
 
 const r2KeyPattern = /^projects\/([^/]+)\/files\/([0-9a-f]{32})\/.+$/
 /** One segment of a flow key: letters, digits, `.`, `-`, `_`. */
@@ -21,7 +23,12 @@ const segment = /^[A-Za-z0-9._-]{1,120}$/
 /** Whether `key` is a flow key: 1-20 segments of 1-120 letters, digits, `.`, `-`, `_`, none, `.` or `..`; at most 500 characters. */
 export function isFlowKey(key: string): boolean {
   const parts = key.split('/')
-  return key.length > 0 && key.length <= 500 && parts.length <= 20 && parts.every((p) => segment.test(p) && p !== '.' && p !== '..')
+  return (
+    key.length > 0 &&
+    key.length <= 500 &&
+    parts.length <= 20 &&
+    parts.every((p) => segment.test(p) && p !== '.' && p !== '..')
+  )
 }
 
 /**
@@ -83,7 +90,11 @@ export function createContent(ctx: FilesContext) {
     async read(principal: Principal, key: string, maxBytes: number): Promise<{ file: FileWire; bytes: Buffer }> {
       const row = await rowOf(principal, key)
       if (row.status !== 'complete') throw notFound()
-      if (row.size_bytes > maxBytes) throw new AppError('limit_exceeded', `The file is ${row.size_bytes} bytes; a flow reads at most ${maxBytes}`, { limit: maxBytes, sizeBytes: Number(row.size_bytes) })
+      if (row.size_bytes > maxBytes)
+        throw new AppError('limit_exceeded', `The file is ${row.size_bytes} bytes; a flow reads at most ${maxBytes}`, {
+          limit: maxBytes,
+          sizeBytes: Number(row.size_bytes),
+        })
       const stream = await deps.storage.get(row.r2_key)
       if (!stream) throw notFound()
       const chunks: Buffer[] = []

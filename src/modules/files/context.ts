@@ -55,7 +55,13 @@ export interface FilesContext {
 export function createFilesContext(deps: FilesDeps): FilesContext {
   const store = createFilesStore(deps.systemDb)
 
-  async function checkQuota(from: FilesStore, projectId: string, adding: number, freeing: number, quota: number): Promise<void> {
+  async function checkQuota(
+    from: FilesStore,
+    projectId: string,
+    adding: number,
+    freeing: number,
+    quota: number,
+  ): Promise<void> {
     const used = await from.usage(projectId, deps.clock.seconds() - limits.uploadUrlSeconds)
     if (used - freeing + adding > quota) {
       throw new AppError('limit_exceeded', `This would pass the project's storage quota of ${quota} bytes`, {
@@ -93,7 +99,9 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
         return (await deps.collections.visible(principal, name)).name
       } catch (err) {
         if (!isAppError(err) || err.code !== 'collection_not_found') throw err
-        throw new AppError('invalid_request', `collection_name: no collection "${name.slice(0, 60)}"`, { field: 'collection_name' })
+        throw new AppError('invalid_request', `collection_name: no collection "${name.slice(0, 60)}"`, {
+          field: 'collection_name',
+        })
       }
     },
 
@@ -105,13 +113,19 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
           await deps.storage.delete(key)
         } catch (err) {
           deps.log.warn({ err, fileId: row.id }, 'could not remove a file object')
-          throw new AppError('service_unavailable', 'The file could not be removed from storage; it is still there, try again', { fileId: row.id })
+          throw new AppError(
+            'service_unavailable',
+            'The file could not be removed from storage; it is still there, try again',
+            { fileId: row.id },
+          )
         }
       }
     },
 
     async variantsOnUpload(row) {
-      return isResizable(row.mime_type) && (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_upload'
+      return (
+        isResizable(row.mime_type) && (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_upload'
+      )
     },
   }
 }

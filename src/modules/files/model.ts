@@ -63,7 +63,17 @@ export interface FileWire {
   createdAt: number
   updatedAt: number
   variantStatus: VariantStatus
-  variants: Record<string, { r2Key: string; width: number | null; height: number | null; sizeBytes: number; mimeType: string; source: 'server' | 'client' }>
+  variants: Record<
+    string,
+    {
+      r2Key: string
+      width: number | null
+      height: number | null
+      sizeBytes: number
+      mimeType: string
+      source: 'server' | 'client'
+    }
+  >
   /** The flow key the file was written at by a flow (`reports/daily.csv`); null for other files. */
   flowKey: string | null
 }
@@ -75,10 +85,24 @@ export interface FileWire {
  * it read: they are accepted whatever their value, ignored, and the stored values are what the API shows.
  * Any other unknown property is still refused (400 invalid_request).
  */
-export const serverOwnedFields = ['id', 'projectId', 'r2Key', 'sha256', 'uploadedBy', 'status', 'createdAt', 'updatedAt', 'variantStatus', 'variants', 'flowKey'] as const
+export const serverOwnedFields = [
+  'id',
+  'projectId',
+  'r2Key',
+  'sha256',
+  'uploadedBy',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'variantStatus',
+  'variants',
+  'flowKey',
+] as const
 
 /** Every spelling of the server-owned fields a client may send: `uploadedBy` and `uploaded_by`. */
-export const serverOwnedNames: readonly string[] = [...new Set(serverOwnedFields.flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]))]
+export const serverOwnedNames: readonly string[] = [
+  ...new Set(serverOwnedFields.flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)])),
+]
 
 /** The collection name of files attached to no collection. */
 export const SYSTEM_COLLECTION = '__system'
@@ -112,7 +136,14 @@ export function toWire(row: FileRow): FileWire {
   const state = parseVariants(row.variants)
   const variants: FileWire['variants'] = {}
   for (const [name, v] of Object.entries(state.items)) {
-    variants[name] = { r2Key: v.key, width: v.width, height: v.height, sizeBytes: v.sizeBytes, mimeType: v.mimeType, source: v.source }
+    variants[name] = {
+      r2Key: v.key,
+      width: v.width,
+      height: v.height,
+      sizeBytes: v.sizeBytes,
+      mimeType: v.mimeType,
+      source: v.source,
+    }
   }
   return {
     id: row.id,
@@ -147,7 +178,12 @@ export function ownerOf(principal: Principal): string | null {
  * dot, at most 120 characters (the extension kept).
  */
 export function safeFilename(filename: string): string {
-  let safe = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\w.-]+/g, '_').replace(/\.{2,}/g, '.').replace(/^[.]+/, '_')
+  let safe = filename
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[.]+/, '_')
   if (safe.length > 120) {
     const dot = safe.lastIndexOf('.')
     const ext = dot > 0 && safe.length - dot <= 16 ? safe.slice(dot) : ''
@@ -175,7 +211,14 @@ export function variantKey(projectId: string, id: string, sha256: string, name: 
 }
 
 /** A client-made preview: its own revision in the key, so a new one never overwrites the one being served. */
-export function clientVariantKey(projectId: string, id: string, sha256: string, name: string, revision: string, mimeType: string): string {
+export function clientVariantKey(
+  projectId: string,
+  id: string,
+  sha256: string,
+  name: string,
+  revision: string,
+  mimeType: string,
+): string {
   return `projects/${projectId}/variants/${id}/${sha256.slice(0, 16)}/${name}-${revision}.${extensionOf(mimeType)}`
 }
 

@@ -10,7 +10,9 @@ import { createFilesService } from './service.js'
  * routers), downloads, variants and the cleanup sweep. The files of removed collections are settled here,
  * through the collections module's `onRemoved`, registered at construction.
  */
-export function createFilesModule(deps: FilesDeps & { removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]> }) {
+export function createFilesModule(
+  deps: FilesDeps & { removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]> },
+) {
   const { removedCollections, ...rest } = deps
   const service = createFilesService(rest)
   removedCollections.add((actor, projectId, names) => service.removeOfCollections(actor, projectId, names))

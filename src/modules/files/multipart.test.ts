@@ -7,7 +7,10 @@ import { multipartBoundary, readMultipart, type MultipartOptions } from './multi
 const boundary = '----plinthBoundary7MA4YWxk'
 const type = `multipart/form-data; boundary=${boundary}`
 
-function body(parts: { name: string; filename?: string; type?: string; data: string | Buffer }[], options: { preamble?: string; epilogue?: string; end?: boolean } = {}): Buffer {
+function body(
+  parts: { name: string; filename?: string; type?: string; data: string | Buffer }[],
+  options: { preamble?: string; epilogue?: string; end?: boolean } = {},
+): Buffer {
   const chunks: Buffer[] = [Buffer.from(options.preamble ?? '')]
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename !== undefined ? `; filename="${part.filename.replaceAll('"', '\\"')}"` : ''}`
@@ -50,7 +53,11 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 
 describe('readMultipart', () => {
   // Bytes that look like a delimiter's start, CRLFs and dashes, so a wrong split would show.
-  const tricky = Buffer.concat([Buffer.from(`\r\n--${boundary.slice(0, 10)}\r\n--\r\n`), randomBytes(3000), Buffer.from('\r\n-')])
+  const tricky = Buffer.concat([
+    Buffer.from(`\r\n--${boundary.slice(0, 10)}\r\n--\r\n`),
+    randomBytes(3000),
+    Buffer.from('\r\n-'),
+  ])
   const sample = body(
     [
       { name: 'visibility', data: 'private' },
@@ -78,7 +85,10 @@ describe('readMultipart', () => {
   }
 
   it('reads an empty file part as zero bytes', async () => {
-    const { result, received } = await read(body([{ name: 'file', filename: 'empty.txt', type: 'text/plain', data: '' }]), 5)
+    const { result, received } = await read(
+      body([{ name: 'file', filename: 'empty.txt', type: 'text/plain', data: '' }]),
+      5,
+    )
     expect(result.file?.sizeBytes).toBe(0)
     expect(received[0]!.bytes.length).toBe(0)
   })
@@ -90,19 +100,29 @@ describe('readMultipart', () => {
   })
 
   it('decodes UTF-8 filenames, plain and RFC 5987 (filename*), and keeps only the last path segment', async () => {
-    expect((await read(body([{ name: 'file', filename: 'Café ünïcode.txt', data: 'x' }]), 7)).result.file?.filename).toBe('Café ünïcode.txt')
-    const star = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''na%C3%AFve.txt\r\n\r\nx\r\n--${boundary}--\r\n`)
+    expect(
+      (await read(body([{ name: 'file', filename: 'Café ünïcode.txt', data: 'x' }]), 7)).result.file?.filename,
+    ).toBe('Café ünïcode.txt')
+    const star = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''na%C3%AFve.txt\r\n\r\nx\r\n--${boundary}--\r\n`,
+    )
     expect((await read(star, 9)).result.file?.filename).toBe('naïve.txt')
-    expect((await read(body([{ name: 'file', filename: 'C:\\tmp\\up.txt', data: 'x' }]), 50)).result.file?.filename).toBe('up.txt')
+    expect(
+      (await read(body([{ name: 'file', filename: 'C:\\tmp\\up.txt', data: 'x' }]), 50)).result.file?.filename,
+    ).toBe('up.txt')
   })
 
   it('accepts a file of exactly the limit', async () => {
-    const { result } = await read(body([{ name: 'file', filename: 'a.bin', data: Buffer.alloc(2000) }]), 300, { maxFileBytes: 2000 })
+    const { result } = await read(body([{ name: 'file', filename: 'a.bin', data: Buffer.alloc(2000) }]), 300, {
+      maxFileBytes: 2000,
+    })
     expect(result.file?.sizeBytes).toBe(2000)
   })
 
   it('skips parts that are not form-data', async () => {
-    const data = Buffer.from(`--${boundary}\r\nContent-Disposition: attachment; name="a"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="b"\r\n\r\ny\r\n--${boundary}--`)
+    const data = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: attachment; name="a"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="b"\r\n\r\ny\r\n--${boundary}--`,
+    )
     expect((await read(data, 100)).result.fields).toEqual({ b: 'y' })
   })
 
@@ -136,8 +156,17 @@ describe('readMultipart', () => {
   })
 
   const refusals: { name: string; data: Buffer; code: string; options?: Partial<MultipartOptions> }[] = [
-    { name: 'a body that stops before its closing delimiter', data: body([{ name: 'file', filename: 'a.txt', data: 'abc' }], { end: false }), code: 'invalid_request' },
-    { name: 'a file over the limit', data: body([{ name: 'file', filename: 'a.txt', data: Buffer.alloc(2000) }]), code: 'limit_exceeded', options: { maxFileBytes: 1999 } },
+    {
+      name: 'a body that stops before its closing delimiter',
+      data: body([{ name: 'file', filename: 'a.txt', data: 'abc' }], { end: false }),
+      code: 'invalid_request',
+    },
+    {
+      name: 'a file over the limit',
+      data: body([{ name: 'file', filename: 'a.txt', data: Buffer.alloc(2000) }]),
+      code: 'limit_exceeded',
+      options: { maxFileBytes: 1999 },
+    },
     {
       name: 'a second file',
       data: body([
@@ -146,12 +175,28 @@ describe('readMultipart', () => {
       ]),
       code: 'invalid_request',
     },
-    { name: 'a file in another field', data: body([{ name: 'upload', filename: 'a.txt', data: 'a' }]), code: 'invalid_request' },
+    {
+      name: 'a file in another field',
+      data: body([{ name: 'upload', filename: 'a.txt', data: 'a' }]),
+      code: 'invalid_request',
+    },
     { name: 'a field too long', data: body([{ name: 'visibility', data: 'x'.repeat(5000) }]), code: 'invalid_request' },
-    { name: 'too many fields', data: body(Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, data: 'x' }))), code: 'invalid_request' },
+    {
+      name: 'too many fields',
+      data: body(Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, data: 'x' }))),
+      code: 'invalid_request',
+    },
     { name: 'no delimiter at all', data: Buffer.from('just some text'), code: 'invalid_request' },
-    { name: 'a part without a name', data: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--`), code: 'invalid_request' },
-    { name: 'a malformed part header', data: Buffer.from(`--${boundary}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${boundary}--`), code: 'invalid_request' },
+    {
+      name: 'a part without a name',
+      data: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--`),
+      code: 'invalid_request',
+    },
+    {
+      name: 'a malformed part header',
+      data: Buffer.from(`--${boundary}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${boundary}--`),
+      code: 'invalid_request',
+    },
   ]
   for (const r of refusals) {
     it(`refuses ${r.name} (${r.code})`, async () => {
@@ -161,7 +206,13 @@ describe('readMultipart', () => {
 
   it('passes on what the consumer throws, and the consumer sees the stream fail when the body does', async () => {
     const data = body([{ name: 'file', filename: 'a.txt', data: Buffer.alloc(100_000) }])
-    const own = await refusal(read(data, 1000, { onFile: async () => { throw new Error('storage is down') } }))
+    const own = await refusal(
+      read(data, 1000, {
+        onFile: async () => {
+          throw new Error('storage is down')
+        },
+      }),
+    )
     expect(own).toEqual({ code: 'thrown', message: 'storage is down' })
 
     let consumerSaw: unknown = null

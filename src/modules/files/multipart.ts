@@ -32,7 +32,8 @@ export interface MultipartResult {
 /** The boundary of a `multipart/form-data` Content-Type; throws unsupported_media_type for any other type. */
 export function multipartBoundary(contentType: string | undefined): string {
   const type = contentType ?? ''
-  if (!/^multipart\/form-data\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send multipart/form-data')
+  if (!/^multipart\/form-data\s*(;|$)/i.test(type))
+    throw new AppError('unsupported_media_type', 'Send multipart/form-data')
   const match = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(type)
   const boundary = match?.[1] ?? match?.[2]
   if (!boundary) throw new AppError('invalid_request', 'The multipart Content-Type has no boundary')
@@ -52,7 +53,11 @@ function bad(message: string): AppError {
  * a file in another field, a part without a name, too many or too long fields), limit_exceeded (file too
  * large), and whatever `onFile` throws.
  */
-export function readMultipart(source: AsyncIterable<Uint8Array>, contentType: string | undefined, options: MultipartOptions): Promise<MultipartResult> {
+export function readMultipart(
+  source: AsyncIterable<Uint8Array>,
+  contentType: string | undefined,
+  options: MultipartOptions,
+): Promise<MultipartResult> {
   multipartBoundary(contentType)
   const maxFields = options.maxFields ?? 10
   const maxFieldBytes = options.maxFieldBytes ?? 4096
@@ -61,7 +66,14 @@ export function readMultipart(source: AsyncIterable<Uint8Array>, contentType: st
   const parser = busboy({
     headers: { 'content-type': contentType },
     defParamCharset: 'utf8',
-    limits: { fileSize: options.maxFileBytes + 1, files: 1, fields: maxFields, fieldSize: maxFieldBytes + 1, parts: maxFields + 1, headerPairs: 20 },
+    limits: {
+      fileSize: options.maxFileBytes + 1,
+      files: 1,
+      fields: maxFields,
+      fieldSize: maxFieldBytes + 1,
+      parts: maxFields + 1,
+      headerPairs: 20,
+    },
   })
 
   return new Promise((resolve, reject) => {
@@ -92,7 +104,8 @@ export function readMultipart(source: AsyncIterable<Uint8Array>, contentType: st
 
     parser.on('field', (name: string | undefined, value: string, info: busboy.FieldInfo) => {
       if (name === undefined || name === '') return fail(bad('A multipart part has no name'))
-      if (info.valueTruncated) return fail(bad(`The form field "${name.slice(0, 60)}" is longer than ${maxFieldBytes} bytes`))
+      if (info.valueTruncated)
+        return fail(bad(`The form field "${name.slice(0, 60)}" is longer than ${maxFieldBytes} bytes`))
       fields[name] = value
     })
 
@@ -116,20 +129,43 @@ export function readMultipart(source: AsyncIterable<Uint8Array>, contentType: st
       measured.on('error', () => {})
       meter = measured
       stream.on('limit', () => {
-        fail(new AppError('limit_exceeded', `The file is larger than ${options.maxFileBytes} bytes`, { limit: options.maxFileBytes }, { headers: { Connection: 'close' } }))
+        fail(
+          new AppError(
+            'limit_exceeded',
+            `The file is larger than ${options.maxFileBytes} bytes`,
+            { limit: options.maxFileBytes },
+            { headers: { Connection: 'close' } },
+          ),
+        )
       })
       stream.on('error', (err: Error) => fail(bad(`Malformed multipart body: ${err.message}`)))
       stream.on('end', () => {
-        if (failure === null) file = { filename: info.filename ?? '', contentType: info.mimeType, sizeBytes: size, sha256: hash.digest('hex') }
+        if (failure === null)
+          file = {
+            filename: info.filename ?? '',
+            contentType: info.mimeType,
+            sizeBytes: size,
+            sha256: hash.digest('hex'),
+          }
       })
       stream.pipe(measured)
-      consumer = options.onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured }).catch((err: unknown) => fail(err ?? new Error('multipart: the file consumer failed')))
+      consumer = options
+        .onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured })
+        .catch((err: unknown) => fail(err ?? new Error('multipart: the file consumer failed')))
     })
 
     parser.on('filesLimit', () => fail(bad(`Send exactly one file in "${options.fileField}"`)))
     parser.on('fieldsLimit', () => fail(bad(`At most ${maxFields} form fields`)))
     parser.on('partsLimit', () => fail(bad(`At most ${maxFields + 1} parts`)))
-    parser.on('error', (err: Error) => fail(bad(err.message === 'Unexpected end of form' ? 'The multipart body ended early' : `Malformed multipart body: ${err.message}`)))
+    parser.on('error', (err: Error) =>
+      fail(
+        bad(
+          err.message === 'Unexpected end of form'
+            ? 'The multipart body ended early'
+            : `Malformed multipart body: ${err.message}`,
+        ),
+      ),
+    )
     parser.on('close', finish)
     input.on('error', (err: Error) => fail(bad(`The upload was interrupted: ${err.message}`)))
     input.pipe(parser)

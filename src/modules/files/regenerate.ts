@@ -39,10 +39,15 @@ export function createRegenerate(ctx: FilesContext) {
   const { deps, store, access, variants } = ctx
 
   async function run(row: FileRow): Promise<RegenerateResult> {
-    const done = (status: RegenerateResult['status'], reason: string | null): RegenerateResult => ({ id: row.id, filename: row.filename, status, reason })
+    const done = (status: RegenerateResult['status'], reason: string | null): RegenerateResult => ({
+      id: row.id,
+      filename: row.filename,
+      status,
+      reason,
+    })
     if (!isResizable(row.mime_type)) return done('skipped', 'not a JPEG or PNG image')
     if ((await deps.settings.get(row.project_id, 'files.strategy')) === 'edge_cache_only') {
-      return done('skipped', 'the project\'s strategy is edge_cache_only, which stores no variants')
+      return done('skipped', "the project's strategy is edge_cache_only, which stores no variants")
     }
     try {
       const after = await variants.generate(row)
@@ -61,7 +66,8 @@ export function createRegenerate(ctx: FilesContext) {
     async regenerateOne(principal: Principal, id: string): Promise<RegenerateResult & { file: FileWire }> {
       const row = await access.visible(principal, id)
       await access.assertInScope(principal, row, 'update')
-      if (row.status !== 'complete') throw new AppError('invalid_request', 'This upload was never completed; confirm it first')
+      if (row.status !== 'complete')
+        throw new AppError('invalid_request', 'This upload was never completed; confirm it first')
       const result = await run(row)
       const after = await store.byId(row.project_id, row.id)
       return { ...result, file: toWire(after ?? row) }
@@ -73,16 +79,31 @@ export function createRegenerate(ctx: FilesContext) {
      */
     async regenerate(principal: Principal, input: RegenerateInput): Promise<RegeneratePage> {
       const cursor = input.cursor === undefined || input.cursor === '' ? null : input.cursor
-      if (cursor !== null && !idPattern.test(cursor)) throw new AppError('invalid_request', 'cursor must be a nextCursor this endpoint answered', { field: 'cursor' })
+      if (cursor !== null && !idPattern.test(cursor))
+        throw new AppError('invalid_request', 'cursor must be a nextCursor this endpoint answered', { field: 'cursor' })
       const limit = Math.min(input.limit ?? limits.regeneratePageDefault, limits.regeneratePageMax)
       const sight = await access.sightOf(principal)
       const inScope = await access.scopeFor(principal, 'update')
-      const page = await store.pageById(principal.projectId, sight, { after: cursor, limit: limit + 1, collection: input.containerId ?? null, count: cursor === null })
+      const page = await store.pageById(principal.projectId, sight, {
+        after: cursor,
+        limit: limit + 1,
+        collection: input.containerId ?? null,
+        count: cursor === null,
+      })
       const hasMore = page.rows.length > limit
       const rows = page.rows.slice(0, limit)
       const results: RegenerateResult[] = []
       for (const row of rows) {
-        results.push(inScope(row) ? await run(row) : { id: row.id, filename: row.filename, status: 'out_of_scope', reason: 'outside the files you may update' })
+        results.push(
+          inScope(row)
+            ? await run(row)
+            : {
+                id: row.id,
+                filename: row.filename,
+                status: 'out_of_scope',
+                reason: 'outside the files you may update',
+              },
+        )
       }
       const count = (status: RegenerateResult['status']) => results.filter((r) => r.status === status).length
       return {

@@ -29,7 +29,10 @@ export const FileSchema = z
     updatedAt: z.number().int(),
     variantStatus: z.enum(['none', 'pending', 'ready', 'failed']),
     variants: z.record(z.string(), VariantSchema),
-    flowKey: z.string().nullable().openapi({ description: 'The relative path a flow wrote the file at (file_upload, file_transform, render_lens_template); null otherwise' }),
+    flowKey: z.string().nullable().openapi({
+      description:
+        'The relative path a flow wrote the file at (file_upload, file_transform, render_lens_template); null otherwise',
+    }),
   })
   .openapi('File')
 
@@ -37,7 +40,13 @@ export const FileIdParams = z.object({ id: z.string().min(1).max(64) })
 
 /** The server-owned fields, each accepted with any value and ignored (model.ts, serverOwnedFields). */
 const ignoredServerOwned = Object.fromEntries(
-  serverOwnedNames.map((name) => [name, z.unknown().optional().openapi({ description: 'Server-owned: accepted whatever its value and ignored; the stored value is shown' })]),
+  serverOwnedNames.map((name) => [
+    name,
+    z
+      .unknown()
+      .optional()
+      .openapi({ description: 'Server-owned: accepted whatever its value and ignored; the stored value is shown' }),
+  ]),
 )
 
 export const UploadTokenBody = z
@@ -64,7 +73,13 @@ export const ListQuery = z.object({
   limit: queryInteger({ min: 1, max: 100, default: 25 }),
   collection_name: z.string().min(1).max(100).optional(),
 })
-export const ListReply = z.object({ data: z.array(FileSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() })
+export const ListReply = z.object({
+  data: z.array(FileSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+})
 
 const RegenerateResultSchema = z.object({
   id: z.string(),
@@ -76,8 +91,19 @@ export const RegenerateOneReply = z.object({ data: RegenerateResultSchema.extend
 export const RegenerateBody = z
   .object({
     cursor: z.string().max(64).nullable().optional(),
-    limit: z.number().int().min(1).max(1_000_000).optional().openapi({ description: 'Default 10; values above 50 are capped at 50' }),
-    containerId: z.string().max(100).nullable().optional().openapi({ description: 'A collection name (`__system` for unattached files); null for all' }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: 'Default 10; values above 50 are capped at 50' }),
+    containerId: z
+      .string()
+      .max(100)
+      .nullable()
+      .optional()
+      .openapi({ description: 'A collection name (`__system` for unattached files); null for all' }),
   })
   .strict()
 export const RegenerateReply = z.object({
@@ -95,7 +121,10 @@ export const RegenerateReply = z.object({
 })
 
 /** A multipart body for the OpenAPI document only: a plain schema object, so nothing buffers it to validate it. */
-export function multipartBody(fields: Record<string, { type: 'string'; format?: 'binary'; enum?: string[]; description: string }>, required: string[]) {
+export function multipartBody(
+  fields: Record<string, { type: 'string'; format?: 'binary'; enum?: string[]; description: string }>,
+  required: string[],
+) {
   return {
     body: {
       required: true,

@@ -1,24 +1,15 @@
-import { createHash } from 'node:crypto'
 import { AppError, isAppError } from '../../lib/errors.js'
-import { principalSnapshot } from '../../lib/events/index.js'
-import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
-import { checkFilename, checkMimeType } from './checks.js'
-import { createFilesContext, type FilesContext, type FilesDeps } from './context.js'
+import { createBytesIngest, type BytesUpload } from './bytes-ingest.js'
+import { createFilesContext, type FilesDeps } from './context.js'
 import { createContent, parseFileRef } from './content.js'
-import { createIngest, type BytesUpload } from './ingest.js'
-import { emptyVariants, isResizable, limits, originalKey, ownerOf, parseVariants, toWire, uploadKey, type FileRow, type FileWire, type Visibility } from './model.js'
+import { createIngest } from './ingest.js'
+import { isResizable, limits, parseVariants, toWire, type FileRow, type FileWire } from './model.js'
 import { createRegenerate } from './regenerate.js'
 import { createCleanup } from './cleanup.js'
 import { FILES_RESOURCE } from './access.js'
-
-export interface UploadTokenInput {
-  filename: string
-  mime_type: string
-  size_bytes: number
-  collection_name?: string
-  visibility?: Visibility
-}
+import { createTokenUploads, type UploadTokenInput } from './token-uploads.js'
+import { createUploadCommit } from './upload-commit.js'
 
 export interface FileList {
   data: FileWire[]
@@ -28,28 +19,14 @@ export interface FileList {
   hasMore: boolean
 }
 
-/** The size and SHA-256 of the object at `key`, read back from storage; null when absent. */
-async function measure(ctx: FilesContext, key: string): Promise<{ sizeBytes: number; sha256: string } | null> {
-  const stream = await ctx.deps.storage.get(key)
-  if (!stream) return null
-  const hash = createHash('sha256')
-  let sizeBytes = 0
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk)
-    sizeBytes += chunk.length
-  }
-  return { sizeBytes, sha256: hash.digest('hex') }
-}
-
-function noBytes(): AppError {
-  return new AppError('invalid_request', 'No bytes were uploaded for this file: PUT them to the upload URL first')
-}
-
 /** Files (core-api § File endpoints): metadata rows in the system database, bytes in object storage. */
 export function createFilesService(deps: FilesDeps) {
   const ctx = createFilesContext(deps)
   const { store, access, variants } = ctx
-  const ingest = createIngest(ctx)
+  const commit = createUploadCommit(ctx)
+  const ingest = createIngest(ctx, commit)
+  const bytesIngest = createBytesIngest(ctx, commit)
+  const tokenUploads = createTokenUploads(ctx)
   const regenerate = createRegenerate(ctx)
   const cleanup = createCleanup(ctx)
   const content = createContent(ctx)
@@ -58,105 +35,42 @@ export function createFilesService(deps: FilesDeps) {
    * collection; asking for a private file over a public one is refused, so content meant private is never
    * published by landing on a public file.
    */
-  async function replaceFor(principal: Principal, row: FileRow, input: Omit<BytesUpload, 'filename' | 'flowKey'>): Promise<FileWire> {
+  async function replaceFor(
+    principal: Principal,
+    row: FileRow,
+    input: Omit<BytesUpload, 'filename' | 'flowKey'>,
+  ): Promise<FileWire> {
     await access.assertInScope(principal, row, 'update')
     if (input.visibility === 'private' && row.visibility === 'public') {
-      throw new AppError('invalid_request', 'This key holds a public file, and a private write there would publish its content: write to another key', {
-        field: 'metadata.visibility',
-        fileId: row.id,
-      })
+      throw new AppError(
+        'invalid_request',
+        'This key holds a public file, and a private write there would publish its content: write to another key',
+        {
+          field: 'metadata.visibility',
+          fileId: row.id,
+        },
+      )
     }
-    return ingest.replaceBytes(principal, row.id, { bytes: input.bytes, mimeType: input.mimeType })
+    return bytesIngest.replaceBytes(principal, row.id, { bytes: input.bytes, mimeType: input.mimeType })
   }
   /** The service boundary: the permission each route declares, checked first (unauthorized, forbidden). */
-  const may = (principal: Principal, action: 'read' | 'create' | 'update' | 'delete') => deps.access.authorize(principal, `${FILES_RESOURCE}:${action}`)
+  const may = (principal: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
+    deps.access.authorize(principal, `${FILES_RESOURCE}:${action}`)
 
   return {
-    /**
-     * Reserves a file and answers a presigned PUT URL (120 s). Throws unauthorized (no uploader),
-     * invalid_request (bad field, unknown collection), limit_exceeded (over 100 MB or the project quota).
-     */
-    async uploadToken(principal: Principal, input: UploadTokenInput): Promise<{ id: string; uploadUrl: string; r2Key: string }> {
+    /** Reserves a file and answers a presigned PUT URL (system/files:create); see token-uploads.ts. */
+    async uploadToken(
+      principal: Principal,
+      input: UploadTokenInput,
+    ): Promise<{ id: string; uploadUrl: string; r2Key: string }> {
       await may(principal, 'create')
-      const owner = ownerOf(principal)
-      if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
-      const filename = checkFilename(input.filename)
-      const mimeType = checkMimeType(input.mime_type)
-      if (input.size_bytes > limits.maxFileBytes) {
-        throw new AppError('limit_exceeded', `A file may be at most ${limits.maxFileBytes} bytes`, { limit: limits.maxFileBytes, field: 'size_bytes' })
-      }
-      const collection = await ctx.checkCollection(principal, input.collection_name)
-      const projectId = principal.projectId
-      const id = newId()
-      const now = deps.clock.seconds()
-      // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
-      const writeKey = uploadKey(projectId, id, filename)
-      const row: FileRow = {
-        id,
-        project_id: projectId,
-        collection_name: collection,
-        r2_key: writeKey,
-        filename,
-        mime_type: mimeType,
-        size_bytes: input.size_bytes,
-        sha256: null,
-        uploaded_by: principal.userId,
-        owner,
-        visibility: input.visibility ?? 'public',
-        status: 'pending',
-        created_at: now,
-        updated_at: now,
-        variants: emptyVariants(),
-        upload_key: writeKey,
-        flow_key: null,
-      }
-      await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
-      try {
-        const uploadUrl = await deps.storage.presignPut(writeKey, { contentType: mimeType, sizeBytes: input.size_bytes, expiresIn: limits.uploadUrlSeconds })
-        return { id, uploadUrl, r2Key: row.r2_key }
-      } catch (err) {
-        await store.remove(projectId, id)
-        throw err
-      }
+      return tokenUploads.uploadToken(principal, input)
     },
 
-    /**
-     * Marks an upload complete once its bytes are in storage with the announced size: copies them from the
-     * upload URL's key to a key of this confirm's own, which no URL can write to, and records the SHA-256
-     * of that copy, so what is served is always what was measured (single-use upload URLs, docs/files.md).
-     * Emits file.upload and (store_on_upload) starts the variants. Idempotent. Throws not_found, forbidden
-     * (not the uploader, administrators included), invalid_request (no bytes, wrong size).
-     */
+    /** Confirms an upload whose bytes were PUT to its URL (system/files:create); see token-uploads.ts. */
     async confirm(principal: Principal, id: string): Promise<{ success: true; message: string }> {
       await may(principal, 'create')
-      const row = await access.visible(principal, id)
-      access.assertOwner(principal, row, 'confirm this upload')
-      if (row.status === 'complete') return { success: true, message: 'Upload already confirmed' }
-      // Rows reserved before upload URLs had a key of their own are measured where they are.
-      const copied = row.upload_key !== null
-      // A fresh key per attempt: of two confirms racing a PUT, the loser's copy never replaces what the winner measured.
-      const served = copied ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)) : row.r2_key
-      if (copied && !(await deps.storage.copy(row.upload_key!, served))) throw noBytes()
-      let updated: FileRow | undefined
-      let background: boolean
-      try {
-        const stored = await measure(ctx, served)
-        if (!stored) throw noBytes()
-        if (stored.sizeBytes !== row.size_bytes) {
-          throw new AppError('invalid_request', `The stored object is ${stored.sizeBytes} bytes, not the ${row.size_bytes} announced`, {
-            expected: row.size_bytes,
-            received: stored.sizeBytes,
-          })
-        }
-        background = await ctx.variantsOnUpload(row)
-        updated = await store.complete(row.project_id, id, { r2_key: served, sha256: stored.sha256, updated_at: deps.clock.seconds(), variants: emptyVariants(background ? 'pending' : 'none') })
-      } finally {
-        if (copied && !updated) await deps.storage.delete(served).catch((err: unknown) => deps.log.warn({ err, fileId: id }, 'could not remove the copy of an unconfirmed upload'))
-      }
-      if (!updated) return { success: true, message: 'Upload already confirmed' }
-      deps.events.emit('file.upload', { projectId: updated.project_id, file: toWire(updated), via: 'token', principal: principalSnapshot(principal), at: deps.clock.seconds() })
-      if (background) variants.schedule(updated.project_id, updated.id)
-      return { success: true, message: 'Upload confirmed' }
+      return tokenUploads.confirm(principal, id)
     },
 
     /** One file's metadata. Throws not_found. */
@@ -166,12 +80,25 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /** Complete files the caller may see, newest first. */
-    async list(principal: Principal, query: { page: number; limit: number; collection_name?: string }): Promise<FileList> {
+    async list(
+      principal: Principal,
+      query: { page: number; limit: number; collection_name?: string },
+    ): Promise<FileList> {
       await may(principal, 'read')
       const sight = await access.sightOf(principal)
       const offset = (query.page - 1) * query.limit
-      const { rows, total } = await store.listComplete(principal.projectId, sight, { limit: query.limit, offset, collection: query.collection_name })
-      return { data: rows.map(toWire), total, page: query.page, limit: query.limit, hasMore: offset + rows.length < total }
+      const { rows, total } = await store.listComplete(principal.projectId, sight, {
+        limit: query.limit,
+        offset,
+        collection: query.collection_name,
+      })
+      return {
+        data: rows.map(toWire),
+        total,
+        page: query.page,
+        limit: query.limit,
+        hasMore: offset + rows.length < total,
+      }
     },
 
     /**
@@ -179,24 +106,42 @@ export function createFilesService(deps: FilesDeps) {
      * store_on_request the first request makes it). Any other size falls back to the original.
      * Throws not_found (missing, hidden, or not confirmed).
      */
-    async downloadToken(principal: Principal, id: string, size?: string): Promise<{ id: string; downloadUrl: string; variant: string | null }> {
+    async downloadToken(
+      principal: Principal,
+      id: string,
+      size?: string,
+    ): Promise<{ id: string; downloadUrl: string; variant: string | null }> {
       await may(principal, 'read')
       let row = await access.visible(principal, id)
       if (row.status !== 'complete') throw new AppError('not_found', 'File not found')
       const wanted = size === undefined || size === '' || size === 'original' ? null : size
       let variant = wanted === null ? undefined : parseVariants(row.variants).items[wanted]
-      if (wanted !== null && !variant && isResizable(row.mime_type) && (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_request') {
+      if (
+        wanted !== null &&
+        !variant &&
+        isResizable(row.mime_type) &&
+        (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_request'
+      ) {
         if ((await variants.specs(row.project_id)).some((s) => s.name === wanted)) {
           try {
             row = (await variants.generate(row, [wanted])) ?? row
             variant = parseVariants(row.variants).items[wanted]
           } catch (err) {
-            deps.log.warn({ err, fileId: row.id, size: wanted }, 'could not make a variant on request; answering the original')
+            deps.log.warn(
+              { err, fileId: row.id, size: wanted },
+              'could not make a variant on request; answering the original',
+            )
           }
         }
       }
-      const target = variant ? { key: variant.key, contentType: variant.mimeType } : { key: row.r2_key, contentType: row.mime_type }
-      const downloadUrl = await deps.storage.presignGet(target.key, { expiresIn: limits.downloadUrlSeconds, filename: row.filename, contentType: target.contentType })
+      const target = variant
+        ? { key: variant.key, contentType: variant.mimeType }
+        : { key: row.r2_key, contentType: row.mime_type }
+      const downloadUrl = await deps.storage.presignGet(target.key, {
+        expiresIn: limits.downloadUrlSeconds,
+        filename: row.filename,
+        contentType: target.contentType,
+      })
       return { id: row.id, downloadUrl, variant: variant ? wanted : null }
     },
 
@@ -226,7 +171,11 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /** Attaches a variant the client made (system/files:create); see ingest.ts. */
-    async attachVariant(principal: Principal, id: string, body: Parameters<typeof ingest.attachVariant>[2]): Promise<FileWire> {
+    async attachVariant(
+      principal: Principal,
+      id: string,
+      body: Parameters<typeof ingest.attachVariant>[2],
+    ): Promise<FileWire> {
       await may(principal, 'create')
       return ingest.attachVariant(principal, id, body)
     },
@@ -238,7 +187,10 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /** Makes variants again for a page of files (system/files:update); see regenerate.ts. */
-    async regenerate(principal: Principal, input: Parameters<typeof regenerate.regenerate>[1]): ReturnType<typeof regenerate.regenerate> {
+    async regenerate(
+      principal: Principal,
+      input: Parameters<typeof regenerate.regenerate>[1],
+    ): ReturnType<typeof regenerate.regenerate> {
       await may(principal, 'update')
       return regenerate.regenerate(principal, input)
     },
@@ -268,7 +220,11 @@ export function createFilesService(deps: FilesDeps) {
      * not_found, invalid_request, limit_exceeded, conflict, service_unavailable; a refused write changes no
      * file, and nothing new stays stored.
      */
-    async writeContent(principal: Principal, key: string, input: Omit<BytesUpload, 'filename' | 'flowKey'>): Promise<{ file: FileWire; replaced: boolean }> {
+    async writeContent(
+      principal: Principal,
+      key: string,
+      input: Omit<BytesUpload, 'filename' | 'flowKey'>,
+    ): Promise<{ file: FileWire; replaced: boolean }> {
       const ref = parseFileRef(key)
       if (ref.kind === 'id') {
         await may(principal, 'update')
@@ -280,18 +236,30 @@ export function createFilesService(deps: FilesDeps) {
         if (held) {
           await may(principal, 'update')
           if (!access.sees(await access.sightOf(principal), held)) {
-            throw new AppError('forbidden', `key "${ref.flowKey.slice(0, 100)}" holds a file you may not replace`, { resource: FILES_RESOURCE, action: 'update', field: 'key' })
+            throw new AppError('forbidden', `key "${ref.flowKey.slice(0, 100)}" holds a file you may not replace`, {
+              resource: FILES_RESOURCE,
+              action: 'update',
+              field: 'key',
+            })
           }
           return { file: await replaceFor(principal, held, input), replaced: true }
         }
         await may(principal, 'create')
         try {
           const filename = ref.flowKey.slice(ref.flowKey.lastIndexOf('/') + 1)
-          return { file: await ingest.uploadBytes(principal, { ...input, filename, flowKey: ref.flowKey }), replaced: false }
+          return {
+            file: await bytesIngest.uploadBytes(principal, { ...input, filename, flowKey: ref.flowKey }),
+            replaced: false,
+          }
         } catch (err) {
           // Another write made the file at this key first: replace it (once), as if this write came second.
           if (!isAppError(err) || err.code !== 'already_exists') throw err
-          if (attempt > 0) throw new AppError('conflict', `The file at key "${ref.flowKey.slice(0, 100)}" changed meanwhile; try again`, { field: 'key' })
+          if (attempt > 0)
+            throw new AppError(
+              'conflict',
+              `The file at key "${ref.flowKey.slice(0, 100)}" changed meanwhile; try again`,
+              { field: 'key' },
+            )
         }
       }
     },

@@ -3,7 +3,16 @@ import type Sharp from 'sharp'
 import type { Logger } from '../../lib/log.js'
 import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { SettingsService } from '../settings/index.js'
-import { isResizable, limits, parseVariants, variantKey, type FileRow, type StoredVariant, type VariantState, type VariantStatus } from './model.js'
+import {
+  isResizable,
+  limits,
+  parseVariants,
+  variantKey,
+  type FileRow,
+  type StoredVariant,
+  type VariantState,
+  type VariantStatus,
+} from './model.js'
 import type { FilesStore } from './store.js'
 
 /** One size the server makes: the longest side at most `size` pixels. */
@@ -54,10 +63,16 @@ export async function loadSharp(): Promise<typeof Sharp> {
 }
 
 /** One resized copy, in the original's format, turned upright by its EXIF orientation. */
-async function render(input: Buffer, mimeType: string, size: number): Promise<{ data: Buffer; width: number; height: number }> {
+async function render(
+  input: Buffer,
+  mimeType: string,
+  size: number,
+): Promise<{ data: Buffer; width: number; height: number }> {
   // At most 100 megapixels: a small file may still decode to gigabytes (a decompression bomb).
   const sharp = await loadSharp()
-  const resized = sharp(input, { limitInputPixels: maxPixels }).rotate().resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true })
+  const resized = sharp(input, { limitInputPixels: maxPixels })
+    .rotate()
+    .resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true })
   const encoded = mimeType.startsWith('image/png') ? resized.png() : resized.jpeg({ quality: 80 })
   const { data, info } = await encoded.toBuffer({ resolveWithObject: true })
   return { data, width: info.width, height: info.height }
@@ -112,7 +127,8 @@ export function createVariants(deps: VariantsDeps) {
     const wanted = only ? all.filter((s) => only.includes(s.name)) : all
     const made: Record<string, StoredVariant> = {}
     try {
-      if (!row.sha256 || !isResizable(row.mime_type)) throw new Error('only complete JPEG and PNG files have server-made variants')
+      if (!row.sha256 || !isResizable(row.mime_type))
+        throw new Error('only complete JPEG and PNG files have server-made variants')
       const source = await storage.get(row.r2_key)
       if (!source) throw new Error('the original is missing from storage')
       const input = await readAll(source, limits.maxFileBytes)
@@ -120,11 +136,20 @@ export function createVariants(deps: VariantsDeps) {
         const out = await render(input, row.mime_type, spec.size)
         const key = variantKey(row.project_id, row.id, row.sha256, spec.name, row.mime_type)
         await storage.put(key, out.data, { contentType: row.mime_type, sizeBytes: out.data.length })
-        made[spec.name] = { key, width: out.width, height: out.height, sizeBytes: out.data.length, mimeType: row.mime_type, source: 'server' }
+        made[spec.name] = {
+          key,
+          width: out.width,
+          height: out.height,
+          sizeBytes: out.data.length,
+          mimeType: row.mime_type,
+          source: 'server',
+        }
       }
     } catch (err) {
       await discard(Object.values(made).map((v) => v.key))
-      await setStatus(row, 'failed').catch((e: unknown) => log.warn({ err: e, fileId: row.id }, 'could not record a variant failure'))
+      await setStatus(row, 'failed').catch((e: unknown) =>
+        log.warn({ err: e, fileId: row.id }, 'could not record a variant failure'),
+      )
       throw err
     }
     const stale: string[] = []
@@ -151,7 +176,11 @@ export function createVariants(deps: VariantsDeps) {
     if (!after) {
       const current = await store.byId(row.project_id, row.id)
       const kept = new Set(Object.values(current ? parseVariants(current.variants).items : {}).map((v) => v.key))
-      await discard(Object.values(made).map((v) => v.key).filter((k) => !kept.has(k)))
+      await discard(
+        Object.values(made)
+          .map((v) => v.key)
+          .filter((k) => !kept.has(k)),
+      )
       return null
     }
     await discard(stale)

@@ -27,7 +27,15 @@ export function textOf(value: unknown): string {
   }
 }
 
-const htmlEntities: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;', '=': '&#61;' }
+const htmlEntities: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+  '=': '&#61;',
+}
 
 /** Text safe in HTML element content and in quoted or unquoted attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -95,11 +103,19 @@ function parsedDefault(text: string): SectionTemplate {
 }
 
 /** The templates used when a lens brings none: a table of its columns. */
-export const defaultTemplates: Readonly<Record<'html' | 'md', SectionTemplate>> = { html: parsedDefault(defaultHtml), md: parsedDefault(defaultMd) }
+export const defaultTemplates: Readonly<Record<'html' | 'md', SectionTemplate>> = {
+  html: parsedDefault(defaultHtml),
+  md: parsedDefault(defaultMd),
+}
 
 /** What a lens's html and md templates read: its name, the parameters, the columns, the records (by field, and as cells in column order). */
 export interface RenderData {
-  readonly lens: { readonly id: string; readonly name: string; readonly description: string; readonly version: number | null }
+  readonly lens: {
+    readonly id: string
+    readonly name: string
+    readonly description: string
+    readonly version: number | null
+  }
   readonly params: Readonly<Record<string, unknown>>
   readonly columns: readonly { readonly name: string }[]
   readonly rows: readonly Record<string, unknown>[]
@@ -110,7 +126,11 @@ export interface RenderData {
 
 /** Renders one format. Throws SectionRenderLimit past maxOutputLength. */
 export function renderFormat(format: LensFormat, template: SectionTemplate | null, data: RenderData): string {
-  if (format === 'csv') return renderCsv(data.columns.map((c) => c.name), data.rows)
+  if (format === 'csv')
+    return renderCsv(
+      data.columns.map((c) => c.name),
+      data.rows,
+    )
   const escape = format === 'html' ? escapeHtml : escapeMarkdown
   return renderSectionTemplate(template ?? defaultTemplates[format], data, { escape, maxLength: maxOutputLength })
 }

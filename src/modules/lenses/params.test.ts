@@ -23,7 +23,14 @@ const codeOf = (given: Record<string, unknown>) => {
 
 describe('lens parameters', () => {
   it('reads each type, fills defaults, leaves an optional one null', () => {
-    expect(resolveParams(declared, { n: '3', min: '-1.5', on: '1', day: '2026-02-28' })).toEqual({ status: 'open', min: -1.5, n: 3, on: true, day: '2026-02-28', q: null })
+    expect(resolveParams(declared, { n: '3', min: '-1.5', on: '1', day: '2026-02-28' })).toEqual({
+      status: 'open',
+      min: -1.5,
+      n: 3,
+      on: true,
+      day: '2026-02-28',
+      q: null,
+    })
   })
 
   it.each([
@@ -42,12 +49,22 @@ describe('lens parameters', () => {
 
   it('substitutes values only: a whole tag keeps the type, keys are never templates', () => {
     const filter = { total: { _gte: '{{params.min}}' }, title: { _contains: 'x{{params.q}}' }, '{{params.q}}': 1 }
-    expect(substituteFilter(filter, { min: 2, q: '"}' })).toEqual({ total: { _gte: 2 }, title: { _contains: 'x"}' }, '{{params.q}}': 1 })
+    expect(substituteFilter(filter, { min: 2, q: '"}' })).toEqual({
+      total: { _gte: 2 },
+      title: { _contains: 'x"}' },
+      '{{params.q}}': 1,
+    })
   })
 
   it('a filter reads declared params only', () => {
     expect(() => checkFilterParams({ a: { _eq: '{{params.min}}' } }, declared)).not.toThrow()
-    for (const filter of [{ a: '{{params.zzz}}' }, { a: '{{$now}}' }, { a: '{{params.min.x}}' }, { a: '{{= 1 }}' }, { a: '{{' }]) {
+    for (const filter of [
+      { a: '{{params.zzz}}' },
+      { a: '{{$now}}' },
+      { a: '{{params.min.x}}' },
+      { a: '{{= 1 }}' },
+      { a: '{{' },
+    ]) {
       expect(() => checkFilterParams(filter, declared), JSON.stringify(filter)).toThrow(/filter/)
     }
   })

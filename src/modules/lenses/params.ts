@@ -1,4 +1,5 @@
-import { AppError } from '../../lib/errors.js'
+import { AppError, isAppError } from '../../lib/errors.js'
+import { checkFilterBounds } from '../../lib/filter/index.js'
 import { parseTemplate, resolveTemplates } from '../../lib/template/index.js'
 import type { LensParam } from './schemas.js'
 
@@ -23,7 +24,8 @@ export function coerceParam(param: LensParam, raw: unknown, where = 'params'): P
   const refuse = (why: string): never => {
     throw new AppError('invalid_request', `${where}.${param.name}: ${why}`, { param: param.name })
   }
-  if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') refuse('must be text, a number or a boolean')
+  if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean')
+    refuse('must be text, a number or a boolean')
   const text = String(raw)
   let value: ParamValue
   switch (param.type) {
@@ -49,7 +51,8 @@ export function coerceParam(param: LensParam, raw: unknown, where = 'params'): P
       value = text
       break
   }
-  if (param.values && !param.values.some((allowed) => String(allowed) === String(value))) refuse(`must be one of ${param.values.map(String).join(', ').slice(0, 200)}`)
+  if (param.values && !param.values.some((allowed) => String(allowed) === String(value)))
+    refuse(`must be one of ${param.values.map(String).join(', ').slice(0, 200)}`)
   return value
 }
 
@@ -58,19 +61,33 @@ export function coerceParam(param: LensParam, raw: unknown, where = 'params'): P
  * one refused, and a name the lens does not declare refused (so a typo is not silently ignored).
  * Throws invalid_request.
  */
-export function resolveParams(declared: readonly LensParam[], given: Readonly<Record<string, unknown>>): Record<string, ParamValue> {
+export function resolveParams(
+  declared: readonly LensParam[],
+  given: Readonly<Record<string, unknown>>,
+): Record<string, ParamValue> {
   const byName = new Map(declared.map((p) => [p.name, p]))
   const unknown = Object.keys(given).filter((name) => !byName.has(name))
   if (unknown.length > 0) {
-    const known = declared.length > 0 ? `; this lens declares ${declared.map((p) => p.name).join(', ')}` : '; this lens declares none'
-    throw new AppError('invalid_request', `Unknown parameter ${unknown.map((n) => JSON.stringify(n.slice(0, 64))).join(', ').slice(0, 300)}${known}`, { unknown: unknown.slice(0, 20).map((n) => n.slice(0, 64)) })
+    const known =
+      declared.length > 0
+        ? `; this lens declares ${declared.map((p) => p.name).join(', ')}`
+        : '; this lens declares none'
+    throw new AppError(
+      'invalid_request',
+      `Unknown parameter ${unknown
+        .map((n) => JSON.stringify(n.slice(0, 64)))
+        .join(', ')
+        .slice(0, 300)}${known}`,
+      { unknown: unknown.slice(0, 20).map((n) => n.slice(0, 64)) },
+    )
   }
   const out: Record<string, ParamValue> = {}
   for (const param of declared) {
     const raw = Object.prototype.hasOwnProperty.call(given, param.name) ? given[param.name] : undefined
     if (raw !== undefined) out[param.name] = coerceParam(param, raw)
     else if (param.default !== undefined) out[param.name] = coerceParam(param, param.default, 'default')
-    else if (param.required) throw new AppError('invalid_request', `params.${param.name} is required`, { param: param.name })
+    else if (param.required)
+      throw new AppError('invalid_request', `params.${param.name} is required`, { param: param.name })
     else out[param.name] = null
   }
   return out
@@ -82,16 +99,34 @@ export function sampleParams(declared: readonly LensParam[]): Record<string, Par
   for (const param of declared) {
     const raw = param.default ?? param.values?.[0]
     if (raw !== undefined) out[param.name] = coerceParam(param, raw, 'default')
-    else out[param.name] = param.type === 'text' ? 'x' : param.type === 'boolean' ? true : param.type === 'date' ? '2000-01-01' : 0
+    else
+      out[param.name] =
+        param.type === 'text' ? 'x' : param.type === 'boolean' ? true : param.type === 'date' ? '2000-01-01' : 0
   }
   return out
+}
+
+/**
+ * The records API's bounds on a filter (lib/filter checkFilterBounds: 8 levels, 16 KiB, …), checked
+ * first, with its own stack: everything after it (the tag check, substitution, JSON.stringify) recurses.
+ * Throws validation_error naming where (`filter._and[0]…`).
+ */
+export function checkLensFilterBounds(filter: unknown): void {
+  if (filter === undefined || filter === null) return
+  try {
+    checkFilterBounds(filter, 'filter')
+  } catch (err) {
+    if (isAppError(err)) throw new AppError('validation_error', err.message, { at: err.details.path ?? 'filter' })
+    throw err
+  }
 }
 
 /** Every string in a filter tree (values only; keys are not templates). */
 function* strings(value: unknown, path: string): Generator<{ text: string; path: string }> {
   if (typeof value === 'string') yield { text: value, path }
   else if (Array.isArray(value)) for (const [i, item] of value.entries()) yield* strings(item, `${path}[${i}]`)
-  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) yield* strings(item, `${path}.${key}`)
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) yield* strings(item, `${path}.${key}`)
 }
 
 /**
@@ -105,12 +140,25 @@ export function checkFilterParams(filter: unknown, declared: readonly LensParam[
     if (!parsed.ok) throw new AppError('validation_error', `${path}: ${parsed.error.message}`, { at: path })
     for (const part of parsed.template.parts) {
       if (part.kind === 'text') continue
-      if (part.kind === 'expression') throw new AppError('validation_error', `${path}: ${part.source.slice(0, 60)}: expressions are not allowed in a lens filter; use {{params.<name>}}`, { at: path })
+      if (part.kind === 'expression')
+        throw new AppError(
+          'validation_error',
+          `${path}: ${part.source.slice(0, 60)}: expressions are not allowed in a lens filter; use {{params.<name>}}`,
+          { at: path },
+        )
       const first = part.segments[0]
       if (part.root !== 'params' || part.segments.length !== 1 || first?.kind !== 'key') {
-        throw new AppError('validation_error', `${path}: ${part.source.slice(0, 60)}: a lens filter reads only {{params.<name>}}`, { at: path })
+        throw new AppError(
+          'validation_error',
+          `${path}: ${part.source.slice(0, 60)}: a lens filter reads only {{params.<name>}}`,
+          { at: path },
+        )
       }
-      if (!names.has(first.key)) throw new AppError('validation_error', `${path}: ${part.source.slice(0, 60)} names no declared parameter`, { at: path, param: first.key.slice(0, 64) })
+      if (!names.has(first.key))
+        throw new AppError('validation_error', `${path}: ${part.source.slice(0, 60)} names no declared parameter`, {
+          at: path,
+          param: first.key.slice(0, 64),
+        })
     }
   }
 }

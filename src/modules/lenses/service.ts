@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/index.js'
 import type { RecordsService } from '../records/index.js'
 import { checkPageTemplate } from './page-check.js'
 import { createRenderer, type RenderInput, type Rendered } from './render.js'
-import { checkFilterParams, sampleParams, substituteFilter } from './params.js'
+import { checkFilterParams, checkLensFilterBounds, sampleParams, substituteFilter } from './params.js'
 import type { CreateLensInput, Lens, LensDefinition, LensVersion, UpdateLensInput } from './schemas.js'
 import { createLensesStore, type LensChanges, type LensRow, type LensVersionRow } from './store.js'
 
@@ -32,7 +32,8 @@ const notFound = () => new AppError('not_found', 'Lens not found')
 export function createLensesService(deps: LensesDeps) {
   const store = createLensesStore(deps.systemDb)
   const renderer = createRenderer({ records: deps.records })
-  const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') => deps.access.authorize(actor, `${LENSES_RESOURCE}:${action}`)
+  const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
+    deps.access.authorize(actor, `${LENSES_RESOURCE}:${action}`)
 
   async function rowOf(projectId: string, id: string): Promise<LensRow> {
     const row = await store.byId(projectId, id)
@@ -49,14 +50,19 @@ export function createLensesService(deps: LensesDeps) {
   async function checkDefinition(actor: Principal, definition: LensDefinition): Promise<void> {
     const names = new Set<string>()
     for (const param of definition.params) {
-      if (names.has(param.name)) throw new AppError('validation_error', `params: "${param.name}" is declared twice`, { at: 'params' })
+      if (names.has(param.name))
+        throw new AppError('validation_error', `params: "${param.name}" is declared twice`, { at: 'params' })
       names.add(param.name)
     }
     for (const format of ['html', 'md'] as const) {
       const text = definition.template[format]
       if (text === undefined) continue
       const parsed = parseSectionTemplate(text)
-      if (!parsed.ok) throw new AppError('validation_error', `template.${format}: ${parsed.error.message}`, { at: `template.${format}`, code: parsed.error.code })
+      if (!parsed.ok)
+        throw new AppError('validation_error', `template.${format}: ${parsed.error.message}`, {
+          at: `template.${format}`,
+          code: parsed.error.code,
+        })
       if (format === 'html') checkPageTemplate(parsed.template)
     }
     checkFilterParams(definition.filter, definition.params)
@@ -67,12 +73,22 @@ export function createLensesService(deps: LensesDeps) {
       if (isAppError(err)) throw new AppError('validation_error', err.message, { at: 'params' })
       throw err
     }
-    const filter = definition.filter === undefined ? undefined : JSON.stringify(substituteFilter(definition.filter, samples))
+    const filter =
+      definition.filter === undefined ? undefined : JSON.stringify(substituteFilter(definition.filter, samples))
     try {
-      await deps.records.find(actor, definition.collection, { filter, sort: definition.sort, fields: definition.fields, limit: 1, offset: 0 })
+      await deps.records.find(actor, definition.collection, {
+        filter,
+        sort: definition.sort,
+        fields: definition.fields,
+        limit: 1,
+        offset: 0,
+      })
     } catch (err) {
       if (isAppError(err) && (err.code === 'invalid_request' || err.code === 'invalid_field')) {
-        throw new AppError('validation_error', `The lens's query is refused: ${err.message}`, { ...err.details, at: 'query' })
+        throw new AppError('validation_error', `The lens's query is refused: ${err.message}`, {
+          ...err.details,
+          at: 'query',
+        })
       }
       throw err
     }
@@ -99,12 +115,20 @@ export function createLensesService(deps: LensesDeps) {
   }
 
   /** The definition a render reads: the published version, or the draft. Throws conflict (never published, disabled). */
-  async function definitionFor(row: LensRow, draft: boolean): Promise<{ definition: LensDefinition; version: number | null }> {
+  async function definitionFor(
+    row: LensRow,
+    draft: boolean,
+  ): Promise<{ definition: LensDefinition; version: number | null }> {
     if (draft) return { definition: JSON.parse(row.draft) as LensDefinition, version: null }
     if (!row.enabled) throw new AppError('conflict', 'This lens is disabled', { reason: 'disabled' })
     const current = Number(row.current_version)
     const version = current > 0 ? await store.version(row.project_id, row.id, current) : undefined
-    if (!version) throw new AppError('conflict', 'This lens has no published version yet; publish it, or render the draft with draft=true', { reason: 'not_published' })
+    if (!version)
+      throw new AppError(
+        'conflict',
+        'This lens has no published version yet; publish it, or render the draft with draft=true',
+        { reason: 'not_published' },
+      )
     return { definition: JSON.parse(version.definition) as LensDefinition, version: current }
   }
 
@@ -141,7 +165,13 @@ export function createLensesService(deps: LensesDeps) {
         updated_at: now,
       }
       await store.insert(row)
-      await deps.audit.record({ projectId: actor.projectId, action: 'lens.created', actor, target: { type: 'lens', id: row.id }, details: { name: row.name, collection: definition.collection } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'lens.created',
+        actor,
+        target: { type: 'lens', id: row.id },
+        details: { name: row.name, collection: definition.collection },
+      })
       return toLens(row)
     },
 
@@ -152,7 +182,8 @@ export function createLensesService(deps: LensesDeps) {
       const before = JSON.parse(row.draft) as LensDefinition
       const { enabled, filter, fields, ...rest } = input
       const merged: LensDefinition = { ...before }
-      for (const [key, value] of Object.entries(rest)) if (value !== undefined) (merged as unknown as Record<string, unknown>)[key] = value
+      for (const [key, value] of Object.entries(rest))
+        if (value !== undefined) (merged as unknown as Record<string, unknown>)[key] = value
       if (filter === null) delete merged.filter
       else if (filter !== undefined) merged.filter = filter
       if (fields === null) delete merged.fields
@@ -169,7 +200,13 @@ export function createLensesService(deps: LensesDeps) {
       if (Object.keys(changes).length === 0) return toLens(row)
       changes.updated_at = deps.clock.seconds()
       if (!(await store.update(actor.projectId, id, changes))) throw notFound()
-      await deps.audit.record({ projectId: actor.projectId, action: 'lens.updated', actor, target: { type: 'lens', id }, details: { name: definition.name, changed: Object.keys(input) } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'lens.updated',
+        actor,
+        target: { type: 'lens', id },
+        details: { name: definition.name, changed: Object.keys(input) },
+      })
       return toLens({ ...row, ...changes })
     },
 
@@ -178,7 +215,13 @@ export function createLensesService(deps: LensesDeps) {
       await may(actor, 'delete')
       const row = await rowOf(actor.projectId, id)
       if (!(await store.delete(actor.projectId, id))) throw notFound()
-      await deps.audit.record({ projectId: actor.projectId, action: 'lens.deleted', actor, target: { type: 'lens', id }, details: { name: row.name } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'lens.deleted',
+        actor,
+        target: { type: 'lens', id },
+        details: { name: row.name },
+      })
     },
 
     /**
@@ -191,10 +234,22 @@ export function createLensesService(deps: LensesDeps) {
       const definition = JSON.parse(row.draft) as LensDefinition
       await checkDefinition(actor, definition)
       const now = deps.clock.seconds()
-      const version = await store.publish(actor.projectId, id, Number(row.current_version), { definition: row.draft, change_summary: changeSummary, published_by: actor.userId, created_at: now })
-      if (version === null) throw new AppError('conflict', 'The lens was published or deleted meanwhile; read it and try again')
+      const version = await store.publish(actor.projectId, id, Number(row.current_version), {
+        definition: row.draft,
+        change_summary: changeSummary,
+        published_by: actor.userId,
+        created_at: now,
+      })
+      if (version === null)
+        throw new AppError('conflict', 'The lens was published or deleted meanwhile; read it and try again')
       await store.update(actor.projectId, id, { updated_at: now })
-      await deps.audit.record({ projectId: actor.projectId, action: 'lens.published', actor, target: { type: 'lens', id }, details: { name: definition.name, version } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'lens.published',
+        actor,
+        target: { type: 'lens', id },
+        details: { name: definition.name, version },
+      })
       return toLens({ ...row, current_version: version, updated_at: now })
     },
 
@@ -225,8 +280,12 @@ export function createLensesService(deps: LensesDeps) {
 
 export type LensesService = ReturnType<typeof createLensesService>
 
-/** The definition's fields in one fixed order (so equal drafts are equal JSON). */
+/**
+ * The definition's fields in one fixed order (so equal drafts are equal JSON). Create and update both
+ * come through here before anything walks the filter: its bounds are checked first (validation_error).
+ */
 function definitionOf(input: LensDefinition): LensDefinition {
+  checkLensFilterBounds(input.filter)
   const out: LensDefinition = {
     name: input.name,
     description: input.description,
@@ -234,7 +293,10 @@ function definitionOf(input: LensDefinition): LensDefinition {
     sort: input.sort,
     limit: input.limit,
     params: input.params,
-    template: { ...(input.template.html === undefined ? {} : { html: input.template.html }), ...(input.template.md === undefined ? {} : { md: input.template.md }) },
+    template: {
+      ...(input.template.html === undefined ? {} : { html: input.template.html }),
+      ...(input.template.md === undefined ? {} : { md: input.template.md }),
+    },
   }
   if (input.filter !== undefined) out.filter = input.filter
   if (input.fields !== undefined) out.fields = input.fields

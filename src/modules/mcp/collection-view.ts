@@ -1,3 +1,4 @@
+import { checkFilterBounds } from '../../lib/filter/index.js'
 import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
 import type { Collection } from '../collections/index.js'
@@ -18,7 +19,11 @@ export interface CollectionView {
  * read (no record access) shows every field, as GET /collections does to that caller. Indexes naming a
  * hidden field go too.
  */
-export async function viewOf(principal: Principal, collection: Collection, services: ToolServices): Promise<CollectionView> {
+export async function viewOf(
+  principal: Principal,
+  collection: Collection,
+  services: ToolServices,
+): Promise<CollectionView> {
   const allowed = await readableFields(principal, collection.name, services)
   const shown = (name: string) => allowed === null || allowed.includes(name)
   return {
@@ -26,12 +31,18 @@ export async function viewOf(principal: Principal, collection: Collection, servi
     storageType: collection.storageType,
     schemaVersion: collection.schemaVersion,
     fields: collection.fields.filter((f) => shown(f.name)).map((f) => ({ ...f }) as Record<string, unknown>),
-    indexes: collection.indexes.filter((i) => i.fields.every(shown)).map((i) => ({ name: i.name, fields: [...i.fields], unique: i.unique })),
+    indexes: collection.indexes
+      .filter((i) => i.fields.every(shown))
+      .map((i) => ({ name: i.name, fields: [...i.fields], unique: i.unique })),
   }
 }
 
 /** The fields the caller may read (null: all), or none at all when only schema read lets it see the collection without holding it. */
-async function readableFields(principal: Principal, name: string, services: ToolServices): Promise<readonly string[] | null> {
+async function readableFields(
+  principal: Principal,
+  name: string,
+  services: ToolServices,
+): Promise<readonly string[] | null> {
   try {
     const opened = await services.records.open(principal, name, 'read')
     return opened.scope.fields
@@ -46,8 +57,14 @@ export function visibleCollection(principal: Principal, name: string, services: 
   return services.collections.visible(principal, name)
 }
 
-/** A filter argument (JSON text, or the object or array itself) as the JSON text the records service reads. */
+/**
+ * A filter argument (JSON text, or the object or array itself) as the JSON text the records service reads.
+ * An object is held to the filter limits first (lib/filter bounds, iterative): writing one nested
+ * thousands deep back to text would overflow the stack. Throws invalid_request past them.
+ */
 export function filterText(filter: unknown): string | undefined {
   if (filter === undefined || filter === null) return undefined
-  return typeof filter === 'string' ? filter : JSON.stringify(filter)
+  if (typeof filter === 'string') return filter
+  checkFilterBounds(filter, 'arguments.filter')
+  return JSON.stringify(filter)
 }

@@ -65,14 +65,18 @@ afterAll(() => {
 
 describe('createDocsIndex on a folder of pages', () => {
   it('indexes every .md file under the folder by slug, decisions included, and nothing else', () => {
-    const found = index.search('zebra', 50).map((hit) => hit.slug).sort()
+    const found = index
+      .search('zebra', 50)
+      .map((hit) => hit.slug)
+      .sort()
     expect(found).toEqual(['decisions/001-first', 'operators', 'untitled'])
     expect(index.page('decisions/001-first')).toEqual({
       slug: 'decisions/001-first',
       title: '001: The first decision',
       markdown: pages['decisions/001-first.md'],
     })
-    for (const slug of ['notes', 'notes.txt', '.hidden/secret', 'link', 'linked-dir/leak']) expect(index.page(slug), slug).toBeNull()
+    for (const slug of ['notes', 'notes.txt', '.hidden/secret', 'link', 'linked-dir/leak'])
+      expect(index.page(slug), slug).toBeNull()
   })
 
   it('takes the title from the first # heading outside code, else the slug', () => {
@@ -102,8 +106,18 @@ describe('createDocsIndex on a folder of pages', () => {
   })
 
   it('stems words, and a trailing * is a prefix search', () => {
-    expect(index.search('sweeps').map((hit) => hit.slug).sort()).toEqual(['queue', 'rate-limits'])
-    expect(index.search('zeb*').map((hit) => hit.slug).sort()).toEqual(['decisions/001-first', 'operators', 'untitled'])
+    expect(
+      index
+        .search('sweeps')
+        .map((hit) => hit.slug)
+        .sort(),
+    ).toEqual(['queue', 'rate-limits'])
+    expect(
+      index
+        .search('zeb*')
+        .map((hit) => hit.slug)
+        .sort(),
+    ).toEqual(['decisions/001-first', 'operators', 'untitled'])
   })
 
   it.each([
@@ -143,9 +157,12 @@ describe('createDocsIndex on a folder of pages', () => {
     expect(index.search('title: zebra').map((hit) => hit.slug)).toEqual(['operators'])
   })
 
-  it.each([[''], ['   '], ['*'], ['"'], ['""'], ['&& || -- ()'], ['" * "']])('answers [] for a query with no word: %j', (query) => {
-    expect(index.search(query)).toEqual([])
-  })
+  it.each([[''], ['   '], ['*'], ['"'], ['""'], ['&& || -- ()'], ['" * "']])(
+    'answers [] for a query with no word: %j',
+    (query) => {
+      expect(index.search(query)).toEqual([])
+    },
+  )
 
   it('limits the answer: 10 by default, clamped to 1..50', async () => {
     const many = mkdtempSync(join(tmpdir(), 'plinth-docs-many-'))

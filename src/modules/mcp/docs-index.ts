@@ -57,7 +57,9 @@ export async function createDocsIndex(options: { dir: string }): Promise<DocsInd
 
   const db = new Database(':memory:')
   // porter: "quotas" finds "quota"; remove_diacritics: "resume" finds "résumé".
-  db.exec(`create virtual table docs using fts5(slug unindexed, title, body, tokenize = 'porter unicode61 remove_diacritics 2')`)
+  db.exec(
+    `create virtual table docs using fts5(slug unindexed, title, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
+  )
   const insert = db.prepare('insert into docs (slug, title, body) values (?, ?, ?)')
   db.transaction(() => {
     for (const page of pages.values()) insert.run(page.slug, page.title, bodies.get(page.slug))
@@ -109,7 +111,11 @@ const shared = new Map<string, Promise<DocsIndex>>()
 export function sharedDocsIndex(dir: string = defaultDocsDir()): Promise<DocsIndex> {
   let opened = shared.get(dir)
   if (!opened) {
-    opened = createDocsIndex({ dir }).then((index) => ({ search: (query, limit) => index.search(query, limit), page: (slug) => index.page(slug), close: () => {} }))
+    opened = createDocsIndex({ dir }).then((index) => ({
+      search: (query, limit) => index.search(query, limit),
+      page: (slug) => index.page(slug),
+      close: () => {},
+    }))
     // A failed build is not kept: the next server tries again.
     opened.catch(() => shared.delete(dir))
     shared.set(dir, opened)

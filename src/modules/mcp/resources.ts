@@ -19,7 +19,14 @@ export interface ResourceDefinition {
  * someone decides it is harmless to show a model. Agent rules have their own resource.
  */
 export const shownSettings: readonly SettingKey[] = [
-  'auth.usernameEnabled', 'auth.requireEmail', 'ai.mcp_rate_limit', 'files.strategy', 'files.quotaBytes', 'files.variants', 'automate.archival_days', 'i18n.defaultLocale',
+  'auth.usernameEnabled',
+  'auth.requireEmail',
+  'ai.mcp_rate_limit',
+  'files.strategy',
+  'files.quotaBytes',
+  'files.variants',
+  'automate.archival_days',
+  'i18n.defaultLocale',
 ]
 
 /** What a section the key may not read becomes: left out (null), never an error for the whole resource. */
@@ -35,18 +42,34 @@ async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
 const projectContext: ResourceDefinition = {
   uri: 'service://project/context',
   name: 'Project context',
-  description: 'The project as this key sees it: collections it may read, roles and flows (null without system/roles:read or system/automate:read), and how it is authenticated',
+  description:
+    'The project as this key sees it: collections it may read, roles and flows (null without system/roles:read or system/automate:read), and how it is authenticated',
   mimeType: 'application/json',
   async read(principal, services) {
     const collections = await services.collections.visibleTo(principal)
-    const roles = await orNull(async () => (await services.access.listRoles(principal)).map((r) => ({ id: r.id, name: r.name, description: r.description })))
-    const flows = await orNull(async () => (await services.flows.list(principal)).map((f) => ({ id: f.id, slug: f.slug, name: f.name, status: f.status, triggerType: f.triggerType })))
+    const roles = await orNull(async () =>
+      (await services.access.listRoles(principal)).map((r) => ({ id: r.id, name: r.name, description: r.description })),
+    )
+    const flows = await orNull(async () =>
+      (await services.flows.list(principal)).map((f) => ({
+        id: f.id,
+        slug: f.slug,
+        name: f.name,
+        status: f.status,
+        triggerType: f.triggerType,
+      })),
+    )
     return {
       projectId: principal.projectId,
       collections: collections.map((c) => c.name),
       roles,
       flows,
-      auth: { method: 'api_key', keyId: principal.apiKeyId, capabilities: principal.capabilities, serviceKey: principal.userId === null },
+      auth: {
+        method: 'api_key',
+        keyId: principal.apiKeyId,
+        capabilities: principal.capabilities,
+        serviceKey: principal.userId === null,
+      },
     }
   },
 }
@@ -84,7 +107,12 @@ const agentRules: ResourceDefinition = {
 }
 
 /** The tool server's resources (core-api § Tool server). */
-export const resources: readonly ResourceDefinition[] = Object.freeze([projectContext, collectionsResource, systemSettings, agentRules])
+export const resources: readonly ResourceDefinition[] = Object.freeze([
+  projectContext,
+  collectionsResource,
+  systemSettings,
+  agentRules,
+])
 
 /** The resource at that URI, or undefined. */
 export function resourceAt(uri: string): ResourceDefinition | undefined {

@@ -32,7 +32,10 @@ export const ResourceContentSchema = ResourceSchema.extend({
 }).openapi('McpResourceContent')
 
 export const InvokeBodySchema = z.object({
-  arguments: z.record(z.string(), z.unknown()).optional().openapi({ description: "The tool's arguments (addendum §7); {} when absent" }),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .openapi({ description: "The tool's arguments (addendum §7); {} when absent" }),
 })
 
 export const InvocationSchema = z
@@ -52,7 +55,10 @@ export const InvocationSchema = z
 const queryTime = z
   .string()
   .max(40)
-  .refine((v) => /^\d{1,15}$/.test(v) || !Number.isNaN(Date.parse(v)), 'Expected an ISO 8601 time or milliseconds since the epoch')
+  .refine(
+    (v) => /^\d{1,15}$/.test(v) || !Number.isNaN(Date.parse(v)),
+    'Expected an ISO 8601 time or milliseconds since the epoch',
+  )
   .transform((v) => (/^\d{1,15}$/.test(v) ? Number(v) : Date.parse(v)))
   .optional()
 
@@ -61,6 +67,12 @@ export const InvocationQuerySchema = z.object({
   limit: queryInteger({ min: 1, max: 100, default: 25 }),
   key: z.string().min(1).max(64).optional().openapi({ description: 'Only this API key id' }),
   tool: z.string().min(1).max(100).optional().openapi({ description: 'Only this tool' }),
-  since: queryTime.openapi({ type: 'string', description: 'From this time (inclusive): ISO 8601 or epoch milliseconds' }),
-  until: queryTime.openapi({ type: 'string', description: 'Before this time (exclusive): ISO 8601 or epoch milliseconds' }),
+  since: queryTime.openapi({
+    type: 'string',
+    description: 'From this time (inclusive): ISO 8601 or epoch milliseconds',
+  }),
+  until: queryTime.openapi({
+    type: 'string',
+    description: 'Before this time (exclusive): ISO 8601 or epoch milliseconds',
+  }),
 })

@@ -1,3 +1,4 @@
+import { jsonSize } from '../../lib/json-size.js'
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Clock } from '../../lib/clock.js'
@@ -56,7 +57,9 @@ export const serverName = 'plinth-tool-server'
 const windowMs = 60_000
 
 /** Tokens a model would spend on this text, estimated as characters / 4. */
-const tokensOf = (value: unknown): number => Math.ceil((value === undefined ? 0 : JSON.stringify(value).length) / 4)
+// jsonSize walks with its own stack: a hostile argument nested 50,000 deep cannot overflow it (JSON.stringify
+// did, in the invocation log's finally, and turned a refused filter into a 500). Counted up to 100 MB.
+const tokensOf = (value: unknown): number => Math.ceil((value === undefined ? 0 : jsonSize(value, 100_000_000)) / 4)
 
 /** The tool's argument schema as JSON Schema (draft 2020-12), what an MCP client shows and checks. */
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -72,17 +75,30 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
  */
 export function createMcpService(deps: McpDeps) {
   const store = createMcpStore(deps.systemDb)
-  const descriptors: ToolDescriptor[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: jsonSchemaOf(t.inputSchema) }))
+  const descriptors: ToolDescriptor[] = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: jsonSchemaOf(t.inputSchema),
+  }))
 
   /** Refuses anything but an API key; counts one request against the key's limit. Throws unauthorized, rate_limited. */
   async function admit(principal: Principal): Promise<void> {
-    if (principal.kind !== 'api_key' || principal.apiKeyId === null) throw new AppError('unauthorized', 'The tool server takes an sk- API key as Bearer; sessions and capability tokens are refused')
+    if (principal.kind !== 'api_key' || principal.apiKeyId === null)
+      throw new AppError(
+        'unauthorized',
+        'The tool server takes an sk- API key as Bearer; sessions and capability tokens are refused',
+      )
     const limit = await deps.services.settings.get(principal.projectId, 'ai.mcp_rate_limit')
     const verdict = await deps.limiter.hit(`mcp:${principal.apiKeyId}`, limit, windowMs)
     if (!verdict.allowed) {
-      throw new AppError('rate_limited', `At most ${limit} tool server requests per minute per API key`, { retryAfter: verdict.retryAfterSeconds, limit }, {
-        headers: { 'Retry-After': String(verdict.retryAfterSeconds) },
-      })
+      throw new AppError(
+        'rate_limited',
+        `At most ${limit} tool server requests per minute per API key`,
+        { retryAfter: verdict.retryAfterSeconds, limit },
+        {
+          headers: { 'Retry-After': String(verdict.retryAfterSeconds) },
+        },
+      )
     }
   }
 
@@ -90,9 +106,16 @@ export function createMcpService(deps: McpDeps) {
   function checked(schema: z.ZodType, args: unknown): unknown {
     const parsed = schema.safeParse(args ?? {})
     if (parsed.success) return parsed.data
-    const issues = parsed.error.issues.map((i) => ({ path: ['arguments', ...i.path.map(String)].join('.'), message: i.message }))
+    const issues = parsed.error.issues.map((i) => ({
+      path: ['arguments', ...i.path.map(String)].join('.'),
+      message: i.message,
+    }))
     const first = issues[0]!
-    throw new AppError('validation_error', `${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`, { issues })
+    throw new AppError(
+      'validation_error',
+      `${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
+      { issues },
+    )
   }
 
   /** What one admitted request of a key may do: each call is as that key, counted once already by `admitted`. */
@@ -131,14 +154,27 @@ export function createMcpService(deps: McpDeps) {
           result = await tool.run(principal, checked(tool.inputSchema, args) as never, deps.services)
           return result
         } catch (err) {
-          outcome = isAppError(err) ? err.code : typeof (err as { code?: unknown })?.code === 'string' ? String((err as { code: string }).code) : 'internal'
+          outcome = isAppError(err)
+            ? err.code
+            : typeof (err as { code?: unknown })?.code === 'string'
+              ? String((err as { code: string }).code)
+              : 'internal'
           throw err
         } finally {
           const row = {
-            id: newId(), project_id: principal.projectId, key_id: principal.apiKeyId!, tool: tool.name,
-            input_tokens: tokensOf(args ?? {}), output_tokens: tokensOf(result), duration_ms: Math.max(0, deps.clock.now() - started), outcome, created_at: started,
+            id: newId(),
+            project_id: principal.projectId,
+            key_id: principal.apiKeyId!,
+            tool: tool.name,
+            input_tokens: tokensOf(args ?? {}),
+            output_tokens: tokensOf(result),
+            duration_ms: Math.max(0, deps.clock.now() - started),
+            outcome,
+            created_at: started,
           }
-          await store.insert(row).catch((err: unknown) => deps.log.warn({ err, tool: tool.name }, 'mcp: the invocation log write failed'))
+          await store
+            .insert(row)
+            .catch((err: unknown) => deps.log.warn({ err, tool: tool.name }, 'mcp: the invocation log write failed'))
         }
       },
     }
@@ -160,7 +196,15 @@ export function createMcpService(deps: McpDeps) {
     /** The server's name, version and capabilities. Throws unauthorized, rate_limited. */
     async info(principal: Principal) {
       await admit(principal)
-      return { name: serverName, version: deps.version, capabilities: { tools: { count: tools.length }, resources: { count: resources.length }, protocol: 'mcp-streamable-http' } }
+      return {
+        name: serverName,
+        version: deps.version,
+        capabilities: {
+          tools: { count: tools.length },
+          resources: { count: resources.length },
+          protocol: 'mcp-streamable-http',
+        },
+      }
     },
 
     /** Every tool with its input JSON Schema. Throws unauthorized, rate_limited. */
@@ -192,7 +236,13 @@ export function createMcpService(deps: McpDeps) {
       const { rows, total } = await store.list(actor.projectId, query)
       return {
         data: rows.map((r) => ({
-          id: r.id, keyId: r.key_id, tool: r.tool, inputTokens: r.input_tokens, outputTokens: r.output_tokens, durationMs: r.duration_ms, outcome: r.outcome,
+          id: r.id,
+          keyId: r.key_id,
+          tool: r.tool,
+          inputTokens: r.input_tokens,
+          outputTokens: r.output_tokens,
+          durationMs: r.duration_ms,
+          outcome: r.outcome,
           createdAt: new Date(r.created_at).toISOString(),
         })),
         total,

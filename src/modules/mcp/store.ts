@@ -45,10 +45,25 @@ export function createMcpStore(systemDb: Kysely<any>) {
       if (q.since !== undefined) base = base.where('created_at', '>=', q.since)
       if (q.until !== undefined) base = base.where('created_at', '<', q.until)
       const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(q.limit)
+          .offset((q.page - 1) * q.limit)
+          .execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
       ])
-      return { rows: rows.map((r) => ({ ...r, input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), duration_ms: Number(r.duration_ms), created_at: Number(r.created_at) })), total: Number(count?.n ?? 0) }
+      return {
+        rows: rows.map((r) => ({
+          ...r,
+          input_tokens: Number(r.input_tokens),
+          output_tokens: Number(r.output_tokens),
+          duration_ms: Number(r.duration_ms),
+          created_at: Number(r.created_at),
+        })),
+        total: Number(count?.n ?? 0),
+      }
     },
   }
 }

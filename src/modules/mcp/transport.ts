@@ -1,6 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
 import { isAppError } from '../../lib/errors.js'
 import type { Logger } from '../../lib/log.js'
 import type { McpService } from './service.js'
@@ -9,7 +17,9 @@ type Admitted = Awaited<ReturnType<McpService['admitted']>>
 
 /** An error a tool call ended with, as the model reads it: the API's error envelope as text. */
 function toolError(err: unknown, log: Logger): CallToolResult {
-  const envelope = isAppError(err) ? { error: err.code, message: err.message, details: err.details } : { error: 'internal', message: 'Internal error', details: {} }
+  const envelope = isAppError(err)
+    ? { error: err.code, message: err.message, details: err.details }
+    : { error: 'internal', message: 'Internal error', details: {} }
   if (!isAppError(err)) log.error({ err }, 'mcp: a tool failed')
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] }
 }
@@ -20,7 +30,10 @@ function rpcError(err: unknown, log: Logger): McpError {
     log.error({ err }, 'mcp: a request failed')
     return new McpError(ErrorCode.InternalError, 'Internal error')
   }
-  return new McpError(err.code === 'not_found' ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest, err.message, { error: err.code, details: err.details })
+  return new McpError(err.code === 'not_found' ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest, err.message, {
+    error: err.code,
+    details: err.details,
+  })
 }
 
 /**
@@ -30,11 +43,19 @@ function rpcError(err: unknown, log: Logger): McpError {
  */
 function serverFor(scope: Admitted, version: string, log: Logger): Server {
   const server = new Server({ name: 'plinth-tool-server', version }, { capabilities: { tools: {}, resources: {} } })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: scope.listTools().map((t) => ({ ...t, inputSchema: t.inputSchema as { type: 'object' } })) }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: scope.listTools().map((t) => ({ ...t, inputSchema: t.inputSchema as { type: 'object' } })),
+  }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
       const result = await scope.invoke(request.params.name, request.params.arguments ?? {})
-      return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }], structuredContent: result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : undefined }
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result ?? null) }],
+        structuredContent:
+          result !== null && typeof result === 'object' && !Array.isArray(result)
+            ? (result as Record<string, unknown>)
+            : undefined,
+      }
     } catch (err) {
       return toolError(err, log)
     }
@@ -53,9 +74,18 @@ function serverFor(scope: Admitted, version: string, log: Logger): Server {
 }
 
 /** Answers one POST of JSON-RPC (a message or a batch) for an admitted key, as JSON. */
-export async function answerRpc(scope: Admitted, request: Request, body: unknown, version: string, log: Logger): Promise<Response> {
+export async function answerRpc(
+  scope: Admitted,
+  request: Request,
+  body: unknown,
+  version: string,
+  log: Logger,
+): Promise<Response> {
   const server = serverFor(scope, version, log)
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  })
   await server.connect(transport)
   try {
     return await transport.handleRequest(request, { parsedBody: body })

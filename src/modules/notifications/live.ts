@@ -35,7 +35,9 @@ export async function createInboxChannel(deps: { pubsub: PubSub; log: Logger }) 
     /** Sends a message to the user's streams on every instance (a failure is logged: the notification is stored already). */
     async publish(projectId: string, userId: string, message: InboxMessage): Promise<void> {
       if (!deps.pubsub.shared && listeners.empty) return
-      await deps.pubsub.publish(channel, JSON.stringify({ projectId, userId, message })).catch((err: unknown) => deps.log.warn({ err }, 'notifications: publishing a live message failed'))
+      await deps.pubsub
+        .publish(channel, JSON.stringify({ projectId, userId, message }))
+        .catch((err: unknown) => deps.log.warn({ err }, 'notifications: publishing a live message failed'))
     },
     listen(projectId: string, userId: string, listener: InboxListener): () => void {
       return listeners.add(keyOf(projectId, userId), listener)

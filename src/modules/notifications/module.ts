@@ -14,9 +14,22 @@ import { createNotificationsStore } from './store.js'
  * Notifications (decision 038): the inbox (`notifications`), sending into it (flows' send_notification,
  * the system flows), and each user's live channel, which the realtime module serves as a stream.
  */
-export async function createNotificationsModule(deps: { systemDb: Kysely<any>; clock: Clock; pubsub: PubSub; log: Logger; users: Pick<UsersService, 'findRow' | 'list'>; access: Pick<AccessService, 'listRoles'> }) {
+export async function createNotificationsModule(deps: {
+  systemDb: Kysely<any>
+  clock: Clock
+  pubsub: PubSub
+  log: Logger
+  users: Pick<UsersService, 'findRow' | 'list'>
+  access: Pick<AccessService, 'listRoles'>
+}) {
   const live = await createInboxChannel({ pubsub: deps.pubsub, log: deps.log })
-  const service = createNotificationsService({ store: createNotificationsStore(deps.systemDb), clock: deps.clock, live, users: deps.users, access: deps.access })
+  const service = createNotificationsService({
+    store: createNotificationsStore(deps.systemDb),
+    clock: deps.clock,
+    live,
+    users: deps.users,
+    access: deps.access,
+  })
   return {
     service,
     /** Each user's live channel, for the realtime module's stream. */

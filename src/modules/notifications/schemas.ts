@@ -14,7 +14,10 @@ export const NotificationSchema = z
     read: z.boolean(),
     readAt: z.string().nullable().openapi({ description: 'ISO 8601; null while unread' }),
     createdAt: z.string().openapi({ description: 'ISO 8601' }),
-    flowId: z.string().nullable().openapi({ description: 'The flow that sent it (null when Plinth sent it otherwise)' }),
+    flowId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The flow that sent it (null when Plinth sent it otherwise)' }),
     runId: z.string().nullable(),
   })
   .openapi('Notification')
@@ -40,7 +43,12 @@ export function isSafeLink(link: string): boolean {
 }
 
 /** Text a notification stores: PostgreSQL cannot hold U+0000, so it is refused on every database alike. */
-const storedText = (max: number, min = 0) => z.string().min(min).max(max).refine((value) => !value.includes('\u0000'), 'must not contain the character U+0000')
+const storedText = (max: number, min = 0) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain the character U+0000')
 
 /** What a sender hands the service: checked again here, whoever calls. */
 export const SendSchema = z.strictObject({
@@ -48,7 +56,10 @@ export const SendSchema = z.strictObject({
   title: storedText(notificationBounds.title, 1),
   message: storedText(notificationBounds.message),
   type: z.enum(notificationTypes).default('info'),
-  link: storedText(notificationBounds.link).refine(isSafeLink, 'must be a path, or an http, https or mailto URL').nullable().optional(),
+  link: storedText(notificationBounds.link)
+    .refine(isSafeLink, 'must be a path, or an http, https or mailto URL')
+    .nullable()
+    .optional(),
   flowId: z.string().max(64).nullable().optional(),
   runId: z.string().max(64).nullable().optional(),
   dedupeKey: storedText(200).nullable().optional(),

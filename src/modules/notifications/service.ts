@@ -33,9 +33,16 @@ function createOrderedIds(): (ms: number) => string {
 
 function toNotification(row: NotificationRow): Notification {
   return {
-    id: row.id, title: row.title, message: row.message, type: row.type as NotificationType, link: row.link,
-    read: row.read_at !== null, readAt: row.read_at === null ? null : iso(row.read_at), createdAt: iso(row.created_at),
-    flowId: row.flow_id, runId: row.run_id,
+    id: row.id,
+    title: row.title,
+    message: row.message,
+    type: row.type as NotificationType,
+    link: row.link,
+    read: row.read_at !== null,
+    readAt: row.read_at === null ? null : iso(row.read_at),
+    createdAt: iso(row.created_at),
+    flowId: row.flow_id,
+    runId: row.run_id,
   }
 }
 
@@ -45,7 +52,10 @@ function toNotification(row: NotificationRow): Notification {
  */
 function inboxOf(actor: Principal): { projectId: string; userId: string } {
   if (actor.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to read your notifications')
-  if (actor.kind !== 'user' || actor.userId === null) throw new AppError('forbidden', 'Notifications are read by the person they were sent to, signed in', { kind: actor.kind })
+  if (actor.kind !== 'user' || actor.userId === null)
+    throw new AppError('forbidden', 'Notifications are read by the person they were sent to, signed in', {
+      kind: actor.kind,
+    })
   return { projectId: actor.homeProjectId, userId: actor.userId }
 }
 
@@ -60,8 +70,21 @@ export function createNotificationsService(deps: NotificationsDeps) {
     /** One page of the caller's own notifications, unread first, then newest first. Throws unauthorized, forbidden (not a person). */
     async list(actor: Principal, query: { page: number; limit: number; unread?: boolean }) {
       const { projectId, userId } = inboxOf(actor)
-      const { rows, total, unread } = await store.page(projectId, userId, (query.page - 1) * query.limit, query.limit, query.unread ?? false)
-      return { data: rows.map(toNotification), total, page: query.page, limit: query.limit, hasMore: query.page * query.limit < total, unread }
+      const { rows, total, unread } = await store.page(
+        projectId,
+        userId,
+        (query.page - 1) * query.limit,
+        query.limit,
+        query.unread ?? false,
+      )
+      return {
+        data: rows.map(toNotification),
+        total,
+        page: query.page,
+        limit: query.limit,
+        hasMore: query.page * query.limit < total,
+        unread,
+      }
     },
 
     /** Marks one of the caller's notifications read. Throws unauthorized, forbidden, not_found (also for another user's). */
@@ -95,17 +118,32 @@ export function createNotificationsService(deps: NotificationsDeps) {
       const parsed = SendSchema.safeParse(input)
       if (!parsed.success) {
         const issue = parsed.error.issues[0]
-        throw new AppError('validation_error', `${issue?.path.join('.') || 'notification'}: ${issue?.message ?? 'invalid'}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) })
+        throw new AppError(
+          'validation_error',
+          `${issue?.path.join('.') || 'notification'}: ${issue?.message ?? 'invalid'}`,
+          { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+        )
       }
       const body = parsed.data
       const projectId = sender.projectId
       const user = await deps.users.findRow(body.userId)
-      if (!user || user.project_id !== projectId) throw new AppError('not_found', `No user ${body.userId} in this project`, { userId: body.userId })
+      if (!user || user.project_id !== projectId)
+        throw new AppError('not_found', `No user ${body.userId} in this project`, { userId: body.userId })
       if (body.dedupeKey && (await store.unreadWithKey(projectId, user.id, body.dedupeKey))) return null
       const now = clock.now()
       const row: NotificationRow = {
-        id: orderedId(now), project_id: projectId, user_id: user.id, title: body.title, message: body.message, type: body.type, link: body.link ?? null,
-        flow_id: body.flowId ?? null, run_id: body.runId ?? null, dedupe_key: body.dedupeKey ?? null, read_at: null, created_at: now,
+        id: orderedId(now),
+        project_id: projectId,
+        user_id: user.id,
+        title: body.title,
+        message: body.message,
+        type: body.type,
+        link: body.link ?? null,
+        flow_id: body.flowId ?? null,
+        run_id: body.runId ?? null,
+        dedupe_key: body.dedupeKey ?? null,
+        read_at: null,
+        created_at: now,
       }
       await store.insert(row)
       const notification = toNotification(row)

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { parseJsonBounded } from '../../lib/json-bounds.js'
 import { z } from 'zod'
 import type { Principal } from '../../lib/principal.js'
-import { checkPattern } from './safe-regex.js'
+import { ajvRegExp, checkPattern } from './safe-regex.js'
 import { numeric, text } from './schema-helpers.js'
 import { StepError, type OperationContext } from './types.js'
 
@@ -47,7 +47,14 @@ export interface AiImageInput {
 }
 
 export interface AiImageOutput {
-  readonly file: { readonly id: string; readonly r2Key: string; readonly filename: string; readonly mimeType: string; readonly sizeBytes: number; readonly visibility: string }
+  readonly file: {
+    readonly id: string
+    readonly r2Key: string
+    readonly filename: string
+    readonly mimeType: string
+    readonly sizeBytes: number
+    readonly visibility: string
+  }
   readonly model: string
   readonly provider: string
   readonly tokens: number
@@ -70,11 +77,9 @@ export interface AiServices {
   readonly ai: AiSteps
 }
 
-/** The run's AI service; a context without one (a server built without it) has no provider. */
+/** The run's AI service (a server with no provider configured answers ai_not_configured from it). */
 export function aiOf(ctx: OperationContext): AiSteps {
-  const ai = (ctx.services as Partial<AiServices> | null)?.ai
-  if (!ai) throw new StepError('ai_not_configured', 'No AI provider is configured on this server', {}, 503, false)
-  return ai
+  return ctx.services.ai
 }
 
 // ---- Config fields ----
@@ -85,12 +90,21 @@ export const model = () =>
     .string()
     .min(1)
     .max(200)
-    .refine((value) => value.split('/').every((s) => /^[A-Za-z0-9@._:-]+$/.test(s) && s !== '.' && s !== '..'), 'must be a model name: letters, digits and @ . _ : - in parts split by /')
+    .refine(
+      (value) => value.split('/').every((s) => /^[A-Za-z0-9@._:-]+$/.test(s) && s !== '.' && s !== '..'),
+      'must be a model name: letters, digits and @ . _ : - in parts split by /',
+    )
     .optional()
     .describe("The model (the provider's default when empty)")
 
 /** The spec's `provider` (default cloudflare); `openai` is any OpenAI-compatible endpoint. Absent: cloudflare when configured, else openai. */
-export const provider = () => z.enum(['cloudflare', 'openai']).optional().describe('cloudflare (Workers AI) or openai (any OpenAI-compatible endpoint); the configured one when empty, cloudflare first')
+export const provider = () =>
+  z
+    .enum(['cloudflare', 'openai'])
+    .optional()
+    .describe(
+      'cloudflare (Workers AI) or openai (any OpenAI-compatible endpoint); the configured one when empty, cloudflare first',
+    )
 
 /** Prompt-sized text, required: 1-100,000 characters. */
 export const prompt = () => text(100_000, 1)
@@ -111,7 +125,10 @@ export function parseJsonAnswer(answer: string): unknown {
   const attempts = [answer.trim()]
   const fence = /```(?:json)?\s*([\s\S]*?)```/i.exec(answer)
   if (fence?.[1]) attempts.push(fence[1].trim())
-  for (const [open, close] of [['{', '}'], ['[', ']']] as const) {
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
     const start = answer.indexOf(open)
     const end = answer.lastIndexOf(close)
     if (start !== -1 && end > start) attempts.push(answer.slice(start, end + 1))
@@ -130,7 +147,13 @@ export function parseJsonAnswer(answer: string): unknown {
 export function jsonObjectAnswer(answer: string, what: string): Record<string, unknown> {
   const parsed = parseJsonAnswer(answer)
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new StepError('ai_invalid_output', `The model's answer is not the JSON object ${what} asks for`, { answer: answer.slice(0, 500) }, 502, true)
+    throw new StepError(
+      'ai_invalid_output',
+      `The model's answer is not the JSON object ${what} asks for`,
+      { answer: answer.slice(0, 500) },
+      502,
+      true,
+    )
   }
   return parsed as Record<string, unknown>
 }
@@ -189,9 +212,21 @@ export function compileSchema(schema: unknown): ValidateFunction {
   if (hit) return hit
   let validate: ValidateFunction
   try {
-    validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, inlineRefs: true }).compile(schema as object)
+    validate = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      validateFormats: false,
+      inlineRefs: true,
+      code: { regExp: ajvRegExp },
+    }).compile(schema as object)
   } catch (err) {
-    throw new StepError('ai_invalid_schema', `The JSON Schema does not compile: ${(err as Error).message.slice(0, 300)}`, {}, 422, false)
+    throw new StepError(
+      'ai_invalid_schema',
+      `The JSON Schema does not compile: ${(err as Error).message.slice(0, 300)}`,
+      {},
+      422,
+      false,
+    )
   }
   if (compiled.size >= 200) compiled.delete(compiled.keys().next().value!)
   compiled.set(key, validate)
@@ -214,12 +249,25 @@ export function schemaRefinement(value: unknown, ctx: z.RefinementCtx): void {
  */
 export function checkAgainstSchema(validate: ValidateFunction, value: unknown, answer: string): void {
   if (validate(value)) return
-  const errors = (validate.errors ?? []).slice(0, 10).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }))
+  const errors = (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }))
   const first = errors[0]
-  throw new StepError('ai_invalid_output', `The model's answer does not match the JSON Schema${first ? `: ${first.path} ${first.message}` : ''}`, { errors, answer: answer.slice(0, 500) }, 502, true)
+  throw new StepError(
+    'ai_invalid_output',
+    `The model's answer does not match the JSON Schema${first ? `: ${first.path} ${first.message}` : ''}`,
+    { errors, answer: answer.slice(0, 500) },
+    502,
+    true,
+  )
 }
 
 /** The usage fields every AI operation outputs. */
 export function usageOf(result: { model: string; provider: string; tokens: number; tokensEstimated: boolean }) {
-  return { model: result.model, provider: result.provider, tokens: result.tokens, tokensEstimated: result.tokensEstimated }
+  return {
+    model: result.model,
+    provider: result.provider,
+    tokens: result.tokens,
+    tokensEstimated: result.tokensEstimated,
+  }
 }

@@ -10,10 +10,38 @@ describe('readBmp', () => {
     ['empty', Buffer.alloc(0)],
     ['not BM', Buffer.alloc(60)],
     ['truncated pixels', writeBmp(Buffer.alloc(30), 5, 2).subarray(0, 60)],
-    ['a palette (8 bit)', (() => { const b = writeBmp(Buffer.alloc(12), 2, 2); b.writeUInt16LE(8, 28); return b })()],
-    ['RLE compression', (() => { const b = writeBmp(Buffer.alloc(12), 2, 2); b.writeUInt32LE(1, 30); return b })()],
-    ['zero width', (() => { const b = writeBmp(Buffer.alloc(12), 2, 2); b.writeInt32LE(0, 18); return b })()],
-    ['a huge size', (() => { const b = writeBmp(Buffer.alloc(12), 2, 2); b.writeInt32LE(100_000, 18); return b })()],
+    [
+      'a palette (8 bit)',
+      (() => {
+        const b = writeBmp(Buffer.alloc(12), 2, 2)
+        b.writeUInt16LE(8, 28)
+        return b
+      })(),
+    ],
+    [
+      'RLE compression',
+      (() => {
+        const b = writeBmp(Buffer.alloc(12), 2, 2)
+        b.writeUInt32LE(1, 30)
+        return b
+      })(),
+    ],
+    [
+      'zero width',
+      (() => {
+        const b = writeBmp(Buffer.alloc(12), 2, 2)
+        b.writeInt32LE(0, 18)
+        return b
+      })(),
+    ],
+    [
+      'a huge size',
+      (() => {
+        const b = writeBmp(Buffer.alloc(12), 2, 2)
+        b.writeInt32LE(100_000, 18)
+        return b
+      })(),
+    ],
   ])('%s is null', (_name, data) => {
     expect(readBmp(data)).toBeNull()
   })

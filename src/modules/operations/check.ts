@@ -1,10 +1,10 @@
 import type { z } from 'zod'
 import { AppError } from '../../lib/errors.js'
 import { checkTemplate } from '../../lib/template/index.js'
-import { formatPath, templateOnPath, valuesAt, visitStrings } from './config-paths.js'
+import { formatPath, templateOnPath, valueAt, valuesAt, visitStrings } from './config-paths.js'
 import { parseRule, templateRoots } from './rules.js'
 import { NestedStepSchema } from './schema-helpers.js'
-import type { OperationDefinition, StepNode } from './types.js'
+import type { CheckStepsOptions, OperationDefinition, StepNode } from './types.js'
 
 /** How deep step lists nest (a loop in a condition branch in a loop …). */
 const maxNesting = 8
@@ -22,7 +22,11 @@ interface Issue {
  * key and the config path (`operations[2] (key 'total') config.values: …`), details carry
  * `{ step, path, issues }`.
  */
-export function checkStepList(steps: readonly StepNode[], lookup: (type: string) => OperationDefinition | undefined, options: { readonly system?: boolean } = {}): void {
+export function checkStepList(
+  steps: readonly StepNode[],
+  lookup: (type: string) => OperationDefinition | undefined,
+  options: CheckStepsOptions = {},
+): void {
   const seen = new Map<string, string>()
   let count = 0
 
@@ -31,7 +35,10 @@ export function checkStepList(steps: readonly StepNode[], lookup: (type: string)
     list.forEach((raw, index) => {
       count += 1
       const place = `${at}[${index}]`
-      if (count > maxStepsPerFlow) fail(place, null, [{ path: place, message: `a flow holds at most ${maxStepsPerFlow} steps, nested ones included` }])
+      if (count > maxStepsPerFlow)
+        fail(place, null, [
+          { path: place, message: `a flow holds at most ${maxStepsPerFlow} steps, nested ones included` },
+        ])
       checkStep(raw, place, depth)
     })
   }
@@ -43,16 +50,29 @@ export function checkStepList(steps: readonly StepNode[], lookup: (type: string)
     if (!shape.success) fail(place, key, zodIssues(shape.error.issues, place))
     const step = raw as StepNode
     const seenAt = seen.get(step.key)
-    if (seenAt) fail(place, step.key, [{ path: `${place}.key`, message: `the key is already used by ${seenAt}; keys are unique in a flow, nested steps included` }])
+    if (seenAt)
+      fail(place, step.key, [
+        {
+          path: `${place}.key`,
+          message: `the key is already used by ${seenAt}; keys are unique in a flow, nested steps included`,
+        },
+      ])
     seen.set(step.key, place)
     const definition = lookup(step.type)
-    if (!definition) fail(place, step.key, [{ path: `${place}.type`, message: `unknown operation type '${step.type}'` }])
-    if (definition.system && !options.system) fail(place, step.key, [{ path: `${place}.type`, message: `'${step.type}' runs in system-managed flows only` }])
+    if (!definition)
+      fail(place, step.key, [{ path: `${place}.type`, message: `unknown operation type '${step.type}'` }])
+    if (definition.system && !options.system)
+      fail(place, step.key, [{ path: `${place}.type`, message: `'${step.type}' runs in system-managed flows only` }])
     const config = step.config ?? {}
     const configAt = `${place}.config`
     const parsed = definition.configSchema.safeParse(config)
     if (!parsed.success) {
-      const kept = parsed.error.issues.filter((issue) => (issue as { params?: { rule?: boolean } }).params?.rule === true || !templateOnPath(config, issue.path))
+      const kept = parsed.error.issues
+        .filter(
+          (issue) =>
+            (issue as { params?: { rule?: boolean } }).params?.rule === true || !templateOnPath(config, issue.path),
+        )
+        .filter((issue) => !missingAllowed(options, step.type, config, issue))
       if (kept.length > 0) fail(place, step.key, zodIssues(kept, configAt))
     }
     const templateIssues: Issue[] = []
@@ -63,7 +83,12 @@ export function checkStepList(steps: readonly StepNode[], lookup: (type: string)
     if (templateIssues.length > 0) fail(place, step.key, templateIssues)
     if (step.condition !== undefined && step.condition !== null) {
       const rule = parseRule(step.condition)
-      if (!rule.ok) fail(place, step.key, rule.issues.map((issue) => ({ path: formatPath(issue.path, `${place}.condition`), message: issue.message })))
+      if (!rule.ok)
+        fail(
+          place,
+          step.key,
+          rule.issues.map((issue) => ({ path: formatPath(issue.path, `${place}.condition`), message: issue.message })),
+        )
     }
     for (const pattern of definition.nestedSteps ?? []) {
       for (const { path, value } of valuesAt(config, pattern)) {
@@ -75,8 +100,21 @@ export function checkStepList(steps: readonly StepNode[], lookup: (type: string)
   checkList(steps, 'operations', 0)
 }
 
+/** True when the issue is a value missing where the caller allows it (a draft's credential not yet given). */
+function missingAllowed(options: CheckStepsOptions, type: string, config: unknown, issue: z.core.$ZodIssue): boolean {
+  if (!options.missingAllowed || issue.code !== 'invalid_type') return false
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol')
+  return valueAt(config, path) === undefined && options.missingAllowed(type, path)
+}
+
 function zodIssues(issues: readonly z.core.$ZodIssue[], at: string): Issue[] {
-  return issues.slice(0, 20).map((issue) => ({ path: formatPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'), at), message: issue.message }))
+  return issues.slice(0, 20).map((issue) => ({
+    path: formatPath(
+      issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
+      at,
+    ),
+    message: issue.message,
+  }))
 }
 
 function fail(place: string, key: string | null, issues: Issue[]): never {
@@ -84,5 +122,9 @@ function fail(place: string, key: string | null, issues: Issue[]): never {
   const label = key === null ? place : `${place} (key '${key}')`
   const within = first.path.startsWith(place) ? first.path.slice(place.length).replace(/^\./, '') : first.path
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-  throw new AppError('validation_error', `${label}${within ? ` ${within}` : ''}: ${first.message}${more}`, { step: key, path: first.path, issues })
+  throw new AppError('validation_error', `${label}${within ? ` ${within}` : ''}: ${first.message}${more}`, {
+    step: key,
+    path: first.path,
+    issues,
+  })
 }

@@ -18,7 +18,10 @@ describe('config paths', () => {
   })
   it('finds the values a pattern names', () => {
     const config = { cases: [{ steps: [1] }, { match: 'x' }, { steps: [2] }], then: [] }
-    expect(valuesAt(config, 'cases[].steps')).toEqual([{ path: ['cases', 0, 'steps'], value: [1] }, { path: ['cases', 2, 'steps'], value: [2] }])
+    expect(valuesAt(config, 'cases[].steps')).toEqual([
+      { path: ['cases', 0, 'steps'], value: [1] },
+      { path: ['cases', 2, 'steps'], value: [2] },
+    ])
     expect(valuesAt(config, 'else')).toEqual([])
     expect(valuesAt({ toString: 1 }, 'constructor')).toEqual([])
   })
@@ -33,7 +36,11 @@ describe('config paths', () => {
   })
   it('maps and visits strings outside the skipped paths', () => {
     const config = { a: 'x', rules: { field: 'y' }, list: ['z', 1] }
-    expect(mapStrings(config, ['rules'], (text) => text.toUpperCase())).toEqual({ a: 'X', rules: { field: 'y' }, list: ['Z', 1] })
+    expect(mapStrings(config, ['rules'], (text) => text.toUpperCase())).toEqual({
+      a: 'X',
+      rules: { field: 'y' },
+      list: ['Z', 1],
+    })
     const seen: string[] = []
     visitStrings(config, ['rules'], (_text, path) => seen.push(formatPath(path)))
     expect(seen).toEqual(['a', 'list[0]'])

@@ -51,6 +51,17 @@ export function valuesAt(config: unknown, pattern: string): { path: ConfigPath; 
   return found
 }
 
+/** The value at `path` (undefined when anything on the way is missing). */
+export function valueAt(config: unknown, path: readonly (string | number)[]): unknown {
+  let value = config
+  for (const part of path) {
+    if (Array.isArray(value) && typeof part === 'number') value = value[part]
+    else if (isRecord(value) && typeof part === 'string' && Object.hasOwn(value, part)) value = value[part]
+    else return undefined
+  }
+  return value
+}
+
 /** The value at `path`, and whether a template string (one holding `{{`) stands at it or on the way to it. */
 export function templateOnPath(config: unknown, path: readonly PropertyKey[]): boolean {
   let value = config
@@ -75,7 +86,12 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * depth; keys are not visited) and builds a copy with what it returns. Null-prototype objects, so a
  * `__proto__` key stays an ordinary key.
  */
-export function mapStrings(config: unknown, skip: readonly string[] | undefined, onString: (text: string, path: ConfigPath) => unknown, path: ConfigPath = []): unknown {
+export function mapStrings(
+  config: unknown,
+  skip: readonly string[] | undefined,
+  onString: (text: string, path: ConfigPath) => unknown,
+  path: ConfigPath = [],
+): unknown {
   if (path.length > 0 && isUnderAny(path, skip)) return config
   if (typeof config === 'string') return onString(config, path)
   if (Array.isArray(config)) return config.map((item, index) => mapStrings(item, skip, onString, [...path, index]))
@@ -88,9 +104,15 @@ export function mapStrings(config: unknown, skip: readonly string[] | undefined,
 }
 
 /** Calls `onString` for every string value of `config` not under `skip`, building nothing (a look before mapStrings). */
-export function visitStrings(config: unknown, skip: readonly string[] | undefined, onString: (text: string, path: ConfigPath) => void, path: ConfigPath = []): void {
+export function visitStrings(
+  config: unknown,
+  skip: readonly string[] | undefined,
+  onString: (text: string, path: ConfigPath) => void,
+  path: ConfigPath = [],
+): void {
   if (path.length > 0 && isUnderAny(path, skip)) return
   if (typeof config === 'string') onString(config, path)
   else if (Array.isArray(config)) config.forEach((item, index) => visitStrings(item, skip, onString, [...path, index]))
-  else if (isRecord(config)) for (const [key, item] of Object.entries(config)) visitStrings(item, skip, onString, [...path, key])
+  else if (isRecord(config))
+    for (const [key, item] of Object.entries(config)) visitStrings(item, skip, onString, [...path, key])
 }

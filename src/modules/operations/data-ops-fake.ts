@@ -1,5 +1,6 @@
 import type { Principal } from '../../lib/principal.js'
 import type { DataServices } from './data-ops.js'
+import { testServices } from './test-context.js'
 
 /** One call a data operation made on the fake services: method, principal, collection, the rest. */
 export interface DataCall {
@@ -13,13 +14,22 @@ export interface DataCall {
  * Records services for unit tests of the data operations: every call is recorded; each method answers
  * what `answers` gives for it (default: an echo), or throws what it throws.
  */
-export function fakeDataServices(answers: Partial<Record<'create' | 'update' | 'delete' | 'find' | 'matchingIds' | 'aggregate' | 'bulkDelete', (...args: any[]) => unknown>> = {}) {
+export function fakeDataServices(
+  answers: Partial<
+    Record<
+      'create' | 'update' | 'delete' | 'find' | 'matchingIds' | 'aggregate' | 'bulkDelete',
+      (...args: any[]) => unknown
+    >
+  > = {},
+) {
   const calls: DataCall[] = []
   let seq = 0
-  const called = (method: string, fallback: (...args: any[]) => unknown) => async (principal: Principal, collection: string, ...args: unknown[]) => {
-    calls.push({ method, principal, collection, args })
-    return (answers[method as keyof typeof answers] ?? fallback)(...args)
-  }
+  const called =
+    (method: string, fallback: (...args: any[]) => unknown) =>
+    async (principal: Principal, collection: string, ...args: unknown[]) => {
+      calls.push({ method, principal, collection, args })
+      return (answers[method as keyof typeof answers] ?? fallback)(...args)
+    }
   const services: DataServices = {
     records: {
       create: called('create', (body: Record<string, unknown>) => ({ id: `r${++seq}`, ...body })) as never,
@@ -31,5 +41,5 @@ export function fakeDataServices(answers: Partial<Record<'create' | 'update' | '
     },
     dataTools: { bulk: { delete: called('bulkDelete', (ids: string[]) => ids.length) as never } },
   }
-  return { services, calls }
+  return { services: testServices(services), calls }
 }

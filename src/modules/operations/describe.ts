@@ -35,12 +35,19 @@ export function configJsonSchema(definition: OperationDefinition): JsonSchema {
 }
 
 /** The form fields of an operation's config, in declaration order. */
-export function formFields(definition: OperationDefinition, schema: JsonSchema = configJsonSchema(definition)): FormField[] {
+export function formFields(
+  definition: OperationDefinition,
+  schema: JsonSchema = configJsonSchema(definition),
+): FormField[] {
   const properties = isRecord(schema.properties) ? schema.properties : {}
   return Object.entries(shapeOf(definition)).map(([name, field]) => {
     const property = isRecord(properties[name]) ? properties[name] : {}
     const fallback = defaultOf(field)
-    const out: { -readonly [K in keyof FormField]: FormField[K] } = { name, type: typeOf(property), required: fallback === undefined && !field.safeParse(undefined).success }
+    const out: { -readonly [K in keyof FormField]: FormField[K] } = {
+      name,
+      type: typeOf(property),
+      required: fallback === undefined && !field.safeParse(undefined).success,
+    }
     if (fallback !== undefined) out.default = fallback
     if (Array.isArray(property.enum)) out.options = property.enum
     const min = property.minimum ?? (property.minLength || undefined) ?? (property.minItems || undefined)
@@ -66,7 +73,9 @@ function defaultOf(field: z.ZodType): unknown {
 function typeOf(property: Record<string, unknown>): string {
   if (typeof property.type === 'string') return property.type
   if (Array.isArray(property.anyOf)) {
-    const types = property.anyOf.map((option) => (isRecord(option) && typeof option.type === 'string' ? option.type : 'any'))
+    const types = property.anyOf.map((option) =>
+      isRecord(option) && typeof option.type === 'string' ? option.type : 'any',
+    )
     // The first option is the field's main type (formula: a string, or a plain number).
     if (!types.includes('any')) return types[0]!
   }

@@ -24,7 +24,15 @@ const categories: readonly { readonly id: OperationCategory; readonly title: str
  * own example wins.
  */
 export const fallbackExamples: Readonly<Record<string, Record<string, unknown>>> = {
-  condition: { rules: { _and: [{ field: '$trigger.body.total', operator: 'gte', value: 100 }, { field: '$trigger.body.country', operator: 'in', value: ['DE', 'FR'] }] }, then: [{ key: 'note', type: 'log', config: { message: 'Big order {{$trigger.body.id}}' } }] },
+  condition: {
+    rules: {
+      _and: [
+        { field: '$trigger.body.total', operator: 'gte', value: 100 },
+        { field: '$trigger.body.country', operator: 'in', value: ['DE', 'FR'] },
+      ],
+    },
+    then: [{ key: 'note', type: 'log', config: { message: 'Big order {{$trigger.body.id}}' } }],
+  },
   stop: { status: 'error', message: 'Orders over the limit need approval' },
   throw_error: { message: 'Unknown customer {{$trigger.body.customer}}', statusCode: 422 },
   set_variable: { key: 'total', value: '{{$trigger.body.total}}' },
@@ -34,7 +42,10 @@ export const fallbackExamples: Readonly<Record<string, Record<string, unknown>>>
 }
 
 /** The example config shown for an operation: its own, a fallback above, or one built from its required fields. */
-export function exampleOf(definition: OperationDefinition): { readonly config: Record<string, unknown>; readonly derived: boolean } {
+export function exampleOf(definition: OperationDefinition): {
+  readonly config: Record<string, unknown>
+  readonly derived: boolean
+} {
   const own = definition.example ?? fallbackExamples[definition.type]
   if (own) return { config: { ...own }, derived: false }
   const config: Record<string, unknown> = {}
@@ -57,14 +68,16 @@ export function renderOperationsPage(definitions: readonly OperationDefinition[]
     'config is checked; a number field also takes a string spelling a number.',
     '',
     'Effects: `none` and `reads` operations run in a dry run (`POST /flows/:id/test`); `writes` operations',
-    'are recorded there as not run. `system_*` operations run in system-managed flows only and are refused',
-    'when a user flow is saved.',
+    'are recorded there as not run. Some say less for some configs (shown after the effects: a run_script',
+    'without allowed_domains computes only, so a dry run runs it). `system_*` operations run in',
+    'system-managed flows only and are refused when a user flow is saved.',
     '',
     '| Type | Name | Category | Effects |',
     '|---|---|---|---|',
   ]
   const ordered = categories.flatMap((c) => definitions.filter((d) => d.category === c.id))
-  for (const d of ordered) lines.push(`| [${d.type}](#${d.type}) | ${cell(d.label)} | ${d.category} | ${d.effects} |`)
+  for (const d of ordered)
+    lines.push(`| [${d.type}](#${d.type}) | ${cell(d.label)} | ${d.category} | ${effectsText(d)} |`)
   for (const category of categories) {
     const members = definitions.filter((d) => d.category === category.id)
     if (members.length === 0) continue
@@ -77,18 +90,44 @@ export function renderOperationsPage(definitions: readonly OperationDefinition[]
 function section(definition: OperationDefinition): string[] {
   const fields = formFields(definition)
   const { config, derived } = exampleOf(definition)
-  const tags = [`category \`${definition.category}\``, `effects \`${definition.effects}\``, ...(definition.system ? ['system flows only'] : [])]
-  const lines = [`### ${definition.type}`, '', `**${definition.label}**: ${definition.description}`, '', `${tags.join(' · ')}`, '']
+  const tags = [
+    `category \`${definition.category}\``,
+    `effects ${effectsText(definition, '`')}`,
+    ...(definition.system ? ['system flows only'] : []),
+  ]
+  const lines = [
+    `### ${definition.type}`,
+    '',
+    `**${definition.label}**: ${definition.description}`,
+    '',
+    `${tags.join(' · ')}`,
+    '',
+  ]
   if (fields.length === 0) lines.push('No configuration.')
   else {
     lines.push('| Field | Type | Required | Default | Bounds or values | Description |', '|---|---|---|---|---|---|')
     for (const field of fields) {
-      lines.push(`| \`${field.name}\` | ${field.type} | ${field.required ? 'yes' : 'no'} | ${field.default === undefined ? '' : code(field.default)} | ${bounds(field)} | ${cell(field.description ?? '')} |`)
+      lines.push(
+        `| \`${field.name}\` | ${field.type} | ${field.required ? 'yes' : 'no'} | ${field.default === undefined ? '' : code(field.default)} | ${bounds(field)} | ${cell(field.description ?? '')} |`,
+      )
     }
   }
   const step = { key: definition.type, type: definition.type, config }
-  lines.push('', derived ? 'Example (its required fields only):' : 'Example:', '', '```json', JSON.stringify(step, null, 2), '```')
+  lines.push(
+    '',
+    derived ? 'Example (its required fields only):' : 'Example:',
+    '',
+    '```json',
+    JSON.stringify(step, null, 2),
+    '```',
+  )
   return lines
+}
+
+/** `writes`, or `writes; reads when …` for an operation whose config may make it do less. */
+function effectsText(definition: OperationDefinition, quote = ''): string {
+  const effects = `${quote}${definition.effects}${quote}`
+  return definition.effectsNote ? `${effects}; ${definition.effectsNote}` : effects
 }
 
 function bounds(field: FormField): string {

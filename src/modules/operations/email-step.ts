@@ -10,7 +10,7 @@ export interface EmailServices {
   readonly quotas: { limits(projectId: string): Promise<{ readonly maxEmailsPerDay: number }> }
 }
 
-/** The run's email services; a context without them (a unit test's, a server built without mail) has none. */
-export function emailServicesOf(ctx: OperationContext): Partial<EmailServices> {
-  return (ctx.services as Partial<EmailServices> | null) ?? {}
+/** The run's email services. */
+export function emailServicesOf(ctx: OperationContext): EmailServices {
+  return ctx.services
 }

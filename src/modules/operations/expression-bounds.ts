@@ -1,6 +1,6 @@
 import jsonata from 'jsonata'
 import { jsonSize } from '../../lib/json-size.js'
-import { checkPatternShape } from './safe-regex.js'
+import { linearRegExp } from './safe-regex.js'
 
 /**
  * The bounds of every JSONata evaluation (`{{= }}` templates, run_expression), besides its time. They make
@@ -28,46 +28,65 @@ export class ExpressionLimit {
 }
 
 /**
- * JSONata's regular expressions (`$match`, `$replace`, `/…/`) go through the same shape check as a rule's
- * `matches`: a pattern with nested repetition is refused, since nothing stops the regular expression
- * engine mid-match but killing its process.
+ * JSONata's regular expressions (`$match`, `$replace`, `/…/`) run on the same linear-time engine (RE2) as
+ * a rule's `matches`, since nothing stops a backtracking engine mid-match but killing its process.
  */
 export function GuardedRegExp(pattern: string | RegExp, flags?: string): RegExp {
-  const source = pattern instanceof RegExp ? pattern.source : pattern
-  const refused = checkPatternShape(source)
-  if (refused) throw new Error(`Regular expression refused: ${refused}`)
-  return new RegExp(pattern, flags)
+  return linearRegExp(pattern, flags)
 }
 
 /** Compiles with the bounds above and `timeoutMs`. Throws JSONata's syntax error. */
 export function compileBounded(code: string, timeoutMs: number, builtins: Builtins): jsonata.Expression {
-  const expression = jsonata(code, { timeout: timeoutMs, stack: expressionLimits.stack, sequence: expressionLimits.sequence, RegexEngine: GuardedRegExp as unknown as RegExpConstructor })
+  const expression = jsonata(code, {
+    timeout: timeoutMs,
+    stack: expressionLimits.stack,
+    sequence: expressionLimits.sequence,
+    RegexEngine: GuardedRegExp as unknown as RegExpConstructor,
+  })
   // JSONata calls this after every node; only nodes that build something new are checked, so data the
   // expression merely reads passes whatever its size.
   expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, checkBuilt)
   for (const [name, guard] of Object.entries(guards)) {
     const builtin = builtins[name as keyof typeof guards]
-    expression.registerFunction(name, function (this: jsonata.Focus, ...args: unknown[]) {
-      guard(args)
-      return builtin.implementation.apply(this, args)
-    }, builtin.signature)
+    expression.registerFunction(
+      name,
+      function (this: jsonata.Focus, ...args: unknown[]) {
+        guard(args)
+        return builtin.implementation.apply(this, args)
+      },
+      builtin.signature,
+    )
   }
   return expression
 }
 
 const building: ReadonlySet<string> = new Set(['function', 'partial', 'apply', 'binary', 'unary', 'transform'])
 
-function checkBuilt(node: { type: string; position?: number }, _input: unknown, _environment: unknown, result: unknown): void {
+function checkBuilt(
+  node: { type: string; position?: number },
+  _input: unknown,
+  _environment: unknown,
+  result: unknown,
+): void {
   if (!building.has(node.type)) return
   if (typeof result === 'string' && result.length > expressionLimits.maxStringLength) {
-    throw new ExpressionLimit(`A string of ${result.length} characters is longer than the ${expressionLimits.maxStringLength} an expression may build`, node.position)
+    throw new ExpressionLimit(
+      `A string of ${result.length} characters is longer than the ${expressionLimits.maxStringLength} an expression may build`,
+      node.position,
+    )
   }
   if (Array.isArray(result) && result.length > expressionLimits.sequence) {
-    throw new ExpressionLimit(`A list of ${result.length} items is longer than the ${expressionLimits.sequence} an expression may build`, node.position)
+    throw new ExpressionLimit(
+      `A list of ${result.length} items is longer than the ${expressionLimits.sequence} an expression may build`,
+      node.position,
+    )
   }
 }
 
-const tooLong = (what: string, length: number) => new ExpressionLimit(`${what} would be ${length} characters, longer than the ${expressionLimits.maxStringLength} an expression may build`)
+const tooLong = (what: string, length: number) =>
+  new ExpressionLimit(
+    `${what} would be ${length} characters, longer than the ${expressionLimits.maxStringLength} an expression may build`,
+  )
 
 /** Builtins whose output a small input can make huge, checked before they run (they cannot be interrupted once they do). */
 const guards = {
@@ -101,7 +120,10 @@ export type Builtins = Readonly<Record<keyof typeof guards, Builtin>>
 export async function loadBuiltins(): Promise<Builtins> {
   const entries = await Promise.all(
     Object.keys(guards).map(async (name) => {
-      const found = (await jsonata(`$${name}`).evaluate({})) as { implementation: Builtin['implementation']; signature: { definition: string } }
+      const found = (await jsonata(`$${name}`).evaluate({})) as {
+        implementation: Builtin['implementation']
+        signature: { definition: string }
+      }
       return [name, { implementation: found.implementation, signature: found.signature.definition }] as const
     }),
   )
@@ -112,7 +134,8 @@ export async function loadBuiltins(): Promise<Builtins> {
 export function boundedResult(value: unknown): unknown {
   const copy = plain(value)
   const size = jsonSize(copy, expressionLimits.maxResultLength)
-  if (size > expressionLimits.maxResultLength) throw new ExpressionLimit(`The result would be over ${expressionLimits.maxResultLength} characters of JSON`)
+  if (size > expressionLimits.maxResultLength)
+    throw new ExpressionLimit(`The result would be over ${expressionLimits.maxResultLength} characters of JSON`)
   return copy
 }
 
@@ -121,8 +144,10 @@ export function boundedResult(value: unknown): unknown {
  * objects holding their environment), regexes and cycles left out.
  */
 export function plain(value: unknown, seen: Set<object> = new Set()): unknown {
-  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? undefined : value
-  if (value instanceof RegExp || seen.has(value) || '_jsonata_lambda' in value || '_jsonata_function' in value) return undefined
+  if (value === null || typeof value !== 'object')
+    return typeof value === 'function' || typeof value === 'symbol' ? undefined : value
+  if (value instanceof RegExp || seen.has(value) || '_jsonata_lambda' in value || '_jsonata_function' in value)
+    return undefined
   seen.add(value)
   let out: unknown
   if (Array.isArray(value)) {

@@ -31,7 +31,9 @@ function failure(kind: 'syntax' | 'timeout' | 'limit' | 'failed', err: unknown):
   const record = typeof err === 'object' && err !== null ? (err as Record<string, unknown>) : {}
   const message = typeof record.message === 'string' ? record.message : String(err)
   return {
-    ok: false, kind, message: message.slice(0, 2000),
+    ok: false,
+    kind,
+    message: message.slice(0, 2000),
     ...(typeof record.code === 'string' ? { code: record.code } : {}),
     ...(typeof record.position === 'number' ? { position: record.position } : {}),
   }
@@ -39,17 +41,26 @@ function failure(kind: 'syntax' | 'timeout' | 'limit' | 'failed', err: unknown):
 
 /** A bound of ours (inside `$eval` it arrives wrapped in JSONata's D3121), or V8's own on a string or list's length. */
 const isLimit = (err: unknown): boolean =>
-  err instanceof ExpressionLimit || (err instanceof RangeError && /Invalid (string|array) length/.test(err.message)) || (typeof err === 'object' && err !== null && isLimit((err as { error?: unknown }).error))
+  err instanceof ExpressionLimit ||
+  (err instanceof RangeError && /Invalid (string|array) length/.test(err.message)) ||
+  (typeof err === 'object' && err !== null && isLimit((err as { error?: unknown }).error))
 
 function scopeOf(scope: ExpressionScope): { input: unknown; bindings: Record<string, unknown> } {
-  if (scope.kind === 'variables') return { input: scope.input === null ? {} : scope.variables[scope.input], bindings: { ...scope.variables } }
+  if (scope.kind === 'variables')
+    return { input: scope.input === null ? {} : scope.variables[scope.input], bindings: { ...scope.variables } }
   const bindings: Record<string, unknown> = {}
   // `$now` stays JSONata's function (`$now()`); the run's timestamp is the template path {{$now}}.
-  for (const [name, value] of Object.entries(scope.data)) if (name.startsWith('$') && name !== '$now') bindings[name.slice(1)] = value
+  for (const [name, value] of Object.entries(scope.data))
+    if (name.startsWith('$') && name !== '$now') bindings[name.slice(1)] = value
   return { input: scope.data, bindings }
 }
 
-async function evaluateOne(code: string, timeoutMs: number, input: unknown, bindings: Record<string, unknown>): Promise<ExpressionOutcome> {
+async function evaluateOne(
+  code: string,
+  timeoutMs: number,
+  input: unknown,
+  bindings: Record<string, unknown>,
+): Promise<ExpressionOutcome> {
   const expression = compile(code, timeoutMs)
   if ('syntax' in expression) return expression.syntax
   try {

@@ -22,4 +22,10 @@ export type ExpressionScope =
  */
 export type ExpressionOutcome =
   | { readonly ok: true; readonly value?: unknown }
-  | { readonly ok: false; readonly kind: 'syntax' | 'timeout' | 'limit' | 'failed'; readonly message: string; readonly code?: string; readonly position?: number }
+  | {
+      readonly ok: false
+      readonly kind: 'syntax' | 'timeout' | 'limit' | 'failed'
+      readonly message: string
+      readonly code?: string
+      readonly position?: number
+    }

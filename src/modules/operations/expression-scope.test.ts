@@ -5,7 +5,11 @@ import { narrowScope, needsOf } from './expression-scope.js'
 // right after them), everything when it reads its input.
 const needs = (code: string) => {
   const found = needsOf(code)
-  const variables = Object.fromEntries([...found.variables].filter(([name]) => ['trigger', 'steps', 'user', 'flow', 'run', 'data'].includes(name)).map(([name, need]) => [name, need === 'all' ? 'all' : [...need].sort()]))
+  const variables = Object.fromEntries(
+    [...found.variables]
+      .filter(([name]) => ['trigger', 'steps', 'user', 'flow', 'run', 'data'].includes(name))
+      .map(([name, need]) => [name, need === 'all' ? 'all' : [...need].sort()]),
+  )
   return { input: found.input, variables }
 }
 
@@ -40,22 +44,49 @@ describe('needsOf', () => {
 })
 
 describe('narrowScope', () => {
-  const data = { $trigger: { body: { a: 1 }, method: 'POST' }, $steps: { a: { n: 1 }, big: { rows: ['x'] } }, $user: { id: 'u1' }, $now: 'T' }
+  const data = {
+    $trigger: { body: { a: 1 }, method: 'POST' },
+    $steps: { a: { n: 1 }, big: { rows: ['x'] } },
+    $user: { id: 'u1' },
+    $now: 'T',
+  }
   it('sends only the roots and keys the expressions read, across all of them', () => {
-    expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$user.id'])).toEqual({ kind: 'context', data: { $steps: { a: { n: 1 } }, $user: { id: 'u1' } } })
-    expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$count($steps)'])).toEqual({ kind: 'context', data: { $steps: data.$steps } })
+    expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$user.id'])).toEqual({
+      kind: 'context',
+      data: { $steps: { a: { n: 1 } }, $user: { id: 'u1' } },
+    })
+    expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$count($steps)'])).toEqual({
+      kind: 'context',
+      data: { $steps: data.$steps },
+    })
     expect(narrowScope({ kind: 'context', data }, ['1 + 1'])).toEqual({ kind: 'context', data: {} })
   })
-  it('sends everything for an expression too long to parse on the server\'s thread (or too many at once)', () => {
-    expect(narrowScope({ kind: 'context', data }, [`$steps.a.n${' + 1'.repeat(300)}`])).toEqual({ kind: 'context', data })
-    expect(narrowScope({ kind: 'context', data }, Array.from({ length: 9 }, (_, i) => `$steps.a.n${' + 1'.repeat(110)} + ${i}`))).toEqual({ kind: 'context', data })
+  it("sends everything for an expression too long to parse on the server's thread (or too many at once)", () => {
+    expect(narrowScope({ kind: 'context', data }, [`$steps.a.n${' + 1'.repeat(300)}`])).toEqual({
+      kind: 'context',
+      data,
+    })
+    expect(
+      narrowScope(
+        { kind: 'context', data },
+        Array.from({ length: 9 }, (_, i) => `$steps.a.n${' + 1'.repeat(110)} + ${i}`),
+      ),
+    ).toEqual({ kind: 'context', data })
   })
   it('sends everything when an expression reads its input', () => {
     expect(narrowScope({ kind: 'context', data }, ['$steps.a.n', '$.$now'])).toEqual({ kind: 'context', data })
   })
   it("run_expression's variables: the input variable goes whole when read, the others narrowed", () => {
     const variables = { trigger: data.$trigger, steps: data.$steps, data: { q: 2 } }
-    expect(narrowScope({ kind: 'variables', variables, input: 'data' }, ['q * $steps.a.n'])).toEqual({ kind: 'variables', variables: { steps: { a: { n: 1 } }, data: { q: 2 } }, input: 'data' })
-    expect(narrowScope({ kind: 'variables', variables, input: 'data' }, ['$trigger.method'])).toEqual({ kind: 'variables', variables: { trigger: { method: 'POST' } }, input: null })
+    expect(narrowScope({ kind: 'variables', variables, input: 'data' }, ['q * $steps.a.n'])).toEqual({
+      kind: 'variables',
+      variables: { steps: { a: { n: 1 } }, data: { q: 2 } },
+      input: 'data',
+    })
+    expect(narrowScope({ kind: 'variables', variables, input: 'data' }, ['$trigger.method'])).toEqual({
+      kind: 'variables',
+      variables: { trigger: { method: 'POST' } },
+      input: null,
+    })
   })
 })

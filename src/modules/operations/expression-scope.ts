@@ -54,7 +54,9 @@ export function needsOf(code: string): ExpressionNeeds {
  */
 export function narrowScope(scope: ExpressionScope, codes: readonly string[]): ExpressionScope {
   const unparsed = codes.filter((code) => !cache.has(code))
-  const tooLong = unparsed.some((code) => code.length > maxParsedCode) || unparsed.reduce((n, code) => n + code.length, 0) > maxParsedBatch
+  const tooLong =
+    unparsed.some((code) => code.length > maxParsedCode) ||
+    unparsed.reduce((n, code) => n + code.length, 0) > maxParsedBatch
   const needs = tooLong ? everything : mergeNeeds(codes.map(needsOf))
   if (scope.kind === 'context') {
     if (needs.input) return scope
@@ -117,7 +119,8 @@ function walk(node: unknown, atRoot: boolean, out: Collecting): void {
   if (!isNode(node)) return
   if (node.type === 'variable') {
     const name = String(node.value)
-    if (name === '$' || name === 'eval' || (name === '' && atRoot)) out.input = true // $$, $eval (reads anything), $ at the top
+    if (name === '$' || name === 'eval' || (name === '' && atRoot))
+      out.input = true // $$, $eval (reads anything), $ at the top
     else if (name !== '') add(out, name, null)
   } else if ((readers.has(node.type) && atRoot) || node.type === 'parent') {
     out.input = true // `%` may climb back to the input from anywhere
@@ -131,13 +134,27 @@ function walk(node: unknown, atRoot: boolean, out: Collecting): void {
 /** A path: its first step over the current input, the others over what the step before gave. `$v.key` reads only `key` of `$v`. */
 function walkSteps(steps: readonly unknown[], atRoot: boolean, out: Collecting): void {
   const [first, second] = steps
-  const plainVariable = isNode(first) && first.type === 'variable' && typeof first.value === 'string' && first.value !== '' && first.value !== '$' && first.value !== 'eval' && !first.predicate && !first.stages
-  if (plainVariable && isNode(second) && second.type === 'name' && typeof second.value === 'string') add(out, first.value as string, second.value)
+  const plainVariable =
+    isNode(first) &&
+    first.type === 'variable' &&
+    typeof first.value === 'string' &&
+    first.value !== '' &&
+    first.value !== '$' &&
+    first.value !== 'eval' &&
+    !first.predicate &&
+    !first.stages
+  if (plainVariable && isNode(second) && second.type === 'name' && typeof second.value === 'string')
+    add(out, first.value as string, second.value)
   else walk(first, atRoot, out)
   for (const step of steps.slice(1)) walk(step, false, out)
 }
 
 /** A syntax tree node (JSONata's parser makes them from prototypes, so not plain objects). */
 function isNode(value: unknown): value is Record<string, unknown> & { type: string } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { type?: unknown }).type === 'string'
+  )
 }

@@ -29,10 +29,19 @@ const pool = createChildPool({
  * process that outlives an expression's time by 500 ms is killed and replaced. `signal` ends a wait for a
  * free evaluator. One outcome per code, in order; never throws.
  */
-export async function evaluateBatch(codes: readonly string[], scope: ExpressionScope, timeoutMs: number, signal?: AbortSignal): Promise<ExpressionOutcome[]> {
+export async function evaluateBatch(
+  codes: readonly string[],
+  scope: ExpressionScope,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ExpressionOutcome[]> {
   if (codes.length === 0) return []
   const job = { codes, timeoutMs, scope: narrowScope(scope, codes) }
-  const outcomes = await pool.run(job, { parts: codes.length, partMs: timeoutMs + expressionGraceMs, ...(signal ? { signal } : {}) })
+  const outcomes = await pool.run(job, {
+    parts: codes.length,
+    partMs: timeoutMs + expressionGraceMs,
+    ...(signal ? { signal } : {}),
+  })
   return outcomes.map((outcome) => outcomeOf(outcome, timeoutMs))
 }
 
@@ -40,13 +49,25 @@ function outcomeOf(outcome: PartOutcome, timeoutMs: number): ExpressionOutcome {
   if (outcome.ok) return outcome.value as ExpressionOutcome
   switch (outcome.reason) {
     case 'timeout':
-      return { ok: false, kind: 'timeout', message: `The expression did not finish within ${timeoutMs} ms (its evaluator was stopped)` }
+      return {
+        ok: false,
+        kind: 'timeout',
+        message: `The expression did not finish within ${timeoutMs} ms (its evaluator was stopped)`,
+      }
     case 'memory':
-      return { ok: false, kind: 'limit', message: `The expression needed more memory than its evaluator has (${evaluatorHeapMb} MB)` }
+      return {
+        ok: false,
+        kind: 'limit',
+        message: `The expression needed more memory than its evaluator has (${evaluatorHeapMb} MB)`,
+      }
     case 'crashed':
       return { ok: false, kind: 'failed', message: 'The expression ended its evaluator' }
     case 'skipped':
-      return { ok: false, kind: 'failed', message: 'Not evaluated: an expression before it in the same step stopped its evaluator' }
+      return {
+        ok: false,
+        kind: 'failed',
+        message: 'Not evaluated: an expression before it in the same step stopped its evaluator',
+      }
     case 'unavailable':
       return { ok: false, kind: 'failed', message: 'No expression evaluator was available' }
   }
@@ -82,7 +103,10 @@ export function expressionCodes(text: string): string[] {
  * answers a synchronous evaluator for lib/template that hands back their results: a failed one throws its
  * error there, so the resolver records it as expression_failed.
  */
-export async function precomputeExpressions(codes: Iterable<string>, data: Readonly<Record<string, unknown>>): Promise<Evaluate> {
+export async function precomputeExpressions(
+  codes: Iterable<string>,
+  data: Readonly<Record<string, unknown>>,
+): Promise<Evaluate> {
   const unique = [...new Set(codes)]
   const outcomes = await evaluateBatch(unique, { kind: 'context', data }, expressionTimeoutMs)
   const results = new Map(unique.map((code, i) => [code, outcomes[i]!]))

@@ -2,7 +2,7 @@ import { AppError } from '../../lib/errors.js'
 import { createOutboundClient } from '../../lib/outbound/index.js'
 import type { FileWire } from '../files/index.js'
 import type { FileServices } from './file-ops.js'
-import { testContext } from './test-context.js'
+import { testContext, testServices } from './test-context.js'
 import type { OperationContext } from './types.js'
 
 /** A stored file of the fake: what readContent answers. */
@@ -53,7 +53,13 @@ export function fakeFile(filename: string, mimeType: string, bytes: Buffer, extr
  */
 export function fakeFileServices(files: readonly FakeFile[] = [], refuse: Record<string, AppError> = {}) {
   const writes: FakeWrite[] = []
-  const byKey = new Map(files.flatMap((f) => [[f.file.id, f] as const, [f.file.r2Key, f] as const, ...(f.file.flowKey === null ? [] : [[f.file.flowKey, f] as const])]))
+  const byKey = new Map(
+    files.flatMap((f) => [
+      [f.file.id, f] as const,
+      [f.file.r2Key, f] as const,
+      ...(f.file.flowKey === null ? [] : [[f.file.flowKey, f] as const]),
+    ]),
+  )
   const services: FileServices = {
     files: {
       async readContent(_principal, key, maxBytes) {
@@ -66,8 +72,19 @@ export function fakeFileServices(files: readonly FakeFile[] = [], refuse: Record
       async writeContent(_principal, key, input) {
         if (refuse[key]) throw refuse[key]
         const existing = byKey.get(key)
-        writes.push({ key, bytes: input.bytes, mimeType: input.mimeType, visibility: input.visibility, collectionName: input.collectionName })
-        const made = fakeFile(existing?.file.filename ?? key.slice(key.lastIndexOf('/') + 1), input.mimeType, input.bytes, existing ? { id: existing.file.id, flowKey: existing.file.flowKey } : { flowKey: key })
+        writes.push({
+          key,
+          bytes: input.bytes,
+          mimeType: input.mimeType,
+          visibility: input.visibility,
+          collectionName: input.collectionName,
+        })
+        const made = fakeFile(
+          existing?.file.filename ?? key.slice(key.lastIndexOf('/') + 1),
+          input.mimeType,
+          input.bytes,
+          existing ? { id: existing.file.id, flowKey: existing.file.flowKey } : { flowKey: key },
+        )
         return { file: made.file, replaced: existing !== undefined }
       },
     },
@@ -79,7 +96,7 @@ export function fakeFileServices(files: readonly FakeFile[] = [], refuse: Record
     outbound: createOutboundClient({ allowPrivateNetwork: false }),
   }
   function context(data: Record<string, unknown> = {}): OperationContext {
-    return { ...testContext(data).ctx, services }
+    return { ...testContext(data).ctx, services: testServices(services) }
   }
   return { services, writes, context }
 }

@@ -26,9 +26,7 @@ export const maxReadBytes = 10 * 1024 * 1024
 export const maxWriteBytes = 10 * 1024 * 1024
 
 export function fileServicesOf(ctx: OperationContext): FileServices {
-  const services = ctx.services as Partial<FileServices> | null
-  if (!services?.files || !services.storageConnections || !services.outbound) throw new StepError('files_unavailable', 'This server gives flows no file services', {}, 500, false)
-  return services as FileServices
+  return ctx.services
 }
 
 export { throughService } from './service-call.js'
@@ -37,7 +35,11 @@ export { throughService } from './service-call.js'
 export const fileKey = (what: string) => text(1024, 1).describe(what)
 
 export type ReadEncoding = 'text' | 'base64' | 'json'
-export const readEncoding = () => z.enum(['text', 'base64', 'json']).default('text').describe('How the content is answered: text (UTF-8), base64, or json (parsed)')
+export const readEncoding = () =>
+  z
+    .enum(['text', 'base64', 'json'])
+    .default('text')
+    .describe('How the content is answered: text (UTF-8), base64, or json (parsed)')
 
 /** Bytes as a step's output: UTF-8 text, base64, or parsed JSON. Throws StepError invalid_text, invalid_json (422, not retried). */
 export function decodeContent(bytes: Buffer, encoding: ReadEncoding): unknown {
@@ -52,7 +54,13 @@ export function decodeContent(bytes: Buffer, encoding: ReadEncoding): unknown {
   try {
     return parseJsonBounded(content)
   } catch (err) {
-    throw new StepError('invalid_json', `The content is not JSON: ${(err as Error).message.slice(0, 200)}`, {}, 422, false)
+    throw new StepError(
+      'invalid_json',
+      `The content is not JSON: ${(err as Error).message.slice(0, 200)}`,
+      {},
+      422,
+      false,
+    )
   }
 }
 
@@ -62,12 +70,25 @@ const base64Text = /^[A-Za-z0-9+/_-]*={0,2}$/
 export function encodeContent(content: string, encoding: 'text' | 'base64'): Buffer {
   if (encoding === 'text') return Buffer.from(content, 'utf8')
   const compact = content.replace(/\s+/g, '')
-  if (!base64Text.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) throw new StepError('invalid_content', 'content is not base64 text', { field: 'content' }, 400, false)
+  if (!base64Text.test(compact) || compact.replace(/=+$/, '').length % 4 === 1)
+    throw new StepError('invalid_content', 'content is not base64 text', { field: 'content' }, 400, false)
   return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64')
 }
 
 /** What file_upload and file_transform answer about the file they wrote. */
-export function writtenFile(file: { id: string; r2Key: string; filename: string; mimeType: string; sizeBytes: number; sha256: string | null; visibility: string; collectionName: string }, replaced: boolean) {
+export function writtenFile(
+  file: {
+    id: string
+    r2Key: string
+    filename: string
+    mimeType: string
+    sizeBytes: number
+    sha256: string | null
+    visibility: string
+    collectionName: string
+  },
+  replaced: boolean,
+) {
   return {
     id: file.id,
     key: file.r2Key,

@@ -18,7 +18,10 @@ const functions: Readonly<Record<string, { min: number; max: number; apply: (...
   sqrt: { min: 1, max: 1, apply: Math.sqrt },
 }
 
-type Token = { kind: 'number'; value: number; at: number } | { kind: 'name'; value: string; at: number } | { kind: 'op'; value: string; at: number }
+type Token =
+  | { kind: 'number'; value: number; at: number }
+  | { kind: 'name'; value: string; at: number }
+  | { kind: 'op'; value: string; at: number }
 
 /** Why a formula cannot be computed; `position` is the 0-based offset of what is wrong. */
 export class FormulaError extends Error {
@@ -71,7 +74,8 @@ function tokenize(text: string): Token[] {
  * or a result that is not a finite number.
  */
 export function evaluateFormula(text: string): number {
-  if (text.length > maxFormulaLength) throw new FormulaError(`the formula is longer than ${maxFormulaLength} characters`, maxFormulaLength)
+  if (text.length > maxFormulaLength)
+    throw new FormulaError(`the formula is longer than ${maxFormulaLength} characters`, maxFormulaLength)
   const tokens = tokenize(text)
   let at = 0
   const peek = (): Token | undefined => tokens[at]
@@ -141,7 +145,11 @@ export function evaluateFormula(text: string): number {
     }
     if (token.kind === 'name') {
       const fn = Object.hasOwn(functions, token.value) ? functions[token.value]! : null
-      if (!fn) throw new FormulaError(`unknown name ${JSON.stringify(token.value)} (functions: ${Object.keys(functions).join(', ')})`, token.at)
+      if (!fn)
+        throw new FormulaError(
+          `unknown name ${JSON.stringify(token.value)} (functions: ${Object.keys(functions).join(', ')})`,
+          token.at,
+        )
       at += 1
       expect('(')
       const args: number[] = []
@@ -153,7 +161,11 @@ export function evaluateFormula(text: string): number {
         }
       }
       expect(')')
-      if (args.length < fn.min || args.length > fn.max) throw new FormulaError(`${token.value} takes ${fn.min === fn.max ? fn.min : `at least ${fn.min}`} argument${fn.min === 1 && fn.max === 1 ? '' : 's'}`, token.at)
+      if (args.length < fn.min || args.length > fn.max)
+        throw new FormulaError(
+          `${token.value} takes ${fn.min === fn.max ? fn.min : `at least ${fn.min}`} argument${fn.min === 1 && fn.max === 1 ? '' : 's'}`,
+          token.at,
+        )
       return finite(fn.apply(...args), token.at)
     }
     throw new FormulaError(`unexpected ${JSON.stringify(token.value)}`, token.at)

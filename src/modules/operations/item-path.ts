@@ -17,7 +17,8 @@ export function parseItemPath(path: string): ItemPath | string {
   const parsed = parseTemplate(`{{${text}}}`)
   if (!parsed.ok) return `${JSON.stringify(path)} is not a path: ${parsed.error.message}`
   const tag = parsed.template.whole
-  if (!tag || tag.kind !== 'path' || tag.root !== root) return `${JSON.stringify(path)} is not a path such as customer.name or items[0].sku`
+  if (!tag || tag.kind !== 'path' || tag.root !== root)
+    return `${JSON.stringify(path)} is not a path such as customer.name or items[0].sku`
   return tag
 }
 

@@ -1,5 +1,5 @@
 import type { Principal } from '../../lib/principal.js'
-import { StepError, type OperationContext } from './types.js'
+import type { OperationContext } from './types.js'
 
 /**
  * What render_lens_template needs of `ctx.services` (wired in app.ts): the lenses service's render and
@@ -8,7 +8,11 @@ import { StepError, type OperationContext } from './types.js'
  */
 export interface LensServices {
   readonly lenses: {
-    render(principal: Principal, id: string, input: { format: 'html' | 'csv' | 'md'; params: Readonly<Record<string, unknown>> }): Promise<{
+    render(
+      principal: Principal,
+      id: string,
+      input: { format: 'html' | 'csv' | 'md'; params: Readonly<Record<string, unknown>> },
+    ): Promise<{
       body: string
       contentType: string
       format: 'html' | 'csv' | 'md'
@@ -21,13 +25,14 @@ export interface LensServices {
       principal: Principal,
       key: string,
       input: { bytes: Buffer; mimeType: string; visibility?: 'public' | 'private' },
-    ): Promise<{ file: { id: string; r2Key: string; sizeBytes: number; mimeType: string; flowKey: string | null }; replaced: boolean }>
+    ): Promise<{
+      file: { id: string; r2Key: string; sizeBytes: number; mimeType: string; flowKey: string | null }
+      replaced: boolean
+    }>
   }
 }
 
-/** The lens services of the run; a context without them (a unit test's) cannot render. */
+/** The lens services of the run. */
 export function lensServicesOf(ctx: OperationContext): LensServices {
-  const services = ctx.services as Partial<LensServices> | null
-  if (!services?.lenses || !services.files) throw new StepError('lenses_unavailable', 'This server renders no lenses from flows', {}, 500, false)
-  return services as LensServices
+  return ctx.services
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { isBlockedAddress } from '../../lib/outbound/address.js'
 import { createOutboundClient } from '../../lib/outbound/index.js'
 import { startTestServer, tableResolver, type Received, type TestServer } from '../../lib/outbound/test-servers.js'
-import { testContext } from './test-context.js'
+import { testContext, testServices } from './test-context.js'
 import type { OperationContext } from './types.js'
 
 /**
@@ -12,12 +12,20 @@ import type { OperationContext } from './types.js'
  */
 export async function networkRig(handle: (req: Received, res: ServerResponse) => void) {
   const server: TestServer = await startTestServer(handle)
-  const resolve = tableResolver({ 'receiver.test': ['127.0.0.1'], 'private.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'] })
-  const outbound = createOutboundClient({ allowPrivateNetwork: false, resolve, isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address) })
+  const resolve = tableResolver({
+    'receiver.test': ['127.0.0.1'],
+    'private.test': ['127.0.0.1'],
+    'metadata.test': ['169.254.169.254'],
+  })
+  const outbound = createOutboundClient({
+    allowPrivateNetwork: false,
+    resolve,
+    isBlocked: (address, host) => host !== 'receiver.test' && isBlockedAddress(address),
+  })
   const base = `http://receiver.test:${server.port}`
   function context(data: Record<string, unknown> = {}, signal?: AbortSignal) {
     const made = testContext(data, signal ? { signal } : {})
-    const ctx: OperationContext = { ...made.ctx, services: { outbound } }
+    const ctx: OperationContext = { ...made.ctx, services: testServices({ outbound }) }
     return { ...made, ctx }
   }
   return { server, base, context, close: () => server.close() }

@@ -15,15 +15,16 @@ export interface NetworkServices {
   readonly outbound: OutboundClient
 }
 
-/** The outbound client of the run; a context without one (a unit test's) cannot send. */
+/** The outbound client of the run. */
 export function outboundOf(ctx: OperationContext): OutboundClient {
-  const outbound = (ctx.services as Partial<NetworkServices> | null)?.outbound
-  if (!outbound) throw new StepError('outbound_unavailable', 'This server sends no outbound requests from flows', {}, 500, false)
-  return outbound
+  return ctx.services.outbound
 }
 
 /** timeout_ms of the three network operations: 100-30000 (10000). */
-export const timeoutMs = () => numeric(z.number().int().min(100).max(30_000)).default(10_000).describe('Milliseconds for the whole exchange, redirects and body included (100-30000)')
+export const timeoutMs = () =>
+  numeric(z.number().int().min(100).max(30_000))
+    .default(10_000)
+    .describe('Milliseconds for the whole exchange, redirects and body included (100-30000)')
 
 /** Request headers: up to 50, names as HTTP tokens, values text (a template may give a number). */
 export const headers = () =>
@@ -47,7 +48,13 @@ const final = new Set(['bad_url', 'bad_request', 'blocked_address'])
 /** A lib/outbound failure as the step's typed error (`timeout` is the spec's timed_out); the message names the host at most. */
 export function stepErrorOf(err: OutboundError): StepError {
   const code = err.code === 'timeout' ? 'timed_out' : err.code === 'network' ? 'network_error' : err.code
-  return new StepError(code, err.message, err.networkCode ? { networkCode: err.networkCode } : {}, code === 'blocked_address' ? 403 : 502, !final.has(err.code))
+  return new StepError(
+    code,
+    err.message,
+    err.networkCode ? { networkCode: err.networkCode } : {},
+    code === 'blocked_address' ? 403 : 502,
+    !final.has(err.code),
+  )
 }
 
 /** Sends through the run's outbound client with its signal; an outbound failure becomes a StepError. */

@@ -19,7 +19,11 @@ export const maxResolvedLength = 20_000_000
  * Throws StepError invalid_config (not retried) when the templates would produce more than that, or the
  * resolved config does not satisfy the schema.
  */
-export async function prepareConfig(definition: OperationDefinition, step: StepNode, data: Readonly<Record<string, unknown>>): Promise<PreparedConfig> {
+export async function prepareConfig(
+  definition: OperationDefinition,
+  step: StepNode,
+  data: Readonly<Record<string, unknown>>,
+): Promise<PreparedConfig> {
   const codes: string[] = []
   let templated = false
   visitStrings(step.config, definition.rawPaths, (text) => {
@@ -36,22 +40,38 @@ export async function prepareConfig(definition: OperationDefinition, step: StepN
     config = mapStrings(step.config, definition.rawPaths, (text, path) => {
       if (budget.exceeded) return ''
       const result = resolveTemplate(text, data, { budget, ...(evaluate ? { evaluate } : {}) })
-      for (const miss of result.unresolved) unresolved.push({ path: formatPath(path), tag: miss.tag, reason: miss.reason, message: miss.message })
+      for (const miss of result.unresolved)
+        unresolved.push({ path: formatPath(path), tag: miss.tag, reason: miss.reason, message: miss.message })
       return result.value
     })
     if (budget.exceeded) {
-      throw new StepError('invalid_config', `Step '${step.key}': its templates would give more than ${maxResolvedLength} characters in all`, { limit: maxResolvedLength, unresolved: unresolved.slice(0, 20) }, 400, false)
+      throw new StepError(
+        'invalid_config',
+        `Step '${step.key}': its templates would give more than ${maxResolvedLength} characters in all`,
+        { limit: maxResolvedLength, unresolved: unresolved.slice(0, 20) },
+        400,
+        false,
+      )
     }
   }
   const parsed = definition.configSchema.safeParse(config)
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 20).map((issue) => ({
-      path: formatPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'), 'config'),
+      path: formatPath(
+        issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
+        'config',
+      ),
       message: issue.message,
     }))
     const first = issues[0]!
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-    throw new StepError('invalid_config', `Step '${step.key}' ${first.path}: ${first.message}${more}`, { issues, unresolved }, 400, false)
+    throw new StepError(
+      'invalid_config',
+      `Step '${step.key}' ${first.path}: ${first.message}${more}`,
+      { issues, unresolved },
+      400,
+      false,
+    )
   }
   return { config: parsed.data, unresolved }
 }

@@ -1,4 +1,5 @@
 import { checkStepList } from './check.js'
+import { effectsOfStep, needsOfSteps } from './needs.js'
 import { operationCatalog } from './catalog/index.js'
 import { prepareConfig } from './prepare.js'
 import { evaluateRuleTree } from './rules.js'
@@ -8,7 +9,9 @@ import { StepError, type OperationDefinition, type OperationRegistry } from './t
  * The operations registry over a static list of definitions (the catalog by default; tests may pass
  * their own). Throws at construction when two definitions share a type.
  */
-export function createOperationRegistry(definitions: readonly OperationDefinition[] = operationCatalog): OperationRegistry {
+export function createOperationRegistry(
+  definitions: readonly OperationDefinition[] = operationCatalog,
+): OperationRegistry {
   const byType = new Map<string, OperationDefinition>()
   for (const definition of definitions) {
     if (byType.has(definition.type)) throw new Error(`Two operations are registered as '${definition.type}'`)
@@ -22,10 +25,20 @@ export function createOperationRegistry(definitions: readonly OperationDefinitio
     checkSteps: (steps, options) => checkStepList(steps, get, options),
     async prepare(step, data) {
       const definition = get(step.type)
-      if (!definition) throw new StepError('unknown_operation', `Step '${step.key}': unknown operation type '${step.type}'`, {}, 400, false)
+      if (!definition)
+        throw new StepError(
+          'unknown_operation',
+          `Step '${step.key}': unknown operation type '${step.type}'`,
+          {},
+          400,
+          false,
+        )
       return prepareConfig(definition, step, data)
     },
+    effectsOf: (step) => effectsOfStep(get(step.type), step.config),
+    needsOf: (steps) => needsOfSteps(steps, get),
     // No condition (absent or null) means the step runs.
-    evaluateCondition: async (tree, data) => (tree === undefined || tree === null ? true : evaluateRuleTree(tree, data)),
+    evaluateCondition: async (tree, data) =>
+      tree === undefined || tree === null ? true : evaluateRuleTree(tree, data),
   } satisfies OperationRegistry)
 }

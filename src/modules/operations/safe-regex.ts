@@ -1,157 +1,181 @@
-import { createContext, Script } from 'node:vm'
+import type { RE2JS } from 're2js'
+import { compileLinear, compileLinearCached, RegexRefused } from '../../lib/linear-regex.js'
 
 /** The longest pattern a `matches` rule may hold. */
 export const maxPatternLength = 500
 /** The longest text a `matches` rule tests; a longer one fails the rule with an error, never a silent false. */
 export const maxSubjectLength = 100_000
-/** How long one test may run before it is stopped (a backstop: the save-time check refuses the known blow-ups). */
-export const matchTimeoutMs = 50
+/**
+ * The most work one test or replace may take: the pattern's RE2 program size × the text's length. RE2 takes
+ * time linear in each (decision 057), so this bounds a match's time where a backtracking engine needed a
+ * timeout. A global replace also pays per match: 100,000 one-character matches take about 60 ms, 160 ms
+ * when the replacement reads a group (measured on the two-core test machine).
+ */
+export const maxWork = 10_000_000
 
 const allowedFlags = /^[imsu]*$/
 
 /**
  * Why a pattern is refused, or null. Refused: over 500 characters, flags other than i m s u, what does not
- * compile, back-references, and a repeated group holding a repetition or an alternation (`(a+)+`,
- * `(a|ab)*`, `(\w+\s?)*`): the shapes whose backtracking grows exponentially with the text.
+ * compile as a JavaScript regular expression, and what the linear-time engine (RE2) cannot run:
+ * back-references, lookahead and lookbehind.
  */
 export function checkPattern(pattern: string, flags = ''): string | null {
   if (pattern.length > maxPatternLength) return `the pattern is longer than ${maxPatternLength} characters`
-  if (!allowedFlags.test(flags) || new Set(flags).size !== flags.length) return 'flags may only be i, m, s and u, each once'
+  if (!allowedFlags.test(flags) || new Set(flags).size !== flags.length)
+    return 'flags may only be i, m, s and u, each once'
   try {
-    new RegExp(pattern, flags)
+    compileLinear(pattern, flags)
+    return null
   } catch (err) {
-    return `the pattern does not compile: ${(err as Error).message}`
+    if (!(err instanceof RegexRefused)) throw err
+    return err.kind === 'syntax' ? `the pattern does not compile: ${err.message}` : `the pattern: ${err.message}`
   }
-  return nestedRepetition(pattern)
 }
-
-/** The shape check alone (length, back-references, nested repetition), for patterns another engine compiles (JSONata's). */
-export function checkPatternShape(pattern: string): string | null {
-  if (pattern.length > maxPatternLength) return `the pattern is longer than ${maxPatternLength} characters`
-  return nestedRepetition(pattern)
-}
-
-interface Group {
-  repeats: boolean
-  alternates: boolean
-}
-
-/** Scans the pattern's structure: groups, what they hold, and what repeats them. */
-function nestedRepetition(pattern: string): string | null {
-  const stack: Group[] = [{ repeats: false, alternates: false }]
-  let i = 0
-  // The group that just closed, while we look at what follows it.
-  let closed: Group | null = null
-  while (i < pattern.length) {
-    const ch = pattern[i]!
-    const quantifier = quantifierAt(pattern, i)
-    if (quantifier) {
-      if (closed && quantifier.repeats && (closed.repeats || closed.alternates)) {
-        return 'a repeated group holds a repetition or an alternation (nested quantifiers can take exponential time)'
-      }
-      if (quantifier.repeats) stack[stack.length - 1]!.repeats = true
-      closed = null
-      i += quantifier.length
-      continue
-    }
-    closed = null
-    if (ch === '\\') {
-      const next = pattern[i + 1] ?? ''
-      if (/[1-9]/.test(next) || next === 'k') return 'back-references are not allowed'
-      i += 2
-    } else if (ch === '[') {
-      i = classEnd(pattern, i)
-    } else if (ch === '(') {
-      stack.push({ repeats: false, alternates: false })
-      i += 1
-    } else if (ch === ')') {
-      const group = stack.length > 1 ? stack.pop()! : { repeats: false, alternates: false }
-      const outer = stack[stack.length - 1]!
-      outer.repeats ||= group.repeats
-      outer.alternates ||= group.alternates
-      closed = group
-      i += 1
-    } else {
-      if (ch === '|') stack[stack.length - 1]!.alternates = true
-      i += 1
-    }
-  }
-  return null
-}
-
-/** A quantifier at `i` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, with an optional lazy `?`), and whether it repeats (more than once). */
-function quantifierAt(pattern: string, i: number): { length: number; repeats: boolean } | null {
-  const ch = pattern[i]
-  const lazy = (at: number) => (pattern[at] === '?' ? 1 : 0)
-  if (ch === '*' || ch === '+') return { length: 1 + lazy(i + 1), repeats: true }
-  if (ch === '?') return { length: 1 + lazy(i + 1), repeats: false }
-  if (ch === '{') {
-    const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i))
-    if (!match) return null
-    const max = match[2] === undefined ? Number(match[1]) : match[3] === '' ? Infinity : Number(match[3])
-    return { length: match[0].length + lazy(i + match[0].length), repeats: max > 1 }
-  }
-  return null
-}
-
-function classEnd(pattern: string, open: number): number {
-  let i = open + 1
-  if (pattern[i] === '^') i += 1
-  if (pattern[i] === ']') i += 1
-  while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1
-  return i + 1
-}
-
-// One context for every bounded test: creating one costs far more than a test.
-const sandbox = createContext(Object.create(null) as object)
-const testScript = new Script('pattern.test(subject)')
 
 /**
- * Tests `subject` against an already checked pattern, stopped after 50 ms (node:vm's watchdog interrupts
- * the regular expression engine). Throws an Error naming the limit it hit.
+ * A RegExp-shaped object over RE2 for JSONata's `RegexEngine` (`$match`, `$replace`, `/…/`): JSONata only
+ * sets `lastIndex` and calls `exec`. Throws an Error (`Regular expression refused: …`) for what RE2 cannot run.
  */
-export function boundedTest(pattern: RegExp, subject: string): boolean {
-  return bounded(testScript, { pattern, subject }) === true
+export function linearRegExp(pattern: string | RegExp, flags?: string): RegExp {
+  const source = pattern instanceof RegExp ? pattern.source : pattern
+  const allFlags = flags ?? (pattern instanceof RegExp ? pattern.flags : '')
+  if (source.length > maxPatternLength)
+    throw new Error(`Regular expression refused: the pattern is longer than ${maxPatternLength} characters`)
+  let re: RE2JS
+  try {
+    re = compileLinearCached(source, allFlags.replace(/[gy]/g, ''))
+  } catch (err) {
+    throw new Error(`Regular expression refused: ${(err as Error).message}`, { cause: err })
+  }
+  const global = allFlags.includes('g') || allFlags.includes('y')
+  const engine = {
+    lastIndex: 0,
+    source,
+    flags: allFlags,
+    global,
+    // No length or work bound here: a JSONata evaluation runs in its own process under a deadline.
+    exec(subject: string): RegExpExecArray | null {
+      const matcher = re.matcher(subject)
+      if (!matcher.find(global ? engine.lastIndex : 0)) {
+        engine.lastIndex = 0
+        return null
+      }
+      const groups = Array.from({ length: re.groupCount() + 1 }, (_, i) => matcher.group(i) ?? undefined)
+      const result = Object.assign(groups, { index: matcher.start(), input: subject, groups: namedOf(re, matcher) })
+      if (global) engine.lastIndex = matcher.end()
+      return result as unknown as RegExpExecArray
+    },
+    test(subject: string): boolean {
+      return engine.exec(subject) !== null
+    },
+  }
+  return engine as unknown as RegExp
 }
 
-const replaceScript = new Script('subject.replace(pattern, replacement)')
+/** linearRegExp as Ajv's `code.regExp`, so a JSON Schema's `pattern` runs on RE2 too (`code` names it in generated code). */
+export const ajvRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
+  code: 'linearRegExp',
+})
+
+/**
+ * Tests `subject` against an already checked pattern, in time linear in the text (RE2). Throws an Error
+ * naming the limit it hit: the text's length, or the work bound.
+ */
+export function boundedTest(pattern: RegExp, subject: string): boolean {
+  const re = linearOf(pattern)
+  checkBounds(re, subject)
+  return re.test(subject)
+}
 
 /** The longest text boundedReplace gives by default. */
 export const maxReplacedLength = 1_000_000
 
 /**
  * `subject.replace(pattern, replacement)` for an already checked pattern (text_format's regex_replace),
- * under the same bounds as boundedTest (at most 100,000 characters, stopped after 50 ms) and giving at
- * most `maxLength` characters. The replacement's `$…` patterns are expanded here, each match's text
- * counted before it is built: left to the engine, `$'` repeated in the replacement makes it build a list
- * of parts that no time bound interrupts and V8 cannot allocate, which ends the whole process. Throws an
- * Error naming the limit it hit.
+ * matched by RE2 under the same bounds as boundedTest and giving at most `maxLength` characters. The
+ * replacement's `$…` patterns are expanded here as JavaScript does, each piece counted as it is taken (a
+ * slice of the subject, not a copy) and the result never joined past the bound: `$'` repeated in the
+ * replacement would otherwise build more than any bound allows. Throws an Error naming the limit it hit.
  */
-export function boundedReplace(pattern: RegExp, subject: string, replacement: string, maxLength = maxReplacedLength): string {
-  const parts = parseReplacement(replacement, groupCount(pattern))
+export function boundedReplace(
+  pattern: RegExp,
+  subject: string,
+  replacement: string,
+  maxLength = maxReplacedLength,
+): string {
+  const re = linearOf(pattern)
+  checkBounds(re, subject)
+  const parts = parseReplacement(replacement, re.groupCount())
+  const names = new Set(Object.keys(re.namedGroups()))
+  const matcher = re.matcher(subject)
   let length = subject.length
-  const expand = (...args: unknown[]): string => {
-    const named = typeof args[args.length - 1] === 'object' && args[args.length - 1] !== undefined ? (args.pop() as Record<string, string | undefined>) : undefined
-    const match = args[0] as string
-    const position = args[args.length - 2] as number
-    const captures = args.slice(1, -2) as (string | undefined)[]
-    length -= match.length
-    // Counted before anything is built, and given up at the first part past the bound.
-    for (const part of parts) {
-      length += typeof part === 'string' ? part.length : part.kind === 'before' ? position : part.kind === 'after' ? subject.length - position - match.length : pieceOf(part, match, position, subject, captures, named).length
-      if (length > maxLength) throw new Error(`the result would be longer than ${maxLength} characters`)
-    }
-    return parts.map((part) => pieceOf(part, match, position, subject, captures, named)).join('')
+  const view: MatchView = {
+    match: '',
+    position: 0,
+    subject,
+    group: (index) => matcher.group(index) ?? '',
+    named: names.size > 0 ? (name) => (names.has(name) ? (matcher.group(name) ?? '') : '') : undefined,
   }
-  return String(bounded(replaceScript, { pattern, subject, replacement: expand }))
+  // Pieces are collected and joined once: a global replace may make a hundred thousand matches.
+  const out: string[] = []
+  let last = 0
+  let from = 0
+  while (from <= subject.length && matcher.find(from)) {
+    const position = matcher.start()
+    const match = subject.slice(position, matcher.end())
+    // Groups are read only when the replacement names them (each read costs RE2 a capture pass).
+    view.match = match
+    view.position = position
+    length -= match.length
+    out.push(subject.slice(last, position))
+    // Counted as it is built, and given up at the first piece past the bound: a piece is at most the subject.
+    for (const part of parts) {
+      const piece = pieceOf(part, view)
+      length += piece.length
+      if (length > maxLength) throw new Error(`the result would be longer than ${maxLength} characters`)
+      out.push(piece)
+    }
+    last = position + match.length
+    if (!pattern.global) break
+    // After an empty match the next search starts one character on, as String.prototype.replace does.
+    from = match === '' ? last + stepAt(subject, last, pattern.unicode) : last
+  }
+  out.push(subject.slice(last))
+  return out.join('')
 }
 
-type Part = string | { readonly kind: 'match' | 'before' | 'after' } | { readonly kind: 'group'; readonly index: number } | { readonly kind: 'named'; readonly name: string }
-
-/** How many capture groups a pattern has (an empty alternative makes it match the empty string). */
-function groupCount(pattern: RegExp): number {
-  return new RegExp(`${pattern.source}|`, pattern.flags.replace(/[gy]/g, '')).exec('')!.length - 1
+/** How many code units the character at `at` takes: a surrogate pair is one step in `u` mode. */
+function stepAt(subject: string, at: number, unicode: boolean): number {
+  const code = subject.codePointAt(at)
+  return unicode && code !== undefined && code > 0xffff ? 2 : 1
 }
+
+/** The RE2 program of an already checked RegExp (its flags but g and y). */
+function linearOf(pattern: RegExp): RE2JS {
+  return compileLinearCached(pattern.source, pattern.flags.replace(/[gy]/g, ''))
+}
+
+function checkBounds(re: RE2JS, subject: string): void {
+  if (subject.length > maxSubjectLength) throw new Error(`the text is longer than ${maxSubjectLength} characters`)
+  if (re.programSize() * subject.length > maxWork)
+    throw new Error(
+      `the pattern is too large for a text of ${subject.length} characters (${re.programSize()} instructions × characters over ${maxWork})`,
+    )
+}
+
+/** The named groups of the current match, or undefined when the pattern has none (then `$<` is literal). */
+function namedOf(re: RE2JS, matcher: ReturnType<RE2JS['matcher']>): Record<string, string | undefined> | undefined {
+  const names = Object.keys(re.namedGroups())
+  if (names.length === 0) return undefined
+  return Object.fromEntries(names.map((name) => [name, matcher.group(name) ?? undefined]))
+}
+
+type Part =
+  | string
+  | { readonly kind: 'match' | 'before' | 'after' }
+  | { readonly kind: 'group'; readonly index: number }
+  | { readonly kind: 'named'; readonly name: string }
 
 /** The replacement's text and `$` patterns, as String.prototype.replace reads them (GetSubstitution). */
 function parseReplacement(replacement: string, groups: number): Part[] {
@@ -206,35 +230,29 @@ function parseReplacement(replacement: string, groups: number): Part[] {
   return parts
 }
 
-function pieceOf(part: Part, match: string, position: number, subject: string, captures: readonly (string | undefined)[], named: Record<string, string | undefined> | undefined): string {
+/** The current match as the replacement's pieces read it (one object, moved on per match); groups on demand. */
+interface MatchView {
+  match: string
+  position: number
+  readonly subject: string
+  group(index: number): string
+  /** Undefined when the pattern has no named groups (then `$<` is literal). */
+  readonly named: ((name: string) => string) | undefined
+}
+
+function pieceOf(part: Part, view: MatchView): string {
   if (typeof part === 'string') return part
   switch (part.kind) {
     case 'match':
-      return match
+      return view.match
     case 'before':
-      return subject.slice(0, position)
+      return view.subject.slice(0, view.position)
     case 'after':
-      return subject.slice(position + match.length)
+      return view.subject.slice(view.position + view.match.length)
     case 'group':
-      return captures[part.index - 1] ?? ''
+      return view.group(part.index)
     case 'named':
       // Without named groups, `$<` is literal text.
-      return named === undefined ? `$<${part.name}>` : (named[part.name] ?? '')
-  }
-}
-
-/** Runs `script` in the sandbox with `scope` as its globals, under the length and time bounds; the globals are cleared after. */
-function bounded(script: Script, scope: { pattern: RegExp; subject: string; replacement?: (...args: unknown[]) => string }): unknown {
-  if (scope.subject.length > maxSubjectLength) throw new Error(`the text is longer than ${maxSubjectLength} characters`)
-  const globals = sandbox as Record<string, unknown>
-  Object.assign(globals, scope)
-  try {
-    return script.runInContext(sandbox, { timeout: matchTimeoutMs })
-  } catch (err) {
-    // The watchdog's error may come from another realm: read its message, not its class.
-    const message = String((err as { message?: unknown } | null)?.message ?? err)
-    throw new Error(/timed out/.test(message) ? `the pattern ran longer than ${matchTimeoutMs} ms` : message, { cause: err })
-  } finally {
-    for (const key of Object.keys(scope)) globals[key] = undefined
+      return view.named === undefined ? `$<${part.name}>` : view.named(part.name)
   }
 }

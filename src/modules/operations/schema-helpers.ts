@@ -10,17 +10,27 @@ import { parseRule } from './rules.js'
 
 /** A number field that also takes a string spelling a number. */
 export function numeric<T extends z.ZodType<number>>(schema: T) {
-  return z.preprocess((value) => (typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? Number(value) : value), schema)
+  return z.preprocess(
+    (value) =>
+      typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? Number(value) : value,
+    schema,
+  )
 }
 
 /** A text field that also takes what a whole-value template may give: numbers and booleans as written, null as empty, objects and arrays as JSON. */
 export function text(max: number, min = 0) {
-  return z.preprocess((value) => {
-    if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-    if (value === null) return ''
-    if (Array.isArray(value) || isRecord(value)) return JSON.stringify(value)
-    return value
-  }, z.string().min(min, min === 1 ? 'Required' : `At least ${min} characters`).max(max))
+  return z.preprocess(
+    (value) => {
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+      if (value === null) return ''
+      if (Array.isArray(value) || isRecord(value)) return JSON.stringify(value)
+      return value
+    },
+    z
+      .string()
+      .min(min, min === 1 ? 'Required' : `At least ${min} characters`)
+      .max(max),
+  )
 }
 
 /** A value of any JSON type that must be present (z.unknown alone would let it be left out). */
@@ -65,7 +75,8 @@ export function ruleTree() {
       }
       const parsed = parseRule(tree)
       if (parsed.ok) return
-      for (const issue of parsed.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path], params: { rule: true } })
+      for (const issue of parsed.issues)
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path], params: { rule: true } })
     })
     .meta({
       type: 'object',

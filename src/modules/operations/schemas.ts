@@ -1,6 +1,16 @@
 import { z } from '../../lib/http/index.js'
 
-const categories = ['data', 'logic', 'transform', 'ai', 'files', 'network', 'script', 'communication', 'system'] as const
+const categories = [
+  'data',
+  'logic',
+  'transform',
+  'ai',
+  'files',
+  'network',
+  'script',
+  'communication',
+  'system',
+] as const
 
 export const FormFieldSchema = z
   .object({
@@ -23,7 +33,12 @@ const summary = {
   system: z.boolean().openapi({ description: 'Runs in system-managed flows only' }),
 }
 
-export const CatalogEntrySchema = z.object({ ...summary, fields: z.array(FormFieldSchema) }).openapi('OperationCatalogEntry')
+export const CatalogEntrySchema = z
+  .object({ ...summary, fields: z.array(FormFieldSchema) })
+  .openapi('OperationCatalogEntry')
 export const OperationDescriptionSchema = z
-  .object({ ...summary, schema: z.record(z.string(), z.unknown()).openapi({ description: 'The config as JSON Schema (draft 2020-12)' }) })
+  .object({
+    ...summary,
+    schema: z.record(z.string(), z.unknown()).openapi({ description: 'The config as JSON Schema (draft 2020-12)' }),
+  })
   .openapi('OperationDescription')

@@ -1,6 +1,12 @@
 import { isOutboundError, type OutboundClient } from '../../lib/outbound/index.js'
 import type { Principal } from '../../lib/principal.js'
-import { runIsolated, SandboxFetchError, type SandboxFetchRequest, type SandboxFetchResponse, type SandboxLogLine } from '../../lib/sandbox/index.js'
+import {
+  runIsolated,
+  SandboxFetchError,
+  type SandboxFetchRequest,
+  type SandboxFetchResponse,
+  type SandboxLogLine,
+} from '../../lib/sandbox/index.js'
 import { StepError } from './types.js'
 
 /** A saved script as run_script and the scripts' test endpoint run it. */
@@ -23,6 +29,11 @@ export interface ScriptHost {
   /** The project's script CPU quota in ms (automation quotas, maxScriptCpuMs). */
   cpuQuotaMs(projectId: string): Promise<number>
   readonly outbound: OutboundClient
+}
+
+/** The part of `ctx.services` run_script uses. */
+export interface ScriptServices {
+  readonly scripts: ScriptHost
 }
 
 /** Defaults and bounds of a script run (decision 033). */
@@ -67,39 +78,83 @@ export async function executeScript(outbound: OutboundClient, run: ScriptRunInpu
   let fetches = 0
   const deadline = Date.now() + run.timeoutMs
   const fetch = async (request: SandboxFetchRequest, signal: AbortSignal): Promise<SandboxFetchResponse> => {
-    if (++fetches > scriptLimits.maxFetches) throw new SandboxFetchError('too_many_fetches', `A script may fetch at most ${scriptLimits.maxFetches} times`)
+    if (++fetches > scriptLimits.maxFetches)
+      throw new SandboxFetchError('too_many_fetches', `A script may fetch at most ${scriptLimits.maxFetches} times`)
     const host = hostOf(request.url)
-    if (!run.allowedHosts.every((list) => hostAllowed(host, list))) throw new SandboxFetchError('domain_not_allowed', `fetch to '${host}' is not in allowed_domains`)
+    if (!run.allowedHosts.every((list) => hostAllowed(host, list)))
+      throw new SandboxFetchError('domain_not_allowed', `fetch to '${host}' is not in allowed_domains`)
     try {
       const response = await outbound.fetch(request.url, {
-        method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.any([signal, run.signal]),
-        timeoutMs: Math.max(1, Math.min(scriptLimits.maxFetchTimeoutMs, deadline - Date.now())), maxResponseBytes: scriptLimits.maxFetchBytes,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: AbortSignal.any([signal, run.signal]),
+        timeoutMs: Math.max(1, Math.min(scriptLimits.maxFetchTimeoutMs, deadline - Date.now())),
+        maxResponseBytes: scriptLimits.maxFetchBytes,
         // A redirect is answered to the script as it is: following it here would leave allowed_domains.
         redirect: 'manual',
       })
-      return { url: response.url, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body: response.text() }
+      return {
+        url: response.url,
+        status: response.status,
+        statusText: response.statusText,
+        headers: Object.fromEntries(response.headers),
+        body: response.text(),
+      }
     } catch (err) {
       if (isOutboundError(err)) throw new SandboxFetchError(err.code, err.message)
       throw err
     }
   }
   const result = await runIsolated({
-    code: run.code, input: run.input, context: run.context, cpuMs: run.cpuMs, timeoutMs: run.timeoutMs, memoryBytes: run.memoryMb * 1024 * 1024,
-    signal: run.signal, fetch,
+    code: run.code,
+    input: run.input,
+    context: run.context,
+    cpuMs: run.cpuMs,
+    timeoutMs: run.timeoutMs,
+    memoryBytes: run.memoryMb * 1024 * 1024,
+    signal: run.signal,
+    fetch,
   })
   if (result.ok) return { output: result.value, logs: result.logs, cpuMs: result.cpuMs }
   const details = { name: result.name, message: result.message, cpuMs: result.cpuMs, logs: result.logs }
   switch (result.kind) {
     case 'cpu':
-      throw new StepError('script_cpu_limit', `The script used up its CPU time (${run.cpuMs} ms)`, { ...details, limitMs: run.cpuMs }, 400, false)
+      throw new StepError(
+        'script_cpu_limit',
+        `The script used up its CPU time (${run.cpuMs} ms)`,
+        { ...details, limitMs: run.cpuMs },
+        400,
+        false,
+      )
     case 'timeout':
-      throw new StepError('script_timeout', `The script did not finish within ${run.timeoutMs} ms`, { ...details, limitMs: run.timeoutMs }, 400, false)
+      throw new StepError(
+        'script_timeout',
+        `The script did not finish within ${run.timeoutMs} ms`,
+        { ...details, limitMs: run.timeoutMs },
+        400,
+        false,
+      )
     case 'memory':
-      throw new StepError('script_memory_limit', `The script ran out of memory (${run.memoryMb} MB)`, { ...details, limitMb: run.memoryMb }, 400, false)
+      throw new StepError(
+        'script_memory_limit',
+        `The script ran out of memory (${run.memoryMb} MB)`,
+        { ...details, limitMb: run.memoryMb },
+        400,
+        false,
+      )
     case 'output':
-      throw new StepError('script_output_invalid', `The script's result cannot be kept: ${result.message}`, details, 400, false)
+      throw new StepError(
+        'script_output_invalid',
+        `The script's result cannot be kept: ${result.message}`,
+        details,
+        400,
+        false,
+      )
     case 'aborted':
-      throw run.signal.reason instanceof Error ? run.signal.reason : new StepError('aborted', 'The run was stopped', details, 400, false)
+      throw run.signal.reason instanceof Error
+        ? run.signal.reason
+        : new StepError('aborted', 'The run was stopped', details, 400, false)
     default:
       throw new StepError('script_error', `${result.name}: ${result.message}`, details, 400, false)
   }

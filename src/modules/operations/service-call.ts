@@ -12,7 +12,10 @@ export function stepErrorFrom(err: AppError, codes: Partial<Record<string, strin
 }
 
 /** Runs a service call made as the run's principal; an API refusal becomes stepErrorFrom's step error, anything else passes. */
-export async function throughService<T>(call: () => Promise<T>, codes: Partial<Record<string, string>> = {}): Promise<T> {
+export async function throughService<T>(
+  call: () => Promise<T>,
+  codes: Partial<Record<string, string>> = {},
+): Promise<T> {
   try {
     return await call()
   } catch (err) {

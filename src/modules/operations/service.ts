@@ -49,7 +49,11 @@ export function createOperationsService(deps: OperationsServiceDeps): Operations
   }
   const entryOf = (definition: OperationDefinition): CatalogEntry => {
     let entry = entries.get(definition.type)
-    if (!entry) entries.set(definition.type, (entry = Object.freeze({ ...summary(definition), fields: formFields(definition, schemaOf(definition)) })))
+    if (!entry)
+      entries.set(
+        definition.type,
+        (entry = Object.freeze({ ...summary(definition), fields: formFields(definition, schemaOf(definition)) })),
+      )
     return entry
   }
   return Object.freeze({
@@ -68,5 +72,11 @@ export function createOperationsService(deps: OperationsServiceDeps): Operations
 }
 
 function summary(definition: OperationDefinition) {
-  return { type: definition.type, name: definition.label, category: definition.category, description: definition.description, system: definition.system === true }
+  return {
+    type: definition.type,
+    name: definition.label,
+    category: definition.category,
+    description: definition.description,
+    system: definition.system === true,
+  }
 }

@@ -13,7 +13,12 @@ import { createProjectsService } from './service.js'
  * find them ready. `onCreated` tells later modules of a project created while running (automate installs
  * its system flows there); projects that exist at start are theirs to prepare at their own construction.
  */
-export async function createProjectsModule(deps: { registry: DatabaseRegistry; clock: Clock; audit: AuditService; access: Pick<AccessService, 'seedBuiltInRoles' | 'authorize'> }) {
+export async function createProjectsModule(deps: {
+  registry: DatabaseRegistry
+  clock: Clock
+  audit: AuditService
+  access: Pick<AccessService, 'seedBuiltInRoles' | 'authorize'>
+}) {
   const created = createObservers<[string]>()
   let started = false
   const service = createProjectsService({
@@ -26,5 +31,10 @@ export async function createProjectsModule(deps: { registry: DatabaseRegistry; c
   const defaultProject = await service.ensureDefault()
   for (const project of await service.listAcrossProjects()) await service.prepare(project.id)
   started = true
-  return { service, defaultProject, onCreated: created as Observers<[string]>, routers: ({ security }) => [projectsRoutes(service, security)] } satisfies AppModule
+  return {
+    service,
+    defaultProject,
+    onCreated: created as Observers<[string]>,
+    routers: ({ security }) => [projectsRoutes(service, security)],
+  } satisfies AppModule
 }

@@ -56,7 +56,13 @@ export function createProjectsService({ registry, clock, onCreated, audit, acces
       const trimmed = name.trim()
       if (trimmed === '' || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1-200 characters')
       const project = await create(trimmed, false)
-      await audit?.record({ projectId: actor.homeProjectId, action: 'project.created', actor, target: { type: 'project', id: project.id }, details: { name: trimmed } })
+      await audit?.record({
+        projectId: actor.homeProjectId,
+        action: 'project.created',
+        actor,
+        target: { type: 'project', id: project.id },
+        details: { name: trimmed },
+      })
       return project
     },
 

@@ -30,8 +30,15 @@ export interface StreamView {
  */
 export function messageFor(event: PublishedEvent, opened: Opened, view: StreamView): StreamMessage | null {
   const inView = (record: ApiRecord | null): record is ApiRecord =>
-    record !== null && (view.ids === null || view.ids.has(String(record.id))) && recordVisible(opened, record, view.filter)
-  const message = (type: RecordEventType, record: ApiRecord): StreamMessage => ({ type, collection: event.collection, record: presentRecord(opened, record), at: event.at })
+    record !== null &&
+    (view.ids === null || view.ids.has(String(record.id))) &&
+    recordVisible(opened, record, view.filter)
+  const message = (type: RecordEventType, record: ApiRecord): StreamMessage => ({
+    type,
+    collection: event.collection,
+    record: presentRecord(opened, record),
+    at: event.at,
+  })
 
   switch (event.type) {
     case 'record.create':

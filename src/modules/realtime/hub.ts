@@ -58,7 +58,9 @@ export async function createHub(deps: { events: EventBus<RecordEvents>; pubsub: 
         after: event.after,
         at: event.at,
       }
-      deps.pubsub.publish(channel, JSON.stringify(published)).catch((err: unknown) => deps.log.warn({ err, event: type }, 'realtime: publishing a record event failed'))
+      deps.pubsub
+        .publish(channel, JSON.stringify(published))
+        .catch((err: unknown) => deps.log.warn({ err, event: type }, 'realtime: publishing a record event failed'))
     }),
   )
 

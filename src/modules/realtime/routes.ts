@@ -6,19 +6,30 @@ import type { StreamAuth } from './stream-auth.js'
 import { createWebSockets, upgradeOf } from './websocket.js'
 
 const StreamQuery = z.object({
-  filter: z.string().max(16_384).optional().openapi({ description: 'JSON, object or array format, as in list; checked against the fields you may read' }),
+  filter: z
+    .string()
+    .max(16_384)
+    .optional()
+    .openapi({ description: 'JSON, object or array format, as in list; checked against the fields you may read' }),
   ids: z.string().max(6600).optional().openapi({ description: 'Comma-separated record ids (up to 100)' }),
-  token: z.string().max(4096).optional().openapi({ description: 'For browsers: a session token, an sk- key or an sct1. capability token, instead of the Authorization header' }),
+  token: z.string().max(4096).optional().openapi({
+    description:
+      'For browsers: a session token, an sk- key or an sct1. capability token, instead of the Authorization header',
+  }),
 })
 
 const stream = defineRoute({
-  method: 'get', path: '/api/v1/collections/{name}/stream', operationId: 'realtime.stream',
-  summary: 'Record events as Server-Sent Events; the same path upgraded to WebSocket sends them as JSON messages', tags: ['Realtime'],
+  method: 'get',
+  path: '/api/v1/collections/{name}/stream',
+  operationId: 'realtime.stream',
+  summary: 'Record events as Server-Sent Events; the same path upgraded to WebSocket sends them as JSON messages',
+  tags: ['Realtime'],
   permission: 'collections/{name}:read',
   request: { params: z.object({ name: z.string().min(1).max(100) }), query: StreamQuery },
   responses: {
     200: {
-      description: 'An event stream: `event: record.create|record.update|record.delete`, `data: { type, collection, record, at }`',
+      description:
+        'An event stream: `event: record.create|record.update|record.delete`, `data: { type, collection, record, at }`',
       content: { 'text/event-stream': { schema: z.string() } },
     },
     101: { description: 'Switched to WebSocket (Upgrade: websocket)' },
@@ -27,13 +38,18 @@ const stream = defineRoute({
 })
 
 const inboxStream = defineRoute({
-  method: 'get', path: '/api/v1/notifications/stream', operationId: 'notifications.stream',
-  summary: 'Your notifications live, as Server-Sent Events; the same path upgraded to WebSocket sends them as JSON messages', tags: ['Notifications'],
+  method: 'get',
+  path: '/api/v1/notifications/stream',
+  operationId: 'notifications.stream',
+  summary:
+    'Your notifications live, as Server-Sent Events; the same path upgraded to WebSocket sends them as JSON messages',
+  tags: ['Notifications'],
   permission: 'authenticated',
   request: { query: z.object({ token: StreamQuery.shape.token }) },
   responses: {
     200: {
-      description: 'An event stream: `event: notification.create`, `data: { type, notification }`, for the signed-in person only',
+      description:
+        'An event stream: `event: notification.create`, `data: { type, notification }`, for the signed-in person only',
       content: { 'text/event-stream': { schema: z.string() } },
     },
     101: { description: 'Switched to WebSocket (Upgrade: websocket)' },
@@ -65,7 +81,9 @@ export function realtimeRoutes(realtime: Realtime, auth: StreamAuth) {
     if (upgrade && incoming) {
       const headers = ['X-API-Version: v1', `X-Request-ID: ${requestIdOf(c)}`]
       const greeting = { type: 'stream.connected', collection: name }
-      sockets.accept(incoming, upgrade, headers, { ...realtime.options, greeting }, (sink) => realtime.attach(subscription, sink, stopping))
+      sockets.accept(incoming, upgrade, headers, { ...realtime.options, greeting }, (sink) =>
+        realtime.attach(subscription, sink, stopping),
+      )
       return alreadySent()
     }
     const outgoing = c.env?.outgoing
@@ -85,7 +103,13 @@ export function realtimeRoutes(realtime: Realtime, auth: StreamAuth) {
     const stopping = stoppingOf(c.env)
     if (upgrade && incoming) {
       const headers = ['X-API-Version: v1', `X-Request-ID: ${requestIdOf(c)}`]
-      sockets.accept(incoming, upgrade, headers, { ...realtime.options, greeting: { type: 'stream.connected', stream: 'notifications' } }, (sink) => realtime.attachInbox(caller, sink, stopping))
+      sockets.accept(
+        incoming,
+        upgrade,
+        headers,
+        { ...realtime.options, greeting: { type: 'stream.connected', stream: 'notifications' } },
+        (sink) => realtime.attachInbox(caller, sink, stopping),
+      )
       return alreadySent()
     }
     const outgoing = c.env?.outgoing

@@ -63,12 +63,33 @@ const events = createEventBus<RecordEvents>(createLogger('silent'))
 let realtime: Realtime | undefined
 
 async function start(open: Opener, options: { maxPendingEvents?: number } = {}): Promise<Realtime> {
-  realtime = await createRealtime({ events, pubsub: createMemoryPubSub(), open, clock, log: createLogger('silent'), inbox: { listen: () => () => {} }, ...options })
+  realtime = await createRealtime({
+    events,
+    pubsub: createMemoryPubSub(),
+    open,
+    clock,
+    log: createLogger('silent'),
+    inbox: { listen: () => () => {} },
+    ...options,
+  })
   return realtime
 }
 
-const caller = (expiresAt: number | null = null): StreamCaller => ({ principal, refresh: async () => principal, document: null, expiresAt })
-const create = (id: string) => events.emit('record.create', { projectId: 'p1', collection: 'tasks', before: null, after: { id, deleted_at: null }, principal: { id: 'u1', kind: 'user', role: 'editor' }, at: seconds })
+const caller = (expiresAt: number | null = null): StreamCaller => ({
+  principal,
+  refresh: async () => principal,
+  document: null,
+  expiresAt,
+})
+const create = (id: string) =>
+  events.emit('record.create', {
+    projectId: 'p1',
+    collection: 'tasks',
+    before: null,
+    after: { id, deleted_at: null },
+    principal: { id: 'u1', kind: 'user', role: 'editor' },
+    at: seconds,
+  })
 
 afterEach(async () => {
   await realtime?.close()
@@ -83,7 +104,22 @@ describe('realtime service', () => {
     service.attach(await service.subscribe(caller(), 'tasks', {}), sink)
     for (const id of ['a', 'b', 'c']) create(id)
     await settle(() => sent.length === 3)
-    expect(sent.map((s) => s.message)).toEqual(['a', 'b', 'c'].map((id) => ({ type: 'record.create', collection: 'tasks', record: { id, created_at: null, updated_at: null, created_by: null, updated_by: null, deleted_at: null, _version: null }, at: 1000 })))
+    expect(sent.map((s) => s.message)).toEqual(
+      ['a', 'b', 'c'].map((id) => ({
+        type: 'record.create',
+        collection: 'tasks',
+        record: {
+          id,
+          created_at: null,
+          updated_at: null,
+          created_by: null,
+          updated_by: null,
+          deleted_at: null,
+          _version: null,
+        },
+        at: 1000,
+      })),
+    )
     expect(new Set(sent.map((s) => s.id)).size).toBe(3)
     expect(service.openStreams()).toBe(1)
   })
@@ -167,7 +203,10 @@ describe('parseIds', () => {
     expect(parsed === null ? null : [...parsed]).toEqual(ids)
   })
 
-  it.each(['a/b', 'a b', 'x'.repeat(65), Array.from({ length: 101 }, (_, i) => `i${i}`).join(',')])('refuses %s', (raw) => {
-    expect(() => parseIds(raw)).toThrow(expect.objectContaining({ code: 'invalid_request' }))
-  })
+  it.each(['a/b', 'a b', 'x'.repeat(65), Array.from({ length: 101 }, (_, i) => `i${i}`).join(',')])(
+    'refuses %s',
+    (raw) => {
+      expect(() => parseIds(raw)).toThrow(expect.objectContaining({ code: 'invalid_request' }))
+    },
+  )
 })

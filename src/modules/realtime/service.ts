@@ -65,10 +65,14 @@ const alwaysReadable: ReadonlySet<string> = new Set(systemColumns.map((c) => c.n
 /** `a,b,c` → the record ids a stream is limited to (null: all). Throws invalid_request. */
 export function parseIds(raw: string | undefined): ReadonlySet<string> | null {
   if (raw === undefined || raw.trim() === '') return null
-  const ids = raw.split(',').map((id) => id.trim()).filter((id) => id !== '')
+  const ids = raw
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '')
   if (ids.length > maxIds) throw new AppError('invalid_request', `ids: at most ${maxIds} record ids`, { field: 'ids' })
   const bad = ids.find((id) => !idPattern.test(id))
-  if (bad !== undefined) throw new AppError('invalid_request', 'ids: each id is 1-64 letters, digits, - or _', { field: 'ids' })
+  if (bad !== undefined)
+    throw new AppError('invalid_request', 'ids: each id is 1-64 letters, digits, - or _', { field: 'ids' })
   return new Set(ids)
 }
 
@@ -80,7 +84,11 @@ export function parseIds(raw: string | undefined): ReadonlySet<string> | null {
  * rights applies from the next event. A stream whose caller lost the right to read is closed.
  */
 export async function createRealtime(deps: RealtimeDeps) {
-  const options: SinkOptions = { clock: deps.clock, heartbeatMs: deps.heartbeatMs ?? 25_000, maxBufferedBytes: deps.maxBufferedBytes ?? 1024 * 1024 }
+  const options: SinkOptions = {
+    clock: deps.clock,
+    heartbeatMs: deps.heartbeatMs ?? 25_000,
+    maxBufferedBytes: deps.maxBufferedBytes ?? 1024 * 1024,
+  }
   const maxPending = deps.maxPendingEvents ?? 1000
   const hub = await createHub(deps)
   const sinks = new Set<Sink>()
@@ -124,8 +132,14 @@ export async function createRealtime(deps: RealtimeDeps) {
         return sink.close(reasonOf(err))
       }
       const allow = opened.scope.fields
-      const hidden = allow ? [...subscription.filterFields].find((f) => !alwaysReadable.has(f) && !allow.includes(f)) : undefined
-      if (hidden !== undefined) return sink.close({ error: 'forbidden', message: `The stream's filter reads ${hidden}, which you may no longer read` })
+      const hidden = allow
+        ? [...subscription.filterFields].find((f) => !alwaysReadable.has(f) && !allow.includes(f))
+        : undefined
+      if (hidden !== undefined)
+        return sink.close({
+          error: 'forbidden',
+          message: `The stream's filter reads ${hidden}, which you may no longer read`,
+        })
       const message = messageFor(event, opened, subscription.view)
       if (message && open) sink.send(message, event.id)
     }
@@ -151,18 +165,30 @@ export async function createRealtime(deps: RealtimeDeps) {
     async subscribe(caller: StreamCaller, name: string, query: StreamQuery): Promise<Subscription> {
       const { document } = caller
       if (document && document.collection !== name) {
-        throw new AppError('forbidden', `This capability token opens one record of ${document.collection} only`, { resource: `collections/${name}`, action: 'read' })
+        throw new AppError('forbidden', `This capability token opens one record of ${document.collection} only`, {
+          resource: `collections/${name}`,
+          action: 'read',
+        })
       }
       const opened = await deps.open(caller.principal, name, 'read')
       let ids = parseIds(query.ids)
       if (document) {
         if (ids && (ids.size !== 1 || !ids.has(document.id))) {
-          throw new AppError('forbidden', `This capability token opens record ${document.id} only`, { resource: `collections/${name}`, action: 'read' })
+          throw new AppError('forbidden', `This capability token opens record ${document.id} only`, {
+            resource: `collections/${name}`,
+            action: 'read',
+          })
         }
         ids = new Set([document.id])
       }
       const filter = requestFilter(opened, query.filter)
-      return { projectId: opened.collection.projectId, collection: name, view: { filter, ids }, filterFields: fieldsOf(filter), caller }
+      return {
+        projectId: opened.collection.projectId,
+        collection: name,
+        view: { filter, ids },
+        filterFields: fieldsOf(filter),
+        caller,
+      }
     },
 
     /**
@@ -207,7 +233,8 @@ export async function createRealtime(deps: RealtimeDeps) {
           if (!open) return
           try {
             const now = await caller.refresh()
-            if (now.userId !== principal.userId) return sink.close({ error: 'unauthorized', message: 'The stream belongs to another person' })
+            if (now.userId !== principal.userId)
+              return sink.close({ error: 'unauthorized', message: 'The stream belongs to another person' })
           } catch (err) {
             return sink.close(reasonOf(err))
           }
@@ -230,7 +257,9 @@ export async function createRealtime(deps: RealtimeDeps) {
       const { principal } = caller
       if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to follow your notifications')
       if (principal.kind !== 'user' || principal.userId === null || caller.document !== null) {
-        throw new AppError('forbidden', 'Notifications are followed by the person they are sent to, signed in', { kind: principal.kind })
+        throw new AppError('forbidden', 'Notifications are followed by the person they are sent to, signed in', {
+          kind: principal.kind,
+        })
       }
     },
 

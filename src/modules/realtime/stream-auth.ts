@@ -9,7 +9,9 @@ import type { StreamCaller } from './service.js'
 export interface CapabilityPort {
   isToken(credential: string): boolean
   /** Signature, expiry, the subject's current account and rights; throws unauthorized, forbidden, record_not_found. */
-  resolve(token: string): Promise<{ principal: Principal; claims: { collection: string; id: string; expiresAt: number } }>
+  resolve(
+    token: string,
+  ): Promise<{ principal: Principal; claims: { collection: string; id: string; expiresAt: number } }>
 }
 
 /**
@@ -24,14 +26,20 @@ export function createStreamAuth(authenticate: Security['authenticate'], capabil
   async function resolve(c: Context<AppEnv>): Promise<Principal> {
     const fromQuery = c.req.query('token')
     const header = bearerToken(c)
-    if (fromQuery !== undefined && header !== null) throw new AppError('invalid_request', 'Send the token once: in the Authorization header or as ?token=')
+    if (fromQuery !== undefined && header !== null)
+      throw new AppError('invalid_request', 'Send the token once: in the Authorization header or as ?token=')
     const credential = fromQuery ?? header
     if (fromQuery === '') throw new AppError('unauthorized', 'token is empty')
 
     if (credential !== null && capabilities.isToken(credential)) {
       const { principal, claims } = await capabilities.resolve(credential)
       // The subject as checked now; at each event its grants and shares are read again (open()).
-      callers.set(principal, { principal, refresh: async () => principal, document: { collection: claims.collection, id: claims.id }, expiresAt: claims.expiresAt })
+      callers.set(principal, {
+        principal,
+        refresh: async () => principal,
+        document: { collection: claims.collection, id: claims.id },
+        expiresAt: claims.expiresAt,
+      })
       return principal
     }
     if (fromQuery !== undefined) {

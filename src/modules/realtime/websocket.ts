@@ -30,7 +30,12 @@ const closeCodes: Partial<Record<CloseReason['error'], number>> = {
  * one over 4 KiB closes the connection (1009).
  */
 export function createWebSockets() {
-  const server = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: 4096 })
+  const server = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: 4096,
+  })
   const extraHeaders = new WeakMap<IncomingMessage, string[]>()
   server.on('headers', (headers, request) => {
     headers.push(...(extraHeaders.get(request) ?? []))
@@ -42,13 +47,27 @@ export function createWebSockets() {
       const upgrade = String(incoming.headers.upgrade ?? '').toLowerCase()
       const key = incoming.headers['sec-websocket-key']
       if (upgrade !== 'websocket') throw new AppError('invalid_request', 'Only a WebSocket upgrade is accepted here')
-      if (incoming.method !== 'GET' || typeof key !== 'string' || !/^[A-Za-z0-9+/]{22}==$/.test(key) || incoming.headers['sec-websocket-version'] !== '13') {
-        throw new AppError('invalid_request', 'Malformed WebSocket handshake (GET, Sec-WebSocket-Key, Sec-WebSocket-Version: 13)')
+      if (
+        incoming.method !== 'GET' ||
+        typeof key !== 'string' ||
+        !/^[A-Za-z0-9+/]{22}==$/.test(key) ||
+        incoming.headers['sec-websocket-version'] !== '13'
+      ) {
+        throw new AppError(
+          'invalid_request',
+          'Malformed WebSocket handshake (GET, Sec-WebSocket-Key, Sec-WebSocket-Version: 13)',
+        )
       }
     },
 
     /** Completes the handshake (101 with `headers`), sends `greeting` and hands the socket over as a sink. */
-    accept(incoming: IncomingMessage, upgrade: UpgradeRequest, headers: string[], options: SinkOptions & { greeting: unknown }, ready: (sink: Sink) => void): void {
+    accept(
+      incoming: IncomingMessage,
+      upgrade: UpgradeRequest,
+      headers: string[],
+      options: SinkOptions & { greeting: unknown },
+      ready: (sink: Sink) => void,
+    ): void {
       extraHeaders.set(incoming, headers)
       server.handleUpgrade(incoming, upgrade.socket, upgrade.head, (ws) => ready(webSocketSink(ws, options)))
     },

@@ -60,24 +60,39 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
    * covering it, or, to read, the collection's `public` preset (`collection` null: no such collection).
    * Anyone else: true, their scope decides. Without it, an anonymous request is 401 (decision 012).
    */
-  async function anonymousMay(principal: Principal, collection: Collection | null, name: string, action: string): Promise<boolean> {
+  async function anonymousMay(
+    principal: Principal,
+    collection: Collection | null,
+    name: string,
+    action: string,
+  ): Promise<boolean> {
     if (principal.kind !== 'anonymous') return true
     if (action === 'read' && collection?.accessControl?.preset === 'public') return true
     return (await deps.access.decide(principal, `collections/${name}`, action)).allowed
   }
 
   /** The record scope of the principal's own rights: grants, preset, and shares together. */
-  async function ownScope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
+  async function ownScope(
+    principal: Principal,
+    collection: Collection,
+    action: string,
+  ): Promise<RecordScope & { admin: boolean }> {
     // A grant filter that cannot apply to this collection (a wildcard grant naming a field it lacks) matches
     // none of its records: the access service logs it and leaves the grant's rows and columns out.
-    const decision = await deps.access.decide(principal, `collections/${collection.name}`, action, { fitRowFilter: fitTo(collection) })
+    const decision = await deps.access.decide(principal, `collections/${collection.name}`, action, {
+      fitRowFilter: fitTo(collection),
+    })
     const admin = await deps.access.hasAdminAccess(principal)
     const preset = collection.accessControl?.preset ?? 'team'
     const sharing = collection.accessControl?.sharing === true
     const levels = shareLevels.filter((level) => shareCovers(level, action))
     // A share opens a record to its person; a key of that person only within the key's capabilities.
     const sharedIds =
-      sharing && levels.length > 0 && principal.userId && principal.kind !== 'anonymous' && withinCapabilities(principal, { resource: `collections/${collection.name}`, action })
+      sharing &&
+      levels.length > 0 &&
+      principal.userId &&
+      principal.kind !== 'anonymous' &&
+      withinCapabilities(principal, { resource: `collections/${collection.name}`, action })
         ? await deps.shares.recordIdsFor(collection.id, principal.userId, levels)
         : []
     // A service key (no user) acts for the system: owner scoping has no owner to narrow to.
@@ -90,7 +105,11 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
    * publisher, decision 045) gets what it and its ceiling both reach: each layer's grants, preset and shares
    * (its own rows, its own shares) apply to it, and the scopes intersect.
    */
-  async function scope(principal: Principal, collection: Collection, action: string): Promise<RecordScope & { admin: boolean }> {
+  async function scope(
+    principal: Principal,
+    collection: Collection,
+    action: string,
+  ): Promise<RecordScope & { admin: boolean }> {
     if (principal.ceiling === null) return ownScope(principal, collection, action)
     const own = await ownScope(principals.uncapped(principal), collection, action)
     const below = await scope(principal.ceiling, collection, action)
@@ -120,7 +139,9 @@ export function createRecordAccess(deps: { access: AccessService; shares: Shares
      * could be open to it (`anonymousMay`, or schema read, which shows a collection's definition), so that it
      * is 401 before its input is even validated. The services refuse the same callers on their own.
      */
-    anonymousGate(collections: Pick<CollectionsService, 'find'>): (principal: Principal, permission: string) => Promise<void> {
+    anonymousGate(
+      collections: Pick<CollectionsService, 'find'>,
+    ): (principal: Principal, permission: string) => Promise<void> {
       return async (principal, permission) => {
         if (principal.kind !== 'anonymous') return
         const at = permission.lastIndexOf(':')

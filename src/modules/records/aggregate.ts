@@ -51,11 +51,16 @@ interface Column {
  * number fields, min and max number, text, date and datetime fields. Answers at most `limit` rows and
  * whether more groups follow. Throws invalid_request, forbidden.
  */
-export async function aggregateRows(opened: Opened, filter: ResolvedFilterNode | null, query: AggregateQuery): Promise<{ rows: AggregateRow[]; hasMore: boolean }> {
+export async function aggregateRows(
+  opened: Opened,
+  filter: ResolvedFilterNode | null,
+  query: AggregateQuery,
+): Promise<{ rows: AggregateRow[]; hasMore: boolean }> {
   const groupBy = query.groupBy ?? []
   const specs = query.aggregate && query.aggregate.length > 0 ? query.aggregate : [{ fn: 'count' as const }]
   if (groupBy.length > aggregateLimits.groupBy) throw invalid(`groupBy: at most ${aggregateLimits.groupBy} fields`)
-  if (specs.length > aggregateLimits.aggregate) throw invalid(`aggregate: at most ${aggregateLimits.aggregate} functions`)
+  if (specs.length > aggregateLimits.aggregate)
+    throw invalid(`aggregate: at most ${aggregateLimits.aggregate} functions`)
   if (new Set(groupBy).size !== groupBy.length) throw invalid('groupBy: a field is named twice')
 
   const groups = groupBy.map((name) => groupColumn(opened, name))
@@ -68,7 +73,8 @@ export async function aggregateRows(opened: Opened, filter: ResolvedFilterNode |
   }
   const byKey = new Map(columns.map((c) => [c.key, c]))
 
-  const sort = query.sort && query.sort.length > 0 ? query.sort : groups.map((g) => ({ field: g.key, order: 'asc' as const }))
+  const sort =
+    query.sort && query.sort.length > 0 ? query.sort : groups.map((g) => ({ field: g.key, order: 'asc' as const }))
   const orders = sort.map(({ field, order }) => {
     const column = byKey.get(field)
     if (!column) throw invalid(`sort: "${field.slice(0, 100)}" is neither a groupBy field nor a result key`)
@@ -80,7 +86,9 @@ export async function aggregateRows(opened: Opened, filter: ResolvedFilterNode |
   if (groups.length > 0) select = select.groupBy(groups.map((g) => g.expression))
   if (orders.length > 0) select = select.orderBy(sql.join(orders))
   const raw = (await select.limit(query.limit + 1).execute()) as Record<string, unknown>[]
-  const rows = raw.slice(0, query.limit).map((row) => Object.fromEntries(columns.map((c) => [c.key, c.read(row[c.key])])))
+  const rows = raw
+    .slice(0, query.limit)
+    .map((row) => Object.fromEntries(columns.map((c) => [c.key, c.read(row[c.key])])))
   return { rows, hasMore: raw.length > query.limit }
 }
 
@@ -90,7 +98,8 @@ function invalid(message: string): AppError {
 
 /** A field the caller may read and filter on, resolved to its column, with its definition (null for a system column). */
 function fieldOf(opened: Opened, name: string, what: string): { resolved: ResolvedField; def: FieldDef | null } {
-  if (typeof name !== 'string' || !keyPattern.test(name)) throw invalid(`${what}: "${String(name).slice(0, 100)}" is not a field name`)
+  if (typeof name !== 'string' || !keyPattern.test(name))
+    throw invalid(`${what}: "${String(name).slice(0, 100)}" is not a field name`)
   // The request resolver refuses unknown fields (400), computed ones (400), and fields outside the caller's allowlist (403).
   const resolved = opened.requestResolver.resolve([name])
   return { resolved, def: opened.shape.byName.get(name) ?? null }
@@ -98,7 +107,8 @@ function fieldOf(opened: Opened, name: string, what: string): { resolved: Resolv
 
 function groupColumn(opened: Opened, name: string): Column {
   const { resolved, def } = fieldOf(opened, name, 'groupBy')
-  if (resolved.type === 'json' || resolved.jsonPath.length > 0) throw invalid(`groupBy: ${name} holds JSON; group by a plain field`)
+  if (resolved.type === 'json' || resolved.jsonPath.length > 0)
+    throw invalid(`groupBy: ${name} holds JSON; group by a plain field`)
   const kind = opened.handle.kind
   return {
     key: name,
@@ -109,9 +119,11 @@ function groupColumn(opened: Opened, name: string): Column {
 }
 
 function valueColumn(opened: Opened, spec: AggregateSpec): Column {
-  if (!(aggregateFunctions as readonly string[]).includes(spec.fn)) throw invalid(`aggregate: "${String(spec.fn).slice(0, 20)}" is not one of ${aggregateFunctions.join(', ')}`)
+  if (!(aggregateFunctions as readonly string[]).includes(spec.fn))
+    throw invalid(`aggregate: "${String(spec.fn).slice(0, 20)}" is not one of ${aggregateFunctions.join(', ')}`)
   const key = spec.as ?? (spec.field === undefined ? spec.fn : `${spec.fn}_${spec.field}`)
-  if (!keyPattern.test(key)) throw invalid(`aggregate: "${key.slice(0, 100)}" is not a valid result key (letters, digits, _; at most 64)`)
+  if (!keyPattern.test(key))
+    throw invalid(`aggregate: "${key.slice(0, 100)}" is not a valid result key (letters, digits, _; at most 64)`)
   if (spec.field === undefined) {
     if (spec.fn !== 'count') throw invalid(`aggregate: ${spec.fn} needs a field`)
     const expression = sql`count(*)`
@@ -126,8 +138,10 @@ function valueColumn(opened: Opened, spec: AggregateSpec): Column {
   }
   const numeric = resolved.type === 'integer' || resolved.type === 'number'
   const isDate = def !== null && (def.type === 'date' || def.type === 'datetime')
-  if ((spec.fn === 'sum' || spec.fn === 'avg') && (!numeric || isDate)) throw invalid(`aggregate: ${spec.fn} takes a number field; ${spec.field} is not one`)
-  if ((spec.fn === 'min' || spec.fn === 'max') && !(numeric || resolved.type === 'text')) throw invalid(`aggregate: ${spec.fn} takes a number, text, date or datetime field; ${spec.field} is not one`)
+  if ((spec.fn === 'sum' || spec.fn === 'avg') && (!numeric || isDate))
+    throw invalid(`aggregate: ${spec.fn} takes a number field; ${spec.field} is not one`)
+  if ((spec.fn === 'min' || spec.fn === 'max') && !(numeric || resolved.type === 'text'))
+    throw invalid(`aggregate: ${spec.fn} takes a number, text, date or datetime field; ${spec.field} is not one`)
   if (def && fieldTypeOf(def.type).computed) throw invalid(`aggregate: ${spec.field} is computed`)
   // Text compares by code point, as the list sorts it, on both dialects.
   const operand = resolved.type === 'text' ? sortExpression(resolved, kind) : ref

@@ -44,7 +44,9 @@ export function createBulkInserter(kind: DbKind, table: string, document: BulkDo
     if (!compiled) {
       const values = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])))
       const insert = db.insertInto(table).values(values)
-      compiled = (document ? insert.returning(document.returning as never) : insert.returningAll()).compile() as CompiledQuery<Row>
+      compiled = (
+        document ? insert.returning(document.returning as never) : insert.returningAll()
+      ).compile() as CompiledQuery<Row>
       // Re-binding assumes Kysely lays parameters out row by row in column order; check it once.
       const expected = parametersOf(columns, rows)
       if (compiled.parameters.length !== expected.length || compiled.parameters.some((p, i) => p !== expected[i])) {
@@ -71,7 +73,9 @@ export function createBulkInserter(kind: DbKind, table: string, document: BulkDo
 
   async function run(db: Db, fieldColumns: readonly string[], fieldRows: readonly Row[]): Promise<Row[]> {
     // A kv row's fields go into its document: the statement inserts the system columns and `doc`.
-    const rows = document ? fieldRows.map((row) => document.pack(Object.fromEntries(fieldColumns.map((c) => [c, row[c] ?? null])))) : fieldRows
+    const rows = document
+      ? fieldRows.map((row) => document.pack(Object.fromEntries(fieldColumns.map((c) => [c, row[c] ?? null]))))
+      : fieldRows
     const columns = document ? Object.keys(rows[0] ?? {}) : fieldColumns
     const compiled = statementFor(db, columns, rows)
     const result = await db.executeQuery<Row>({ ...compiled, parameters: parametersOf(columns, rows) })
@@ -129,7 +133,11 @@ export function createBulkInserter(kind: DbKind, table: string, document: BulkDo
       const found: unknown[] = []
       for (let i = 0; i < values.length; i += lookupChunk) {
         const slice = values.slice(i, i + lookupChunk).map(bind)
-        const rows = await (db as Db).selectFrom(source as string).select(column).where(column, 'in', slice).execute()
+        const rows = await (db as Db)
+          .selectFrom(source as string)
+          .select(column)
+          .where(column, 'in', slice)
+          .execute()
         for (const row of rows) found.push(row[column])
       }
       return found

@@ -32,12 +32,25 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
       const before = new Map(rows.map((row) => [String(row.id), fullRecord(opened.shape, row)]))
       // A soft delete changes no reference, so its plan only checks `restrict` (and holds no write).
       const plan = await planCascade(deps, opened.collection, [...before.keys()], permanent)
-      const own = [...before.values()].map((record): WriteIntent => ({ action: 'delete', collection: opened.collection, before: record, data: {} }))
+      const own = [...before.values()].map(
+        (record): WriteIntent => ({ action: 'delete', collection: opened.collection, before: record, data: {} }),
+      )
       return pipeline.run(principal, [...own, ...cascadeIntents(plan)], async (data) => {
         if (!permanent) {
           const now = deps.clock.seconds()
-          const deleted = await softDeleteRows(opened, [...before.keys()], { deleted_at: now, updated_at: now, updated_by: principal.userId })
-          const committed = deleted.map((row): Committed => ({ type: 'record.delete', collection: opened.collection, before: before.get(String(row.id)) ?? fullRecord(opened.shape, row), permanent: false }))
+          const deleted = await softDeleteRows(opened, [...before.keys()], {
+            deleted_at: now,
+            updated_at: now,
+            updated_by: principal.userId,
+          })
+          const committed = deleted.map(
+            (row): Committed => ({
+              type: 'record.delete',
+              collection: opened.collection,
+              before: before.get(String(row.id)) ?? fullRecord(opened.shape, row),
+              permanent: false,
+            }),
+          )
           return { committed, result: deleted.length }
         }
         const committed = await applyCascade(plan, data.slice(own.length), deps.clock.seconds())

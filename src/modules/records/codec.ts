@@ -1,6 +1,12 @@
 import type { DbKind } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
-import { checkJsonPath, type ColumnKind, type FieldPath, type FieldResolver, type ResolvedField } from '../../lib/filter/index.js'
+import {
+  checkJsonPath,
+  type ColumnKind,
+  type FieldPath,
+  type FieldResolver,
+  type ResolvedField,
+} from '../../lib/filter/index.js'
 import { fieldTypeOf, FieldValueError, systemColumns, type Collection, type FieldDef } from '../collections/index.js'
 
 /** The system columns a client never writes; id, created_at and updated_at only privileged callers may set. */
@@ -30,27 +36,50 @@ export function shapeOf(collection: Collection, kind: DbKind): CollectionShape {
  * JSON fields, and translatable fields as their value in `locale`. Anything else is 400 invalid_request;
  * with an allowlist (a request's own filter and sort), a field outside it is 403.
  */
-export function fieldResolver(shape: CollectionShape, locale: string, allowlist: readonly string[] | null = null): FieldResolver {
+export function fieldResolver(
+  shape: CollectionShape,
+  locale: string,
+  allowlist: readonly string[] | null = null,
+): FieldResolver {
   return {
     resolve(path: FieldPath): ResolvedField {
       const [head, ...rest] = path
       const system = systemKinds.get(head)
       if (system) {
-        if (rest.length > 0) throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: path.join('.') })
+        if (rest.length > 0)
+          throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, {
+            field: path.join('.'),
+          })
         return { column: head, jsonPath: [], type: system }
       }
       const def = shape.byName.get(head)
-      if (!def) throw new AppError('invalid_request', `Unknown field "${path.join('.').slice(0, 100)}"`, { field: path.join('.').slice(0, 100) })
+      if (!def)
+        throw new AppError('invalid_request', `Unknown field "${path.join('.').slice(0, 100)}"`, {
+          field: path.join('.').slice(0, 100),
+        })
       // Filtering or sorting on a field would reveal its values to a caller who may not read it.
-      if (allowlist && !allowlist.includes(head)) throw new AppError('forbidden', `You may not filter or sort on ${head}`, { field: head })
+      if (allowlist && !allowlist.includes(head))
+        throw new AppError('forbidden', `You may not filter or sort on ${head}`, { field: head })
       const type = fieldTypeOf(def.type)
-      if (type.computed) throw new AppError('invalid_request', `${head} is computed and cannot be filtered or sorted on`, { field: head })
+      if (type.computed)
+        throw new AppError('invalid_request', `${head} is computed and cannot be filtered or sorted on`, {
+          field: head,
+        })
       if (def.translatable) {
-        if (rest.length > 0) throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: head })
+        if (rest.length > 0)
+          throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: head })
         checkJsonPath([locale])
         return { column: head, jsonPath: [locale], type: 'json' }
       }
       const kind = type.valueKind(def)
+      if (def.type === 'relation' && kind !== 'json' && rest.length > 0) {
+        // A records list, find or aggregate follows it (relation-paths.ts); here it cannot be (decision 059).
+        throw new AppError(
+          'invalid_request',
+          `${path.join('.')}: ${head} is a relation; only a records filter follows it (not sortBy, a grant's item_filter or a realtime filter)`,
+          { field: path.join('.') },
+        )
+      }
       if (kind !== 'json' && rest.length > 0) {
         throw new AppError('invalid_request', `${path.join('.')}: ${head} has no sub-fields`, { field: path.join('.') })
       }
@@ -80,11 +109,18 @@ export function writeValue(def: FieldDef, value: unknown): unknown {
   try {
     const stored = fieldTypeOf(def.type).write(value, def)
     // PostgreSQL text and jsonb cannot hold U+0000 (a database error there); refused on both dialects alike.
-    if (holdsNul(stored)) throw new AppError('invalid_field', `Field "${def.name}" must not contain the character U+0000`, { field: def.name })
+    if (holdsNul(stored))
+      throw new AppError('invalid_field', `Field "${def.name}" must not contain the character U+0000`, {
+        field: def.name,
+      })
     if (!isJsonField(def)) return stored
     const text = JSON.stringify(stored)
     if (text.length > jsonValueBytesLimit / 3 && Buffer.byteLength(text) > jsonValueBytesLimit) {
-      throw new AppError('invalid_field', `Field "${def.name}" would hold more than ${jsonValueBytesLimit / 1_048_576} MiB of JSON (${jsonValueBytesLimit} bytes)`, { field: def.name, limit: jsonValueBytesLimit })
+      throw new AppError(
+        'invalid_field',
+        `Field "${def.name}" would hold more than ${jsonValueBytesLimit / 1_048_576} MiB of JSON (${jsonValueBytesLimit} bytes)`,
+        { field: def.name, limit: jsonValueBytesLimit },
+      )
     }
     return text
   } catch (err) {
@@ -98,7 +134,8 @@ export function writeValue(def: FieldDef, value: unknown): unknown {
 function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000')
   if (Array.isArray(value)) return value.some(holdsNul)
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item))
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item))
   return false
 }
 

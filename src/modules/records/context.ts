@@ -75,7 +75,12 @@ interface Prepared {
 
 /** The store of a collection's table: its fields in columns, or in a document (kv). */
 export function storeOf(collection: Collection, handle: DbHandle, resolver: FieldResolver): RecordStore {
-  return createRecordStore(handle, collection.name, resolver, layoutOf(collection) === 'document' ? collection.fields : null)
+  return createRecordStore(
+    handle,
+    collection.name,
+    resolver,
+    layoutOf(collection) === 'document' ? collection.fields : null,
+  )
 }
 
 /** Opens collections for callers: the collection, its database, the caller's scope for the action. */
@@ -122,7 +127,8 @@ export function createOpener(deps: RecordsDeps) {
   async function collectionFor(principal: Principal, name: string, action: string): Promise<Collection> {
     const collection = await deps.collections.find(principal.projectId, name)
     if (collection) return collection
-    if (!(await deps.recordAccess.anonymousMay(principal, null, name, action))) deps.recordAccess.refuse(principal, name, action)
+    if (!(await deps.recordAccess.anonymousMay(principal, null, name, action)))
+      deps.recordAccess.refuse(principal, name, action)
     return deps.collections.get(principal.projectId, name) // throws collection_not_found
   }
 
@@ -133,12 +139,26 @@ export function createOpener(deps: RecordsDeps) {
     // Anything but a read writes (an r2_sql collection then claims its working copy, decision 036).
     const handle = await deps.collections.handleOf(collection, action === 'read' ? 'read' : 'write')
     const chosen = locale ?? (await deps.settings.get(principal.projectId, 'i18n.defaultLocale'))
-    if (chosen !== '*' && !localePattern.test(chosen)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
+    if (chosen !== '*' && !localePattern.test(chosen))
+      throw new AppError('invalid_request', 'locale must be a BCP-47 locale or *')
     // Filters and sorts compare a translatable field in the request's locale (no fallback).
     const compareLocale = chosen === '*' ? await deps.settings.get(principal.projectId, 'i18n.defaultLocale') : chosen
     const { shape, resolver, store } = prepare(collection, handle, compareLocale)
     const requestResolver = scope.fields ? fieldResolver(shape, compareLocale, scope.fields) : resolver
-    return { principal, collection, shape, handle, locale: chosen, compareLocale, resolver, requestResolver, store, scope, targets, readableFiles: deps.readableFiles }
+    return {
+      principal,
+      collection,
+      shape,
+      handle,
+      locale: chosen,
+      compareLocale,
+      resolver,
+      requestResolver,
+      store,
+      scope,
+      targets,
+      readableFiles: deps.readableFiles,
+    }
   }
 }
 

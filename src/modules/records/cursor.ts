@@ -11,7 +11,9 @@ export interface CursorPosition {
 
 /** Encodes a position as an opaque token (base64url JSON). */
 export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify([position.sort, position.direction === 'next' ? 1 : 0, position.value, position.id])).toString('base64url')
+  return Buffer.from(
+    JSON.stringify([position.sort, position.direction === 'next' ? 1 : 0, position.value, position.id]),
+  ).toString('base64url')
 }
 
 /** Decodes a token made by `encodeCursor` for this sort. Throws invalid_request for anything else. */
@@ -27,7 +29,14 @@ export function decodeCursor(token: string, sort: string): CursorPosition {
   if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid()
   const [cursorSort, direction, value, id] = parsed as unknown[]
   const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value)
-  if (cursorSort !== sort || (direction !== 0 && direction !== 1) || !scalar || typeof id !== 'string' || id.length > 64) throw invalid()
+  if (
+    cursorSort !== sort ||
+    (direction !== 0 && direction !== 1) ||
+    !scalar ||
+    typeof id !== 'string' ||
+    id.length > 64
+  )
+    throw invalid()
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid()
   return { sort, direction: direction === 1 ? 'next' : 'previous', value: value as CursorPosition['value'], id }
 }

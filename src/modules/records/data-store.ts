@@ -15,13 +15,18 @@ type Db = Kysely<Record<string, Row>>
 /** What reads of a collection's rows select from: its table, or a kv collection's derived table (its document's fields as columns). */
 function readFrom(handle: DbHandle, collection: Pick<Collection, 'name' | 'fields' | 'storageType'>) {
   const db = handle.db as Db
-  return layoutOf(collection) === 'document' ? db.selectFrom(documentSource(handle, collection.name, collection.fields) as unknown as string) : db.selectFrom(collection.name)
+  return layoutOf(collection) === 'document'
+    ? db.selectFrom(documentSource(handle, collection.name, collection.fields) as unknown as string)
+    : db.selectFrom(collection.name)
 }
 
 /** Rows with these ids inside the caller's scope (soft-deleted ones only when `includeDeleted`). */
 export async function rowsInScope(opened: Opened, ids: readonly string[], includeDeleted: boolean): Promise<Row[]> {
   if (ids.length === 0) return []
-  let query = opened.store.selectFrom().selectAll().where('id', 'in', [...ids])
+  let query = opened.store
+    .selectFrom()
+    .selectAll()
+    .where('id', 'in', [...ids])
   for (const condition of opened.store.where(opened.scope.rows, includeDeleted)) query = query.where(condition)
   return query.execute()
 }
@@ -54,9 +59,16 @@ export async function deleteAllRows(handle: DbHandle, table: string): Promise<nu
 }
 
 /** Whether any row of the collection (soft-deleted ones included) holds a reference in this relation column. */
-export async function holdsReferences(handle: DbHandle, collection: Collection, column: string, many: boolean): Promise<boolean> {
+export async function holdsReferences(
+  handle: DbHandle,
+  collection: Collection,
+  column: string,
+  many: boolean,
+): Promise<boolean> {
   // A hasMany list is JSON: `[]` holds nothing. The cast to text reads it alike on both databases.
-  const condition = many ? sql<SqlBool>`${sql.ref(column)} is not null and cast(${sql.ref(column)} as text) <> '[]'` : sql<SqlBool>`${sql.ref(column)} is not null`
+  const condition = many
+    ? sql<SqlBool>`${sql.ref(column)} is not null and cast(${sql.ref(column)} as text) <> '[]'`
+    : sql<SqlBool>`${sql.ref(column)} is not null`
   const row = await readFrom(handle, collection).select('id').where(condition).limit(1).executeTakeFirst()
   return row !== undefined
 }
@@ -68,7 +80,12 @@ const heldChunk = 500
  * Which of `values` some row of the collection (soft-deleted ones included) holds in one of these text
  * columns. The columns are field names checked when they were defined.
  */
-export async function heldValues(handle: DbHandle, collection: Collection, columns: readonly string[], values: readonly string[]): Promise<Set<string>> {
+export async function heldValues(
+  handle: DbHandle,
+  collection: Collection,
+  columns: readonly string[],
+  values: readonly string[],
+): Promise<Set<string>> {
   const held = new Set<string>()
   if (columns.length === 0) return held
   for (let i = 0; i < values.length; i += heldChunk) {

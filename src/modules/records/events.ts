@@ -97,7 +97,13 @@ export function createWriteHooks() {
       let data = write.data
       for (const hook of hooks) {
         // A literal, not a spread: this runs for every record written.
-        const changed = await hook({ action: write.action, collection: write.collection, principal: write.principal, before: write.before, data })
+        const changed = await hook({
+          action: write.action,
+          collection: write.collection,
+          principal: write.principal,
+          before: write.before,
+          data,
+        })
         if (changed) data = changed
       }
       return data

@@ -11,11 +11,18 @@ export const expandLimits = { paths: 10, depth: 3 } as const
 /** `author,author.team,tags` → [['author'], ['author','team'], ['tags']]. Throws invalid_request. */
 export function parseExpand(raw: string | undefined): string[][] {
   if (!raw) return []
-  const paths = raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('.'))
-  if (paths.length > expandLimits.paths) throw new AppError('invalid_request', `expand takes at most ${expandLimits.paths} paths`)
+  const paths = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => p.split('.'))
+  if (paths.length > expandLimits.paths)
+    throw new AppError('invalid_request', `expand takes at most ${expandLimits.paths} paths`)
   for (const path of paths) {
-    if (path.length > expandLimits.depth) throw new AppError('invalid_request', `expand goes at most ${expandLimits.depth} levels deep`)
-    if (path.some((segment) => !/^[a-z][a-z0-9_]{0,49}$/.test(segment))) throw new AppError('invalid_request', 'expand names relation fields')
+    if (path.length > expandLimits.depth)
+      throw new AppError('invalid_request', `expand goes at most ${expandLimits.depth} levels deep`)
+    if (path.some((segment) => !/^[a-z][a-z0-9_]{0,49}$/.test(segment)))
+      throw new AppError('invalid_request', 'expand names relation fields')
   }
   return paths
 }
@@ -27,8 +34,11 @@ function idsOf(source: Opened, def: FieldDef, row: Row): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }
 
-/** Opens the target of a relation for reading, or null when the caller may not read it (expand shows null / []). */
-async function openTarget(open: Opener, source: Opened, collection: string): Promise<Opened | null> {
+/**
+ * Opens the target of a relation for reading, or null when the caller may not read it (expand shows null
+ * / [], a filter through it matches nothing).
+ */
+export async function openTarget(open: Opener, source: Opened, collection: string): Promise<Opened | null> {
   try {
     return await open(source.principal, collection, 'read', source.locale)
   } catch (err) {
@@ -51,7 +61,14 @@ async function fetchTargets(open: Opener, source: Opened, def: FieldDef, rows: r
  * expanded relations, level by level, batched per field. A target the caller may not read expands to
  * null (belongsTo) or [] (hasMany); its records outside the caller's scope are left out.
  */
-export async function enrich(open: Opener, source: Opened, rows: readonly Row[], records: ApiRecord[], expand: readonly string[][], options: { projection: ReadonlySet<string> | null }): Promise<void> {
+export async function enrich(
+  open: Opener,
+  source: Opened,
+  rows: readonly Row[],
+  records: ApiRecord[],
+  expand: readonly string[][],
+  options: { projection: ReadonlySet<string> | null },
+): Promise<void> {
   const heads = new Map<string, string[][]>()
   for (const [head, ...rest] of expand) {
     const children = heads.get(head!) ?? []
@@ -75,7 +92,9 @@ export async function enrich(open: Opener, source: Opened, rows: readonly Row[],
     const many = def.relationConfig!.relationType === 'hasMany'
     const { target, byId } = await fetchTargets(open, source, def, rows)
     const targetRows = target ? [...byId.values()] : []
-    const targetRecords = targetRows.map((r) => present(target!.shape, r, { locale: source.locale, projection: null, allowlist: target!.scope.fields }))
+    const targetRecords = targetRows.map((r) =>
+      present(target!.shape, r, { locale: source.locale, projection: null, allowlist: target!.scope.fields }),
+    )
     if (target) await enrich(open, target, targetRows, targetRecords, children, { projection: null })
     const recordById = new Map(targetRecords.map((r) => [String(r.id), r]))
     rows.forEach((row, i) => {
@@ -90,23 +109,39 @@ export async function enrich(open: Opener, source: Opened, rows: readonly Row[],
 function relationOf(source: Opened, head: string): FieldDef {
   const def = source.shape.byName.get(head)
   if (!def || def.type !== 'relation' || !def.relationConfig) {
-    throw new AppError('invalid_request', `expand: "${head}" is not a relation field of ${source.collection.name}`, { field: head })
+    throw new AppError('invalid_request', `expand: "${head}" is not a relation field of ${source.collection.name}`, {
+      field: head,
+    })
   }
   return def
 }
 
 /** A lookup (a target field through a belongsTo) or a rollup (an aggregate over a hasMany), per row. */
-async function compute(open: Opener, source: Opened, def: FieldDef, rows: readonly Row[], records: ApiRecord[]): Promise<void> {
+async function compute(
+  open: Opener,
+  source: Opened,
+  def: FieldDef,
+  rows: readonly Row[],
+  records: ApiRecord[],
+): Promise<void> {
   const config = def.lookupConfig ?? def.rollupConfig
   const relation = config ? source.shape.byName.get(config.relationField) : undefined
   if (!config || !relation?.relationConfig) return
   const { target, byId } = await fetchTargets(open, source, relation, rows)
   const targetField = config.targetField ? target?.shape.byName.get(config.targetField) : undefined
-  const readable = target !== null && (!targetField || shows(targetField.name, { locale: source.locale, projection: null, allowlist: target.scope.fields }))
+  const readable =
+    target !== null &&
+    (!targetField ||
+      shows(targetField.name, { locale: source.locale, projection: null, allowlist: target.scope.fields }))
   rows.forEach((row, i) => {
-    const linked = idsOf(source, relation, row).map((id) => byId.get(id)).filter((r): r is Row => r !== undefined)
+    const linked = idsOf(source, relation, row)
+      .map((id) => byId.get(id))
+      .filter((r): r is Row => r !== undefined)
     if (def.lookupConfig) {
-      const value = readable && targetField && linked[0] ? readValue(targetField, linked[0][targetField.name], target!.shape.kind) : null
+      const value =
+        readable && targetField && linked[0]
+          ? readValue(targetField, linked[0][targetField.name], target!.shape.kind)
+          : null
       records[i]![def.name] = value
       return
     }
@@ -115,7 +150,8 @@ async function compute(open: Opener, source: Opened, def: FieldDef, rows: readon
       records[i]![def.name] = target ? linked.length : 0
       return
     }
-    const values = readable && targetField ? linked.map((r) => readValue(targetField, r[targetField.name], target!.shape.kind)) : []
+    const values =
+      readable && targetField ? linked.map((r) => readValue(targetField, r[targetField.name], target!.shape.kind)) : []
     records[i]![def.name] = aggregate(fn, values)
   })
 }

@@ -37,7 +37,14 @@ const formulaStart = /^[=+\-@\t\r]/
 /** `a,b` → the ids, each checked. Throws invalid_request. */
 function parseIds(raw: string | undefined): string[] | null {
   if (raw === undefined) return null
-  const ids = [...new Set(raw.split(',').map((id) => id.trim()).filter(Boolean))]
+  const ids = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
+  ]
   if (ids.length === 0) throw new AppError('invalid_request', 'ids is empty: omit it to export every record')
   if (ids.length > exportLimits.ids) throw new AppError('invalid_request', `ids takes at most ${exportLimits.ids} ids`)
   const bad = ids.find((id) => !idPattern.test(id))
@@ -68,8 +75,19 @@ export function csvLine(cells: readonly unknown[]): string {
 
 /** The columns a list would answer to this caller: system columns, then readable stored and computed fields. */
 function columnsOf(opened: Opened, view: PresentOptions): string[] {
-  const system = ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'deleted_at', '_version', ...(opened.collection.ownerScoped ? ['owned_by'] : [])]
-  return [...system, ...[...opened.shape.stored, ...opened.shape.computed].map((f) => f.name)].filter((name) => shows(name, view))
+  const system = [
+    'id',
+    'created_at',
+    'updated_at',
+    'created_by',
+    'updated_by',
+    'deleted_at',
+    '_version',
+    ...(opened.collection.ownerScoped ? ['owned_by'] : []),
+  ]
+  return [...system, ...[...opened.shape.stored, ...opened.shape.computed].map((f) => f.name)].filter((name) =>
+    shows(name, view),
+  )
 }
 
 /**
@@ -107,7 +125,8 @@ export function createRecordExporter(deps: { open: Opener; log: Logger }) {
       const render =
         query.format === 'csv'
           ? (records: ApiRecord[], _first: boolean) => records.map((r) => csvLine(columns.map((c) => r[c]))).join('')
-          : (records: ApiRecord[], first: boolean) => (first ? '\n' : ',\n') + records.map((r) => JSON.stringify(r)).join(',\n')
+          : (records: ApiRecord[], first: boolean) =>
+              (first ? '\n' : ',\n') + records.map((r) => JSON.stringify(r)).join(',\n')
       const encoder = new TextEncoder()
       // The first batch is read before answering, so a failure there is an ordinary error response.
       let pending: ApiRecord[] | null = await nextBatch()

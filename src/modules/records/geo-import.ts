@@ -1,11 +1,20 @@
 import { AppError } from '../../lib/errors.js'
-import { readCsv, readGeoJson, readGpx, readKml, type CsvGeoOptions, type GeoFeature, type GeoFeatures } from '../../lib/geo/index.js'
+import {
+  readCsv,
+  readGeoJson,
+  readGpx,
+  readKml,
+  type CsvGeoOptions,
+  type GeoFeature,
+  type GeoFeatures,
+} from '../../lib/geo/index.js'
 import type { Principal } from '../../lib/principal.js'
 import { fieldTypeOf, type FieldDef } from '../collections/index.js'
 import { alwaysReadable } from './codec.js'
 import type { Opened } from './context.js'
 import type { UnknownProperties } from './import-jobs.js'
-import { importLimits, type ImportAnswer, type ImportOptions, type ImportSource, type RecordImporter, type SourceRow } from './import.js'
+import { importLimits, type ImportSource, type SourceRow } from './import-source.js'
+import type { ImportAnswer, ImportOptions, RecordImporter } from './import.js'
 
 export const geoFormats = ['geojson', 'csv', 'kml', 'gpx'] as const
 export type GeoFormat = (typeof geoFormats)[number]
@@ -38,21 +47,44 @@ function geometryFieldOf(opened: Opened, named: string | undefined): FieldDef {
   const names = geoFields.map((d) => d.name)
   if (named !== undefined) {
     const def = geoFields.find((d) => d.name === named)
-    if (!def) throw new AppError('validation_error', `geometryField: "${named.slice(0, 60)}" is not a geo field of ${opened.collection.name} (its geo fields: ${names.join(', ') || 'none'})`, { geometryField: named.slice(0, 60), geoFields: names })
+    if (!def)
+      throw new AppError(
+        'validation_error',
+        `geometryField: "${named.slice(0, 60)}" is not a geo field of ${opened.collection.name} (its geo fields: ${names.join(', ') || 'none'})`,
+        { geometryField: named.slice(0, 60), geoFields: names },
+      )
     return def
   }
   if (geoFields.length === 1) return geoFields[0]!
-  if (geoFields.length === 0) throw new AppError('validation_error', `${opened.collection.name} has no geo field to put the geometries in: add one`, { geoFields: names })
-  throw new AppError('validation_error', `${opened.collection.name} has several geo fields (${names.join(', ')}): name one with geometryField=`, { geoFields: names })
+  if (geoFields.length === 0)
+    throw new AppError(
+      'validation_error',
+      `${opened.collection.name} has no geo field to put the geometries in: add one`,
+      { geoFields: names },
+    )
+  throw new AppError(
+    'validation_error',
+    `${opened.collection.name} has several geo fields (${names.join(', ')}): name one with geometryField=`,
+    { geoFields: names },
+  )
 }
 
 /** Every rename must name a field other than the geometry's. Throws validation_error. */
 function checkMapping(opened: Opened, mapping: GeoMapping, geometry: FieldDef): void {
   for (const [property, field] of Object.entries(mapping)) {
     if (field === null) continue
-    if (field === geometry.name) throw new AppError('validation_error', `mapping: "${property.slice(0, 60)}" goes to the geometry field "${field}", which takes the feature's geometry`, { property: property.slice(0, 60) })
+    if (field === geometry.name)
+      throw new AppError(
+        'validation_error',
+        `mapping: "${property.slice(0, 60)}" goes to the geometry field "${field}", which takes the feature's geometry`,
+        { property: property.slice(0, 60) },
+      )
     if (!opened.shape.byName.has(field) && !alwaysReadable.has(field)) {
-      throw new AppError('validation_error', `mapping: "${property.slice(0, 60)}" goes to "${field.slice(0, 60)}", which is no field of ${opened.collection.name}`, { property: property.slice(0, 60), field: field.slice(0, 60) })
+      throw new AppError(
+        'validation_error',
+        `mapping: "${property.slice(0, 60)}" goes to "${field.slice(0, 60)}", which is no field of ${opened.collection.name}`,
+        { property: property.slice(0, 60), field: field.slice(0, 60) },
+      )
     }
   }
 }
@@ -108,7 +140,12 @@ function sourceOf(opened: Opened, body: string, options: GeoImportOptions): Impo
     return {
       ...where,
       read: () => {
-        if (problem) throw new AppError(problem.geometry ? 'invalid_field' : 'invalid_request', problem.message, problem.geometry ? { field: geometry.name } : {})
+        if (problem)
+          throw new AppError(
+            problem.geometry ? 'invalid_field' : 'invalid_request',
+            problem.message,
+            problem.geometry ? { field: geometry.name } : {},
+          )
         return record
       },
     }
@@ -117,7 +154,13 @@ function sourceOf(opened: Opened, body: string, options: GeoImportOptions): Impo
 }
 
 /** One feature as a create's body: its geometry in the geo field, its properties renamed; what names no field is left out. */
-function recordOf(opened: Opened, feature: GeoFeature, geometry: FieldDef, mapping: GeoMapping, textValues: boolean): { record: Record<string, unknown>; unknown: string[] } {
+function recordOf(
+  opened: Opened,
+  feature: GeoFeature,
+  geometry: FieldDef,
+  mapping: GeoMapping,
+  textValues: boolean,
+): { record: Record<string, unknown>; unknown: string[] } {
   const record: Record<string, unknown> = {}
   const unknown: string[] = []
   for (const [property, value] of Object.entries(feature.properties)) {
@@ -152,7 +195,9 @@ export function createGeoImporter(deps: { importer: RecordImporter }) {
     async run(principal: Principal, name: string, body: string, options: GeoImportOptions): Promise<GeoImportAnswer> {
       // What makes the rows: the body and every option that changes them (a job holds each chunk once).
       const identity = `geo\n${JSON.stringify([options.format, options.geometryField ?? null, options.mapping ?? null, options.csv ?? null])}\n${body}`
-      const answer = await deps.importer.runSource(principal, name, identity, options, (opened) => sourceOf(opened, body, options))
+      const answer = await deps.importer.runSource(principal, name, identity, options, (opened) =>
+        sourceOf(opened, body, options),
+      )
       return { ...answer, unknownProperties: answer.unknownProperties ?? [] }
     },
   }

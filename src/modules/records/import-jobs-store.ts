@@ -47,7 +47,11 @@ export function createImportJobsStore(systemDb: Kysely<any>) {
 
     /** Records a change of the job (a chunk, finalize): its expiry moves on. */
     async touch(id: string, updatedAt: number, expiresAt: number): Promise<void> {
-      await db.updateTable('record_import_jobs').set({ updated_at: updatedAt, expires_at: expiresAt }).where('id', '=', id).execute()
+      await db
+        .updateTable('record_import_jobs')
+        .set({ updated_at: updatedAt, expires_at: expiresAt })
+        .where('id', '=', id)
+        .execute()
     },
 
     /** Deletes every expired job (of every project); returns how many. */

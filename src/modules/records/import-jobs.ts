@@ -115,7 +115,13 @@ function conflict(jobId: string): AppError {
  * collection. A job belongs to the person (or service key) that made it; anyone else's job, an expired one,
  * or one of another collection is 404 not_found.
  */
-export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; clock: Clock; log: Logger; searchIndexes: Pick<DependentIndexes, 'rebuild'> }) {
+export function createImportJobs(deps: {
+  systemDb: Kysely<any>
+  open: Opener
+  clock: Clock
+  log: Logger
+  searchIndexes: Pick<DependentIndexes, 'rebuild'>
+}) {
   const store = createImportJobsStore(deps.systemDb)
   const ledger = createImportLedgerStore()
   const { clock } = deps
@@ -127,10 +133,15 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
     throw new AppError('unauthorized', 'Sign in to use import jobs')
   }
 
-  async function require(principal: Principal, name: string, jobId: string): Promise<{ row: ImportJobRow; opened: Opened }> {
+  async function require(
+    principal: Principal,
+    name: string,
+    jobId: string,
+  ): Promise<{ row: ImportJobRow; opened: Opened }> {
     const opened = await deps.open(principal, name, 'create')
     const row = await store.find(principal.projectId, ownerOf(principal), jobId, clock.now())
-    if (!row || row.collection !== opened.collection.name) throw new AppError('not_found', 'Import job not found', { jobId: jobId.slice(0, 64) })
+    if (!row || row.collection !== opened.collection.name)
+      throw new AppError('not_found', 'Import job not found', { jobId: jobId.slice(0, 64) })
     await ledger.ensure(opened.handle)
     return { row, opened }
   }
@@ -144,7 +155,9 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
     const removed = await store.deleteExpiredAcrossProjects(clock.now())
     if (removed > 0) deps.log.info({ removed }, 'expired import jobs removed')
   }
-  const ticker = clock.every(importJobLimits.sweepEveryMs, sweep, { onError: (err) => deps.log.warn({ err }, 'import job sweep failed') })
+  const ticker = clock.every(importJobLimits.sweepEveryMs, sweep, {
+    onError: (err) => deps.log.warn({ err }, 'import job sweep failed'),
+  })
 
   return {
     /**
@@ -189,7 +202,12 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
      * (system/search-indexes:execute) start rebuilding as the caller, listed in rebuildingSearchIndexes.
      * Throws what `get` throws.
      */
-    async finalize(principal: Principal, name: string, jobId: string, rebuild: boolean): Promise<ImportJob & { rebuildingSearchIndexes?: string[] }> {
+    async finalize(
+      principal: Principal,
+      name: string,
+      jobId: string,
+      rebuild: boolean,
+    ): Promise<ImportJob & { rebuildingSearchIndexes?: string[] }> {
       const { row, opened } = await require(principal, name, jobId)
       const now = clock.now()
       const { entry, changed } = await opened.handle.db.transaction().execute(async (trx) => {
@@ -200,7 +218,10 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
       })
       if (changed) await touch(row, now)
       if (!rebuild) return present(row, entry)
-      return { ...present(row, entry), rebuildingSearchIndexes: await deps.searchIndexes.rebuild(principal, opened.collection.name) }
+      return {
+        ...present(row, entry),
+        rebuildingSearchIndexes: await deps.searchIndexes.rebuild(principal, opened.collection.name),
+      }
     },
 
     /**
@@ -223,7 +244,12 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
      * holds the chunk already (`write` is not called), else runs `write` (the rows) and records what it did,
      * the job's tallies and error sample included. A crash at any point keeps all of it or none.
      */
-    async land(opened: Opened, job: ImportJobRow, key: string, write: (trx: Kysely<any>) => Promise<LandedChunk>): Promise<{ chunk: LandedChunk; held: boolean }> {
+    async land(
+      opened: Opened,
+      job: ImportJobRow,
+      key: string,
+      write: (trx: Kysely<any>) => Promise<LandedChunk>,
+    ): Promise<{ chunk: LandedChunk; held: boolean }> {
       return opened.handle.db.transaction().execute(async (trx) => {
         const entry = await ledger.lock(trx, opened.handle.kind, seedOf(job, clock.now()))
         const held = await ledger.chunk(trx, job.id, key)
@@ -232,15 +258,23 @@ export function createImportJobs(deps: { systemDb: Kysely<any>; open: Opener; cl
         const chunk = await write(trx)
         const seq = Number(entry.chunks) + 1
         const sample = JSON.parse(entry.errors) as ImportJobError[]
-        sample.push(...chunk.errors.slice(0, Math.max(0, importJobLimits.errorSample - sample.length)).map((e) => ({ chunk: seq, ...e })))
-        await ledger.addChunk(trx, { job_id: job.id, chunk: key, seq, outcome: JSON.stringify(chunk) }, {
-          ...entry,
-          imported: Number(entry.imported) + chunk.imported,
-          failed: Number(entry.failed) + chunk.failed,
-          chunks: seq,
-          errors: JSON.stringify(sample),
-          updated_at: clock.now(),
-        })
+        sample.push(
+          ...chunk.errors
+            .slice(0, Math.max(0, importJobLimits.errorSample - sample.length))
+            .map((e) => ({ chunk: seq, ...e })),
+        )
+        await ledger.addChunk(
+          trx,
+          { job_id: job.id, chunk: key, seq, outcome: JSON.stringify(chunk) },
+          {
+            ...entry,
+            imported: Number(entry.imported) + chunk.imported,
+            failed: Number(entry.failed) + chunk.failed,
+            chunks: seq,
+            errors: JSON.stringify(sample),
+            updated_at: clock.now(),
+          },
+        )
         return { chunk, held: false }
       })
     },

@@ -90,13 +90,22 @@ export function createImportLedgerStore() {
     async lock(trx: Kysely<any>, kind: DbKind, seed: LedgerJobRow): Promise<LedgerJobRow> {
       await lockTransaction(trx, kind, `import-job:${seed.job_id}`)
       const db = trx as Kysely<Tables>
-      await db.insertInto(jobsTable).values(seed).onConflict((oc) => oc.column('job_id').doNothing()).execute()
+      await db
+        .insertInto(jobsTable)
+        .values(seed)
+        .onConflict((oc) => oc.column('job_id').doNothing())
+        .execute()
       return db.selectFrom(jobsTable).selectAll().where('job_id', '=', seed.job_id).executeTakeFirstOrThrow()
     },
 
     /** The chunk of the job with this identity, or undefined. */
     async chunk(db: Kysely<any>, jobId: string, chunk: string): Promise<LedgerChunkRow | undefined> {
-      return (db as Kysely<Tables>).selectFrom(chunksTable).selectAll().where('job_id', '=', jobId).where('chunk', '=', chunk).executeTakeFirst()
+      return (db as Kysely<Tables>)
+        .selectFrom(chunksTable)
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('chunk', '=', chunk)
+        .executeTakeFirst()
     },
 
     /** Records a chunk and the job's entry after it. Run under `lock`, in the transaction of the chunk's rows. */
@@ -108,7 +117,11 @@ export function createImportLedgerStore() {
 
     /** Marks the job complete. Run under `lock`. */
     async complete(trx: Kysely<any>, jobId: string, updatedAt: number): Promise<void> {
-      await (trx as Kysely<Tables>).updateTable(jobsTable).set({ status: 'complete', updated_at: updatedAt }).where('job_id', '=', jobId).execute()
+      await (trx as Kysely<Tables>)
+        .updateTable(jobsTable)
+        .set({ status: 'complete', updated_at: updatedAt })
+        .where('job_id', '=', jobId)
+        .execute()
     },
 
     /** Deletes the entries (and chunks) of jobs unchanged since `before`; returns how many jobs. */

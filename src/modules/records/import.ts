@@ -1,30 +1,24 @@
-import { createHash } from 'node:crypto'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { Logger } from '../../lib/log.js'
 import { createStatisticsPacer } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
-import { fieldTypeOf, type Collection } from '../collections/index.js'
+import type { Collection } from '../collections/index.js'
 import { createBulkInserter, type BulkInserter } from './bulk-insert.js'
-import { isJsonField } from './codec.js'
 import type { Opened, Opener } from './context.js'
 import type { ApiRecord, RecordEvents, WriteHooks } from './events.js'
 import { enrich } from './expand.js'
+import { lineError, refuseMissingReferences, refuseTaken, writeRows, type Candidate } from './import-batch.js'
 import type { ImportJobs, ImportLineError, LandedChunk, UnknownProperties } from './import-jobs.js'
+import { chunkKey, importLimits, ndjsonLines, parseLine, type ImportSource } from './import-source.js'
 import { fullRecord, present } from './present.js'
 import { createInput, newRow } from './new-row.js'
 import type { Freshness } from './freshness.js'
 import { createWritePipeline, type Committed } from './pipeline.js'
-import { missingReferences, missingReferencesError } from './references.js'
 import type { DependentIndexes } from './search-indexes.js'
 import type { Row } from './store.js'
-
-export const importLimits = {
-  /** Records (non-empty lines) read per request; the rest is left out and `truncated` is true. */
-  records: 1000,
-} as const
 
 /** The answer of POST /records/import-ndjson. */
 export interface ImportResult {
@@ -68,91 +62,6 @@ export interface ImportDeps {
 /** Where a write may be held: lines checked (nothing written), rows written (not committed), committed. */
 export type ImportPacePoint = 'validated' | 'written' | 'committed'
 
-interface Line {
-  line: number
-  text: string
-}
-
-/** One row of an import's body: where it stands, and how to read it as a create's body (throws AppError). */
-export interface SourceRow {
-  /** 1-based: the line of an NDJSON or CSV body, the feature's number in a GeoJSON, KML or GPX body. */
-  line: number
-  /** 0-based position among the features of a GeoJSON, KML or GPX body. */
-  feature?: number
-  read(): Record<string, unknown>
-}
-
-/** A body read into rows (at most `importLimits.records`), with what its reader reports beside refusals. */
-export interface ImportSource {
-  rows: SourceRow[]
-  truncated: boolean
-  unknownProperties?: UnknownProperties[]
-}
-
-const featureOf = (c: { feature?: number | undefined }) => (c.feature === undefined ? {} : { feature: c.feature })
-
-/** A line that passed validation: the row to store. */
-interface Candidate {
-  line: number
-  feature?: number | undefined
-  row: Row
-  /** The caller chose the id (only those are checked against the table before the insert). */
-  chosenId: boolean
-}
-
-
-/**
- * The non-empty lines of an NDJSON body, numbered from 1 as they stand in the body (blank lines count, so
- * a number points into the file sent), at most `limit` of them; `truncated` when more non-empty lines follow.
- */
-export function ndjsonLines(body: string, limit: number): { lines: Line[]; truncated: boolean } {
-  const lines: Line[] = []
-  let start = body.charCodeAt(0) === 0xfeff ? 1 : 0
-  for (let number = 1; start <= body.length; number++) {
-    let end = body.indexOf('\n', start)
-    if (end === -1) end = body.length
-    const text = body.slice(start, end).trim()
-    start = end + 1
-    if (text === '') continue
-    if (lines.length === limit) return { lines, truncated: true }
-    lines.push({ line: number, text })
-  }
-  return { lines, truncated: false }
-}
-
-/**
- * What identifies a chunk within its job: the SHA-256 of its body and locale, so the same request sent
- * again (a retry after a timeout or a crash) is recognised without the client doing anything.
- */
-export function chunkKey(body: string, locale: string | undefined): string {
-  return createHash('sha256').update(`${locale ?? ''}\n`).update(body).digest('hex')
-}
-
-/** One line as a JSON object. Throws invalid_request. */
-function parseLine(text: string): Record<string, unknown> {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    throw new AppError('invalid_request', 'The line is not valid JSON')
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('invalid_request', 'Each line must be a JSON object')
-  return value as Record<string, unknown>
-}
-
-/** A refused line (or feature); an error that is not the client's (5xx, or not an AppError) is thrown on. */
-function lineError(line: number, err: unknown, feature?: number): ImportLineError {
-  if (!isAppError(err) || err.status >= 500) throw err
-  const { field, fields } = err.details as { field?: unknown; fields?: unknown }
-  const named = typeof field === 'string' ? field : Array.isArray(fields) && fields.length === 1 && typeof fields[0] === 'string' ? fields[0] : undefined
-  return { line, ...(feature === undefined ? {} : { feature }), code: err.code, message: err.message, ...(named === undefined ? {} : { field: named }) }
-}
-
-/** A value as a set key; numbers by value, since a driver may hand a number column back as text (numeric). */
-function valueKey(value: unknown, numeric: boolean): string {
-  return numeric ? `n:${Number(value)}` : `s:${String(value)}`
-}
-
 /**
  * NDJSON imports (core-api § Record endpoints, Import NDJSON): each line validated as a create, the valid
  * ones stored in one transaction through the batch path, one record.create event per stored record after
@@ -165,87 +74,12 @@ export function createRecordImporter(deps: ImportDeps) {
   const inserters = new WeakMap<Collection, BulkInserter>()
   function inserterFor(opened: Opened): BulkInserter {
     let inserter = inserters.get(opened.collection)
-    if (!inserter) inserters.set(opened.collection, (inserter = createBulkInserter(opened.handle.kind, opened.collection.name, opened.store.bulkDocument)))
+    if (!inserter)
+      inserters.set(
+        opened.collection,
+        (inserter = createBulkInserter(opened.handle.kind, opened.collection.name, opened.store.bulkDocument)),
+      )
     return inserter
-  }
-
-  /**
-   * Refuses lines whose unique values (a chosen id, a unique scalar field) a stored record holds already,
-   * soft-deleted ones included, or an earlier line of the batch holds: already_exists, as a create would.
-   * JSON and translatable unique fields are left to the database (see the one-by-one fallback).
-   */
-  async function refuseTaken(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Candidate[]> {
-    const columns = [
-      ...(candidates.some((c) => c.chosenId) ? [{ column: 'id', numeric: false }] : []),
-      ...opened.shape.stored
-        .filter((d) => d.unique && !d.translatable && !isJsonField(d))
-        .map((d) => ({ column: d.name, numeric: ['integer', 'number', 'boolean'].includes(fieldTypeOf(d.type).valueKind(d)) })),
-    ]
-    if (columns.length === 0) return candidates
-    const refused = new Map<Candidate, string>()
-    const inserter = inserterFor(opened)
-    for (const { column, numeric } of columns) {
-      const holders = candidates.filter((c) => c.row[column] !== null && (column !== 'id' || c.chosenId))
-      if (holders.length === 0) continue
-      const values = [...new Set(holders.map((c) => c.row[column]))]
-      const taken = new Set((await inserter.taken(opened.handle.db, column, values)).map((v) => valueKey(v, numeric)))
-      const seen = new Set<string>()
-      for (const candidate of holders) {
-        const key = valueKey(candidate.row[column], numeric)
-        if ((taken.has(key) || seen.has(key)) && !refused.has(candidate)) refused.set(candidate, column)
-        seen.add(key)
-      }
-    }
-    for (const [candidate, column] of refused) {
-      errors.push({ line: candidate.line, ...featureOf(candidate), code: 'already_exists', message: `A record with this ${column} already exists`, field: column })
-    }
-    return candidates.filter((c) => !refused.has(c))
-  }
-
-  /**
-   * Refuses lines whose relation values name records that do not exist, or whose file values files the
-   * caller may not read (validation_error, as a create would), checked for the whole batch in one query per field. A line may not point at a record
-   * another line of the same request creates: that one could still be refused.
-   */
-  async function refuseMissingReferences(opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Candidate[]> {
-    const missing = await missingReferences(opened, candidates.map((c) => ({ row: c.row })))
-    const kept: Candidate[] = []
-    candidates.forEach((candidate, i) => {
-      const refusal = missing[i]
-      if (refusal) errors.push(lineError(candidate.line, missingReferencesError(opened, refusal), candidate.feature))
-      else kept.push(candidate)
-    })
-    return kept
-  }
-
-  /**
-   * Stores the rows inside the caller's transaction. When the database refuses one (a race), the batch is
-   * undone to its savepoint and written again one row at a time, so only the refused rows fail.
-   */
-  async function writeRows(trx: Kysely<any>, opened: Opened, candidates: Candidate[], errors: ImportLineError[]): Promise<Row[]> {
-    if (candidates.length === 0) return []
-    const inserter = inserterFor(opened)
-    const columns = Object.keys(candidates[0]!.row)
-    const rows = candidates.map((c) => c.row)
-    await sql`savepoint plinth_import_batch`.execute(trx)
-    try {
-      const stored = await inserter.insert(trx, columns, rows)
-      await sql`release savepoint plinth_import_batch`.execute(trx)
-      return stored
-    } catch (err) {
-      if (!isAppError(err) || err.status >= 500) throw err
-      await sql`rollback to savepoint plinth_import_batch`.execute(trx)
-      await sql`release savepoint plinth_import_batch`.execute(trx)
-    }
-    // Something the checks could not see (another writer took a unique value meanwhile, a JSON unique
-    // field): each row in its own savepoint, so one refusal leaves the others in.
-    const outcomes = await inserter.insertEach(trx, columns, rows)
-    const stored: Row[] = []
-    outcomes.forEach((outcome, i) => {
-      if (outcome instanceof AppError) errors.push(lineError(candidates[i]!.line, outcome, candidates[i]!.feature))
-      else stored.push(outcome)
-    })
-    return stored
   }
 
   /** The stored rows as the caller may read them (the read allowlist, or only system columns without read). */
@@ -276,10 +110,26 @@ export function createRecordImporter(deps: ImportDeps) {
     const reported = unknownProperties === undefined ? {} : { unknownProperties }
     // Marked again: a process stopped between the commit and the mark would otherwise leave them ready.
     const staleSearchIndexes = await staleAfter(opened, imported)
-    return { imported, failed, total, truncated, records: await presentStored(principal, opened, stored), errors, staleSearchIndexes, ...reported, replayed: true }
+    return {
+      imported,
+      failed,
+      total,
+      truncated,
+      records: await presentStored(principal, opened, stored),
+      errors,
+      staleSearchIndexes,
+      ...reported,
+      replayed: true,
+    }
   }
 
-  async function runSource(principal: Principal, name: string, identity: string, options: ImportOptions, prepare: (opened: Opened) => ImportSource): Promise<ImportAnswer> {
+  async function runSource(
+    principal: Principal,
+    name: string,
+    identity: string,
+    options: ImportOptions,
+    prepare: (opened: Opened) => ImportSource,
+  ): Promise<ImportAnswer> {
     const opened = await deps.open(principal, name, 'create', options.locale)
     const key = options.jobId === undefined || options.dryRun ? null : chunkKey(identity, options.locale)
     const target = options.jobId === undefined ? null : await deps.jobs.target(principal, name, options.jobId, key)
@@ -296,27 +146,50 @@ export function createRecordImporter(deps: ImportDeps) {
     for (const { line, feature, read } of rows) {
       try {
         const input = createInput(opened, read())
-        const data = await pipeline.hook(principal, { action: 'create', collection: opened.collection, before: null, data: input.data })
+        const data = await pipeline.hook(principal, {
+          action: 'create',
+          collection: opened.collection,
+          before: null,
+          data: input.data,
+        })
         candidates.push({ line, feature, ...newRow(opened, data, input.system, now) })
       } catch (err) {
         errors.push(lineError(line, err, feature))
       }
     }
     candidates = await refuseMissingReferences(opened, candidates, errors)
-    candidates = await refuseTaken(opened, candidates, errors)
+    candidates = await refuseTaken(opened, inserterFor(opened), candidates, errors)
     await deps.pace?.('validated')
 
     const outcome = (stored: Row[]): LandedChunk => {
       errors.sort((a, b) => a.line - b.line)
-      return { imported: stored.length, failed: errors.length, total: rows.length, truncated, errors, ids: stored.map((row) => String(row.id)), ...reported }
+      return {
+        imported: stored.length,
+        failed: errors.length,
+        total: rows.length,
+        truncated,
+        errors,
+        ids: stored.map((row) => String(row.id)),
+        ...reported,
+      }
     }
     if (options.dryRun) {
       const { failed, total, errors: refused } = outcome([])
-      return { imported: candidates.length, failed, total, truncated, records: [], errors: refused, staleSearchIndexes: [], ...reported, replayed: false }
+      return {
+        imported: candidates.length,
+        failed,
+        total,
+        truncated,
+        records: [],
+        errors: refused,
+        staleSearchIndexes: [],
+        ...reported,
+        replayed: false,
+      }
     }
     let stored: Row[] = []
     const write = async (trx: Kysely<any>): Promise<LandedChunk> => {
-      stored = await writeRows(trx, opened, candidates, errors)
+      stored = await writeRows(trx, inserterFor(opened), candidates, errors)
       await deps.pace?.('written')
       return outcome(stored)
     }
@@ -333,8 +206,19 @@ export function createRecordImporter(deps: ImportDeps) {
     }
     await deps.pace?.('committed')
     // Statistics are advice: a failed refresh leaves the old ones (and PostgreSQL's autovacuum) in place.
-    await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, (err) => deps.log.warn({ err, collection: opened.collection.name }, 'planner statistics not refreshed after an import'))
-    await pipeline.publish(principal, stored.map((row): Committed => ({ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, row) })))
+    await statistics.wrote(opened.handle, opened.collection.name, chunk.imported, (err) =>
+      deps.log.warn({ err, collection: opened.collection.name }, 'planner statistics not refreshed after an import'),
+    )
+    await pipeline.publish(
+      principal,
+      stored.map(
+        (row): Committed => ({
+          type: 'record.create',
+          collection: opened.collection,
+          after: fullRecord(opened.shape, row),
+        }),
+      ),
+    )
     if (target) await deps.jobs.touched(target.job)
     const { imported, failed, total } = chunk
     return {
@@ -361,7 +245,8 @@ export function createRecordImporter(deps: ImportDeps) {
     async run(principal: Principal, name: string, body: string, options: ImportOptions): Promise<ImportAnswer> {
       return runSource(principal, name, body, options, () => {
         const { lines, truncated } = ndjsonLines(body, importLimits.records)
-        if (lines.length === 0) throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
+        if (lines.length === 0)
+          throw new AppError('invalid_request', 'The body holds no records: send one JSON object per line')
         return { rows: lines.map(({ line, text }) => ({ line, read: () => parseLine(text) })), truncated }
       })
     },

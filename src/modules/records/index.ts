@@ -1,5 +1,15 @@
 export { createRecordAccess, type RecordAccess } from './access.js'
-export { actingPrincipalOf, createWriteHooks, type ApiRecord, type BeforeWrite, type BeforeWriteHook, type FieldChange, type RecordEvent, type RecordEvents, type WriteHooks } from './events.js'
+export {
+  actingPrincipalOf,
+  createWriteHooks,
+  type ApiRecord,
+  type BeforeWrite,
+  type BeforeWriteHook,
+  type FieldChange,
+  type RecordEvent,
+  type RecordEvents,
+  type WriteHooks,
+} from './events.js'
 export { recordsRoutes } from './routes.js'
 export { recordScope, type RecordScope } from './scope.js'
 export { createRecordsService, type RecordsService } from './service.js'
@@ -23,5 +33,12 @@ export type { Opened, ReadableFiles } from './context.js'
 export { createFileReferences, type FileReferences } from './file-references.js'
 export { requestFilter } from './list.js'
 export { createRecordsModule, type RecordsModuleDeps } from './module.js'
-export { aggregateFunctions, aggregateLimits, type AggregateFunction, type AggregateQuery, type AggregateRow, type AggregateSpec } from './aggregate.js'
+export {
+  aggregateFunctions,
+  aggregateLimits,
+  type AggregateFunction,
+  type AggregateQuery,
+  type AggregateRow,
+  type AggregateSpec,
+} from './aggregate.js'
 export { maxSortKeys, type FindQuery, type SortKey } from './query.js'

@@ -25,7 +25,10 @@ export function operatorPath(path: string): [string, ...string[]] {
 export function checkOperand(op: JsonOperator, path: readonly string[], value: unknown): void {
   if (op === '$unset') return
   const problem = jsonProblem(value)
-  if (problem) throw new AppError('invalid_field', `${op}: the value for "${path.join('.')}" must be plain JSON (${problem})`, { field: path[0] })
+  if (problem)
+    throw new AppError('invalid_field', `${op}: the value for "${path.join('.')}" must be plain JSON (${problem})`, {
+      field: path[0],
+    })
 }
 
 function clone<T>(value: T): T {
@@ -38,7 +41,13 @@ function clone<T>(value: T): T {
  * created), `$pull` removes every equal element, `$unset` removes a key. Throws invalid_request when the
  * path runs through something that is not an object, or `$push`/`$pull` meet a non-array.
  */
-export function applyOperator(current: unknown, rest: readonly string[], op: JsonOperator, value: unknown, where: string): unknown {
+export function applyOperator(
+  current: unknown,
+  rest: readonly string[],
+  op: JsonOperator,
+  value: unknown,
+  where: string,
+): unknown {
   if (rest.length === 0) return applyAtTarget(current, op, value, where)
   const container: Record<string, unknown> =
     current === null || current === undefined ? {} : isObject(current) ? { ...current } : notAnObject(where)
@@ -56,7 +65,8 @@ function applyAtTarget(target: unknown, op: JsonOperator, value: unknown, where:
     case '$unset':
       return undefined
     case '$push': {
-      if (target !== null && target !== undefined && !Array.isArray(target)) throw new AppError('invalid_request', `$push: ${where} is not an array`)
+      if (target !== null && target !== undefined && !Array.isArray(target))
+        throw new AppError('invalid_request', `$push: ${where} is not an array`)
       return [...((target as unknown[] | null) ?? []), clone(value)]
     }
     case '$pull': {

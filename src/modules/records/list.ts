@@ -69,7 +69,12 @@ const countDirectly: CountTotal = (load) => load()
  * page mode, keyset-paged (never counted, total -1) in cursor mode. Every row appears exactly once across
  * cursor pages even while rows are inserted, since each page starts strictly after the last one's key.
  */
-export async function listRows(open: Opened, params: ListParams, filter: ResolvedFilterNode | null, count: CountTotal = countDirectly): Promise<ListPage> {
+export async function listRows(
+  open: Opened,
+  params: ListParams,
+  filter: ResolvedFilterNode | null,
+  count: CountTotal = countDirectly,
+): Promise<ListPage> {
   const { store, handle, requestResolver, collection, shape } = open
   const sort = sortOf(params)
   const sortField = requestResolver.resolve(sort.field.split('.') as [string, ...string[]])
@@ -82,9 +87,14 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
   if (filter) conditions.push(compileFilter(filter, requestResolver, handle.kind))
   if (params.search !== undefined && params.search !== '') {
     // The search index spans every text field: searching it would probe fields the caller may not read.
-    const hidden = open.scope.fields ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name)) : []
-    if (hidden.length > 0) throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
-    conditions.push(searchCondition(handle, collection.name, shape.collection.fields, params.search, layoutOf(collection)))
+    const hidden = open.scope.fields
+      ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name))
+      : []
+    if (hidden.length > 0)
+      throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
+    conditions.push(
+      searchCondition(handle, collection.name, shape.collection.fields, params.search, layoutOf(collection)),
+    )
   }
 
   const base = () => {
@@ -127,7 +137,10 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
     const value = position.value === null ? null : sortParam(sortField, handle.kind, position.value)
     query = query.where(keysetAfter(sortExpr, value, position.id, walk))
   }
-  const fetched = await query.orderBy(keysetOrder(sortExpr, walk)).limit(params.limit + 1).execute()
+  const fetched = await query
+    .orderBy(keysetOrder(sortExpr, walk))
+    .limit(params.limit + 1)
+    .execute()
   const more = fetched.length > params.limit
   const rows = fetched.slice(0, params.limit)
   if (backwards) rows.reverse()
@@ -148,8 +161,14 @@ export async function listRows(open: Opened, params: ListParams, filter: Resolve
     total: -1,
     hasMore: hasNext,
     cursors: {
-      next: hasNext && last ? encodeCursor({ sort: sortKey, direction: 'next', value: valueOf(last), id: String(last.id) }) : null,
-      previous: hasPrevious && first ? encodeCursor({ sort: sortKey, direction: 'previous', value: valueOf(first), id: String(first.id) }) : null,
+      next:
+        hasNext && last
+          ? encodeCursor({ sort: sortKey, direction: 'next', value: valueOf(last), id: String(last.id) })
+          : null,
+      previous:
+        hasPrevious && first
+          ? encodeCursor({ sort: sortKey, direction: 'previous', value: valueOf(first), id: String(first.id) })
+          : null,
     },
   }
 }
@@ -163,7 +182,8 @@ function jsKindOf(kind: ColumnKind): 'string' | 'number' | 'boolean' {
 /** The sort value of a translatable field in a raw row (a locale's string, or null). */
 function jsonSortValue(raw: unknown, path: readonly string[]): string | null {
   let value: unknown = typeof raw === 'string' ? safeParse(raw) : raw
-  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
   return typeof value === 'string' ? value : null
 }
 

@@ -58,7 +58,19 @@ export interface RecordsModuleDeps {
  * (collections, records, shares, field options): app.ts makes it `readSecurity`.
  */
 export function createRecordsModule(deps: RecordsModuleDeps) {
-  const { systemDb, collections, access, grantFilterChecks, settings, users, audit, readableFiles, events, clock, log } = deps
+  const {
+    systemDb,
+    collections,
+    access,
+    grantFilterChecks,
+    settings,
+    users,
+    audit,
+    readableFiles,
+    events,
+    clock,
+    log,
+  } = deps
   const shares = createSharesStore(systemDb)
   const recordAccess = createRecordAccess({ access, shares })
   // A grant naming a collection has its item_filter checked against that collection's fields when saved.
@@ -66,17 +78,49 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   const freshness = createFreshness({ versions: deps.writeVersions, clock, log })
   // Search indexes (built after this module) register here: imports and truncates report the indexes they made stale.
   const { seam: searchIndexes, dependents } = createSearchIndexSeam()
-  const recordDeps = { collections, access, recordAccess, settings, shares, readableFiles, events, hooks: createWriteHooks(), freshness, clock, log }
+  const recordDeps = {
+    collections,
+    access,
+    recordAccess,
+    settings,
+    shares,
+    readableFiles,
+    events,
+    hooks: createWriteHooks(),
+    freshness,
+    clock,
+    log,
+  }
   const service = createRecordsService(recordDeps)
   const { open } = service
   const dataTools = {
     bulk: createBulkDelete(recordDeps, open),
-    transfer: createTransfer({ open, users, shares, collections, events, hooks: service.hooks, freshness, audit, clock }),
+    transfer: createTransfer({
+      open,
+      users,
+      shares,
+      collections,
+      events,
+      hooks: service.hooks,
+      freshness,
+      audit,
+      clock,
+    }),
     truncate: createTruncate({ open, collections, shares, audit, freshness, searchIndexes: dependents }),
     publish: createPublish({ collections, recordAccess }),
   }
   const jobs = createImportJobs({ systemDb, open, clock, log, searchIndexes: dependents })
-  const importer = createRecordImporter({ open, hooks: service.hooks, events, freshness, jobs, searchIndexes: dependents, clock, log, pace: deps.importPace })
+  const importer = createRecordImporter({
+    open,
+    hooks: service.hooks,
+    events,
+    freshness,
+    jobs,
+    searchIndexes: dependents,
+    clock,
+    log,
+    pace: deps.importPace,
+  })
   const exchange = {
     exporter: createRecordExporter({ open, log }),
     importer,

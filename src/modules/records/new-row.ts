@@ -19,7 +19,8 @@ const idPattern = /^[A-Za-z0-9_-]{1,64}$/
 export function writableField(opened: Opened, key: string): FieldDef {
   const def = opened.shape.byName.get(key)
   if (!def) throw new AppError('invalid_field', `Unknown field "${key.slice(0, 60)}"`, { field: key.slice(0, 60) })
-  if (fieldTypeOf(def.type).computed) throw new AppError('invalid_field', `"${key}" is computed and cannot be written`, { field: key })
+  if (fieldTypeOf(def.type).computed)
+    throw new AppError('invalid_field', `"${key}" is computed and cannot be written`, { field: key })
   return def
 }
 
@@ -28,14 +29,19 @@ export function assertAllowed(opened: Opened, keys: readonly string[]): void {
   const allow = opened.scope.fields
   if (!allow) return
   const refused = keys.filter((k) => !alwaysReadable.has(k) && !allow.includes(k))
-  if (refused.length > 0) throw new AppError('forbidden', `You may not write ${refused.join(', ')}`, { fields: refused })
+  if (refused.length > 0)
+    throw new AppError('forbidden', `You may not write ${refused.join(', ')}`, { fields: refused })
 }
 
 /** A translatable field written as a plain string lands in the request's locale, beside `current`'s others. */
 export function inLocale(opened: Opened, def: FieldDef, value: unknown, current: unknown): unknown {
   if (!def.translatable || typeof value !== 'string') return value
-  if (opened.locale === '*') throw new AppError('invalid_field', `"${def.name}" is translatable: send a locale → text map, or name one locale`, { field: def.name })
-  const map = current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as Record<string, unknown>) } : {}
+  if (opened.locale === '*')
+    throw new AppError('invalid_field', `"${def.name}" is translatable: send a locale → text map, or name one locale`, {
+      field: def.name,
+    })
+  const map =
+    current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as Record<string, unknown>) } : {}
   return { ...map, [opened.locale]: value }
 }
 
@@ -47,7 +53,8 @@ export function assertInScope(opened: Opened, record: ApiRecord, action: string)
 }
 
 function timestamp(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new AppError('invalid_field', `${field} must be Unix seconds`, { field })
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new AppError('invalid_field', `${field} must be Unix seconds`, { field })
   return value
 }
 
@@ -82,7 +89,12 @@ export function createInput(opened: Opened, body: Record<string, unknown>): Crea
  * The row a create stores from the hooks' data, with defaults and the system columns; keys that name no
  * stored field are left out. Throws invalid_field, missing_field, forbidden (outside the caller's rows).
  */
-export function newRow(opened: Opened, data: ApiRecord, system: CreateInput['system'], now: number): { row: Row; chosenId: boolean } {
+export function newRow(
+  opened: Opened,
+  data: ApiRecord,
+  system: CreateInput['system'],
+  now: number,
+): { row: Row; chosenId: boolean } {
   if (system.id !== undefined && (typeof system.id !== 'string' || !idPattern.test(system.id))) {
     throw new AppError('invalid_field', 'id must be 1-64 letters, digits, - or _', { field: 'id' })
   }

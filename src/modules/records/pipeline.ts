@@ -2,7 +2,15 @@ import type { Clock } from '../../lib/clock.js'
 import { principalSnapshot, type EventBus } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
 import type { Collection } from '../collections/index.js'
-import { withActingPrincipal, type ApiRecord, type BeforeWrite, type FieldChange, type RecordEvent, type RecordEvents, type WriteHooks } from './events.js'
+import {
+  withActingPrincipal,
+  type ApiRecord,
+  type BeforeWrite,
+  type FieldChange,
+  type RecordEvent,
+  type RecordEvents,
+  type WriteHooks,
+} from './events.js'
 import type { Freshness } from './freshness.js'
 
 /**
@@ -51,7 +59,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
   const left = a as Record<string, unknown>
   const right = b as Record<string, unknown>
   const keys = Object.keys(left)
-  return keys.length === Object.keys(right).length && keys.every((k) => Object.hasOwn(right, k) && sameValue(left[k], right[k]))
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((k) => Object.hasOwn(right, k) && sameValue(left[k], right[k]))
+  )
 }
 
 /** The fields an update changed, with their values before and after. */
@@ -71,7 +82,13 @@ export function changesBetween(before: ApiRecord, after: ApiRecord): Record<stri
 export function createWritePipeline(deps: PipelineDeps) {
   /** Step 2 for one logical write: the hooks' data (possibly changed), or what a hook threw. */
   function hook(principal: Principal, intent: WriteIntent): Promise<ApiRecord> {
-    return deps.hooks.run({ action: intent.action, collection: intent.collection, principal, before: intent.before, data: intent.data })
+    return deps.hooks.run({
+      action: intent.action,
+      collection: intent.collection,
+      principal,
+      before: intent.before,
+      data: intent.data,
+    })
   }
 
   /** Step 2 for every write of a request, in order, before any of them is written; the first refusal throws. */
@@ -94,9 +111,28 @@ export function createWritePipeline(deps: PipelineDeps) {
       const { projectId, name: collection } = write.collection
       // Literals with every key written out: this runs once per record written.
       let event: RecordEvent
-      if (write.type === 'record.create') event = { projectId, collection, before: null, after: write.after, principal: snapshot, at }
-      else if (write.type === 'record.update') event = { projectId, collection, before: write.before, after: write.after, changes: changesBetween(write.before, write.after), principal: snapshot, at }
-      else event = { projectId, collection, before: write.before, after: null, principal: snapshot, at, permanent: write.permanent }
+      if (write.type === 'record.create')
+        event = { projectId, collection, before: null, after: write.after, principal: snapshot, at }
+      else if (write.type === 'record.update')
+        event = {
+          projectId,
+          collection,
+          before: write.before,
+          after: write.after,
+          changes: changesBetween(write.before, write.after),
+          principal: snapshot,
+          at,
+        }
+      else
+        event = {
+          projectId,
+          collection,
+          before: write.before,
+          after: null,
+          principal: snapshot,
+          at,
+          permanent: write.permanent,
+        }
       deps.events.emit(write.type, withActingPrincipal(event, principal))
     }
   }
@@ -111,7 +147,11 @@ export function createWritePipeline(deps: PipelineDeps) {
      * (in intent order), which answers what committed; then its events. Nothing is published when the
      * write throws, but the versions of the intents' collections move: part of it may have committed.
      */
-    async run<T>(principal: Principal, intents: readonly WriteIntent[], write: (data: ApiRecord[]) => Promise<{ committed: Committed[]; result: T }>): Promise<T> {
+    async run<T>(
+      principal: Principal,
+      intents: readonly WriteIntent[],
+      write: (data: ApiRecord[]) => Promise<{ committed: Committed[]; result: T }>,
+    ): Promise<T> {
       const data = intents.length === 1 ? [await hook(principal, intents[0]!)] : await hookAll(principal, intents)
       let done: { committed: Committed[]; result: T }
       try {

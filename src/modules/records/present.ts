@@ -27,7 +27,15 @@ export function shows(name: string, options: PresentOptions): boolean {
  */
 export function present(shape: CollectionShape, row: Row, options: PresentOptions): ApiRecord {
   const out: ApiRecord = {}
-  for (const column of ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'deleted_at', '_version'] as const) {
+  for (const column of [
+    'id',
+    'created_at',
+    'updated_at',
+    'created_by',
+    'updated_by',
+    'deleted_at',
+    '_version',
+  ] as const) {
     if (shows(column, options)) out[column] = row[column] ?? null
   }
   if (shape.collection.ownerScoped && shows('owned_by', options)) out.owned_by = row.owned_by ?? null

@@ -31,7 +31,8 @@ export const maxSortKeys = 10
  */
 export async function findRows(opened: Opened, filter: ResolvedFilterNode | null, query: FindQuery): Promise<Row[]> {
   const { store, requestResolver, handle } = opened
-  if ((query.sort?.length ?? 0) > maxSortKeys) throw new AppError('invalid_request', `sort: at most ${maxSortKeys} keys`)
+  if ((query.sort?.length ?? 0) > maxSortKeys)
+    throw new AppError('invalid_request', `sort: at most ${maxSortKeys} keys`)
   let select = store.selectFrom().selectAll()
   for (const condition of conditionsOf(opened, filter)) select = select.where(condition)
   const sort = query.sort && query.sort.length > 0 ? query.sort : [{ field: 'created_at', order: 'desc' as const }]
@@ -43,7 +44,11 @@ export async function findRows(opened: Opened, filter: ResolvedFilterNode | null
   })
   const last = sort[sort.length - 1]!
   const ordered = sql.join([...orders, sql`${sql.ref('id')} ${sql.raw(last.order)}`])
-  return select.orderBy(ordered).offset(query.offset).limit(query.limit + 1).execute()
+  return select
+    .orderBy(ordered)
+    .offset(query.offset)
+    .limit(query.limit + 1)
+    .execute()
 }
 
 /**
@@ -51,12 +56,25 @@ export async function findRows(opened: Opened, filter: ResolvedFilterNode | null
  * among `ids` (when given) and match the filter (checked against what the caller may read), at most `max`.
  * Throws invalid_request when more than `max` match: a write by filter is refused whole rather than cut short.
  */
-export async function matchingIds(reading: Opened, acting: Opened, filter: ResolvedFilterNode | null, ids: readonly string[] | null, max: number): Promise<string[]> {
+export async function matchingIds(
+  reading: Opened,
+  acting: Opened,
+  filter: ResolvedFilterNode | null,
+  ids: readonly string[] | null,
+  max: number,
+): Promise<string[]> {
   let select = acting.store.selectFrom().select('id')
-  for (const condition of [...conditionsOf(reading, filter), ...acting.store.where(acting.scope.rows, false)]) select = select.where(condition)
+  for (const condition of [...conditionsOf(reading, filter), ...acting.store.where(acting.scope.rows, false)])
+    select = select.where(condition)
   if (ids) select = select.where('id', 'in', [...new Set(ids)])
-  const rows = await select.orderBy(keysetOrder(sortExpression({ column: 'created_at', jsonPath: [], type: 'integer' }, acting.handle.kind), 'asc')).limit(max + 1).execute()
-  if (rows.length > max) throw new AppError('invalid_request', `More than ${max} records match; narrow the filter`, { max })
+  const rows = await select
+    .orderBy(
+      keysetOrder(sortExpression({ column: 'created_at', jsonPath: [], type: 'integer' }, acting.handle.kind), 'asc'),
+    )
+    .limit(max + 1)
+    .execute()
+  if (rows.length > max)
+    throw new AppError('invalid_request', `More than ${max} records match; narrow the filter`, { max })
   return rows.map((row) => String(row.id))
 }
 

@@ -6,7 +6,12 @@ import { missingReferences } from './references.js'
 import type { RecordStore } from './store.js'
 
 const relation = (name: string, targetCollection: string, relationType: 'belongsTo' | 'hasMany'): FieldDef =>
-  ({ name, type: 'relation', required: false, relationConfig: { targetCollection, relationType, onDelete: 'set-null' } }) as FieldDef
+  ({
+    name,
+    type: 'relation',
+    required: false,
+    relationConfig: { targetCollection, relationType, onDelete: 'set-null' },
+  }) as FieldDef
 
 /** An opened `posts` whose relation targets hold these active ids, and whose caller may read these files, counting the lookups. */
 function opened(active: Record<string, string[]>, files: string[] = []) {
@@ -35,7 +40,13 @@ function opened(active: Record<string, string[]>, files: string[] = []) {
     lookups.push({ collection: 'files', ids })
     return new Set(ids.filter((id) => files.includes(id)))
   }
-  const value = { principal, collection: { name: 'posts', projectId: 'p' }, shape: { stored: fields, byName: new Map(fields.map((f) => [f.name, f])) }, targets, readableFiles } as unknown as Opened
+  const value = {
+    principal,
+    collection: { name: 'posts', projectId: 'p' },
+    shape: { stored: fields, byName: new Map(fields.map((f) => [f.name, f])) },
+    targets,
+    readableFiles,
+  } as unknown as Opened
   return { value, lookups }
 }
 
@@ -48,7 +59,12 @@ describe('missingReferences', () => {
       { row: { author: 'ada', title: 'no lists' } },
       { row: { id: 'me', parent: 'me' } },
     ])
-    expect(result).toEqual([{ kind: 'relation', field: 'readers', missing: ['x'] }, { kind: 'relation', field: 'author', missing: ['ghost'] }, null, null])
+    expect(result).toEqual([
+      { kind: 'relation', field: 'readers', missing: ['x'] },
+      { kind: 'relation', field: 'author', missing: ['ghost'] },
+      null,
+      null,
+    ])
     // The second write is refused already: neither its readers nor its parent are asked for, and the
     // fourth points at itself; so posts is not asked at all.
     expect(lookups).toEqual([
@@ -59,25 +75,37 @@ describe('missingReferences', () => {
 
   it('asks nothing when the writes hold no relation values', async () => {
     const { value, lookups } = opened({ people: [] })
-    expect(await missingReferences(value, [{ row: { title: 'x', author: null } }, { row: { readers: '[]' } }])).toEqual([null, null])
+    expect(await missingReferences(value, [{ row: { title: 'x', author: null } }, { row: { readers: '[]' } }])).toEqual(
+      [null, null],
+    )
     expect(lookups).toEqual([])
   })
 
   it('an update is checked only for the ids it adds', async () => {
     const { value, lookups } = opened({ people: ['bob'] })
     const before = { author: 'gone', readers: ['gone'] }
-    expect(await missingReferences(value, [{ row: { author: 'gone', readers: JSON.stringify(['gone', 'bob']) }, before }])).toEqual([null])
+    expect(
+      await missingReferences(value, [{ row: { author: 'gone', readers: JSON.stringify(['gone', 'bob']) }, before }]),
+    ).toEqual([null])
     expect(lookups).toEqual([{ collection: 'people', ids: ['bob'] }])
   })
 
   it('a target collection that no longer exists has no records', async () => {
     const { value } = opened({})
-    expect(await missingReferences(value, [{ row: { author: 'ada' } }])).toEqual([{ kind: 'relation', field: 'author', missing: ['ada'] }])
+    expect(await missingReferences(value, [{ row: { author: 'ada' } }])).toEqual([
+      { kind: 'relation', field: 'author', missing: ['ada'] },
+    ])
   })
 
   it('a file field takes only files the caller may read, asked once for all the writes', async () => {
     const { value, lookups } = opened({}, ['mine'])
-    const result = await missingReferences(value, [{ row: { cover: 'mine' } }, { row: { cover: 'hidden' } }, { row: { cover: null } }, { row: { title: 'none' } }, { row: { cover: 'mine' } }])
+    const result = await missingReferences(value, [
+      { row: { cover: 'mine' } },
+      { row: { cover: 'hidden' } },
+      { row: { cover: null } },
+      { row: { title: 'none' } },
+      { row: { cover: 'mine' } },
+    ])
     expect(result).toEqual([null, { kind: 'file', field: 'cover', missing: ['hidden'] }, null, null, null])
     expect(lookups).toEqual([{ collection: 'files', ids: ['mine', 'hidden'] }])
   })
@@ -86,6 +114,8 @@ describe('missingReferences', () => {
     const { value, lookups } = opened({}, [])
     expect(await missingReferences(value, [{ row: { cover: 'theirs' }, before: { cover: 'theirs' } }])).toEqual([null])
     expect(lookups).toEqual([])
-    expect(await missingReferences(value, [{ row: { cover: 'other' }, before: { cover: 'theirs' } }])).toEqual([{ kind: 'file', field: 'cover', missing: ['other'] }])
+    expect(await missingReferences(value, [{ row: { cover: 'other' }, before: { cover: 'theirs' } }])).toEqual([
+      { kind: 'file', field: 'cover', missing: ['other'] },
+    ])
   })
 })

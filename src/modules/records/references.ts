@@ -29,7 +29,8 @@ export interface MissingReferences {
 /** The ids a relation or file value holds: one id (belongsTo, file), or a list (hasMany; written as JSON text, read as an array). */
 function idsIn(def: FieldDef, value: unknown): string[] {
   if (value === null || value === undefined) return []
-  if (def.type !== 'relation' || def.relationConfig?.relationType !== 'hasMany') return typeof value === 'string' ? [value] : []
+  if (def.type !== 'relation' || def.relationConfig?.relationType !== 'hasMany')
+    return typeof value === 'string' ? [value] : []
   const list: unknown = typeof value === 'string' ? JSON.parse(value) : value
   return Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string') : []
 }
@@ -50,7 +51,10 @@ function addedIds(def: FieldDef, write: ReferenceWrite): string[] {
  * it: a missing file, another project's and a private one of someone else are refused alike, so the answer
  * tells nothing about files the writer cannot see. One lookup per field for all the writes together.
  */
-export async function missingReferences(opened: Opened, writes: readonly ReferenceWrite[]): Promise<(MissingReferences | null)[]> {
+export async function missingReferences(
+  opened: Opened,
+  writes: readonly ReferenceWrite[],
+): Promise<(MissingReferences | null)[]> {
   const out: (MissingReferences | null)[] = writes.map(() => null)
   for (const def of opened.shape.stored) {
     if (def.type === 'file') {
@@ -78,7 +82,12 @@ export async function missingReferences(opened: Opened, writes: readonly Referen
 }
 
 /** Marks the writes whose value of this file field names a file the writer may not read. */
-async function refuseUnreadableFiles(opened: Opened, def: FieldDef, writes: readonly ReferenceWrite[], out: (MissingReferences | null)[]): Promise<void> {
+async function refuseUnreadableFiles(
+  opened: Opened,
+  def: FieldDef,
+  writes: readonly ReferenceWrite[],
+  out: (MissingReferences | null)[],
+): Promise<void> {
   const wanted = writes.map((write, i) => (out[i] || !(def.name in write.row) ? [] : addedIds(def, write)))
   const distinct = [...new Set(wanted.flat())]
   if (distinct.length === 0) return

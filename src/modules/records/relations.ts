@@ -49,10 +49,19 @@ const maxAttempts = 5
 const keyOf = (collection: string, id: unknown) => `${collection}\u0000${String(id)}`
 
 /** Every relation field of the project that points at `target`, with the rows that hold `id` (soft-deleted ones too on request). */
-async function referencesTo(deps: Pick<RecordsDeps, 'collections'>, tables: Map<string, Table>, projectId: string, target: string, id: string, includeDeleted: boolean): Promise<Reference[]> {
+async function referencesTo(
+  deps: Pick<RecordsDeps, 'collections'>,
+  tables: Map<string, Table>,
+  projectId: string,
+  target: string,
+  id: string,
+  includeDeleted: boolean,
+): Promise<Reference[]> {
   const found: Reference[] = []
   for (const collection of await deps.collections.list(projectId)) {
-    const fields = collection.fields.filter((f) => f.type === 'relation' && f.relationConfig?.targetCollection === target)
+    const fields = collection.fields.filter(
+      (f) => f.type === 'relation' && f.relationConfig?.targetCollection === target,
+    )
     if (fields.length === 0) continue
     let table = tables.get(collection.name)
     if (!table) {
@@ -62,13 +71,23 @@ async function referencesTo(deps: Pick<RecordsDeps, 'collections'>, tables: Map<
       tables.set(collection.name, table)
     }
     for (const field of fields) {
-      let rows = await table.store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
+      let rows = await table.store.referencing(
+        field.name,
+        id,
+        field.relationConfig!.relationType === 'hasMany',
+        includeDeleted,
+      )
       if (rows.length > 0 && collection.storageType === 'r2_sql' && !table.writable) {
         // Found in the copy read; what the delete plans is written to the working copy (decision 036).
         const handle = await deps.collections.handleOf(collection, 'write')
         table = { ...table, writable: true, store: storeOf(collection, handle, fieldResolver(table.shape, 'en')) }
         tables.set(collection.name, table)
-        rows = await table.store.referencing(field.name, id, field.relationConfig!.relationType === 'hasMany', includeDeleted)
+        rows = await table.store.referencing(
+          field.name,
+          id,
+          field.relationConfig!.relationType === 'hasMany',
+          includeDeleted,
+        )
       }
       if (rows.length > 0) found.push({ ...table, field, rows })
     }
@@ -94,27 +113,38 @@ async function referencesTo(deps: Pick<RecordsDeps, 'collections'>, tables: Map<
  * caller's: hooked and published with the caller as principal (the files of a cascaded record go only
  * when the caller could delete them itself). Throws conflict.
  */
-export async function planCascade(deps: Pick<RecordsDeps, 'collections'>, root: Collection, ids: readonly string[], permanent: boolean): Promise<CascadePlan> {
+export async function planCascade(
+  deps: Pick<RecordsDeps, 'collections'>,
+  root: Collection,
+  ids: readonly string[],
+  permanent: boolean,
+): Promise<CascadePlan> {
   const tables = new Map<string, Table>()
   const deleting = new Set(ids.map((id) => keyOf(root.name, id)))
   const deletes: PlannedDelete[] = []
   const touched = new Map<string, PlannedUpdate>()
   let level: { collection: Collection; id: string }[] = ids.map((id) => ({ collection: root, id }))
   for (let depth = 0; level.length > 0; depth++) {
-    if (depth > maxDepth) throw new AppError('conflict', 'The delete would cascade too deep; delete the dependent records first')
+    if (depth > maxDepth)
+      throw new AppError('conflict', 'The delete would cascade too deep; delete the dependent records first')
     const next: typeof level = []
     for (const { collection, id } of level) {
       for (const ref of await referencesTo(deps, tables, collection.projectId, collection.name, id, permanent)) {
         const config = ref.field.relationConfig!
         const many = config.relationType === 'hasMany'
-        const restrict = config.onDelete === 'restrict' || (!many && config.onDelete === 'set-null' && ref.field.required)
+        const restrict =
+          config.onDelete === 'restrict' || (!many && config.onDelete === 'set-null' && ref.field.required)
         if (restrict) {
           const active = ref.rows.filter((row) => row.deleted_at === null || row.deleted_at === undefined).length
           if (active === 0) continue
-          throw new AppError('conflict', `${active} record(s) of ${ref.collection.name} still reference this record (${ref.field.name})`, {
-            collection: ref.collection.name,
-            field: ref.field.name,
-          })
+          throw new AppError(
+            'conflict',
+            `${active} record(s) of ${ref.collection.name} still reference this record (${ref.field.name})`,
+            {
+              collection: ref.collection.name,
+              field: ref.field.name,
+            },
+          )
         }
         if (!permanent) continue
         for (const row of ref.rows) {
@@ -127,7 +157,18 @@ export async function planCascade(deps: Pick<RecordsDeps, 'collections'>, root: 
             continue
           }
           let update = touched.get(key)
-          if (!update) touched.set(key, (update = { collection: ref.collection, shape: ref.shape, store: ref.store, row, nulls: new Set(), lists: new Map() }))
+          if (!update)
+            touched.set(
+              key,
+              (update = {
+                collection: ref.collection,
+                shape: ref.shape,
+                store: ref.store,
+                row,
+                nulls: new Set(),
+                lists: new Map(),
+              }),
+            )
           if (many) {
             const lost = update.lists.get(ref.field.name) ?? new Set<string>()
             update.lists.set(ref.field.name, lost.add(id))
@@ -158,8 +199,22 @@ function cleanUp(update: PlannedUpdate, row: Row): ApiRecord {
 /** The hook intents of a plan, in the order `applyCascade` takes their data: the updates, then the deletes. */
 export function cascadeIntents(plan: CascadePlan): WriteIntent[] {
   return [
-    ...plan.updates.map((u): WriteIntent => ({ action: 'update', collection: u.collection, before: fullRecord(u.shape, u.row), data: cleanUp(u, u.row) })),
-    ...plan.deletes.map((d): WriteIntent => ({ action: 'delete', collection: d.collection, before: fullRecord(d.shape, d.row), data: {} })),
+    ...plan.updates.map(
+      (u): WriteIntent => ({
+        action: 'update',
+        collection: u.collection,
+        before: fullRecord(u.shape, u.row),
+        data: cleanUp(u, u.row),
+      }),
+    ),
+    ...plan.deletes.map(
+      (d): WriteIntent => ({
+        action: 'delete',
+        collection: d.collection,
+        before: fullRecord(d.shape, d.row),
+        data: {},
+      }),
+    ),
   ]
 }
 
@@ -168,7 +223,10 @@ function storedValues(shape: CollectionShape, data: ApiRecord): Row {
   const set: Row = {}
   for (const [key, value] of Object.entries(data)) {
     const def = shape.byName.get(key)
-    if (!def || fieldTypeOf(def.type).computed) throw new AppError('invalid_field', `Unknown or computed field "${key.slice(0, 60)}" in a hook's data`, { field: key.slice(0, 60) })
+    if (!def || fieldTypeOf(def.type).computed)
+      throw new AppError('invalid_field', `Unknown or computed field "${key.slice(0, 60)}" in a hook's data`, {
+        field: key.slice(0, 60),
+      })
     set[key] = writeValue(def, value)
   }
   return set
@@ -184,29 +242,56 @@ function storedValues(shape: CollectionShape, data: ApiRecord): Row {
 export async function applyCascade(plan: CascadePlan, data: readonly ApiRecord[], now: number): Promise<Committed[]> {
   const committed: Committed[] = []
   // Every hook's data is checked before the first write.
-  const hooked = plan.updates.map((update, i) => ({ update, planned: cleanUp(update, update.row), data: data[i]!, set: storedValues(update.shape, data[i]!) }))
+  const hooked = plan.updates.map((update, i) => ({
+    update,
+    planned: cleanUp(update, update.row),
+    data: data[i]!,
+    set: storedValues(update.shape, data[i]!),
+  }))
   for (const { update, planned, data: hookData, set: firstSet } of hooked) {
     let row: Row | undefined = update.row
     let set = firstSet
     for (let attempt = 0; row; attempt++) {
-      if (attempt >= maxAttempts) throw new AppError('conflict', `A record of ${update.collection.name} kept changing while its references were cleared; retry`)
-      const written = await update.store.update(String(row.id), { ...set, updated_at: now }, null, Number(row._version), true)
+      if (attempt >= maxAttempts)
+        throw new AppError(
+          'conflict',
+          `A record of ${update.collection.name} kept changing while its references were cleared; retry`,
+        )
+      const written = await update.store.update(
+        String(row.id),
+        { ...set, updated_at: now },
+        null,
+        Number(row._version),
+        true,
+      )
       if (written) {
-        committed.push({ type: 'record.update', collection: update.collection, before: fullRecord(update.shape, row), after: fullRecord(update.shape, written) })
+        committed.push({
+          type: 'record.update',
+          collection: update.collection,
+          before: fullRecord(update.shape, row),
+          after: fullRecord(update.shape, written),
+        })
         break
       }
       row = await update.store.byId(String(update.row.id), null, true)
       if (!row) break
       const again = cleanUp(update, row)
       const next: ApiRecord = { ...hookData }
-      for (const key of Object.keys(planned)) if (key in hookData && sameValue(hookData[key], planned[key])) next[key] = again[key]
+      for (const key of Object.keys(planned))
+        if (key in hookData && sameValue(hookData[key], planned[key])) next[key] = again[key]
       set = storedValues(update.shape, next)
     }
   }
   // Deepest first: a record goes after those that belong to it.
   for (const doomed of [...plan.deletes].reverse()) {
     const removed = await doomed.store.remove(String(doomed.row.id), null)
-    if (removed) committed.push({ type: 'record.delete', collection: doomed.collection, before: fullRecord(doomed.shape, removed), permanent: true })
+    if (removed)
+      committed.push({
+        type: 'record.delete',
+        collection: doomed.collection,
+        before: fullRecord(doomed.shape, removed),
+        permanent: true,
+      })
   }
   return committed
 }

@@ -1,6 +1,18 @@
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, queryFlag, queryInteger, z, type AppEnv, type Security } from '../../lib/http/index.js'
+import {
+  createRouter,
+  defineRoute,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  principalOf,
+  queryFlag,
+  queryInteger,
+  z,
+  type AppEnv,
+  type Security,
+} from '../../lib/http/index.js'
 import type { RecordsService } from './service.js'
 import type { VersionCheck } from './write.js'
 
@@ -15,16 +27,27 @@ const readErrors = ['invalid_request', 'unauthorized', 'forbidden', 'collection_
 
 // Weak ETags on reads (decision 025): the client sends back the tags it holds; a current one is answered 304.
 const ConditionalHeaders = z.object({
-  'if-none-match': z.string().max(2000).optional().openapi({ description: 'ETags held (W/"…", comma-separated) or *: 304 when the answer has not changed' }),
+  'if-none-match': z
+    .string()
+    .max(2000)
+    .optional()
+    .openapi({ description: 'ETags held (W/"…", comma-separated) or *: 304 when the answer has not changed' }),
 })
-const notModified = { description: 'Not modified: the ETag in If-None-Match is current (no body)', headers: { ETag: { schema: { type: 'string' as const } } } }
+const notModified = {
+  description: 'Not modified: the ETag in If-None-Match is current (no body)',
+  headers: { ETag: { schema: { type: 'string' as const } } },
+}
 
 const ListQuery = z.object({
   page: queryInteger({ min: 1, default: 1 }),
   limit: queryInteger({ min: 1, max: 100, default: 25 }),
   sortBy: z.string().max(100).optional(),
   order: z.enum(['asc', 'desc']).optional(),
-  filter: z.string().max(16_384).optional().openapi({ description: 'JSON: object format or array (UserFilter) format' }),
+  filter: z
+    .string()
+    .max(16_384)
+    .optional()
+    .openapi({ description: 'JSON: object format or array (UserFilter) format' }),
   search: z.string().max(500).optional(),
   expand: z.string().max(500).optional(),
   fields: z.string().max(2000).optional(),
@@ -35,7 +58,11 @@ const ListQuery = z.object({
 })
 
 const list = defineRoute({
-  method: 'get', path: '/api/v1/collections/{name}/records', operationId: 'records.list', summary: 'List records: filter, search, sort, expand, page or cursor', tags,
+  method: 'get',
+  path: '/api/v1/collections/{name}/records',
+  operationId: 'records.list',
+  summary: 'List records: filter, search, sort, expand, page or cursor',
+  tags,
   permission: 'collections/{name}:read',
   request: { params: Params, query: ListQuery, headers: ConditionalHeaders },
   responses: {
@@ -55,17 +82,35 @@ const list = defineRoute({
   },
 })
 const getOne = defineRoute({
-  method: 'get', path: '/api/v1/collections/{name}/records/{id}', operationId: 'records.get', summary: 'One record', tags,
+  method: 'get',
+  path: '/api/v1/collections/{name}/records/{id}',
+  operationId: 'records.get',
+  summary: 'One record',
+  tags,
   permission: 'collections/{name}:read',
   request: {
     params: IdParams,
-    query: z.object({ expand: z.string().max(500).optional(), fields: z.string().max(2000).optional(), locale: z.string().max(40).optional(), include_deleted: queryFlag.optional(), meta: z.enum(['i18n']).optional() }),
+    query: z.object({
+      expand: z.string().max(500).optional(),
+      fields: z.string().max(2000).optional(),
+      locale: z.string().max(40).optional(),
+      include_deleted: queryFlag.optional(),
+      meta: z.enum(['i18n']).optional(),
+    }),
     headers: ConditionalHeaders,
   },
-  responses: { 304: notModified, 200: jsonContent(z.object({ data: RecordSchema, meta: z.unknown().optional() }), 'The record'), ...errorResponses(...readErrors, 'record_not_found') },
+  responses: {
+    304: notModified,
+    200: jsonContent(z.object({ data: RecordSchema, meta: z.unknown().optional() }), 'The record'),
+    ...errorResponses(...readErrors, 'record_not_found'),
+  },
 })
 const create = defineRoute({
-  method: 'post', path: '/api/v1/collections/{name}/records', operationId: 'records.create', summary: 'Create a record (answers the bare record)', tags,
+  method: 'post',
+  path: '/api/v1/collections/{name}/records',
+  operationId: 'records.create',
+  summary: 'Create a record (answers the bare record)',
+  tags,
   permission: 'collections/{name}:create',
   request: { params: Params, query: z.object({ locale: z.string().max(40).optional() }), ...jsonBody(Body) },
   responses: {
@@ -74,7 +119,11 @@ const create = defineRoute({
   },
 })
 const update = defineRoute({
-  method: 'patch', path: '/api/v1/collections/{name}/records/{id}', operationId: 'records.update', summary: 'Update fields or JSON paths ($set, $push, $pull, $unset); optional version check', tags,
+  method: 'patch',
+  path: '/api/v1/collections/{name}/records/{id}',
+  operationId: 'records.update',
+  summary: 'Update fields or JSON paths ($set, $push, $pull, $unset); optional version check',
+  tags,
   permission: 'collections/{name}:update',
   request: {
     params: IdParams,
@@ -84,20 +133,42 @@ const update = defineRoute({
   },
   responses: {
     200: jsonContent(RecordSchema, 'The whole updated record'),
-    ...errorResponses(...readErrors, 'record_not_found', 'invalid_field', 'validation_error', 'conflict', 'precondition_failed', 'already_exists'),
+    ...errorResponses(
+      ...readErrors,
+      'record_not_found',
+      'invalid_field',
+      'validation_error',
+      'conflict',
+      'precondition_failed',
+      'already_exists',
+    ),
   },
 })
 const remove = defineRoute({
-  method: 'delete', path: '/api/v1/collections/{name}/records/{id}', operationId: 'records.delete', summary: 'Delete a record (soft by default)', tags,
+  method: 'delete',
+  path: '/api/v1/collections/{name}/records/{id}',
+  operationId: 'records.delete',
+  summary: 'Delete a record (soft by default)',
+  tags,
   permission: 'collections/{name}:delete',
   request: { params: IdParams, query: z.object({ permanent: queryFlag.optional() }) },
-  responses: { 200: jsonContent(z.object({ success: z.literal(true), permanent: z.boolean() }), 'Deleted'), ...errorResponses(...readErrors, 'record_not_found', 'conflict') },
+  responses: {
+    200: jsonContent(z.object({ success: z.literal(true), permanent: z.boolean() }), 'Deleted'),
+    ...errorResponses(...readErrors, 'record_not_found', 'conflict'),
+  },
 })
 const restore = defineRoute({
-  method: 'post', path: '/api/v1/collections/{name}/records/{id}/restore', operationId: 'records.restore', summary: 'Restore a soft-deleted record', tags,
+  method: 'post',
+  path: '/api/v1/collections/{name}/records/{id}/restore',
+  operationId: 'records.restore',
+  summary: 'Restore a soft-deleted record',
+  tags,
   permission: 'collections/{name}:delete',
   request: { params: IdParams },
-  responses: { 200: jsonContent(z.object({ success: z.literal(true) }), 'Restored'), ...errorResponses(...readErrors, 'record_not_found') },
+  responses: {
+    200: jsonContent(z.object({ success: z.literal(true) }), 'Restored'),
+    ...errorResponses(...readErrors, 'record_not_found'),
+  },
 })
 
 /** `"3"`, `W/"3"` or `3` → 3. Throws invalid_request. */
@@ -113,21 +184,30 @@ function parseIfMatch(value: string): number {
  * agree it is one check, answered 412 precondition_failed on a mismatch when If-Match was among them,
  * else 409 conflict. Throws invalid_request.
  */
-function versionCheck(ifMatch: string | undefined, query: number | undefined, body: Record<string, unknown>): VersionCheck {
+function versionCheck(
+  ifMatch: string | undefined,
+  query: number | undefined,
+  body: Record<string, unknown>,
+): VersionCheck {
   const given: [channel: string, version: number][] = []
   if (ifMatch !== undefined) given.push(['If-Match', parseIfMatch(ifMatch)])
   if (query !== undefined) given.push(['version', query])
   const inBody = body._version
   if (inBody !== undefined && inBody !== null) {
-    if (typeof inBody !== 'number' || !Number.isSafeInteger(inBody) || inBody < 0) throw new AppError('invalid_request', '_version must be a whole number')
+    if (typeof inBody !== 'number' || !Number.isSafeInteger(inBody) || inBody < 0)
+      throw new AppError('invalid_request', '_version must be a whole number')
     given.push(['_version', inBody])
   }
   const [first] = given
   if (!first) return null
   if (given.some(([, version]) => version !== first[1])) {
-    throw new AppError('invalid_request', `The versions sent disagree (${given.map(([channel, version]) => `${channel} ${version}`).join(', ')}); send one`, {
-      versions: Object.fromEntries(given),
-    })
+    throw new AppError(
+      'invalid_request',
+      `The versions sent disagree (${given.map(([channel, version]) => `${channel} ${version}`).join(', ')}); send one`,
+      {
+        versions: Object.fromEntries(given),
+      },
+    )
   }
   return { version: first[1], onMismatch: ifMatch !== undefined ? 'precondition_failed' : 'conflict' }
 }
@@ -158,7 +238,12 @@ export function recordsRoutes(records: RecordsService, readSecurity: Security) {
   router.openapi(list, async (c) => {
     const { include_deleted, ...query } = c.req.valid('query')
     const known = c.req.valid('header')['if-none-match']
-    const { etag, body } = await records.listConditional(principalOf(c), c.req.valid('param').name, { ...query, includeDeleted: include_deleted }, known)
+    const { etag, body } = await records.listConditional(
+      principalOf(c),
+      c.req.valid('param').name,
+      { ...query, includeDeleted: include_deleted },
+      known,
+    )
     const answer = body === null ? c.body(null, 304) : c.json(body, 200)
     tagged(c, etag) // once the body is serialised: an answer that fails on the way out carries no tag
     return answer
@@ -167,13 +252,24 @@ export function recordsRoutes(records: RecordsService, readSecurity: Security) {
     const { name, id } = c.req.valid('param')
     const { include_deleted, ...query } = c.req.valid('query')
     const known = c.req.valid('header')['if-none-match']
-    const { etag, body } = await records.getConditional(principalOf(c), name, id, { ...query, includeDeleted: include_deleted }, known)
+    const { etag, body } = await records.getConditional(
+      principalOf(c),
+      name,
+      id,
+      { ...query, includeDeleted: include_deleted },
+      known,
+    )
     const answer = body === null ? c.body(null, 304) : c.json(body, 200)
     tagged(c, etag) // once the body is serialised: an answer that fails on the way out carries no tag
     return answer
   })
   router.openapi(create, async (c) => {
-    const record = await records.create(principalOf(c), c.req.valid('param').name, c.req.valid('json'), c.req.valid('query').locale)
+    const record = await records.create(
+      principalOf(c),
+      c.req.valid('param').name,
+      c.req.valid('json'),
+      c.req.valid('query').locale,
+    )
     return c.json(record, 201)
   })
   router.openapi(update, async (c) => {

@@ -55,7 +55,8 @@ export function shareCovers(access: ShareAccess, action: string): boolean {
  */
 export function recordScope(input: ScopeInput): RecordScope {
   const { principal, decision, preset, action } = input
-  if (preset === 'public' && action === 'read') return Object.freeze({ allowed: true, rows: null, fields: decision.allowed ? decision.fields : null })
+  if (preset === 'public' && action === 'read')
+    return Object.freeze({ allowed: true, rows: null, fields: decision.allowed ? decision.fields : null })
 
   let rows: ResolvedFilterNode | null | 'none' = decision.allowed ? decision.itemFilter : 'none'
   if (rows !== 'none' && preset === 'private' && !input.admin) {
@@ -64,12 +65,16 @@ export function recordScope(input: ScopeInput): RecordScope {
     else {
       const owned = orNode<LiteralOperand>([
         compareValue(['owned_by'], 'eq', literal(me)),
-        andNode<LiteralOperand>([comparePresence(['owned_by'], 'is_null'), compareValue(['created_by'], 'eq', literal(me))]),
+        andNode<LiteralOperand>([
+          comparePresence(['owned_by'], 'is_null'),
+          compareValue(['created_by'], 'eq', literal(me)),
+        ]),
       ])
       rows = rows === null ? owned : andNode([rows, owned])
     }
   }
-  const shared = input.sharing && input.sharedIds.length > 0 ? compareList(['id'], 'in', input.sharedIds.map(literal)) : null
+  const shared =
+    input.sharing && input.sharedIds.length > 0 ? compareList(['id'], 'in', input.sharedIds.map(literal)) : null
   if (shared) rows = rows === 'none' ? shared : rows === null ? null : orNode([rows, shared])
   if (rows === 'none') return denied
   return Object.freeze({ allowed: true, rows, fields: decision.allowed ? decision.fields : null })
@@ -79,6 +84,7 @@ export function recordScope(input: ScopeInput): RecordScope {
 export function intersectScopes(a: RecordScope, b: RecordScope): RecordScope {
   if (!a.allowed || !b.allowed) return denied
   const rows = a.rows === null ? b.rows : b.rows === null ? a.rows : andNode([a.rows, b.rows])
-  const fields = a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
+  const fields =
+    a.fields === null ? b.fields : b.fields === null ? a.fields : a.fields.filter((f) => b.fields!.includes(f))
   return Object.freeze({ allowed: true, rows, fields })
 }

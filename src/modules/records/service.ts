@@ -9,6 +9,7 @@ import { listRows, requestFilter, type ListParams } from './list.js'
 import { present } from './present.js'
 import { aggregateRows, type AggregateQuery, type AggregateRow } from './aggregate.js'
 import { findRows, matchingIds, type FindQuery } from './query.js'
+import { withRelationPaths } from './relation-paths.js'
 import type { Row } from './store.js'
 import { createWriter, type VersionCheck } from './write.js'
 
@@ -48,10 +49,15 @@ export interface Conditional<T> {
 /** `a,b` → the fields asked for, each a readable field of the collection. Throws invalid_request. */
 function projectionOf(opened: Opened, raw: string | undefined): ReadonlySet<string> | null {
   if (raw === undefined || raw === '') return null
-  const names = raw.split(',').map((f) => f.trim()).filter(Boolean)
+  const names = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean)
   for (const name of names) {
     if (!alwaysReadable.has(name) && !opened.shape.byName.has(name)) {
-      throw new AppError('invalid_request', `fields: unknown field "${name.slice(0, 60)}"`, { field: name.slice(0, 60) })
+      throw new AppError('invalid_request', `fields: unknown field "${name.slice(0, 60)}"`, {
+        field: name.slice(0, 60),
+      })
     }
   }
   return new Set(names)
@@ -90,11 +96,22 @@ export function createRecordsService(deps: RecordsDeps) {
   }
 
   /** One record with its ETag (decision 025): the tag is worked out before the row is read, from the write version. */
-  async function getRecord(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }, known: string | undefined): Promise<Conditional<{ data: ApiRecord; meta?: unknown }>> {
+  async function getRecord(
+    principal: Principal,
+    name: string,
+    id: string,
+    options: ReadOptions & { meta?: string },
+    known: string | undefined,
+  ): Promise<Conditional<{ data: ApiRecord; meta?: unknown }>> {
     const opened = await open(principal, name, 'read', options.locale)
     if (options.includeDeleted) await assertMayViewDeleted(opened)
     const version = await deps.freshness.version(opened.collection)
-    const etag = deps.freshness.etag(opened, version, ['get', id, options.fields ?? '', options.includeDeleted ?? false, options.meta ?? ''], options)
+    const etag = deps.freshness.etag(
+      opened,
+      version,
+      ['get', id, options.fields ?? '', options.includeDeleted ?? false, options.meta ?? ''],
+      options,
+    )
     // A listed tag was made at this version, when the record was there: the version has not moved since.
     const asked = ifNoneMatch(known, etag)
     if (asked === 'tag') return { etag, body: null }
@@ -112,32 +129,67 @@ export function createRecordsService(deps: RecordsDeps) {
     }
     for (const def of opened.shape.stored.filter((f) => f.translatable && f.name in full)) {
       const map = (full[def.name] ?? {}) as Record<string, unknown>
-      i18n[def.name] = Object.fromEntries([...locales].sort().map((l) => [l, typeof map[l] === 'string' && map[l] !== '']))
+      i18n[def.name] = Object.fromEntries(
+        [...locales].sort().map((l) => [l, typeof map[l] === 'string' && map[l] !== '']),
+      )
     }
     return { etag, body: { data: data!, meta: { i18n } } }
   }
 
   /** A page with its ETag; the total comes from the count cache at the version read before the rows. */
-  async function listRecords(principal: Principal, name: string, query: ListQuery, known: string | undefined): Promise<Conditional<ListEnvelope>> {
-    const opened = await open(principal, name, 'read', query.locale)
-    if (query.includeDeleted) await assertMayViewDeleted(opened)
+  async function listRecords(
+    principal: Principal,
+    name: string,
+    query: ListQuery,
+    known: string | undefined,
+  ): Promise<Conditional<ListEnvelope>> {
+    const own = await open(principal, name, 'read', query.locale)
+    if (query.includeDeleted) await assertMayViewDeleted(own)
     const params: ListParams = { ...query, includeDeleted: query.includeDeleted ?? false }
+    const opened = await withRelationPaths(open, own, query.filter)
     const filter = requestFilter(opened, query.filter, deps.clock.seconds())
-    const version = await deps.freshness.version(opened.collection)
+    // A filter through relations reads other collections, whose writes move other versions: such a
+    // page is counted afresh and carries no ETag, as an expanded one.
+    const version = opened === own ? await deps.freshness.version(opened.collection) : null
     // The filter as resolved ($CURRENT_USER, $NOW filled in), so two callers' "mine" are two requests.
     const counted = [filter, query.search ?? '', params.includeDeleted]
-    const request = ['list', ...counted, query.page, query.limit, query.sortBy ?? '', query.order ?? '', query.cursor ?? null, query.fields ?? '', query.path ?? '']
+    const request = [
+      'list',
+      ...counted,
+      query.page,
+      query.limit,
+      query.sortBy ?? '',
+      query.order ?? '',
+      query.cursor ?? null,
+      query.fields ?? '',
+      query.path ?? '',
+    ]
     const etag = deps.freshness.etag(opened, version, request, query.path ? {} : query)
     if (ifNoneMatch(known, etag) !== 'none') return { etag, body: null }
     const page = await listRows(opened, params, filter, (load) => deps.freshness.count(opened, version, counted, load))
-    const records = await shape(opened, page.rows, query.path ? { ...query, expand: undefined, fields: undefined } : query)
-    const envelope = { total: page.total, page: query.page, limit: query.limit, hasMore: page.hasMore, ...(page.cursors ? { cursors: page.cursors } : {}) }
+    const records = await shape(
+      opened,
+      page.rows,
+      query.path ? { ...query, expand: undefined, fields: undefined } : query,
+    )
+    const envelope = {
+      total: page.total,
+      page: query.page,
+      limit: query.limit,
+      hasMore: page.hasMore,
+      ...(page.cursors ? { cursors: page.cursors } : {}),
+    }
     if (!query.path) return { etag, body: { data: records, ...envelope } }
     const [head, ...rest] = query.path.split('.')
-    if (!head || (!alwaysReadable.has(head) && !opened.shape.byName.has(head))) throw new AppError('invalid_request', 'path names a field (field.key…)')
+    if (!head || (!alwaysReadable.has(head) && !opened.shape.byName.has(head)))
+      throw new AppError('invalid_request', 'path names a field (field.key…)')
     const data = records.map((r) => {
       let value: unknown = r[head]
-      for (const key of rest) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined
+      for (const key of rest)
+        value =
+          value !== null && typeof value === 'object' && !Array.isArray(value)
+            ? (value as Record<string, unknown>)[key]
+            : undefined
       return { id: r.id, path: query.path!, value: value ?? null }
     })
     return { etag, body: { data, ...envelope } }
@@ -149,7 +201,12 @@ export function createRecordsService(deps: RecordsDeps) {
     open: opener,
 
     /** One record in `{ data }`, with `meta.i18n` (per-locale presence) on request. Throws record_not_found. */
-    async get(principal: Principal, name: string, id: string, options: ReadOptions & { meta?: string }): Promise<{ data: ApiRecord; meta?: unknown }> {
+    async get(
+      principal: Principal,
+      name: string,
+      id: string,
+      options: ReadOptions & { meta?: string },
+    ): Promise<{ data: ApiRecord; meta?: unknown }> {
       return (await getRecord(principal, name, id, options, undefined)).body!
     },
 
@@ -168,13 +225,25 @@ export function createRecordsService(deps: RecordsDeps) {
     listConditional: listRecords,
 
     /** Creates a record and returns it bare, as the caller may read it. */
-    async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<ApiRecord> {
+    async create(
+      principal: Principal,
+      name: string,
+      body: Record<string, unknown>,
+      locale?: string,
+    ): Promise<ApiRecord> {
       const { opened, row } = await writer.create(principal, name, body, locale)
       return (await shape(await asReader(opened), [row], {}))[0]!
     },
 
     /** Updates a record and returns the whole updated record. */
-    async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<ApiRecord> {
+    async update(
+      principal: Principal,
+      name: string,
+      id: string,
+      body: Record<string, unknown>,
+      check: VersionCheck,
+      locale?: string,
+    ): Promise<ApiRecord> {
       const { opened, row } = await writer.update(principal, name, id, body, check, locale)
       return (await shape(await asReader(opened), [row], {}))[0]!
     },
@@ -187,7 +256,7 @@ export function createRecordsService(deps: RecordsDeps) {
      * list), with whether more follow. Throws invalid_request, unauthorized, forbidden, collection_not_found.
      */
     async find(principal: Principal, name: string, query: FindQuery): Promise<{ data: ApiRecord[]; hasMore: boolean }> {
-      const opened = await open(principal, name, 'read')
+      const opened = await withRelationPaths(open, await open(principal, name, 'read'), query.filter)
       const filter = requestFilter(opened, query.filter, deps.clock.seconds())
       const rows = await findRows(opened, filter, query)
       const fields = query.fields && query.fields.length > 0 ? query.fields.join(',') : undefined
@@ -200,8 +269,14 @@ export function createRecordsService(deps: RecordsDeps) {
      * and `action` (update or delete), at most `max`: what a write by ids or filter is about to touch.
      * Throws invalid_request (more than `max` match), unauthorized, forbidden, collection_not_found.
      */
-    async matchingIds(principal: Principal, name: string, action: 'update' | 'delete', target: { filter?: string; ids?: readonly string[] }, max: number): Promise<string[]> {
-      const reading = await open(principal, name, 'read')
+    async matchingIds(
+      principal: Principal,
+      name: string,
+      action: 'update' | 'delete',
+      target: { filter?: string; ids?: readonly string[] },
+      max: number,
+    ): Promise<string[]> {
+      const reading = await withRelationPaths(open, await open(principal, name, 'read'), target.filter)
       const acting = await open(principal, name, action)
       const filter = requestFilter(reading, target.filter, deps.clock.seconds())
       return matchingIds(reading, acting, filter, target.ids ?? null, max)
@@ -212,8 +287,12 @@ export function createRecordsService(deps: RecordsDeps) {
      * the filter, compiled to one SELECT (GET /records/aggregate, flows' crud_query).
      * Throws invalid_request, unauthorized, forbidden, collection_not_found.
      */
-    async aggregate(principal: Principal, name: string, query: AggregateQuery): Promise<{ data: AggregateRow[]; hasMore: boolean }> {
-      const opened = await open(principal, name, 'read')
+    async aggregate(
+      principal: Principal,
+      name: string,
+      query: AggregateQuery,
+    ): Promise<{ data: AggregateRow[]; hasMore: boolean }> {
+      const opened = await withRelationPaths(open, await open(principal, name, 'read'), query.filter)
       const filter = requestFilter(opened, query.filter, deps.clock.seconds())
       const { rows, hasMore } = await aggregateRows(opened, filter, query)
       return { data: rows, hasMore }

@@ -30,7 +30,13 @@ export function createSharesStore(systemDb: Kysely<any>) {
       return rows.map((r) => r.record_id)
     },
     async ofRecord(collectionId: string, recordId: string): Promise<ShareRow[]> {
-      return db.selectFrom('record_shares').selectAll().where('collection_id', '=', collectionId).where('record_id', '=', recordId).orderBy('created_at').execute()
+      return db
+        .selectFrom('record_shares')
+        .selectAll()
+        .where('collection_id', '=', collectionId)
+        .where('record_id', '=', recordId)
+        .orderBy('created_at')
+        .execute()
     },
     async byId(id: string): Promise<ShareRow | undefined> {
       return db.selectFrom('record_shares').selectAll().where('id', '=', id).executeTakeFirst()
@@ -47,7 +53,11 @@ export function createSharesStore(systemDb: Kysely<any>) {
       await db.deleteFrom('record_shares').where('id', '=', id).execute()
     },
     async deleteOfRecord(collectionId: string, recordId: string): Promise<void> {
-      await db.deleteFrom('record_shares').where('collection_id', '=', collectionId).where('record_id', '=', recordId).execute()
+      await db
+        .deleteFrom('record_shares')
+        .where('collection_id', '=', collectionId)
+        .where('record_id', '=', recordId)
+        .execute()
     },
     /** Every share of a collection's records (after a truncate). */
     async deleteOfCollection(collectionId: string): Promise<void> {

@@ -17,7 +17,13 @@ export interface Share {
 }
 
 function toShare(row: ShareRow): Share {
-  return { id: row.id, recordId: row.record_id, userId: row.user_id, access: row.access as ShareAccess, createdAt: row.created_at }
+  return {
+    id: row.id,
+    recordId: row.record_id,
+    userId: row.user_id,
+    access: row.access as ShareAccess,
+    createdAt: row.created_at,
+  }
 }
 
 /**
@@ -26,13 +32,20 @@ function toShare(row: ShareRow): Share {
  * removing a share also needs update on that record, and a share never opens more than its giver reaches
  * (decision 012).
  */
-export function createSharesService(deps: { open: Opener; store: SharesStore; users: UsersService; collections: CollectionsService; clock: Clock }) {
+export function createSharesService(deps: {
+  open: Opener
+  store: SharesStore
+  users: UsersService
+  collections: CollectionsService
+  clock: Clock
+}) {
   /** The record, read as the caller, which must be its effective owner or an administrator. Throws unauthorized, record_not_found, forbidden, invalid_request. */
   async function ownedRecord(principal: Principal, name: string, recordId: string): Promise<Opened> {
     // Shares are between people: an anonymous caller has none to manage, whatever the collection's preset.
     if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to manage shares')
     const opened = await deps.open(principal, name, 'read')
-    if (opened.collection.accessControl?.sharing !== true) throw new AppError('invalid_request', `Sharing is off for ${name}`)
+    if (opened.collection.accessControl?.sharing !== true)
+      throw new AppError('invalid_request', `Sharing is off for ${name}`)
     const row = await opened.store.byId(recordId, opened.scope.rows, false)
     if (!row) throw new AppError('record_not_found', 'Record not found')
     const owner = (row.owned_by ?? row.created_by) as string | null
@@ -49,17 +62,30 @@ export function createSharesService(deps: { open: Opener; store: SharesStore; us
    * for every level; updating too for edit). `comment` needs what a comment capability token needs, read
    * and update, and opens reading. `access` is null for a removal, which needs update alone.
    */
-  async function assertMayShare(principal: Principal, read: Opened, recordId: string, access: ShareAccess | null): Promise<void> {
+  async function assertMayShare(
+    principal: Principal,
+    read: Opened,
+    recordId: string,
+    access: ShareAccess | null,
+  ): Promise<void> {
     const resource = `collections/${read.collection.name}`
     // Throws forbidden naming collections/<name>:update when the caller (or its key) holds no update at all.
     const update = await deps.open(principal, read.collection.name, 'update')
     if (!(await update.store.byId(recordId, update.scope.rows, false))) {
-      throw new AppError('forbidden', 'You may change the shares only of a record you may update', { resource, action: 'update' })
+      throw new AppError('forbidden', 'You may change the shares only of a record you may update', {
+        resource,
+        action: 'update',
+      })
     }
     if (access === null) return
-    const limited = read.scope.fields !== null ? 'read' : access === 'edit' && update.scope.fields !== null ? 'update' : null
+    const limited =
+      read.scope.fields !== null ? 'read' : access === 'edit' && update.scope.fields !== null ? 'update' : null
     if (limited !== null) {
-      throw new AppError('forbidden', `A share opens every field of the record, and you may ${limited} only some of them`, { resource, action: limited })
+      throw new AppError(
+        'forbidden',
+        `A share opens every field of the record, and you may ${limited} only some of them`,
+        { resource, action: limited },
+      )
     }
   }
 
@@ -75,16 +101,26 @@ export function createSharesService(deps: { open: Opener; store: SharesStore; us
      * invalid_request, unauthorized, forbidden (not the owner, no update on the record, a column limit),
      * collection_not_found, record_not_found, not_found (an unknown person).
      */
-    async share(principal: Principal, name: string, recordId: string, input: { userId?: string; userEmail?: string; access: ShareAccess }): Promise<Share> {
+    async share(
+      principal: Principal,
+      name: string,
+      recordId: string,
+      input: { userId?: string; userEmail?: string; access: ShareAccess },
+    ): Promise<Share> {
       // A share is granted by a person (created_by): never by a key without one or by system work.
       if (principal.kind !== 'anonymous') requirePerson(principal, 'Sharing a record')
-      if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
+      if ((input.userId === undefined) === (input.userEmail === undefined))
+        throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
       // An empty string is no person: refused here rather than taken for the other key (it was a 500).
-      if (input.userId === '' || input.userEmail === '') throw new AppError('invalid_request', 'userId and userEmail may not be empty')
+      if (input.userId === '' || input.userEmail === '')
+        throw new AppError('invalid_request', 'userId and userEmail may not be empty')
       const opened = await ownedRecord(principal, name, recordId)
       await assertMayShare(principal, opened, recordId, input.access)
       const collection = opened.collection
-      const found = input.userId !== undefined ? [await deps.users.findRow(input.userId)] : await deps.users.findRowsByEmail(input.userEmail!)
+      const found =
+        input.userId !== undefined
+          ? [await deps.users.findRow(input.userId)]
+          : await deps.users.findRowsByEmail(input.userEmail!)
       // Only people of the record's project count: an address shared with an account elsewhere must not
       // hide the one person here (and someone of another project is as unknown as nobody).
       const candidates = found.filter((u) => u !== null && u.project_id === collection.projectId)
@@ -108,7 +144,8 @@ export function createSharesService(deps: { open: Opener; store: SharesStore; us
       await assertMayShare(principal, opened, recordId, null)
       const collection = opened.collection
       const row = await deps.store.byId(shareId)
-      if (!row || row.collection_id !== collection.id || row.record_id !== recordId) throw new AppError('not_found', 'Share not found')
+      if (!row || row.collection_id !== collection.id || row.record_id !== recordId)
+        throw new AppError('not_found', 'Share not found')
       await deps.store.delete(shareId)
     },
   }

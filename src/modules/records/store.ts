@@ -18,9 +18,20 @@ const idLookupChunk = 5000
  * through a derived table that shows each field as a column (document-table.ts), writes pack the fields
  * into the document, and a write's row scope (which names fields) picks its ids from the derived table.
  */
-export function createRecordStore(handle: DbHandle, table: string, resolver: FieldResolver, documentFields: readonly FieldDef[] | null = null) {
+export function createRecordStore(
+  handle: DbHandle,
+  table: string,
+  resolver: FieldResolver,
+  documentFields: readonly FieldDef[] | null = null,
+) {
   const db = handle.db as Kysely<Record<string, Row>>
-  const document = documentFields ? { source: documentSource(handle, table, documentFields), returning: documentReturning(handle.kind, documentFields), fields: documentFields } : null
+  const document = documentFields
+    ? {
+        source: documentSource(handle, table, documentFields),
+        returning: documentReturning(handle.kind, documentFields),
+        fields: documentFields,
+      }
+    : null
   // The derived table stands where the table's name would (Kysely takes either).
   const from = () => (document ? db.selectFrom(document.source as unknown as string) : db.selectFrom(table))
   const toStored = (row: Row): Row => (document ? packDocument(document.fields, row) : row)
@@ -58,7 +69,9 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
   /** `where` for an UPDATE or DELETE of the table itself: a document table's scope is tested on the derived table. */
   function writeWhere(scope: ResolvedFilterNode | null, includeDeleted: boolean): Expression<SqlBool>[] {
     if (!document || !scope) return where(scope, includeDeleted)
-    const inScope = from().select('id').where(compileFilter(scope, resolver, handle.kind))
+    const inScope = from()
+      .select('id')
+      .where(compileFilter(scope, resolver, handle.kind))
     return [...where(null, includeDeleted), sql<SqlBool>`${sql.ref('id')} in (${inScope})`]
   }
 
@@ -90,7 +103,9 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
     /** Rows by ids within the scope (for expand and computed fields); at most `ids.length` rows. */
     async byIds(ids: readonly string[], scope: ResolvedFilterNode | null): Promise<Row[]> {
       if (ids.length === 0) return []
-      let query = from().selectAll().where('id', 'in', [...ids])
+      let query = from()
+        .selectAll()
+        .where('id', 'in', [...ids])
       for (const condition of where(scope, false)) query = query.where(condition)
       return runCompiled(db, query.compile())
     },
@@ -100,7 +115,11 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
       const found = new Set<string>()
       for (let i = 0; i < ids.length; i += idLookupChunk) {
         const slice = ids.slice(i, i + idLookupChunk)
-        const rows = await from().select('id').where('id', 'in', slice).where(sql<SqlBool>`deleted_at is null`).execute()
+        const rows = await from()
+          .select('id')
+          .where('id', 'in', slice)
+          .where(sql<SqlBool>`deleted_at is null`)
+          .execute()
         for (const row of rows) found.add(String(row.id))
       }
       return found
@@ -112,9 +131,15 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
       const keys = Object.keys(values)
       const build = () => {
         const insert = db.insertInto(table).values(values)
-        return (document ? insert.returning(document.returning as never) : insert.returningAll()).compile() as CompiledQuery<Row>
+        return (
+          document ? insert.returning(document.returning as never) : insert.returningAll()
+        ).compile() as CompiledQuery<Row>
       }
-      const stored = await reuse(`insert:${keys.join(',')}`, build, keys.map((k) => values[k]))
+      const stored = await reuse(
+        `insert:${keys.join(',')}`,
+        build,
+        keys.map((k) => values[k]),
+      )
       return stored!
     },
 
@@ -123,7 +148,13 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
      * so of several writers holding one version exactly one commits. Returns the new row, or undefined when
      * no row matched (missing, hidden, deleted, or another version).
      */
-    async update(id: string, set: Row, scope: ResolvedFilterNode | null, version: number | null, includeDeleted = false): Promise<Row | undefined> {
+    async update(
+      id: string,
+      set: Row,
+      scope: ResolvedFilterNode | null,
+      version: number | null,
+      includeDeleted = false,
+    ): Promise<Row | undefined> {
       if (document) {
         // The document's new value is an expression over its old one: built per call, never re-bound.
         let query = db
@@ -161,13 +192,22 @@ export function createRecordStore(handle: DbHandle, table: string, resolver: Fie
     async remove(id: string, scope: ResolvedFilterNode | null): Promise<Row | undefined> {
       let query = db.deleteFrom(table).where('id', '=', id)
       for (const condition of writeWhere(scope, true)) query = query.where(condition)
-      return first((document ? query.returning(document.returning as never) : query.returningAll()).compile() as CompiledQuery<Row>)
+      return first(
+        (document
+          ? query.returning(document.returning as never)
+          : query.returningAll()
+        ).compile() as CompiledQuery<Row>,
+      )
     },
 
     /** Rows of this table whose `column` holds the id (belongsTo) or lists it (hasMany), for onDelete. */
     async referencing(column: string, id: string, many: boolean, includeDeleted = false): Promise<Row[]> {
       const condition = many
-        ? compileFilter({ kind: 'compare', field: [column], op: 'contains', value: { kind: 'literal', value: id } }, resolver, handle.kind)
+        ? compileFilter(
+            { kind: 'compare', field: [column], op: 'contains', value: { kind: 'literal', value: id } },
+            resolver,
+            handle.kind,
+          )
         : sql<SqlBool>`${sql.ref(column)} = ${id}`
       let query = from().selectAll().where(condition)
       if (!includeDeleted) query = query.where(sql<SqlBool>`deleted_at is null`)

@@ -72,33 +72,49 @@ export function createTransfer(deps: TransferDeps) {
   const pipeline = createWritePipeline(deps)
 
   /** The record as the hooks and events see it: owned_by is part of it, whether or not the collection shows it. */
-  const withOwner = (opened: Opened, row: Row): ApiRecord => ({ ...fullRecord(opened.shape, row), owned_by: row.owned_by ?? null })
+  const withOwner = (opened: Opened, row: Row): ApiRecord => ({
+    ...fullRecord(opened.shape, row),
+    owned_by: row.owned_by ?? null,
+  })
 
   /** Throws unauthorized or forbidden unless the caller may transfer this (readable) record. */
   async function assertMayTransfer(principal: Principal, opened: Opened, row: Row): Promise<void> {
     const owner = ownerOf(row)
     // The owner transfers their own record; a capped caller (a flow run) only when its ceiling is the owner too.
-    if (owner !== null && ownedByEveryLayer(principal, owner) && keyMayTransfer(principal, opened.collection.name)) return
+    if (owner !== null && ownedByEveryLayer(principal, owner) && keyMayTransfer(principal, opened.collection.name))
+      return
     // Throws 401 for anonymous callers, 403 naming collections/<name>:transfer for others.
     const asTransfer = await deps.open(principal, opened.collection.name, 'transfer')
     if (asTransfer.scope.rows === null) return
     if (await asTransfer.store.byId(String(row.id), asTransfer.scope.rows, false)) return
-    throw new AppError('forbidden', "Only the record's owner or a role granted transfer on this record may transfer it", {
-      resource: `collections/${opened.collection.name}`,
-      action: 'transfer',
-    })
+    throw new AppError(
+      'forbidden',
+      "Only the record's owner or a role granted transfer on this record may transfer it",
+      {
+        resource: `collections/${opened.collection.name}`,
+        action: 'transfer',
+      },
+    )
   }
 
   /** The person of the record's project, by id or email; anyone else is the same 404. */
   async function personOf(projectId: string, input: TransferInput): Promise<string> {
-    const found = input.userId !== undefined ? [await deps.users.findRow(input.userId)] : await deps.users.findRowsByEmail(input.userEmail!)
+    const found =
+      input.userId !== undefined
+        ? [await deps.users.findRow(input.userId)]
+        : await deps.users.findRowsByEmail(input.userEmail!)
     const candidates = found.filter((u) => u !== null && u.project_id === projectId)
     if (candidates.length !== 1) throw new AppError('not_found', 'Person not found')
     return candidates[0]!.id
   }
 
   /** Leaves the previous owner an edit share; false when there is nobody (of this project) to leave it to. */
-  async function leaveAccess(principal: Principal, opened: Opened, recordId: string, previous: string): Promise<boolean> {
+  async function leaveAccess(
+    principal: Principal,
+    opened: Opened,
+    recordId: string,
+    previous: string,
+  ): Promise<boolean> {
     const person = await deps.users.findRow(previous)
     if (!person || person.project_id !== opened.collection.projectId) return false
     await deps.shares.upsert({
@@ -132,8 +148,10 @@ export function createTransfer(deps: TransferDeps) {
      * not_found (no such person in the project), conflict (the record keeps changing).
      */
     async transfer(principal: Principal, name: string, id: string, input: TransferInput): Promise<TransferResult> {
-      if ((input.userId === undefined) === (input.userEmail === undefined)) throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
-      if (input.userId === '' || input.userEmail === '') throw new AppError('invalid_request', 'userId and userEmail may not be empty')
+      if ((input.userId === undefined) === (input.userEmail === undefined))
+        throw new AppError('invalid_request', 'Send exactly one of userId and userEmail')
+      if (input.userId === '' || input.userEmail === '')
+        throw new AppError('invalid_request', 'userId and userEmail may not be empty')
       const keepAccess = input.keepAccess ?? true
       // The hooks run once, on the record as first read (a hook may refuse the transfer; the values it
       // returns are not used: a transfer writes owned_by only). A retry after a lost race re-checks the
@@ -159,16 +177,33 @@ export function createTransfer(deps: TransferDeps) {
         const target = await personOf(opened.collection.projectId, input)
         if (previous === target) return unchanged(target)
         const before = withOwner(opened, row)
-        if (!hooked) await pipeline.hook(principal, { action: 'update', collection: opened.collection, before, data: { owned_by: target } })
+        if (!hooked)
+          await pipeline.hook(principal, {
+            action: 'update',
+            collection: opened.collection,
+            before,
+            data: { owned_by: target },
+          })
         hooked = true
 
         const now = deps.clock.seconds()
-        const updated = await opened.store.update(id, { owned_by: target, updated_at: now, updated_by: principal.userId }, null, Number(row._version))
+        const updated = await opened.store.update(
+          id,
+          { owned_by: target, updated_at: now, updated_by: principal.userId },
+          null,
+          Number(row._version),
+        )
         if (!updated) continue
         await deps.collections.markOwnerScoped(opened.collection)
         await dropShareOf(opened, id, target)
-        const kept = keepAccess && previous !== null && opened.collection.accessControl?.sharing === true && (await leaveAccess(principal, opened, id, previous))
-        await pipeline.publish(principal, [{ type: 'record.update', collection: opened.collection, before, after: withOwner(opened, updated) }])
+        const kept =
+          keepAccess &&
+          previous !== null &&
+          opened.collection.accessControl?.sharing === true &&
+          (await leaveAccess(principal, opened, id, previous))
+        await pipeline.publish(principal, [
+          { type: 'record.update', collection: opened.collection, before, after: withOwner(opened, updated) },
+        ])
         await deps.audit.record({
           projectId: opened.collection.projectId,
           action: 'record.transferred',
@@ -187,6 +222,7 @@ export type Transfer = ReturnType<typeof createTransfer>
 
 /** True when the principal and each of its ceilings act for this person. */
 function ownedByEveryLayer(principal: Principal, owner: string): boolean {
-  for (let layer: Principal | null = principal; layer !== null; layer = layer.ceiling) if (layer.userId !== owner) return false
+  for (let layer: Principal | null = principal; layer !== null; layer = layer.ceiling)
+    if (layer.userId !== owner) return false
   return true
 }

@@ -39,7 +39,8 @@ export function createTruncate(deps: TruncateDeps) {
       if (fields.length === 0) continue
       const handle = await deps.collections.handleOf(other)
       for (const field of fields) {
-        if (await holdsReferences(handle, other, field.name, field.relationConfig!.relationType === 'hasMany')) found.push(`${other.name}.${field.name}`)
+        if (await holdsReferences(handle, other, field.name, field.relationConfig!.relationType === 'hasMany'))
+          found.push(`${other.name}.${field.name}`)
       }
     }
     return found
@@ -55,17 +56,25 @@ export function createTruncate(deps: TruncateDeps) {
     async truncate(principal: Principal, name: string): Promise<TruncateResult> {
       const opened = await deps.open(principal, name, 'hard_delete')
       if (opened.scope.rows !== null) {
-        throw new AppError('forbidden', `Truncate removes every record of ${name}: it needs collections/${name}:hard_delete without a row restriction`, {
-          resource: `collections/${name}`,
-          action: 'hard_delete',
-        })
+        throw new AppError(
+          'forbidden',
+          `Truncate removes every record of ${name}: it needs collections/${name}:hard_delete without a row restriction`,
+          {
+            resource: `collections/${name}`,
+            action: 'hard_delete',
+          },
+        )
       }
       // Dangling references would outlive the truncate (relations' onDelete runs per record, not here).
       const referencing = await referencesInto(opened.collection.projectId, name)
       if (referencing.length > 0) {
-        throw new AppError('conflict', `Records of other collections still reference ${name} (${referencing.join(', ')}); clear those references or truncate those collections first`, {
-          referencing,
-        })
+        throw new AppError(
+          'conflict',
+          `Records of other collections still reference ${name} (${referencing.join(', ')}); clear those references or truncate those collections first`,
+          {
+            referencing,
+          },
+        )
       }
       const deleted = await deleteAllRows(opened.handle, name)
       // Cached totals and ETags of the collection go stale everywhere before the truncate is answered.

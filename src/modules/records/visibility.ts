@@ -12,7 +12,15 @@ import { shows } from './present.js'
 export function presentRecord(opened: Opened, record: ApiRecord): ApiRecord {
   const view = { locale: opened.locale, projection: null, allowlist: opened.scope.fields }
   const out: ApiRecord = {}
-  for (const column of ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'deleted_at', '_version'] as const) {
+  for (const column of [
+    'id',
+    'created_at',
+    'updated_at',
+    'created_by',
+    'updated_by',
+    'deleted_at',
+    '_version',
+  ] as const) {
     if (shows(column, view)) out[column] = record[column] ?? null
   }
   if (opened.shape.collection.ownerScoped && shows('owned_by', view)) out.owned_by = record.owned_by ?? null

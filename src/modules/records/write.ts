@@ -45,15 +45,29 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
      * read (validation_error otherwise).
      * Throws invalid_field, missing_field, validation_error, forbidden, already_exists, or what a hook throws.
      */
-    async create(principal: Principal, name: string, body: Record<string, unknown>, locale?: string): Promise<{ opened: Opened; row: Row }> {
+    async create(
+      principal: Principal,
+      name: string,
+      body: Record<string, unknown>,
+      locale?: string,
+    ): Promise<{ opened: Opened; row: Row }> {
       const opened = await open(principal, name, 'create', locale)
       const input = createInput(opened, body)
-      const row = await pipeline.run(principal, [{ action: 'create', collection: opened.collection, before: null, data: input.data }], async ([data]) => {
-        const { row } = newRow(opened, data!, input.system, clock.seconds())
-        await assertReferencesExist(opened, { row })
-        const stored = await opened.store.insert(row)
-        return { committed: [{ type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, stored) }], result: stored }
-      })
+      const row = await pipeline.run(
+        principal,
+        [{ action: 'create', collection: opened.collection, before: null, data: input.data }],
+        async ([data]) => {
+          const { row } = newRow(opened, data!, input.system, clock.seconds())
+          await assertReferencesExist(opened, { row })
+          const stored = await opened.store.insert(row)
+          return {
+            committed: [
+              { type: 'record.create', collection: opened.collection, after: fullRecord(opened.shape, stored) },
+            ],
+            result: stored,
+          }
+        },
+      )
       return { opened, row }
     },
 
@@ -68,17 +82,26 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
      * (validation_error otherwise).
      * Throws record_not_found, conflict, precondition_failed, invalid_field, validation_error, forbidden, or what a hook throws.
      */
-    async update(principal: Principal, name: string, id: string, body: Record<string, unknown>, check: VersionCheck, locale?: string): Promise<{ opened: Opened; row: Row }> {
+    async update(
+      principal: Principal,
+      name: string,
+      id: string,
+      body: Record<string, unknown>,
+      check: VersionCheck,
+      locale?: string,
+    ): Promise<{ opened: Opened; row: Row }> {
       const opened = await open(principal, name, 'update', locale)
       const fields: ApiRecord = {}
       const operations: Operation[] = []
       for (const [key, value] of Object.entries(body)) {
         if ((jsonOperators as readonly string[]).includes(key)) {
-          if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('invalid_request', `${key} maps field paths to values`)
+          if (value === null || typeof value !== 'object' || Array.isArray(value))
+            throw new AppError('invalid_request', `${key} maps field paths to values`)
           for (const [path, operand] of Object.entries(value as Record<string, unknown>)) {
             const parsed = operatorPath(path)
             const def = writableField(opened, parsed[0])
-            if (fieldTypeOf(def.type).valueKind(def) !== 'json') throw new AppError('invalid_request', `${key}: "${def.name}" is not a JSON field`, { field: def.name })
+            if (fieldTypeOf(def.type).valueKind(def) !== 'json')
+              throw new AppError('invalid_request', `${key}: "${def.name}" is not a JSON field`, { field: def.name })
             checkOperand(key as JsonOperator, parsed, operand)
             operations.push({ op: key as JsonOperator, path: parsed, value: operand })
           }
@@ -96,40 +119,55 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
       let incoming = incomingOf(fields, operations, before)
       const operated = new Set(operations.map((o) => o.path[0]))
 
-      const row = await pipeline.run(principal, [{ action: 'update', collection: opened.collection, before, data: incoming }], async ([hooked]) => {
-        let changes = hooked!
-        for (let attempt = 0; ; attempt++) {
-          const set: Row = { updated_at: clock.seconds(), updated_by: principal.userId }
-          const after: ApiRecord = { ...before }
-          for (const [key, value] of Object.entries(changes)) {
-            const def = writableField(opened, key)
-            const next = inLocale(opened, def, value, before[key])
-            set[key] = writeValue(def, next)
-            after[key] = readValue(def, set[key], opened.shape.kind)
-          }
-          assertInScope(opened, after, 'update')
-          await assertReferencesExist(opened, { row: set, before })
-          const updated = await opened.store.update(id, set, opened.scope.rows, Number(current!._version))
-          if (updated) {
-            const committed: Committed[] = [{ type: 'record.update', collection: opened.collection, before, after: fullRecord(opened.shape, updated) }]
-            return { committed, result: updated }
-          }
-          // Another write landed between the read and the update.
-          if (check) throw versionMismatch(check)
-          if (attempt + 1 >= maxAttempts) throw new AppError('conflict', 'The record keeps changing; retry')
-          current = await opened.store.byId(id, opened.scope.rows, false)
-          if (!current) throw new AppError('record_not_found', 'Record not found')
-          before = fullRecord(opened.shape, current)
-          const recomputed = incomingOf(fields, operations, before)
-          for (const field of operated) {
-            if (!sameValue(changes[field], incoming[field])) {
-              throw new AppError('conflict', `The record changed while it was written, and a hook changed "${field}", which a JSON operator computes; retry`, { field })
+      const row = await pipeline.run(
+        principal,
+        [{ action: 'update', collection: opened.collection, before, data: incoming }],
+        async ([hooked]) => {
+          let changes = hooked!
+          for (let attempt = 0; ; attempt++) {
+            const set: Row = { updated_at: clock.seconds(), updated_by: principal.userId }
+            const after: ApiRecord = { ...before }
+            for (const [key, value] of Object.entries(changes)) {
+              const def = writableField(opened, key)
+              const next = inLocale(opened, def, value, before[key])
+              set[key] = writeValue(def, next)
+              after[key] = readValue(def, set[key], opened.shape.kind)
             }
-            changes = { ...changes, [field]: recomputed[field] }
+            assertInScope(opened, after, 'update')
+            await assertReferencesExist(opened, { row: set, before })
+            const updated = await opened.store.update(id, set, opened.scope.rows, Number(current!._version))
+            if (updated) {
+              const committed: Committed[] = [
+                {
+                  type: 'record.update',
+                  collection: opened.collection,
+                  before,
+                  after: fullRecord(opened.shape, updated),
+                },
+              ]
+              return { committed, result: updated }
+            }
+            // Another write landed between the read and the update.
+            if (check) throw versionMismatch(check)
+            if (attempt + 1 >= maxAttempts) throw new AppError('conflict', 'The record keeps changing; retry')
+            current = await opened.store.byId(id, opened.scope.rows, false)
+            if (!current) throw new AppError('record_not_found', 'Record not found')
+            before = fullRecord(opened.shape, current)
+            const recomputed = incomingOf(fields, operations, before)
+            for (const field of operated) {
+              if (!sameValue(changes[field], incoming[field])) {
+                throw new AppError(
+                  'conflict',
+                  `The record changed while it was written, and a hook changed "${field}", which a JSON operator computes; retry`,
+                  { field },
+                )
+              }
+              changes = { ...changes, [field]: recomputed[field] }
+            }
+            incoming = recomputed
           }
-          incoming = recomputed
-        }
-      })
+        },
+      )
       return { opened, row }
     },
 
@@ -145,15 +183,20 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
       if (!current) throw new AppError('record_not_found', 'Record not found')
       const before = fullRecord(opened.shape, current)
       const plan = await planCascade(deps, opened.collection, [id], permanent)
-      const intents = [{ action: 'delete' as const, collection: opened.collection, before, data: {} }, ...cascadeIntents(plan)]
+      const intents = [
+        { action: 'delete' as const, collection: opened.collection, before, data: {} },
+        ...cascadeIntents(plan),
+      ]
       await pipeline.run(principal, intents, async ([, ...cascaded]) => {
         const committed = await applyCascade(plan, cascaded, clock.seconds())
         if (permanent) {
-          if (!(await opened.store.remove(id, opened.scope.rows))) throw new AppError('record_not_found', 'Record not found')
+          if (!(await opened.store.remove(id, opened.scope.rows)))
+            throw new AppError('record_not_found', 'Record not found')
           await deps.shares.deleteOfRecord(opened.collection.id, id)
         } else {
           const set = { deleted_at: clock.seconds(), updated_at: clock.seconds(), updated_by: principal.userId }
-          if (!(await opened.store.update(id, set, opened.scope.rows, null))) throw new AppError('record_not_found', 'Record not found')
+          if (!(await opened.store.update(id, set, opened.scope.rows, null)))
+            throw new AppError('record_not_found', 'Record not found')
         }
         committed.push({ type: 'record.delete', collection: opened.collection, before, permanent })
         return { committed, result: undefined }
@@ -169,19 +212,35 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
       const current = await opened.store.byId(id, deleted, true)
       if (!current) throw new AppError('record_not_found', 'Record not found')
       const before = fullRecord(opened.shape, current)
-      await pipeline.run(principal, [{ action: 'restore', collection: opened.collection, before, data: {} }], async () => {
-        const set = { deleted_at: null, updated_at: clock.seconds(), updated_by: principal.userId }
-        const restored = await opened.store.update(id, set, deleted, Number(current._version), true)
-        if (!restored) throw new AppError('record_not_found', 'Record not found')
-        return { committed: [{ type: 'record.update', collection: opened.collection, before, after: fullRecord(opened.shape, restored) }], result: undefined }
-      })
+      await pipeline.run(
+        principal,
+        [{ action: 'restore', collection: opened.collection, before, data: {} }],
+        async () => {
+          const set = { deleted_at: null, updated_at: clock.seconds(), updated_by: principal.userId }
+          const restored = await opened.store.update(id, set, deleted, Number(current._version), true)
+          if (!restored) throw new AppError('record_not_found', 'Record not found')
+          return {
+            committed: [
+              {
+                type: 'record.update',
+                collection: opened.collection,
+                before,
+                after: fullRecord(opened.shape, restored),
+              },
+            ],
+            result: undefined,
+          }
+        },
+      )
     },
   }
 }
 
 function versionMismatch(check: NonNullable<VersionCheck>): AppError {
   return check.onMismatch === 'precondition_failed'
-    ? new AppError('precondition_failed', 'The record changed since that version (If-Match)', { expected: check.version })
+    ? new AppError('precondition_failed', 'The record changed since that version (If-Match)', {
+        expected: check.version,
+      })
     : new AppError('conflict', 'The record changed since that version', { expected: check.version })
 }
 

@@ -4,8 +4,15 @@ import { snippetHtml } from './query.js'
 
 describe('columnsOf', () => {
   it('one FTS5 column per distinct field name across sources, in name order; never a field name', () => {
-    expect(columnsOf([{ collection: 'a', fields: ['title', 'body'] }, { collection: 'b', fields: ['title', 'text'] }])).toEqual({ body: 'c0', text: 'c1', title: 'c2' })
-    expect(columnsOf([{ collection: 'a', fields: ['x); drop table meta; --'] }])).toEqual({ 'x); drop table meta; --': 'c0' })
+    expect(
+      columnsOf([
+        { collection: 'a', fields: ['title', 'body'] },
+        { collection: 'b', fields: ['title', 'text'] },
+      ]),
+    ).toEqual({ body: 'c0', text: 'c1', title: 'c2' })
+    expect(columnsOf([{ collection: 'a', fields: ['x); drop table meta; --'] }])).toEqual({
+      'x); drop table meta; --': 'c0',
+    })
   })
 })
 
@@ -25,7 +32,9 @@ describe('textOf', () => {
 })
 
 describe('snippetHtml', () => {
-  it('escapes the record\'s text and turns the marks into <mark>', () => {
-    expect(snippetHtml(`<b>"x" & 'y'</b> ${markOpen}aurora${markClose}`)).toBe('&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt; <mark>aurora</mark>')
+  it("escapes the record's text and turns the marks into <mark>", () => {
+    expect(snippetHtml(`<b>"x" & 'y'</b> ${markOpen}aurora${markClose}`)).toBe(
+      '&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt; <mark>aurora</mark>',
+    )
   })
 })

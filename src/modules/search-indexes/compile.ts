@@ -34,7 +34,11 @@ export function textOf(value: unknown): string {
   if (typeof value === 'string') return value.replace(marks, ' ')
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   if (Array.isArray(value)) return value.map(textOf).filter(Boolean).join(' ')
-  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).map(textOf).filter(Boolean).join(' ')
+  if (typeof value === 'object')
+    return Object.values(value as Record<string, unknown>)
+      .map(textOf)
+      .filter(Boolean)
+      .join(' ')
   return ''
 }
 
@@ -64,22 +68,35 @@ export async function compileIndex(
     for (const [key, value] of Object.entries(meta)) putMeta.run(key, JSON.stringify(value))
     const names = Object.values(columns)
     // Column names are ours (c0, c1, …), never a field name: nothing from a request reaches this DDL.
-    db.exec(`create virtual table docs using fts5(collection unindexed, record_id unindexed, ${names.join(', ')}, tokenize = 'unicode61 remove_diacritics 2')`)
-    const insert = db.prepare(`insert into docs (collection, record_id, ${names.join(', ')}) values (${['?', '?', ...names.map(() => '?')].join(', ')})`)
+    db.exec(
+      `create virtual table docs using fts5(collection unindexed, record_id unindexed, ${names.join(', ')}, tokenize = 'unicode61 remove_diacritics 2')`,
+    )
+    const insert = db.prepare(
+      `insert into docs (collection, record_id, ${names.join(', ')}) values (${['?', '?', ...names.map(() => '?')].join(', ')})`,
+    )
     let documentCount = 0
     for (const source of sources) {
       let cursor = ''
       for (;;) {
         signal?.throwIfAborted()
-        const page = await records.list(principal, source.collection, { page: 1, limit: pageSize, cursor, fields: source.fields.join(',') })
+        const page = await records.list(principal, source.collection, {
+          page: 1,
+          limit: pageSize,
+          cursor,
+          fields: source.fields.join(','),
+        })
         const rows = page.data as Record<string, unknown>[]
         documentCount += rows.length
         if (documentCount > searchIndexLimits.documents) {
-          throw new AppError('limit_exceeded', `A search index holds at most ${searchIndexLimits.documents} records`, { limit: searchIndexLimits.documents })
+          throw new AppError('limit_exceeded', `A search index holds at most ${searchIndexLimits.documents} records`, {
+            limit: searchIndexLimits.documents,
+          })
         }
         db.transaction(() => {
           for (const row of rows) {
-            const values = Object.keys(columns).map((field) => (source.fields.includes(field) ? textOf(row[field]) : null))
+            const values = Object.keys(columns).map((field) =>
+              source.fields.includes(field) ? textOf(row[field]) : null,
+            )
             insert.run(source.collection, String(row.id), ...values)
           }
         })()
@@ -99,6 +116,10 @@ export async function compileIndex(
 export function readMeta(db: Database.Database): FileMeta {
   const rows = db.prepare('select key, value from meta').all() as { key: string; value: string }[]
   const meta = Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown])) as unknown as FileMeta
-  if (meta.format !== fileFormat) throw new AppError('service_unavailable', 'The search index file is of a format this server does not read; rebuild the index')
+  if (meta.format !== fileFormat)
+    throw new AppError(
+      'service_unavailable',
+      'The search index file is of a format this server does not read; rebuild the index',
+    )
   return meta
 }

@@ -104,14 +104,20 @@ export function createIndexFiles(deps: { storage: ObjectStorage; dataDir: string
         opening.set(buildId, pending)
       }
       const file = await pending
-      if (!file) throw new AppError('service_unavailable', 'The built file of this search index is missing from object storage; rebuild it')
+      if (!file)
+        throw new AppError(
+          'service_unavailable',
+          'The built file of this search index is missing from object storage; rebuild it',
+        )
       return file
     },
 
     /** Removes a build's file from object storage and from this instance. */
     async remove(projectId: string, indexId: string, buildId: string): Promise<void> {
       forgetLocal(buildId)
-      await deps.storage.delete(objectKey(projectId, indexId, buildId)).catch((err: unknown) => deps.log.warn({ err, indexId, buildId }, 'removing a search index file failed'))
+      await deps.storage
+        .delete(objectKey(projectId, indexId, buildId))
+        .catch((err: unknown) => deps.log.warn({ err, indexId, buildId }, 'removing a search index file failed'))
     },
 
     /** Removes a temp file a build left. */

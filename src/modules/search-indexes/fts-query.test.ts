@@ -15,7 +15,7 @@ describe('ftsExpression', () => {
     ['title:secret', '"title:secret"'],
     ['{c0} : x', '"{c0}" "x"'],
     ['(a) ^b NEAR(c d)', '"(a)" "^b" "NEAR(c" "d)"'],
-    ['it\'s', '"it\'s"'],
+    ["it's", '"it\'s"'],
     ['a"b"c', '"a" "b" "c"'],
     ['&& alpha', '"alpha"'],
     ['wörld', '"wörld"'],
@@ -39,14 +39,39 @@ describe('ftsExpression', () => {
     const db = new Database(':memory:')
     db.exec('create virtual table t using fts5(c0, c1)')
     db.prepare('insert into t values (?, ?)').run('Hello wörld programming', 'second body')
-    const hostile = ['a\u0000b', 'x\u0000"y"', 'a AND', 'OR', 'NOT NOT', 'NEAR(', '(((x', 'x)', '^x', 'c0:hello', '{c1}:body', '-x', '+y', 'a"b"c', 'x* *y', 'hello*', 'prog*']
+    const hostile = [
+      'a\u0000b',
+      'x\u0000"y"',
+      'a AND',
+      'OR',
+      'NOT NOT',
+      'NEAR(',
+      '(((x',
+      'x)',
+      '^x',
+      'c0:hello',
+      '{c1}:body',
+      '-x',
+      '+y',
+      'a"b"c',
+      'x* *y',
+      'hello*',
+      'prog*',
+    ]
     for (const text of hostile) {
       const expression = ftsExpression(text)
       expect(() => db.prepare('select * from t where t match ?').all(expression), text).not.toThrow()
-      expect(() => db.prepare('select * from t where t match ?').all(inColumns(['c0', 'c1'], expression)), text).not.toThrow()
+      expect(
+        () => db.prepare('select * from t where t match ?').all(inColumns(['c0', 'c1'], expression)),
+        text,
+      ).not.toThrow()
     }
-    expect(db.prepare('select c0 from t where t match ?').all(inColumns(['c0'], ftsExpression('prog*')))).toHaveLength(1)
-    expect(db.prepare('select c0 from t where t match ?').all(inColumns(['c1'], ftsExpression('hello')))).toHaveLength(0)
+    expect(db.prepare('select c0 from t where t match ?').all(inColumns(['c0'], ftsExpression('prog*')))).toHaveLength(
+      1,
+    )
+    expect(db.prepare('select c0 from t where t match ?').all(inColumns(['c1'], ftsExpression('hello')))).toHaveLength(
+      0,
+    )
     db.close()
   })
 })

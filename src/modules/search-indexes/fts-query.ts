@@ -32,7 +32,8 @@ export function ftsExpression(text: string): string {
     if (prefix) word = word.replace(/\*+$/, '')
     if (hasWord(word)) terms.push(quoted(word) + (prefix ? ' *' : ''))
   }
-  if (terms.length === 0) throw new AppError('invalid_request', 'q: give at least one word to search for', { field: 'q' })
+  if (terms.length === 0)
+    throw new AppError('invalid_request', 'q: give at least one word to search for', { field: 'q' })
   return terms.join(' ')
 }
 

@@ -23,8 +23,12 @@ export interface SearchIndexesModuleDeps extends Omit<SearchIndexesDeps, 'files'
 export function createSearchIndexesModule(deps: SearchIndexesModuleDeps) {
   const files = createIndexFiles({ storage: deps.storage, dataDir: deps.dataDir, log: deps.log })
   const service = createSearchIndexesService({ ...deps, files })
-  deps.searchIndexSeam.onStale.add(async (projectId, collection, found) => void found.push(...(await service.markStale(projectId, collection))))
-  deps.searchIndexSeam.onRebuild.add(async (actor, collection, found) => void found.push(...(await service.rebuildDependents(actor, collection))))
+  deps.searchIndexSeam.onStale.add(
+    async (projectId, collection, found) => void found.push(...(await service.markStale(projectId, collection))),
+  )
+  deps.searchIndexSeam.onRebuild.add(
+    async (actor, collection, found) => void found.push(...(await service.rebuildDependents(actor, collection))),
+  )
   deps.removedCollections.add(async (_actor, projectId, names) => service.removeCollections(projectId, names))
   return {
     service,

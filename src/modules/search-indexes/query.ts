@@ -22,7 +22,10 @@ const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Snippet text as safe HTML: the record's text escaped, the match marks as <mark>. */
 export function snippetHtml(raw: string): string {
-  return raw.replace(/[&<>"']/g, (c) => escapes[c]!).replaceAll(markOpen, '<mark>').replaceAll(markClose, '</mark>')
+  return raw
+    .replace(/[&<>"']/g, (c) => escapes[c]!)
+    .replaceAll(markOpen, '<mark>')
+    .replaceAll(markClose, '</mark>')
 }
 
 /** A refusal that means "this caller sees nothing of this source" rather than a failure of the query. */
@@ -58,7 +61,9 @@ export async function searchFile(
       throw err
     }
     const allowlist = opened.scope.fields
-    const fields = source.fields.filter((f) => opened.shape.byName.has(f) && (allowlist === null || allowlist.includes(f)))
+    const fields = source.fields.filter(
+      (f) => opened.shape.byName.has(f) && (allowlist === null || allowlist.includes(f)),
+    )
     if (fields.length === 0) continue
     // FTS5 column i+2 is columns[name] (collection and record_id come first).
     const positions = fields.map((f) => 2 + columnNames.indexOf(f))
@@ -66,18 +71,36 @@ export async function searchFile(
     const statement = db.prepare(
       `select record_id, bm25(docs) as rank, ${snippets} from docs where docs match ? and collection = ? order by rank limit ? offset ?`,
     )
-    const match = inColumns(fields.map((f) => meta.columns[f]!), expression)
+    const match = inColumns(
+      fields.map((f) => meta.columns[f]!),
+      expression,
+    )
     const batch = Math.max(batchMin, limit * 2)
     const found: (SearchHit & { rank: number })[] = []
     for (let step = 0; step < maxSteps && found.length < limit; step++) {
       const candidates = run(statement, [match, source.collection, batch, step * batch])
       if (candidates.length === 0) break
-      const visible = opened.scope.rows === null ? null : await visibleIds(records, principal, source.collection, candidates.map((c) => c.record_id))
+      const visible =
+        opened.scope.rows === null
+          ? null
+          : await visibleIds(
+              records,
+              principal,
+              source.collection,
+              candidates.map((c) => c.record_id),
+            )
       for (const candidate of candidates) {
         if (visible && !visible.has(candidate.record_id)) continue
         const at = fields.findIndex((_, i) => candidate[`s${i}`]?.includes(markOpen))
         const chosen = at < 0 ? 0 : at
-        found.push({ collection: source.collection, id: candidate.record_id, rank: candidate.rank, score: 0, field: fields[chosen] ?? null, snippet: snippetHtml(candidate[`s${chosen}`] ?? '') })
+        found.push({
+          collection: source.collection,
+          id: candidate.record_id,
+          rank: candidate.rank,
+          score: 0,
+          field: fields[chosen] ?? null,
+          snippet: snippetHtml(candidate[`s${chosen}`] ?? ''),
+        })
         if (found.length === limit) break
       }
       if (candidates.length < batch) break
@@ -101,7 +124,17 @@ function run(statement: Database.Statement, params: unknown[]): Candidate[] {
 }
 
 /** Which of these record ids the caller may read now (list rules: row filter, shares, owner scoping). */
-async function visibleIds(records: Pick<RecordsService, 'find'>, principal: Principal, collection: string, ids: string[]): Promise<Set<string>> {
-  const page = await records.find(principal, collection, { filter: JSON.stringify({ id: { _in: ids } }), limit: ids.length, offset: 0, fields: ['id'] })
+async function visibleIds(
+  records: Pick<RecordsService, 'find'>,
+  principal: Principal,
+  collection: string,
+  ids: string[],
+): Promise<Set<string>> {
+  const page = await records.find(principal, collection, {
+    filter: JSON.stringify({ id: { _in: ids } }),
+    limit: ids.length,
+    offset: 0,
+    fields: ['id'],
+  })
   return new Set(page.data.map((r) => String(r.id)))
 }

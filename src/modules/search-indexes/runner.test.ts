@@ -6,7 +6,7 @@ import { createBuildRunner } from './runner.js'
 const { log } = createLoggers('silent')
 
 describe('createBuildRunner', () => {
-  it('runs builds of one index one at a time; the same caller\'s waiting requests share the next build', async () => {
+  it("runs builds of one index one at a time; the same caller's waiting requests share the next build", async () => {
     const started: string[] = []
     const gates: (() => void)[] = []
     const runner = createBuildRunner<string>({
@@ -42,7 +42,10 @@ describe('createBuildRunner', () => {
 
   it('a failed build rejects its requests and the next one still runs', async () => {
     let n = 0
-    const runner = createBuildRunner<number>({ log, build: async () => (++n === 1 ? Promise.reject(new Error('boom')) : n) })
+    const runner = createBuildRunner<number>({
+      log,
+      build: async () => (++n === 1 ? Promise.reject(new Error('boom')) : n),
+    })
     const failed = runner.request(principals.system('p1', 'a'), 'p1', 'ix')
     const next = runner.request(principals.system('p1', 'b'), 'p1', 'ix')
     await expect(failed).rejects.toThrow('boom')

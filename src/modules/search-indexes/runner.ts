@@ -68,7 +68,9 @@ export function createBuildRunner<R>(deps: { build: Build<R>; log: Logger }) {
       } else {
         lane = { queue: [waiting], running: Promise.resolve() }
         lanes.set(key, lane)
-        lane.running = drain(key, projectId, indexId).catch((err: unknown) => deps.log.error({ err, indexId }, 'search index builds stopped'))
+        lane.running = drain(key, projectId, indexId).catch((err: unknown) =>
+          deps.log.error({ err, indexId }, 'search index builds stopped'),
+        )
       }
       return waiting.done.promise
     },

@@ -42,8 +42,15 @@ export const SearchIndexSchema = z
     name: z.string(),
     description: z.string(),
     sources: z.array(SourceSchema),
-    status: z.enum(indexStatuses).openapi({ description: 'stale: the built file (if any) predates a change to a source; building; ready; failed: the last build failed (see error)' }),
-    builtAt: z.number().int().nullable().openapi({ description: 'Unix seconds of the build queries read; null when never built' }),
+    status: z.enum(indexStatuses).openapi({
+      description:
+        'stale: the built file (if any) predates a change to a source; building; ready; failed: the last build failed (see error)',
+    }),
+    builtAt: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Unix seconds of the build queries read; null when never built' }),
     documentCount: z.number().int().openapi({ description: 'Records the built file holds' }),
     sizeBytes: z.number().int(),
     buildId: z.string().nullable(),
@@ -51,7 +58,9 @@ export const SearchIndexSchema = z
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
   })
-  .openapi('SearchIndex', { description: 'A full-text index over fields of collections, compiled into an SQLite FTS5 file in object storage' })
+  .openapi('SearchIndex', {
+    description: 'A full-text index over fields of collections, compiled into an SQLite FTS5 file in object storage',
+  })
 
 export const CreateSearchIndexSchema = z.strictObject({
   name: IndexName,

@@ -11,7 +11,14 @@ import { compileIndex } from './compile.js'
 import type { IndexFiles } from './files.js'
 import { searchFile } from './query.js'
 import { createBuildRunner } from './runner.js'
-import { searchIndexLimits, type CreateSearchIndexInput, type SearchHit, type SearchIndex, type SearchIndexSource, type UpdateSearchIndexInput } from './schemas.js'
+import {
+  searchIndexLimits,
+  type CreateSearchIndexInput,
+  type SearchHit,
+  type SearchIndex,
+  type SearchIndexSource,
+  type UpdateSearchIndexInput,
+} from './schemas.js'
 import { createSearchIndexesStore, type SearchIndexRow } from './store.js'
 
 export interface SearchIndexesDeps {
@@ -60,18 +67,29 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
         throw err
       })
       const allowlist = opened.scope.fields
-      const unknown = source.fields.filter((f) => !opened.shape.byName.has(f) || (allowlist !== null && !allowlist.includes(f)))
+      const unknown = source.fields.filter(
+        (f) => !opened.shape.byName.has(f) || (allowlist !== null && !allowlist.includes(f)),
+      )
       if (unknown.length > 0) {
-        throw new AppError('validation_error', `sources: ${source.collection} has no field ${unknown.map((f) => `"${f.slice(0, 60)}"`).join(', ')}`, {
-          collection: source.collection,
-          fields: unknown.map((f) => f.slice(0, 60)),
-        })
+        throw new AppError(
+          'validation_error',
+          `sources: ${source.collection} has no field ${unknown.map((f) => `"${f.slice(0, 60)}"`).join(', ')}`,
+          {
+            collection: source.collection,
+            fields: unknown.map((f) => f.slice(0, 60)),
+          },
+        )
       }
     }
   }
 
   /** One build as `actor`: compile, upload, then make it the file queries read unless a newer build took over. */
-  async function buildOnce(actor: Principal, projectId: string, indexId: string, signal?: AbortSignal): Promise<SearchIndexRow> {
+  async function buildOnce(
+    actor: Principal,
+    projectId: string,
+    indexId: string,
+    signal?: AbortSignal,
+  ): Promise<SearchIndexRow> {
     const buildId = newId()
     const row = await store.startBuild(projectId, indexId, buildId, clock.now())
     if (!row) throw new AppError('not_found', 'Search index not found')
@@ -80,12 +98,19 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
       const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal
       const { documentCount } = await compileIndex(deps.records, actor, sourcesOf(row), file, buildId, stop)
       const sizeBytes = await files.publish(projectId, indexId, buildId, file)
-      const finished = await store.finishBuild(projectId, indexId, { buildId, builtAt: clock.now(), documentCount, sizeBytes }, clock.now())
+      const finished = await store.finishBuild(
+        projectId,
+        indexId,
+        { buildId, builtAt: clock.now(), documentCount, sizeBytes },
+        clock.now(),
+      )
       if (finished === false) await files.remove(projectId, indexId, buildId)
       else if (finished.replaced) await files.remove(projectId, indexId, finished.replaced)
     } catch (err) {
       files.discard(file)
-      const message = isAppError(err) ? `${err.code}: ${err.message}` : 'internal: the build failed (see the server log)'
+      const message = isAppError(err)
+        ? `${err.code}: ${err.message}`
+        : 'internal: the build failed (see the server log)'
       if (!isAppError(err)) log.error({ err, indexId }, 'search index build failed')
       await store.failBuild(projectId, indexId, buildId, message.slice(0, 500), clock.now())
       throw err
@@ -118,7 +143,10 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
     async create(actor: Principal, input: CreateSearchIndexInput): Promise<SearchIndex> {
       await deps.access.authorize(actor, `${resource}:create`)
       await checkSources(actor, input.sources)
-      if (await store.byName(actor.projectId, input.name)) throw new AppError('already_exists', `A search index named "${input.name}" already exists`, { name: input.name })
+      if (await store.byName(actor.projectId, input.name))
+        throw new AppError('already_exists', `A search index named "${input.name}" already exists`, {
+          name: input.name,
+        })
       const now = clock.now()
       const row: SearchIndexRow = {
         id: newId(),
@@ -141,7 +169,13 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
         updated_at: now,
       }
       await store.insert(row)
-      await deps.audit.record({ projectId: actor.projectId, action: 'search_index.created', actor, target: { type: 'search_index', id: row.id }, details: { name: row.name, collections: input.sources.map((s) => s.collection) } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'search_index.created',
+        actor,
+        target: { type: 'search_index', id: row.id },
+        details: { name: row.name, collections: input.sources.map((s) => s.collection) },
+      })
       return present(row)
     },
 
@@ -156,7 +190,13 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
         updated_at: clock.now(),
       }
       if (!(await store.update(actor.projectId, row.id, changes))) throw notFound(name)
-      await deps.audit.record({ projectId: actor.projectId, action: 'search_index.updated', actor, target: { type: 'search_index', id: row.id }, details: { name, changed: Object.keys(input) } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'search_index.updated',
+        actor,
+        target: { type: 'search_index', id: row.id },
+        details: { name, changed: Object.keys(input) },
+      })
       return present((await store.byId(actor.projectId, row.id)) ?? row)
     },
 
@@ -166,7 +206,13 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
       const row = await rowOf(actor.projectId, name)
       if (!(await store.delete(actor.projectId, row.id))) throw notFound(name)
       if (row.build_id) await files.remove(actor.projectId, row.id, row.build_id)
-      await deps.audit.record({ projectId: actor.projectId, action: 'search_index.deleted', actor, target: { type: 'search_index', id: row.id }, details: { name } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'search_index.deleted',
+        actor,
+        target: { type: 'search_index', id: row.id },
+        details: { name },
+      })
     },
 
     /**
@@ -197,10 +243,20 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
      * Only what the caller may read now is matched and answered (see query.ts). Throws forbidden,
      * not_found, invalid_request (a malformed query), conflict (never built yet).
      */
-    async query(actor: Principal, name: string, q: string, limit: number): Promise<{ data: SearchHit[]; index: SearchIndex }> {
+    async query(
+      actor: Principal,
+      name: string,
+      q: string,
+      limit: number,
+    ): Promise<{ data: SearchHit[]; index: SearchIndex }> {
       await deps.access.authorize(actor, `${resource}:read`)
       const row = await rowOf(actor.projectId, name)
-      if (!row.build_id) throw new AppError('conflict', `Search index "${name}" has not been built yet: POST /api/v1/search-indexes/${name}/rebuild`, { status: row.status })
+      if (!row.build_id)
+        throw new AppError(
+          'conflict',
+          `Search index "${name}" has not been built yet: POST /api/v1/search-indexes/${name}/rebuild`,
+          { status: row.status },
+        )
       const file = await files.open(actor.projectId, row.id, row.build_id)
       const data = await searchFile(deps.records, actor, file, q, Math.min(limit, searchIndexLimits.queryLimit))
       return { data, index: present(row) }
@@ -208,8 +264,14 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
 
     /** Marks every index drawing from the collection stale (records' import and truncate); their names. */
     async markStale(projectId: string, collection: string): Promise<string[]> {
-      const rows = (await store.list(projectId)).filter((row) => sourcesOf(row).some((s) => s.collection === collection))
-      await store.markStale(projectId, rows.map((r) => r.id), clock.now())
+      const rows = (await store.list(projectId)).filter((row) =>
+        sourcesOf(row).some((s) => s.collection === collection),
+      )
+      await store.markStale(
+        projectId,
+        rows.map((r) => r.id),
+        clock.now(),
+      )
       return rows.map((r) => r.name)
     },
 
@@ -219,7 +281,9 @@ export function createSearchIndexesService(deps: SearchIndexesDeps) {
      */
     async rebuildDependents(actor: Principal, collection: string): Promise<string[]> {
       if (!(await deps.access.decide(actor, resource, 'execute')).allowed) return []
-      const rows = (await store.list(actor.projectId)).filter((row) => sourcesOf(row).some((s) => s.collection === collection))
+      const rows = (await store.list(actor.projectId)).filter((row) =>
+        sourcesOf(row).some((s) => s.collection === collection),
+      )
       for (const row of rows) await startRebuild(actor, row)
       return rows.map((r) => r.name)
     },

@@ -43,26 +43,47 @@ export function createSearchIndexesStore(systemDb: Kysely<any>) {
       return db.selectFrom('search_indexes').selectAll().where('project_id', '=', projectId).orderBy('name').execute()
     },
     async byName(projectId: string, name: string): Promise<SearchIndexRow | undefined> {
-      return db.selectFrom('search_indexes').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst()
+      return db
+        .selectFrom('search_indexes')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .executeTakeFirst()
     },
     async byId(projectId: string, id: string): Promise<SearchIndexRow | undefined> {
-      return db.selectFrom('search_indexes').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      return db
+        .selectFrom('search_indexes')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
     },
     /** Throws already_exists (translated by the database layer) when the name is taken. */
     async insert(row: SearchIndexRow): Promise<void> {
       await db.insertInto('search_indexes').values(row).execute()
     },
     /** New sources or description; a changed definition moves stale_seq, so a build under way ends stale. False when gone. */
-    async update(projectId: string, id: string, changes: { description?: string; sources?: string; updated_at: number }): Promise<boolean> {
+    async update(
+      projectId: string,
+      id: string,
+      changes: { description?: string; sources?: string; updated_at: number },
+    ): Promise<boolean> {
       let update = db.updateTable('search_indexes').set(changes)
       if (changes.sources !== undefined) {
-        update = update.set({ stale_seq: sql`stale_seq + 1` as never, status: sql`case when status = 'building' then 'building' else 'stale' end` as never })
+        update = update.set({
+          stale_seq: sql`stale_seq + 1` as never,
+          status: sql`case when status = 'building' then 'building' else 'stale' end` as never,
+        })
       }
       const result = await update.where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
       return Number(result.numUpdatedRows) > 0
     },
     async delete(projectId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('search_indexes').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      const result = await db
+        .deleteFrom('search_indexes')
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
       return Number(result.numDeletedRows) > 0
     },
     /**
@@ -73,23 +94,43 @@ export function createSearchIndexesStore(systemDb: Kysely<any>) {
       if (ids.length === 0) return
       await db
         .updateTable('search_indexes')
-        .set({ stale_seq: sql`stale_seq + 1` as never, status: sql`case when status = 'building' then 'building' else 'stale' end` as never, updated_at: now })
+        .set({
+          stale_seq: sql`stale_seq + 1` as never,
+          status: sql`case when status = 'building' then 'building' else 'stale' end` as never,
+          updated_at: now,
+        })
         .where('project_id', '=', projectId)
         .where('id', 'in', [...ids])
         .execute()
     },
     /** Shows a build as asked for (status building) before it starts. */
     async markBuilding(projectId: string, id: string, now: number): Promise<void> {
-      await db.updateTable('search_indexes').set({ status: 'building', updated_at: now }).where('project_id', '=', projectId).where('id', '=', id).execute()
+      await db
+        .updateTable('search_indexes')
+        .set({ status: 'building', updated_at: now })
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .execute()
     },
     /** Starts a build: it becomes the pending one (superseding any other) and remembers the sequence it read at. Null when the index is gone. */
     async startBuild(projectId: string, id: string, buildId: string, now: number): Promise<SearchIndexRow | null> {
       return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('search_indexes').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+        const row = await trx
+          .selectFrom('search_indexes')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .where('id', '=', id)
+          .executeTakeFirst()
         if (!row) return null
         await trx
           .updateTable('search_indexes')
-          .set({ status: 'building', pending_build_id: buildId, build_started_at: now, pending_seq: Number(row.stale_seq), updated_at: now })
+          .set({
+            status: 'building',
+            pending_build_id: buildId,
+            build_started_at: now,
+            pending_seq: Number(row.stale_seq),
+            updated_at: now,
+          })
           .where('id', '=', id)
           .execute()
         return row
@@ -100,9 +141,19 @@ export function createSearchIndexesStore(systemDb: Kysely<any>) {
      * source changed since it started. Answers the build it replaced (its file goes), or false when the
      * build was superseded or the index is gone (then this build's file goes).
      */
-    async finishBuild(projectId: string, id: string, done: FinishedBuild, now: number): Promise<{ replaced: string | null } | false> {
+    async finishBuild(
+      projectId: string,
+      id: string,
+      done: FinishedBuild,
+      now: number,
+    ): Promise<{ replaced: string | null } | false> {
       return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('search_indexes').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+        const row = await trx
+          .selectFrom('search_indexes')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .where('id', '=', id)
+          .executeTakeFirst()
         if (!row || row.pending_build_id !== done.buildId) return false
         const status: IndexStatus = Number(row.stale_seq) === Number(row.pending_seq) ? 'ready' : 'stale'
         await trx

@@ -5,9 +5,17 @@ import { z } from 'zod'
  * environment or in encrypted columns, never here. GET returns flat dotted keys (addendum §7).
  */
 export const settingDefinitions = {
-  'auth.usernameEnabled': { schema: z.boolean(), default: false, doc: 'Username sign-in (POST /api/auth/sign-in/username) is available' },
+  'auth.usernameEnabled': {
+    schema: z.boolean(),
+    default: false,
+    doc: 'Username sign-in (POST /api/auth/sign-in/username) is available',
+  },
   'auth.requireEmail': { schema: z.boolean(), default: true, doc: 'New accounts need an email address' },
-  'ai.mcp_rate_limit': { schema: z.number().int().min(1).max(100_000), default: 100, doc: 'Tool-server requests per minute per API key' },
+  'ai.mcp_rate_limit': {
+    schema: z.number().int().min(1).max(100_000),
+    default: 100,
+    doc: 'Tool-server requests per minute per API key',
+  },
   'ai.agent_rules': {
     schema: z.string().max(20_000),
     default: [
@@ -26,16 +34,34 @@ export const settingDefinitions = {
     default: 'store_on_upload',
     doc: 'When image variants are generated',
   },
-  'files.quotaBytes': { schema: z.number().int().min(0), default: 5 * 1024 ** 3, doc: 'Project storage quota in bytes' },
+  'files.quotaBytes': {
+    schema: z.number().int().min(0),
+    default: 5 * 1024 ** 3,
+    doc: 'Project storage quota in bytes',
+  },
   'files.variants': {
     // A string, as settings are flat scalars: `name:pixels` pairs, comma-separated ("" for none).
     schema: z
       .string()
       .max(400)
-      .regex(/^(?:[a-z][a-z0-9_-]{0,31}:\d{2,4}(?:,[a-z][a-z0-9_-]{0,31}:\d{2,4}){0,7})?$/, 'must be name:pixels pairs, comma-separated (at most 8)')
-      .refine((value) => value === '' || value.split(',').every((pair) => Number(pair.split(':')[1]) >= 16 && Number(pair.split(':')[1]) <= 4096), 'sizes are 16 to 4096 pixels')
-      .refine((value) => !value.split(',').some((pair) => ['thumbnail', 'original'].includes(pair.split(':')[0]!)), '"thumbnail" and "original" are reserved names')
-      .refine((value) => new Set(value.split(',').map((pair) => pair.split(':')[0])).size === value.split(',').length, 'each name once'),
+      .regex(
+        /^(?:[a-z][a-z0-9_-]{0,31}:\d{2,4}(?:,[a-z][a-z0-9_-]{0,31}:\d{2,4}){0,7})?$/,
+        'must be name:pixels pairs, comma-separated (at most 8)',
+      )
+      .refine(
+        (value) =>
+          value === '' ||
+          value.split(',').every((pair) => Number(pair.split(':')[1]) >= 16 && Number(pair.split(':')[1]) <= 4096),
+        'sizes are 16 to 4096 pixels',
+      )
+      .refine(
+        (value) => !value.split(',').some((pair) => ['thumbnail', 'original'].includes(pair.split(':')[0]!)),
+        '"thumbnail" and "original" are reserved names',
+      )
+      .refine(
+        (value) => new Set(value.split(',').map((pair) => pair.split(':')[0])).size === value.split(',').length,
+        'each name once',
+      ),
     default: 'small:480,medium:1024',
     doc: 'Image sizes made beside the 200 px thumbnail: name:pixels pairs (longest side), comma-separated',
   },

@@ -4,15 +4,26 @@ import type { SettingsService } from './service.js'
 const SettingsSchema = z.record(z.string(), z.unknown()).openapi('Settings', {
   example: { 'auth.usernameEnabled': false, 'auth.requireEmail': true, 'ai.mcp_rate_limit': 100 },
 })
-const envelope = { description: 'Every setting, flat dotted keys', content: { 'application/json': { schema: z.object({ data: SettingsSchema }) } } }
+const envelope = {
+  description: 'Every setting, flat dotted keys',
+  content: { 'application/json': { schema: z.object({ data: SettingsSchema }) } },
+}
 
 const getSettings = defineRoute({
-  method: 'get', path: '/api/v1/settings', operationId: 'settings.get', summary: 'The project\'s settings', tags: ['Settings'],
+  method: 'get',
+  path: '/api/v1/settings',
+  operationId: 'settings.get',
+  summary: "The project's settings",
+  tags: ['Settings'],
   permission: 'system/settings:read',
   responses: { 200: envelope, ...errorResponses('unauthorized', 'forbidden') },
 })
 const patchSettings = defineRoute({
-  method: 'patch', path: '/api/v1/settings', operationId: 'settings.update', summary: 'Change some settings', tags: ['Settings'],
+  method: 'patch',
+  path: '/api/v1/settings',
+  operationId: 'settings.update',
+  summary: 'Change some settings',
+  tags: ['Settings'],
   permission: 'system/settings:update',
   request: { body: { required: true, content: { 'application/json': { schema: SettingsSchema } } } },
   responses: { 200: envelope, ...errorResponses('invalid_request', 'unauthorized', 'forbidden') },

@@ -12,7 +12,13 @@ import { createSettingsStore } from './store.js'
 const channel = 'settings.changed'
 
 /** Project settings: defaults overlaid with what was saved; cached, and dropped everywhere on change. */
-export async function createSettingsService(deps: { systemDb: Kysely<any>; clock: Clock; pubsub: PubSub; audit: AuditService; access: Pick<AccessService, 'authorize'> }) {
+export async function createSettingsService(deps: {
+  systemDb: Kysely<any>
+  clock: Clock
+  pubsub: PubSub
+  audit: AuditService
+  access: Pick<AccessService, 'authorize'>
+}) {
   const store = createSettingsStore(deps.systemDb)
   const cache = await createProjectCache({ pubsub: deps.pubsub, channel, load })
 
@@ -53,16 +59,28 @@ export async function createSettingsService(deps: { systemDb: Kysely<any>; clock
       const now = deps.clock.seconds()
       const rows = Object.entries(patch).map(([key, value]) => {
         if (!(settingKeys as string[]).includes(key)) {
-          throw new AppError('invalid_request', `Unknown setting "${key.slice(0, 100)}"`, { key: key.slice(0, 100), known: settingKeys })
+          throw new AppError('invalid_request', `Unknown setting "${key.slice(0, 100)}"`, {
+            key: key.slice(0, 100),
+            known: settingKeys,
+          })
         }
         const parsed = settingDefinitions[key as SettingKey].schema.safeParse(value)
-        if (!parsed.success) throw new AppError('invalid_request', `${key}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`, { key })
+        if (!parsed.success)
+          throw new AppError('invalid_request', `${key}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`, {
+            key,
+          })
         return { project_id: projectId, key, value: JSON.stringify(parsed.data), updated_at: now }
       })
       if (rows.length === 0) throw new AppError('invalid_request', 'Send at least one setting')
       await store.upsert(rows)
       await cache.invalidate(projectId)
-      await deps.audit.record({ projectId, action: 'settings.updated', actor, target: { type: 'settings', id: null }, details: { keys: rows.map((r) => r.key) } })
+      await deps.audit.record({
+        projectId,
+        action: 'settings.updated',
+        actor,
+        target: { type: 'settings', id: null },
+        details: { keys: rows.map((r) => r.key) },
+      })
       return all(projectId)
     },
 

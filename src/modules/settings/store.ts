@@ -21,7 +21,11 @@ export function createSettingsStore(systemDb: Kysely<any>) {
       await db
         .insertInto('settings')
         .values(rows)
-        .onConflict((oc) => oc.columns(['project_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })))
+        .onConflict((oc) =>
+          oc
+            .columns(['project_id', 'key'])
+            .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })),
+        )
         .execute()
     },
   }

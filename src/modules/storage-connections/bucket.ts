@@ -27,7 +27,10 @@ export class BucketError extends Error {
 export interface Bucket {
   put(key: string, body: Buffer, contentType: string): Promise<{ etag: string | null }>
   /** The object's bytes (at most `maxBytes`). Throws BucketError not_found, too_large. */
-  get(key: string, maxBytes: number): Promise<{ body: Buffer; contentType: string | null; etag: string | null; lastModified: string | null }>
+  get(
+    key: string,
+    maxBytes: number,
+  ): Promise<{ body: Buffer; contentType: string | null; etag: string | null; lastModified: string | null }>
   delete(key: string): Promise<void>
   list(prefix: string, maxKeys: number): Promise<{ objects: BucketObject[]; truncated: boolean }>
   /** Null when there is no such object. */
@@ -52,25 +55,48 @@ export interface BucketOptions {
  */
 export async function openBucket(target: S3Target, options: BucketOptions): Promise<Bucket> {
   const url = new URL(target.endpoint)
-  if (options.sockets.refusesHost(url.hostname)) throw failed(describeFailure(Object.assign(new Error('refused'), { code: 'PLINTH_BLOCKED_ADDRESS' })))
+  if (options.sockets.refusesHost(url.hostname))
+    throw failed(describeFailure(Object.assign(new Error('refused'), { code: 'PLINTH_BLOCKED_ADDRESS' })))
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000
   const timeoutMs = options.timeoutMs ?? 30_000
   const sdk = await import('@aws-sdk/client-s3')
-  const { client, close } = await createS3Client(target, { lookup: options.sockets.lookup, connectTimeoutMs, timeoutMs })
+  const { client, close } = await createS3Client(target, {
+    lookup: options.sockets.lookup,
+    connectTimeoutMs,
+    timeoutMs,
+  })
   const Bucket = target.bucketName
-  const abortSignal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(connectTimeoutMs + timeoutMs)]) : AbortSignal.timeout(connectTimeoutMs + timeoutMs)
+  const abortSignal = options.signal
+    ? AbortSignal.any([options.signal, AbortSignal.timeout(connectTimeoutMs + timeoutMs)])
+    : AbortSignal.timeout(connectTimeoutMs + timeoutMs)
   const send = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run()
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
-      if (e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket')) throw new BucketError('not_found', 'No object has this key', 404, e.name ?? null)
+      if (
+        e.name === 'NoSuchKey' ||
+        e.name === 'NotFound' ||
+        (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket')
+      )
+        throw new BucketError('not_found', 'No object has this key', 404, e.name ?? null)
       throw failed(describeFailure(err))
     }
   }
   return {
     async put(key, body, contentType) {
-      const out = await send(() => client.send(new sdk.PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }), { abortSignal }))
+      const out = await send(() =>
+        client.send(
+          new sdk.PutObjectCommand({
+            Bucket,
+            Key: key,
+            Body: body,
+            ContentType: contentType,
+            ContentLength: body.length,
+          }),
+          { abortSignal },
+        ),
+      )
       return { etag: out.ETag ?? null }
     },
     async get(key, maxBytes) {
@@ -90,20 +116,41 @@ export async function openBucket(target: S3Target, options: BucketOptions): Prom
         }
         chunks.push(chunk)
       }
-      return { body: Buffer.concat(chunks), contentType: out.ContentType ?? null, etag: out.ETag ?? null, lastModified: out.LastModified?.toISOString() ?? null }
+      return {
+        body: Buffer.concat(chunks),
+        contentType: out.ContentType ?? null,
+        etag: out.ETag ?? null,
+        lastModified: out.LastModified?.toISOString() ?? null,
+      }
     },
     async delete(key) {
       await send(() => client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key }), { abortSignal }))
     },
     async list(prefix, maxKeys) {
-      const out = await send(() => client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix === '' ? undefined : prefix, MaxKeys: maxKeys }), { abortSignal }))
-      const objects = (out.Contents ?? []).map((o) => ({ key: o.Key ?? '', sizeBytes: o.Size ?? 0, etag: o.ETag ?? null, lastModified: o.LastModified?.toISOString() ?? null }))
+      const out = await send(() =>
+        client.send(
+          new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix === '' ? undefined : prefix, MaxKeys: maxKeys }),
+          { abortSignal },
+        ),
+      )
+      const objects = (out.Contents ?? []).map((o) => ({
+        key: o.Key ?? '',
+        sizeBytes: o.Size ?? 0,
+        etag: o.ETag ?? null,
+        lastModified: o.LastModified?.toISOString() ?? null,
+      }))
       return { objects, truncated: out.IsTruncated === true }
     },
     async head(key) {
       try {
         const out = await send(() => client.send(new sdk.HeadObjectCommand({ Bucket, Key: key }), { abortSignal }))
-        return { key, sizeBytes: out.ContentLength ?? 0, contentType: out.ContentType ?? null, etag: out.ETag ?? null, lastModified: out.LastModified?.toISOString() ?? null }
+        return {
+          key,
+          sizeBytes: out.ContentLength ?? 0,
+          contentType: out.ContentType ?? null,
+          etag: out.ETag ?? null,
+          lastModified: out.LastModified?.toISOString() ?? null,
+        }
       } catch (err) {
         if (err instanceof BucketError && err.reason === 'not_found') return null
         throw err

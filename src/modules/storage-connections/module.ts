@@ -5,7 +5,9 @@ import { storageConnectionsRoutes } from './routes.js'
 import { createStorageConnectionsService, type StorageConnectionsDeps } from './service.js'
 
 /** S3-compatible connection profiles of a project; secret keys sealed under SECRET_KEY. */
-export function createStorageConnectionsModule(deps: Omit<StorageConnectionsDeps, 'box' | 'probe'> & { secretKey: string }) {
+export function createStorageConnectionsModule(
+  deps: Omit<StorageConnectionsDeps, 'box' | 'probe'> & { secretKey: string },
+) {
   const { secretKey, ...rest } = deps
   const service = createStorageConnectionsService({
     ...rest,

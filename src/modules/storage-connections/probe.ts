@@ -40,7 +40,8 @@ export interface ProbeOptions {
 }
 
 const messages: Record<ProbeFailure, string> = {
-  blocked_address: 'The endpoint resolves to a private, loopback or link-local address, which this server may not reach (ALLOW_PRIVATE_NETWORK is off)',
+  blocked_address:
+    'The endpoint resolves to a private, loopback or link-local address, which this server may not reach (ALLOW_PRIVATE_NETWORK is off)',
   unreachable: 'The endpoint could not be reached (connection refused, reset, or the host name does not resolve)',
   timeout: 'The endpoint did not answer in time',
   tls_error: 'The TLS connection to the endpoint failed (certificate not trusted or not valid for the host)',
@@ -51,11 +52,35 @@ const messages: Record<ProbeFailure, string> = {
   unexpected_response: 'The endpoint answered with something other than an S3 response',
 }
 
-const credentialCodes = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'InvalidClientTokenId', 'InvalidSecurity', 'Unauthorized'])
+const credentialCodes = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'InvalidToken',
+  'ExpiredToken',
+  'InvalidClientTokenId',
+  'InvalidSecurity',
+  'Unauthorized',
+])
 const accessCodes = new Set(['AccessDenied', 'AllAccessDisabled', 'AccountProblem', 'Forbidden'])
 const bucketCodes = new Set(['NoSuchBucket'])
-const regionCodes = new Set(['PermanentRedirect', 'AuthorizationHeaderMalformed', 'IllegalLocationConstraintException', 'InvalidRegion', 'Redirect'])
-const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'EADDRNOTAVAIL'])
+const regionCodes = new Set([
+  'PermanentRedirect',
+  'AuthorizationHeaderMalformed',
+  'IllegalLocationConstraintException',
+  'InvalidRegion',
+  'Redirect',
+])
+const networkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+  'EADDRNOTAVAIL',
+])
 const timeoutCodes = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'TimeoutError', 'RequestTimeout', 'AbortError'])
 
 /**
@@ -71,11 +96,22 @@ export function createS3Probe(options: ProbeOptions): Probe {
     // A literal address never goes through DNS, so the socket's lookup guard would not see it.
     if (!options.allowPrivateNetwork && isBlockedHost(url.hostname)) return failure('blocked_address')
     const { ListObjectsV2Command } = await import('@aws-sdk/client-s3')
-    const { client, close } = await createS3Client(target, { lookup: options.allowPrivateNetwork ? undefined : guardedLookup, connectTimeoutMs, timeoutMs })
+    const { client, close } = await createS3Client(target, {
+      lookup: options.allowPrivateNetwork ? undefined : guardedLookup,
+      connectTimeoutMs,
+      timeoutMs,
+    })
     try {
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: target.bucketName, MaxKeys: 1 }), { abortSignal: AbortSignal.timeout(connectTimeoutMs + timeoutMs) })
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: target.bucketName, MaxKeys: 1 }), {
+        abortSignal: AbortSignal.timeout(connectTimeoutMs + timeoutMs),
+      })
       // The SDK reads any 200 body as an empty listing; a real one names at least one of these.
-      if (listed.Name === undefined && listed.MaxKeys === undefined && listed.KeyCount === undefined && listed.IsTruncated === undefined) {
+      if (
+        listed.Name === undefined &&
+        listed.MaxKeys === undefined &&
+        listed.KeyCount === undefined &&
+        listed.IsTruncated === undefined
+      ) {
         return failure('unexpected_response', listed.$metadata.httpStatusCode ?? null)
       }
       return { success: true, message: `Listed bucket ${target.bucketName}` }
@@ -92,7 +128,10 @@ export function createS3Probe(options: ProbeOptions): Probe {
  * one attempt, and agents whose sockets resolve through `lookup` (lib/outbound's guarded lookup, unless
  * private addresses are allowed). The AWS SDK is loaded on first use (~10 MB resident). `close` ends it.
  */
-export async function createS3Client(target: S3Target, options: { lookup: SocketLookup | undefined; connectTimeoutMs: number; timeoutMs: number }) {
+export async function createS3Client(
+  target: S3Target,
+  options: { lookup: SocketLookup | undefined; connectTimeoutMs: number; timeoutMs: number },
+) {
   const url = new URL(target.endpoint)
   const agentOptions = { keepAlive: false, ...(options.lookup ? { lookup: options.lookup } : {}) }
   const httpAgent = new HttpAgent(agentOptions)
@@ -113,7 +152,13 @@ export async function createS3Client(target: S3Target, options: { lookup: Socket
     disableS3ExpressSessionAuth: true,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { httpAgent, httpsAgent, connectionTimeout: options.connectTimeoutMs, requestTimeout: options.timeoutMs, throwOnRequestTimeout: true },
+    requestHandler: {
+      httpAgent,
+      httpsAgent,
+      connectionTimeout: options.connectTimeoutMs,
+      requestTimeout: options.timeoutMs,
+      throwOnRequestTimeout: true,
+    },
   })
   return {
     client,
@@ -134,23 +179,41 @@ function signingRegion(target: S3Target): string {
   return target.provider === 'r2' ? 'auto' : 'us-east-1'
 }
 
-function failure(reason: ProbeFailure, remoteStatus: number | null = null, remoteCode: string | null = null): ProbeResult {
+function failure(
+  reason: ProbeFailure,
+  remoteStatus: number | null = null,
+  remoteCode: string | null = null,
+): ProbeResult {
   return { success: false, reason, message: messages[reason], remoteStatus, remoteCode }
 }
 
 /** Maps whatever the SDK or the socket threw onto a reason; only vetted fields leave. */
 export function describeFailure(err: unknown): ProbeResult {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: unknown }; cause?: unknown }
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    name?: unknown
+    code?: unknown
+    $metadata?: { httpStatusCode?: unknown }
+    cause?: unknown
+  }
   if (isBlockedAddressError(err)) return failure('blocked_address')
   const status = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : null
   const name = typeof e.name === 'string' ? e.name : ''
-  const code = typeof e.code === 'string' ? e.code : typeof (e.cause as { code?: unknown } | undefined)?.code === 'string' ? (e.cause as { code: string }).code : ''
+  const code =
+    typeof e.code === 'string'
+      ? e.code
+      : typeof (e.cause as { code?: unknown } | undefined)?.code === 'string'
+        ? (e.cause as { code: string }).code
+        : ''
   // The store's error code is echoed only when it looks like one (it comes from a remote server).
   const remoteCode = status !== null && /^[A-Za-z][A-Za-z0-9.]{0,63}$/.test(name) && name !== 'Error' ? name : null
   if (status === null) {
     if (timeoutCodes.has(name) || timeoutCodes.has(code)) return failure('timeout')
     if (networkCodes.has(code)) return failure('unreachable')
-    if (/^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) || code === 'ERR_TLS_CERT_ALTNAME_INVALID') return failure('tls_error')
+    if (
+      /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) ||
+      code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+    )
+      return failure('tls_error')
     return failure('unreachable')
   }
   if (credentialCodes.has(name)) return failure('invalid_credentials', status, remoteCode)

@@ -16,18 +16,39 @@ export const StorageConnectionSchema = z
     createdAt: z.number().int().openapi({ description: 'Unix seconds' }),
     updatedAt: z.number().int().openapi({ description: 'Unix seconds' }),
   })
-  .openapi('StorageConnection', { description: 'A connection profile; the secret key is write-only and never returned' })
+  .openapi('StorageConnection', {
+    description: 'A connection profile; the secret key is write-only and never returned',
+  })
 
 export const ConnectionTestSchema = z
   .object({
     success: z.boolean(),
     message: z.string(),
     reason: z
-      .enum(['blocked_address', 'unreachable', 'timeout', 'tls_error', 'invalid_credentials', 'access_denied', 'bucket_not_found', 'wrong_region', 'unexpected_response'])
+      .enum([
+        'blocked_address',
+        'unreachable',
+        'timeout',
+        'tls_error',
+        'invalid_credentials',
+        'access_denied',
+        'bucket_not_found',
+        'wrong_region',
+        'unexpected_response',
+      ])
       .optional()
       .openapi({ description: 'Why the test failed (absent on success)' }),
-    remoteStatus: z.number().int().nullable().optional().openapi({ description: 'HTTP status the store answered with, if it answered' }),
-    remoteCode: z.string().nullable().optional().openapi({ description: 'S3 error code the store answered with, if any' }),
+    remoteStatus: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .openapi({ description: 'HTTP status the store answered with, if it answered' }),
+    remoteCode: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'S3 error code the store answered with, if any' }),
   })
   .openapi('StorageConnectionTest')
 
@@ -39,7 +60,12 @@ const endpoint = z
   .openapi({ example: 'https://<account>.r2.cloudflarestorage.com' })
 const region = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, - or _ (or auto)')
 // Current S3 rules plus the legacy upper case and underscores some older buckets still carry.
-const bucketName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/, 'must be 3-255 letters, digits, ., - or _, starting and ending with a letter or digit')
+const bucketName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/,
+    'must be 3-255 letters, digits, ., - or _, starting and ending with a letter or digit',
+  )
 const accessKeyId = z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 printable characters without spaces')
 const secretKey = z
   .string()
@@ -74,5 +100,14 @@ export type UpdateConnectionInput = z.infer<typeof UpdateConnectionSchema>
 export function isEndpointUrl(value: string): boolean {
   if (!URL.canParse(value)) return false
   const url = new URL(value)
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '' && url.search === '' && url.hash === '' && !value.includes('?') && !value.includes('#')
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.username === '' &&
+    url.password === '' &&
+    url.search === '' &&
+    url.hash === '' &&
+    !value.includes('?') &&
+    !value.includes('#')
+  )
 }

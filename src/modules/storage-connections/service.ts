@@ -43,7 +43,14 @@ export interface StorageConnectionsDeps {
 const notFound = () => new AppError('not_found', 'Storage connection not found')
 
 // Which column each API field lives in (the secret is sealed separately).
-const columns = { label: 'label', provider: 'provider', endpoint: 'endpoint', region: 'region', bucketName: 'bucket_name', accessKeyId: 'access_key_id' } as const
+const columns = {
+  label: 'label',
+  provider: 'provider',
+  endpoint: 'endpoint',
+  region: 'region',
+  bucketName: 'bucket_name',
+  accessKeyId: 'access_key_id',
+} as const
 
 /**
  * External S3-compatible storage connection profiles of a project (core-api "Storage connection"), used
@@ -63,9 +70,13 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
   function checkedEndpoint(value: string): string {
     const url = new URL(value)
     if (!deps.allowPrivateNetwork && isBlockedHost(url.hostname)) {
-      throw new AppError('invalid_request', 'endpoint: loopback, private and link-local addresses are refused (set ALLOW_PRIVATE_NETWORK=true to allow them)', {
-        fields: ['endpoint'],
-      })
+      throw new AppError(
+        'invalid_request',
+        'endpoint: loopback, private and link-local addresses are refused (set ALLOW_PRIVATE_NETWORK=true to allow them)',
+        {
+          fields: ['endpoint'],
+        },
+      )
     }
     const path = url.pathname.replace(/\/+$/, '')
     return `${url.protocol}//${url.host}${path}`
@@ -137,10 +148,18 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
       // The secret key was given for one endpoint and is never shown: whoever moves the connection must give
       // it again. Requests signed with it (SigV4) could otherwise be replayed from the new host against a
       // store that does not check Host (MinIO), or read in the clear after a switch to http (decision 048).
-      if (changes.endpoint !== undefined && input.secretKey === undefined && new URL(changes.endpoint).origin !== new URL(row.endpoint).origin) {
-        throw new AppError('invalid_request', 'secretKey: send it again to move the endpoint to another scheme, host or port (the stored one stays with the endpoint it was given for)', {
-          fields: ['secretKey'],
-        })
+      if (
+        changes.endpoint !== undefined &&
+        input.secretKey === undefined &&
+        new URL(changes.endpoint).origin !== new URL(row.endpoint).origin
+      ) {
+        throw new AppError(
+          'invalid_request',
+          'secretKey: send it again to move the endpoint to another scheme, host or port (the stored one stays with the endpoint it was given for)',
+          {
+            fields: ['secretKey'],
+          },
+        )
       }
       // Not compared with the stored one: a secret sent is a secret replaced (even if sealed under an old key).
       if (input.secretKey !== undefined) {
@@ -182,7 +201,10 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
       const projectId = actor.projectId
       const result = await deps.probe(targetOf(await rowOf(projectId, id), deps.box))
       if (!result.success) {
-        deps.log.info({ connectionId: id, reason: result.reason, remoteStatus: result.remoteStatus, remoteCode: result.remoteCode }, 'storage connection test failed')
+        deps.log.info(
+          { connectionId: id, reason: result.reason, remoteStatus: result.remoteStatus, remoteCode: result.remoteCode },
+          'storage connection test failed',
+        )
       }
       return result
     },

@@ -3,7 +3,13 @@ import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
 import { refusalBeforeBodyEnd } from '../../lib/http/unread-body.js'
 import { createRouter, defineRoute, errorResponses, z, type AppEnv } from '../../lib/http/index.js'
-import { contentDisposition, signedObjectPath, type GetGrant, type LocalStorage, type PutGrant } from '../../lib/storage/index.js'
+import {
+  contentDisposition,
+  signedObjectPath,
+  type GetGrant,
+  type LocalStorage,
+  type PutGrant,
+} from '../../lib/storage/index.js'
 import { SignedGetQuery, SignedPutQuery } from './schemas.js'
 import { byteRange, sandboxed } from './serve.js'
 

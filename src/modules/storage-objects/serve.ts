@@ -19,7 +19,8 @@ export function byteRange(header: string | undefined, size: number): { start: nu
 }
 
 // Types a browser only displays (or hands to a viewer): everything else is served in a sandbox.
-const passive = /^(?:image\/(?!svg)[\w.+-]+|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf|text\/plain|application\/octet-stream)(?:;|$)/i
+const passive =
+  /^(?:image\/(?!svg)[\w.+-]+|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf|text\/plain|application\/octet-stream)(?:;|$)/i
 
 /** Whether a stored type could run script if opened as a page (HTML, SVG, XML, unknown types). Throws nothing. */
 export function sandboxed(contentType: string): boolean {

@@ -34,12 +34,21 @@ function build(def: FieldDef): FieldStructure | null {
   }
   const structure = structures.structureOf(def)
   if (!structure) return null
-  return { def, kind: 'json', shape: structure.shape, enforcement: structure.enforcement, fingerprint: fingerprintOf(structure.shape) }
+  return {
+    def,
+    kind: 'json',
+    shape: structure.shape,
+    enforcement: structure.enforcement,
+    fingerprint: fingerprintOf(structure.shape),
+  }
 }
 
 /** The fingerprint of a shape: a hash of its label-free form with keys and enum values sorted. */
 export function fingerprintOf(shape: structures.Shape): string {
-  return createHash('sha256').update(stable(structures.withoutLabels(shape))).digest('hex').slice(0, 24)
+  return createHash('sha256')
+    .update(stable(structures.withoutLabels(shape)))
+    .digest('hex')
+    .slice(0, 24)
 }
 
 function stable(value: unknown): string {

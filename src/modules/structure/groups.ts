@@ -53,7 +53,9 @@ export class GroupSet {
 
   /** The groups, most records first. */
   list(): KeyedGroup[] {
-    return [...this.groups.values()].sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.key < b.key ? -1 : 1))
+    return [...this.groups.values()].sort(
+      (a, b) => b.count - a.count || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.key < b.key ? -1 : 1),
+    )
   }
 
   get size(): number {
@@ -64,7 +66,8 @@ export class GroupSet {
     const path = shownPath(this.fs, structures.renderPath(issue.path, true))
     const value = issue.value ?? ''
     // No allowed value or key is longer than 200 characters, so a longer one groups by its start (kept small).
-    const distinct = issue.code === 'type' ? (issue.got ?? '') : value.length > 200 ? `${value.slice(0, 200)}…${value.length}` : value
+    const distinct =
+      issue.code === 'type' ? (issue.got ?? '') : value.length > 200 ? `${value.slice(0, 200)}…${value.length}` : value
     const key = JSON.stringify([issue.code, path, distinct])
     let group = this.groups.get(key)
     if (group) return group
@@ -72,7 +75,15 @@ export class GroupSet {
       const overflow = JSON.stringify([issue.code, path, null])
       group = this.groups.get(overflow)
       if (!group) {
-        group = { key: overflow, code: issue.code, path, detail: overflowDetail(issue.code), count: 0, suggestion: null, sampleIds: [] }
+        group = {
+          key: overflow,
+          code: issue.code,
+          path,
+          detail: overflowDetail(issue.code),
+          count: 0,
+          suggestion: null,
+          sampleIds: [],
+        }
         this.groups.set(overflow, group)
       }
       return group
@@ -102,9 +113,13 @@ function overflowDetail(code: structures.IssueCode): string {
 export function suggestionFor(issue: structures.StructureIssue): string | null {
   if (issue.value === undefined) return null
   if ((issue.code === 'enum' || issue.code === 'key') && issue.shape.type === 'enum') {
-    return structures.suggest(issue.value, issue.shape.values.map((v) => v.value))
+    return structures.suggest(
+      issue.value,
+      issue.shape.values.map((v) => v.value),
+    )
   }
-  if (issue.code === 'unknown-key' && issue.shape.type === 'object') return structures.suggest(issue.value, Object.keys(issue.shape.entries))
+  if (issue.code === 'unknown-key' && issue.shape.type === 'object')
+    return structures.suggest(issue.value, Object.keys(issue.shape.entries))
   return null
 }
 

@@ -48,7 +48,10 @@ export function createJobRunner(deps: JobDeps) {
     void run.finally(() => running.delete(run))
   }
 
-  async function reopen(job: JobRow, principal: Principal): Promise<{ opened: Opened; fs: FieldStructure } | 'gone' | 'superseded'> {
+  async function reopen(
+    job: JobRow,
+    principal: Principal,
+  ): Promise<{ opened: Opened; fs: FieldStructure } | 'gone' | 'superseded'> {
     const collection = await deps.collections.find(job.project_id, job.collection)
     if (!collection || collection.id !== job.collection_id) return 'gone'
     const def = collection.fields.find((f) => f.name === job.field)
@@ -68,7 +71,10 @@ export function createJobRunner(deps: JobDeps) {
       for (;;) {
         await deps.pace()
         if (stopping) {
-          await deps.store.finish(job.project_id, job.id, 'failed', { ...snapshot(), error: 'The server stopped before the job finished; start it again' })
+          await deps.store.finish(job.project_id, job.id, 'failed', {
+            ...snapshot(),
+            error: 'The server stopped before the job finished; start it again',
+          })
           return
         }
         // Checked before every batch, so nothing is examined or written once the job was stopped.
@@ -78,7 +84,9 @@ export function createJobRunner(deps: JobDeps) {
     } catch (err) {
       deps.log.error({ err, jobId: job.id, collection: job.collection, field: job.field }, 'structure job failed')
       const error = isAppError(err) ? err.message : 'The job failed on an internal error; see the server log'
-      await deps.store.finish(job.project_id, job.id, 'failed', { ...snapshot(), error }).catch((e: unknown) => deps.log.warn({ err: e }, 'could not mark a structure job failed'))
+      await deps.store
+        .finish(job.project_id, job.id, 'failed', { ...snapshot(), error })
+        .catch((e: unknown) => deps.log.warn({ err: e }, 'could not mark a structure job failed'))
     }
   }
 
@@ -87,7 +95,13 @@ export function createJobRunner(deps: JobDeps) {
     let invalid = 0
     let cursor: string | null = null
     let groups: GroupSet | null = null
-    const snapshot = (): JobProgress => ({ checked, invalid, cursor, groups: JSON.stringify(groups?.list() ?? []), updated_at: deps.clock.now() })
+    const snapshot = (): JobProgress => ({
+      checked,
+      invalid,
+      cursor,
+      groups: JSON.stringify(groups?.list() ?? []),
+      updated_at: deps.clock.now(),
+    })
     return loop(job, snapshot, async () => {
       const at = await reopen(job, principal)
       if (at === 'gone') return 'stop'
@@ -108,7 +122,14 @@ export function createJobRunner(deps: JobDeps) {
     let cursor: string | null = null
     let groups: GroupSet | null = null
     const block: RepairBlock = { fixes: fixes.length, repaired: 0, skipped: 0, failed: 0, failures: [] }
-    const snapshot = (): JobProgress => ({ checked, invalid, cursor, groups: JSON.stringify(groups?.list() ?? []), repair: JSON.stringify(block), updated_at: deps.clock.now() })
+    const snapshot = (): JobProgress => ({
+      checked,
+      invalid,
+      cursor,
+      groups: JSON.stringify(groups?.list() ?? []),
+      repair: JSON.stringify(block),
+      updated_at: deps.clock.now(),
+    })
     const fail = (id: string, reason: string) => {
       block.failed++
       if (block.failures.length < failureLimit) block.failures.push({ id, reason: reason.slice(0, 300) })
@@ -128,7 +149,13 @@ export function createJobRunner(deps: JobDeps) {
           return current.value
         }
         try {
-          await deps.records.update(principal, job.collection, row.id, { [fs.def.name]: outcome.value }, { version: current.version, onMismatch: 'conflict' })
+          await deps.records.update(
+            principal,
+            job.collection,
+            row.id,
+            { [fs.def.name]: outcome.value },
+            { version: current.version, onMismatch: 'conflict' },
+          )
           block.repaired++
           return outcome.value
         } catch (err) {
@@ -136,7 +163,8 @@ export function createJobRunner(deps: JobDeps) {
             current = await rows.reread(row.id)
             continue
           }
-          if (!isAppError(err)) deps.log.error({ err, jobId: job.id, recordId: row.id }, 'structure repair of a record failed')
+          if (!isAppError(err))
+            deps.log.error({ err, jobId: job.id, recordId: row.id }, 'structure repair of a record failed')
           fail(row.id, reasonOf(err))
           return current.value
         }

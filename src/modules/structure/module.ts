@@ -8,7 +8,9 @@ import { createStructureService, type StructureDeps } from './service.js'
  * the collections module's field changes (a switch to strict needs a clean scan; a changed structure
  * supersedes its jobs) and the records write hooks (enforcement warn logs what does not match).
  */
-export function createStructureModule(deps: StructureDeps & { fieldChanges: { add(hooks: FieldChangeHooks): unknown } }) {
+export function createStructureModule(
+  deps: StructureDeps & { fieldChanges: { add(hooks: FieldChangeHooks): unknown } },
+) {
   const { fieldChanges, ...rest } = deps
   const service = createStructureService(rest)
   fieldChanges.add(service.fieldChanges)

@@ -28,7 +28,10 @@ export function optionSetsOf(def: FieldDef, locale: LabelLocale): OptionSet[] {
   const fs = fieldStructure(def)
   if (!fs) return []
   const values = (shape: structures.EnumShape) =>
-    shape.values.map((v) => ({ value: v.value, label: structures.labelIn(v.label, locale.locale, locale.fallback) ?? v.value }))
+    shape.values.map((v) => ({
+      value: v.value,
+      label: structures.labelIn(v.label, locale.locale, locale.fallback) ?? v.value,
+    }))
   if (fs.kind !== 'json') {
     const shape = (fs.shape.type === 'list' ? fs.shape.items : fs.shape) as structures.EnumShape
     return [{ path: '$', label: fieldLabel(def), multiple: fs.kind === 'multi_enum', values: values(shape) }]
@@ -49,6 +52,7 @@ function labelOf(location: structures.ShapeLocation, locale: LabelLocale): strin
   const own = structures.labelIn(location.shape.label, locale.locale, locale.fallback)
   if (own !== null) return own
   const parent = location.parent
-  if (parent && (parent.type === 'list' || parent.type === 'map')) return structures.labelIn(parent.label, locale.locale, locale.fallback)
+  if (parent && (parent.type === 'list' || parent.type === 'map'))
+    return structures.labelIn(parent.label, locale.locale, locale.fallback)
   return null
 }

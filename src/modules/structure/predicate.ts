@@ -37,7 +37,11 @@ interface JsonAdapter {
 
 const list = (names: readonly string[]) => sql.join(names.map((name) => sql.lit(name)))
 const sqliteKinds: Readonly<Record<JsonKind, readonly string[]>> = {
-  string: ['text'], number: ['integer', 'real'], boolean: ['true', 'false'], array: ['array'], object: ['object'],
+  string: ['text'],
+  number: ['integer', 'real'],
+  boolean: ['true', 'false'],
+  array: ['array'],
+  object: ['object'],
 }
 const sqliteKindsOf = (kinds: readonly JsonKind[]) => list(kinds.flatMap((k) => sqliteKinds[k]))
 /** A key as a quoted label of an SQLite JSON path: `$."a \"b\""`. */
@@ -68,9 +72,12 @@ const sqliteAdapter: JsonAdapter = {
     const s = slot as SqliteSlot
     return 'json' in s ? sql`(${s.json} ->> '$')` : sql`${sql.raw(s.row)}.atom`
   },
-  someKey: (slot, alias, test) => sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'object', alias, '{}')} where ${test(sql`${sql.raw(alias)}.key`)})`,
-  someItem: (slot, alias, test) => sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'array', alias, '[]')} where ${test({ row: alias })})`,
-  someValue: (slot, alias, test) => sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'object', alias, '{}')} where ${test({ row: alias })})`,
+  someKey: (slot, alias, test) =>
+    sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'object', alias, '{}')} where ${test(sql`${sql.raw(alias)}.key`)})`,
+  someItem: (slot, alias, test) =>
+    sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'array', alias, '[]')} where ${test({ row: alias })})`,
+  someValue: (slot, alias, test) =>
+    sql<SqlBool>`exists (select 1 from ${sqliteEach(slot, 'object', alias, '{}')} where ${test({ row: alias })})`,
 }
 
 // PostgreSQL: a slot is a jsonb expression.
@@ -113,13 +120,23 @@ export function jsonPredicate(kind: DbKind, column: Expr, shape: structures.Shap
     if (parameters > maxParameters) throw new TooLarge()
     return sql.join(values.map((v) => sql`${v}`))
   }
-  const either = (items: Bool[]): Bool => (items.length === 0 ? sql<SqlBool>`${a.no}` : items.length === 1 ? items[0]! : sql<SqlBool>`(${sql.join(items, sql` or `)})`)
-  const ifKind = (slot: Slot, kinds: readonly JsonKind[], then: Bool): Bool => sql<SqlBool>`(case when ${a.kindIn(slot, kinds)} then ${then} else ${a.yes} end)`
+  const either = (items: Bool[]): Bool =>
+    items.length === 0
+      ? sql<SqlBool>`${a.no}`
+      : items.length === 1
+        ? items[0]!
+        : sql<SqlBool>`(${sql.join(items, sql` or `)})`
+  const ifKind = (slot: Slot, kinds: readonly JsonKind[], then: Bool): Bool =>
+    sql<SqlBool>`(case when ${a.kindIn(slot, kinds)} then ${then} else ${a.yes} end)`
   // TRUE when a present, non-null value might not match.
   const wrong = (shape: structures.Shape, slot: Slot): Bool => {
     switch (shape.type) {
       case 'enum':
-        return ifKind(slot, ['string'], sql<SqlBool>`coalesce(${a.text(slot)} not in (${bind(shape.values.map((v) => v.value))}), ${a.yes})`)
+        return ifKind(
+          slot,
+          ['string'],
+          sql<SqlBool>`coalesce(${a.text(slot)} not in (${bind(shape.values.map((v) => v.value))}), ${a.yes})`,
+        )
       case 'string':
       case 'number':
       case 'boolean':
@@ -132,13 +149,21 @@ export function jsonPredicate(kind: DbKind, column: Expr, shape: structures.Shap
         if (!shape.additional) {
           const declared = Object.keys(shape.entries)
           const alias = `plinth_s${++aliases}`
-          parts.push(a.someKey(slot, alias, (key) => (declared.length === 0 ? a.yes : sql<SqlBool>`${key} not in (${bind(declared)})`)))
+          parts.push(
+            a.someKey(slot, alias, (key) =>
+              declared.length === 0 ? a.yes : sql<SqlBool>`${key} not in (${bind(declared)})`,
+            ),
+          )
         }
         return ifKind(slot, ['object'], either(parts))
       }
       case 'list': {
         const alias = `plinth_s${++aliases}`
-        return ifKind(slot, ['array'], a.someItem(slot, alias, (item) => sql<SqlBool>`(${a.absent(item)} or ${wrong(shape.items, item)})`))
+        return ifKind(
+          slot,
+          ['array'],
+          a.someItem(slot, alias, (item) => sql<SqlBool>`(${a.absent(item)} or ${wrong(shape.items, item)})`),
+        )
       }
       case 'map': {
         const keys = `plinth_s${++aliases}`

@@ -45,7 +45,8 @@ export function decodeCursor(text: string): { after: string; fingerprint: string
     const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown
     if (typeof parsed === 'object' && parsed !== null) {
       const { a, f } = parsed as Record<string, unknown>
-      if (typeof a === 'string' && a.length > 0 && a.length <= 64 && typeof f === 'string') return { after: a, fingerprint: f }
+      if (typeof a === 'string' && a.length > 0 && a.length <= 64 && typeof f === 'string')
+        return { after: a, fingerprint: f }
     }
   } catch {
     // falls through to the refusal

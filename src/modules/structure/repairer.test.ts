@@ -5,11 +5,23 @@ import { fieldStructure, type FieldStructure } from './field-structure.js'
 import { applyFixes, checkFixes, type Fix } from './repairer.js'
 
 const json = (shape: unknown): FieldStructure =>
-  fieldStructure({ name: 'meta', type: 'json', required: false, unique: false, indexed: false, structure: { enforcement: 'warn', shape: normalised(shape) } } as FieldDef)!
+  fieldStructure({
+    name: 'meta',
+    type: 'json',
+    required: false,
+    unique: false,
+    indexed: false,
+    structure: { enforcement: 'warn', shape: normalised(shape) },
+  } as FieldDef)!
 // The stored (normalised) form: enum values as objects, `additional` filled in.
 function normalised(shape: any): any {
   if (shape.type === 'enum') return { ...shape, values: shape.values.map((v: string) => ({ value: v })) }
-  if (shape.type === 'object') return { ...shape, additional: shape.additional ?? false, entries: Object.fromEntries(Object.entries(shape.entries).map(([k, s]) => [k, normalised(s)])) }
+  if (shape.type === 'object')
+    return {
+      ...shape,
+      additional: shape.additional ?? false,
+      entries: Object.fromEntries(Object.entries(shape.entries).map(([k, s]) => [k, normalised(s)])),
+    }
   if (shape.type === 'list') return { ...shape, items: normalised(shape.items) }
   if (shape.type === 'map') return { ...shape, keys: normalised(shape.keys), values: normalised(shape.values) }
   return shape
@@ -24,8 +36,22 @@ const place = json({
     scores: { type: 'map', keys: { type: 'enum', values: ['red', 'green'] }, values: { type: 'enum', values: ['hi'] } },
   },
 })
-const multi = fieldStructure({ name: 'tags', type: 'multi_enum', required: false, unique: false, indexed: false, enumValues: ['alpha', 'beta'] })!
-const column = fieldStructure({ name: 'status', type: 'enum', required: false, unique: false, indexed: false, enumValues: ['open'] })!
+const multi = fieldStructure({
+  name: 'tags',
+  type: 'multi_enum',
+  required: false,
+  unique: false,
+  indexed: false,
+  enumValues: ['alpha', 'beta'],
+})!
+const column = fieldStructure({
+  name: 'status',
+  type: 'enum',
+  required: false,
+  unique: false,
+  indexed: false,
+  enumValues: ['open'],
+})!
 
 const fix = (kind: Fix['kind'], path: string, from: string, to: string): Fix => ({ kind, path, from, to })
 
@@ -61,7 +87,11 @@ describe('checkFixes', () => {
     ['an unknown-key fix at a list', [fix('unknown-key', 'biome', 'a', 'b')], /not an object/],
     ['an unknown-key fix from a declared key', [fix('unknown-key', '$', 'kind', 'biome')], /is a declared key/],
     ['an unknown-key fix to an undeclared key', [fix('unknown-key', '$', 'Kind', 'kinds')], /not a declared key/],
-    ['two fixes of one value', [fix('enum', 'kind', 'City', 'city'), fix('enum', 'kind', 'City', 'city')], /already repairs/],
+    [
+      'two fixes of one value',
+      [fix('enum', 'kind', 'City', 'city'), fix('enum', 'kind', 'City', 'city')],
+      /already repairs/,
+    ],
   ]
   for (const [name, input, message] of refused) {
     it(`refuses ${name} (VALIDATION_ERROR)`, () => {
@@ -89,10 +119,25 @@ describe('applyFixes', () => {
     fix('enum', 'scores{}', 'Hi', 'hi'),
   ])
   const rows: [string, unknown, unknown, number][] = [
-    ['every list item equal to from', { biome: ['Fores', 'Desert', 'Fores'] }, { biome: ['Forest', 'Desert', 'Forest'] }, 2],
+    [
+      'every list item equal to from',
+      { biome: ['Fores', 'Desert', 'Fores'] },
+      { biome: ['Forest', 'Desert', 'Forest'] },
+      2,
+    ],
     ['an entry', { kind: 'City', biome: [] }, { kind: 'city', biome: [] }, 1],
-    ['inside list items', { rooms: [{ kind: 'Bed' }, { kind: 'bed' }] }, { rooms: [{ kind: 'bed' }, { kind: 'bed' }] }, 1],
-    ['a key renamed in place, then its value fixed', { a: 1, Biome: ['Fores'], z: 2 }, { a: 1, biome: ['Forest'], z: 2 }, 2],
+    [
+      'inside list items',
+      { rooms: [{ kind: 'Bed' }, { kind: 'bed' }] },
+      { rooms: [{ kind: 'bed' }, { kind: 'bed' }] },
+      1,
+    ],
+    [
+      'a key renamed in place, then its value fixed',
+      { a: 1, Biome: ['Fores'], z: 2 },
+      { a: 1, biome: ['Forest'], z: 2 },
+      2,
+    ],
     ['keys inside list items', { rooms: [{ Kind: 'Bed' }] }, { rooms: [{ kind: 'bed' }] }, 2],
     ['a map key and a map value', { scores: { gren: 'Hi', red: 'hi' } }, { scores: { green: 'hi', red: 'hi' } }, 2],
     ['nothing that matches', { biome: ['Jungle'], kind: 5 }, { biome: ['Jungle'], kind: 5 }, 0],
@@ -105,7 +150,8 @@ describe('applyFixes', () => {
       expect(outcome).toEqual({ value: expected, applied, refusal: null })
       expect(value).toEqual(before)
       // Key order is kept.
-      if (expected && typeof expected === 'object') expect(Object.keys(outcome.value as object)).toEqual(Object.keys(expected))
+      if (expected && typeof expected === 'object')
+        expect(Object.keys(outcome.value as object)).toEqual(Object.keys(expected))
     })
   }
 
@@ -115,16 +161,29 @@ describe('applyFixes', () => {
     expect(outcome.applied).toBe(0)
     expect(outcome.value).toBe(value)
     expect(outcome.refusal).toMatch(/key "biome" already exists at \$/)
-    expect(applyFixes({ scores: { gren: 'hi', green: 'hi' } }, place, all).refusal).toMatch(/key "green" already exists at scores/)
+    expect(applyFixes({ scores: { gren: 'hi', green: 'hi' } }, place, all).refusal).toMatch(
+      /key "green" already exists at scores/,
+    )
   })
 
   it('refuses two keys renamed onto one', () => {
-    const both = checkFixes(place, [fix('unknown-key', '$', 'Biome', 'biome'), fix('unknown-key', '$', 'biomes', 'biome')])
+    const both = checkFixes(place, [
+      fix('unknown-key', '$', 'Biome', 'biome'),
+      fix('unknown-key', '$', 'biomes', 'biome'),
+    ])
     expect(applyFixes({ Biome: [], biomes: [] }, place, both).refusal).toMatch(/same key/)
   })
 
   it('a multi_enum at $ and an enum column at $', () => {
-    expect(applyFixes(['Beta', 'alpha'], multi, checkFixes(multi, [fix('enum', '$', 'Beta', 'beta')]))).toEqual({ value: ['beta', 'alpha'], applied: 1, refusal: null })
-    expect(applyFixes('Open', column, checkFixes(column, [fix('enum', '$', 'Open', 'open')]))).toEqual({ value: 'open', applied: 1, refusal: null })
+    expect(applyFixes(['Beta', 'alpha'], multi, checkFixes(multi, [fix('enum', '$', 'Beta', 'beta')]))).toEqual({
+      value: ['beta', 'alpha'],
+      applied: 1,
+      refusal: null,
+    })
+    expect(applyFixes('Open', column, checkFixes(column, [fix('enum', '$', 'Open', 'open')]))).toEqual({
+      value: 'open',
+      applied: 1,
+      refusal: null,
+    })
   })
 })

@@ -38,17 +38,24 @@ function refuse(index: number, reason: string): never {
  * value. Throws VALIDATION_ERROR (422) naming the first bad fix.
  */
 export function checkFixes(fs: FieldStructure, input: unknown): CheckedFix[] {
-  if (!Array.isArray(input) || input.length === 0) throw new AppError('VALIDATION_ERROR', 'fixes must list at least one fix', { reason: 'no fixes' })
+  if (!Array.isArray(input) || input.length === 0)
+    throw new AppError('VALIDATION_ERROR', 'fixes must list at least one fix', { reason: 'no fixes' })
   if (input.length > repairLimits.fixes) {
-    throw new AppError('VALIDATION_ERROR', `A repair job takes at most ${repairLimits.fixes} fixes`, { reason: 'too many fixes', limit: repairLimits.fixes })
+    throw new AppError('VALIDATION_ERROR', `A repair job takes at most ${repairLimits.fixes} fixes`, {
+      reason: 'too many fixes',
+      limit: repairLimits.fixes,
+    })
   }
   const seen = new Set<string>()
   return input.map((raw: unknown, index) => {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) refuse(index, 'a fix is an object { kind, path, from, to }')
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      refuse(index, 'a fix is an object { kind, path, from, to }')
     const { kind, path, from, to } = raw as Record<string, unknown>
     if (kind === 'type') refuse(index, 'a type mismatch cannot be repaired in bulk')
-    if (typeof kind !== 'string' || !(fixKinds as readonly string[]).includes(kind)) refuse(index, `kind must be one of ${fixKinds.join(', ')}`)
-    if (typeof path !== 'string' || path.length === 0 || path.length > 2000) refuse(index, 'path must be a group’s path')
+    if (typeof kind !== 'string' || !(fixKinds as readonly string[]).includes(kind))
+      refuse(index, `kind must be one of ${fixKinds.join(', ')}`)
+    if (typeof path !== 'string' || path.length === 0 || path.length > 2000)
+      refuse(index, 'path must be a group’s path')
     if (typeof from !== 'string' || typeof to !== 'string') refuse(index, 'from and to must be strings')
     if (from === to) refuse(index, 'from and to are the same')
     const at = kind === 'enum' ? internalPath(fs, path) : path
@@ -61,12 +68,16 @@ export function checkFixes(fs: FieldStructure, input: unknown): CheckedFix[] {
         refuse(index, kind === 'enum' ? `${path} does not hold enum values` : `${path} is not the keys of a map`)
       }
       const allowed = structures.allowedValues(shape)
-      if (allowed.has(from)) refuse(index, `${JSON.stringify(from.slice(0, 60))} is allowed at ${path}; there is nothing to repair`)
+      if (allowed.has(from))
+        refuse(index, `${JSON.stringify(from.slice(0, 60))} is allowed at ${path}; there is nothing to repair`)
       if (!allowed.has(to)) refuse(index, `${JSON.stringify(to.slice(0, 60))} is not allowed at ${path}`)
     } else {
-      if (shape.type !== 'object' || shape.additional) refuse(index, `${path} is not an object with declared entries only`)
-      if (structures.ownEntry(shape, from) !== undefined) refuse(index, `${JSON.stringify(from.slice(0, 60))} is a declared key at ${path}`)
-      if (structures.ownEntry(shape, to) === undefined) refuse(index, `${JSON.stringify(to.slice(0, 60))} is not a declared key at ${path}`)
+      if (shape.type !== 'object' || shape.additional)
+        refuse(index, `${path} is not an object with declared entries only`)
+      if (structures.ownEntry(shape, from) !== undefined)
+        refuse(index, `${JSON.stringify(from.slice(0, 60))} is a declared key at ${path}`)
+      if (structures.ownEntry(shape, to) === undefined)
+        refuse(index, `${JSON.stringify(to.slice(0, 60))} is not a declared key at ${path}`)
     }
     const identity = JSON.stringify([kind, at, from])
     if (seen.has(identity)) refuse(index, 'another fix already repairs this value here')
@@ -110,7 +121,11 @@ export function applyFixes(value: unknown, fs: FieldStructure, fixes: readonly C
       }
       case 'object': {
         if (typeof current !== 'object' || Array.isArray(current)) return current
-        const renamed = rename(current as Record<string, unknown>, here.filter((f) => f.kind === 'unknown-key'), segments)
+        const renamed = rename(
+          current as Record<string, unknown>,
+          here.filter((f) => f.kind === 'unknown-key'),
+          segments,
+        )
         let changed = renamed !== current
         const out = Object.entries(renamed).map(([key, item]): [string, unknown] => {
           const entry = structures.ownEntry(shape, key)
@@ -133,7 +148,11 @@ export function applyFixes(value: unknown, fs: FieldStructure, fixes: readonly C
       }
       case 'map': {
         if (typeof current !== 'object' || Array.isArray(current)) return current
-        const renamed = rename(current as Record<string, unknown>, here.filter((f) => f.kind === 'key'), segments)
+        const renamed = rename(
+          current as Record<string, unknown>,
+          here.filter((f) => f.kind === 'key'),
+          segments,
+        )
         let changed = renamed !== current
         const out = Object.entries(renamed).map(([key, item]): [string, unknown] => {
           const next = fix(item, shape.values, [...segments, { kind: 'value', key }])
@@ -146,16 +165,23 @@ export function applyFixes(value: unknown, fs: FieldStructure, fixes: readonly C
         return current
     }
   }
-  const rename = (object: Record<string, unknown>, renames: readonly CheckedFix[], segments: structures.Segment[]): Record<string, unknown> => {
+  const rename = (
+    object: Record<string, unknown>,
+    renames: readonly CheckedFix[],
+    segments: structures.Segment[],
+  ): Record<string, unknown> => {
     const hits = renames.filter((r) => Object.hasOwn(object, r.from))
     if (hits.length === 0) return object
     for (const r of hits) {
       if (Object.hasOwn(object, r.to)) {
-        throw new Refused(`key ${JSON.stringify(r.to.slice(0, 60))} already exists at ${structures.renderPath(segments, false)}; "${r.from.slice(0, 60)}" was not renamed onto it`)
+        throw new Refused(
+          `key ${JSON.stringify(r.to.slice(0, 60))} already exists at ${structures.renderPath(segments, false)}; "${r.from.slice(0, 60)}" was not renamed onto it`,
+        )
       }
     }
     const targets = new Set(hits.map((r) => r.to))
-    if (targets.size < hits.length) throw new Refused(`two keys at ${structures.renderPath(segments, false)} would be renamed to the same key`)
+    if (targets.size < hits.length)
+      throw new Refused(`two keys at ${structures.renderPath(segments, false)} would be renamed to the same key`)
     applied += hits.length
     const to = new Map(hits.map((r) => [r.from, r.to]))
     return Object.fromEntries(Object.entries(object).map(([key, item]) => [to.get(key) ?? key, item]))

@@ -29,7 +29,12 @@ export function candidates(opened: Opened, fs: FieldStructure) {
   const table = opened.collection.name
   const column = sql.ref(`${table}.${fs.def.name}`)
   const predicate =
-    fs.kind === 'enum' ? enumColumnPredicate(column, (fs.shape.type === 'enum' ? fs.shape.values : []).map((v) => v.value)) : jsonPredicate(opened.handle.kind, column, fs.shape)
+    fs.kind === 'enum'
+      ? enumColumnPredicate(
+          column,
+          (fs.shape.type === 'enum' ? fs.shape.values : []).map((v) => v.value),
+        )
+      : jsonPredicate(opened.handle.kind, column, fs.shape)
   const scope = opened.store.where(opened.scope.rows, false)
   const type = fieldTypeOf(fs.def.type)
   const kind = opened.handle.kind
@@ -44,7 +49,12 @@ export function candidates(opened: Opened, fs: FieldStructure) {
   function toRow(row: Record<string, unknown>): CandidateRow {
     const raw = row[fs.def.name]
     const bytes = typeof raw === 'string' ? raw.length : (JSON.stringify(raw) ?? '').length
-    return { id: String(row.id), value: raw === null || raw === undefined ? null : type.read(raw, fs.def, kind), bytes, version: Number(row._version) }
+    return {
+      id: String(row.id),
+      value: raw === null || raw === undefined ? null : type.read(raw, fs.def, kind),
+      bytes,
+      version: Number(row._version),
+    }
   }
 
   const source: { next(after: string | null, count: number): Promise<CandidateRow[]> } & RowSource = {
@@ -72,7 +82,9 @@ export function candidates(opened: Opened, fs: FieldStructure) {
         return Number(row?.n ?? 0)
       }
       const total = await count(scope)
-      return predicate === null ? { total, upperBound: total, narrowed: false } : { total, upperBound: await count([...scope, predicate]), narrowed: true }
+      return predicate === null
+        ? { total, upperBound: total, narrowed: false }
+        : { total, upperBound: await count([...scope, predicate]), narrowed: true }
     },
   }
 }

@@ -5,11 +5,19 @@ export const CollectionParams = z.object({ name: z.string().min(1).max(100) })
 export const FieldParams = CollectionParams.extend({ field: z.string().min(1).max(100) })
 export const JobParams = CollectionParams.extend({ jobId: z.string().min(1).max(64) })
 
-const locale = z.string().max(40).optional().openapi({ description: 'BCP-47 locale for labels; default: the project’s default locale' })
+const locale = z
+  .string()
+  .max(40)
+  .optional()
+  .openapi({ description: 'BCP-47 locale for labels; default: the project’s default locale' })
 
 export const FieldOptionsQuery = z.object({ locale })
 export const CollectionOptionsQuery = z.object({
-  fields: z.string().max(2000).optional().openapi({ description: 'Comma-separated field names; default: every readable field' }),
+  fields: z
+    .string()
+    .max(2000)
+    .optional()
+    .openapi({ description: 'Comma-separated field names; default: every readable field' }),
   locale,
 })
 
@@ -19,10 +27,13 @@ export const ScanQuery = z.object({
 })
 
 export const RepairBody = z.object({
-  fixes: z.unknown().optional().openapi({
-    description: 'Up to 50 fixes { kind, path, from, to }: a group’s code, path, from and suggestion',
-    example: [{ kind: 'enum', path: 'biome[]', from: 'Fores', to: 'Forest' }],
-  }),
+  fixes: z
+    .unknown()
+    .optional()
+    .openapi({
+      description: 'Up to 50 fixes { kind, path, from, to }: a group’s code, path, from and suggestion',
+      example: [{ kind: 'enum', path: 'biome[]', from: 'Fores', to: 'Forest' }],
+    }),
 })
 
 const OptionSetSchema = z
@@ -34,7 +45,9 @@ const OptionSetSchema = z
   })
   .openapi('OptionSet')
 
-export const FieldOptionsSchema = z.object({ field: z.string(), type: z.string(), optionSets: z.array(OptionSetSchema) }).openapi('FieldOptions')
+export const FieldOptionsSchema = z
+  .object({ field: z.string(), type: z.string(), optionSets: z.array(OptionSetSchema) })
+  .openapi('FieldOptions')
 export const CollectionOptionsSchema = z.object({ collection: z.string(), fields: z.array(FieldOptionsSchema) })
 
 const GroupSchema = z

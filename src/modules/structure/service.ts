@@ -5,7 +5,13 @@ import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
-import { structures, type Collection, type CollectionsService, type FieldChangeHooks, type FieldDef } from '../collections/index.js'
+import {
+  structures,
+  type Collection,
+  type CollectionsService,
+  type FieldChangeHooks,
+  type FieldDef,
+} from '../collections/index.js'
 import type { BeforeWriteHook, RecordsService } from '../records/index.js'
 import type { SettingsService } from '../settings/index.js'
 import { fieldStructure, fingerprintOf, type FieldStructure } from './field-structure.js'
@@ -61,20 +67,29 @@ export const builderPermission = 'system/roles:read'
 
 export function createStructureService(deps: StructureDeps) {
   const store = createJobStore(deps.systemDb)
-  const runner = createJobRunner({ store, collections: deps.collections, records: deps.records, clock: deps.clock, log: deps.log, pace: deps.pace ?? nextTurn })
+  const runner = createJobRunner({
+    store,
+    collections: deps.collections,
+    records: deps.records,
+    clock: deps.clock,
+    log: deps.log,
+    pace: deps.pace ?? nextTurn,
+  })
 
   async function visibleCollection(principal: Principal, name: string): Promise<Collection> {
     try {
       return await deps.collections.visible(principal, name)
     } catch (err) {
-      if (isAppError(err) && err.code === 'collection_not_found') throw new AppError('COLLECTION_NOT_FOUND', err.message)
+      if (isAppError(err) && err.code === 'collection_not_found')
+        throw new AppError('COLLECTION_NOT_FOUND', err.message)
       throw err
     }
   }
 
   function findField(collection: Collection, name: string, readable: readonly string[] | null): FieldDef {
     const def = collection.fields.find((f) => f.name === name)
-    if (!def || (readable !== null && !readable.includes(name))) throw new AppError('NOT_FOUND', `Field "${name.slice(0, 60)}" not found`, { field: name.slice(0, 60) })
+    if (!def || (readable !== null && !readable.includes(name)))
+      throw new AppError('NOT_FOUND', `Field "${name.slice(0, 60)}" not found`, { field: name.slice(0, 60) })
     return def
   }
 
@@ -89,20 +104,29 @@ export function createStructureService(deps: StructureDeps) {
   }
 
   /** The collection, opened for reading its rows as the caller, and the field's structure (the builder grant first). */
-  async function target(principal: Principal, name: string, field: string): Promise<{ collection: Collection; opened: Opened; fs: FieldStructure }> {
+  async function target(
+    principal: Principal,
+    name: string,
+    field: string,
+  ): Promise<{ collection: Collection; opened: Opened; fs: FieldStructure }> {
     await assertBuilder(principal)
     const collection = await visibleCollection(principal, name)
     let opened: Opened
     try {
       opened = await deps.records.open(principal, name, 'read')
     } catch (err) {
-      if (isAppError(err) && err.code === 'forbidden') throw new AppError('FORBIDDEN', `Scanning reads the records: ${err.message}`, err.details)
+      if (isAppError(err) && err.code === 'forbidden')
+        throw new AppError('FORBIDDEN', `Scanning reads the records: ${err.message}`, err.details)
       throw err
     }
     const def = findField(collection, field, opened.scope.fields)
     const fs = fieldStructure(def)
     if (!fs) {
-      throw new AppError('VALIDATION_ERROR', `Field "${def.name}" has no structure to check (a json field with structure, an enum or a multi_enum)`, { field: def.name })
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Field "${def.name}" has no structure to check (a json field with structure, an enum or a multi_enum)`,
+        { field: def.name },
+      )
     }
     return { collection, opened, fs }
   }
@@ -110,7 +134,8 @@ export function createStructureService(deps: StructureDeps) {
   async function labelLocale(principal: Principal, locale: string | undefined): Promise<LabelLocale> {
     const fallback = await deps.settings.get(principal.projectId, 'i18n.defaultLocale')
     if (locale === undefined || locale === '') return { locale: fallback, fallback }
-    if (!localePattern.test(locale)) throw new AppError('invalid_request', 'locale must be a BCP-47 locale (en, pt-BR…)')
+    if (!localePattern.test(locale))
+      throw new AppError('invalid_request', 'locale must be a BCP-47 locale (en, pt-BR…)')
     return { locale, fallback }
   }
 
@@ -130,7 +155,14 @@ export function createStructureService(deps: StructureDeps) {
     return row
   }
 
-  async function insertJob(principal: Principal, collection: Collection, fs: FieldStructure, kind: JobKind, estimate: Estimate, repair: string | null): Promise<JobRow> {
+  async function insertJob(
+    principal: Principal,
+    collection: Collection,
+    fs: FieldStructure,
+    kind: JobKind,
+    estimate: Estimate,
+    repair: string | null,
+  ): Promise<JobRow> {
     const now = deps.clock.now()
     const row: JobRow = {
       id: newId(),
@@ -168,16 +200,40 @@ export function createStructureService(deps: StructureDeps) {
         const fingerprint = fingerprintOf(wanted.shape)
         if (had?.enforcement === 'strict') {
           if (fingerprintOf(had.shape) === fingerprint || structures.shapeWidens(had.shape, wanted.shape)) continue
-          throw new AppError('conflict', `Field "${def.name}" is strict: its shape may only widen (values, entries added); set enforcement to warn, change the shape, scan, then switch back to strict`, { field: def.name })
+          throw new AppError(
+            'conflict',
+            `Field "${def.name}" is strict: its shape may only widen (values, entries added); set enforcement to warn, change the shape, scan, then switch back to strict`,
+            { field: def.name },
+          )
         }
         if (!had || fingerprintOf(had.shape) !== fingerprint) {
-          throw new AppError('conflict', `Field "${def.name}": save the new shape with enforcement warn or off and scan it before switching to strict`, { field: def.name })
+          throw new AppError(
+            'conflict',
+            `Field "${def.name}": save the new shape with enforcement warn or off and scan it before switching to strict`,
+            { field: def.name },
+          )
         }
         const latest = await store.latestScan(collection.projectId, collection.id, def.name)
-        const clean = latest && latest.status === 'complete' && Number(latest.invalid) === 0 && !latest.outdated && latest.fingerprint === fingerprint
+        const clean =
+          latest &&
+          latest.status === 'complete' &&
+          Number(latest.invalid) === 0 &&
+          !latest.outdated &&
+          latest.fingerprint === fingerprint
         if (!clean) {
-          const scan = latest ? { jobId: latest.id, status: latest.status, invalid: Number(latest.invalid), current: !latest.outdated && latest.fingerprint === fingerprint } : null
-          throw new AppError('conflict', `Field "${def.name}" can switch to strict only after a complete scan job of its current shape found 0 invalid records`, { field: def.name, scan })
+          const scan = latest
+            ? {
+                jobId: latest.id,
+                status: latest.status,
+                invalid: Number(latest.invalid),
+                current: !latest.outdated && latest.fingerprint === fingerprint,
+              }
+            : null
+          throw new AppError(
+            'conflict',
+            `Field "${def.name}" can switch to strict only after a complete scan job of its current shape found 0 invalid records`,
+            { field: def.name, scan },
+          )
         }
       }
     },
@@ -208,7 +264,13 @@ export function createStructureService(deps: StructureDeps) {
       const issue = structures.firstIssue(value, structure.shape)
       if (!issue) continue
       deps.log.warn(
-        { collection: write.collection.name, field: name, path: structures.renderPath(issue.path, false), code: issue.code, recordId: write.before?.id ?? null },
+        {
+          collection: write.collection.name,
+          field: name,
+          path: structures.renderPath(issue.path, false),
+          code: issue.code,
+          recordId: write.before?.id ?? null,
+        },
         'json value does not match its structure (enforcement warn); written anyway',
       )
     }
@@ -226,13 +288,26 @@ export function createStructureService(deps: StructureDeps) {
     },
 
     /** The option sets of several fields (all readable ones when none are named); fields without any are left out. Throws as fieldOptions. */
-    async collectionOptions(principal: Principal, name: string, fields: string | undefined, locale?: string): Promise<{ collection: string; fields: FieldOptions[] }> {
+    async collectionOptions(
+      principal: Principal,
+      name: string,
+      fields: string | undefined,
+      locale?: string,
+    ): Promise<{ collection: string; fields: FieldOptions[] }> {
       const collection = await visibleCollection(principal, name)
       const readable = await readableFields(principal, collection)
-      const named = (fields ?? '').split(',').map((f) => f.trim()).filter(Boolean)
-      const defs = named.length > 0 ? [...new Set(named)].map((f) => findField(collection, f, readable)) : collection.fields.filter((f) => readable === null || readable.includes(f.name))
+      const named = (fields ?? '')
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean)
+      const defs =
+        named.length > 0
+          ? [...new Set(named)].map((f) => findField(collection, f, readable))
+          : collection.fields.filter((f) => readable === null || readable.includes(f.name))
       const chosen = await labelLocale(principal, locale)
-      const out = defs.map((def) => ({ field: def.name, type: def.type, optionSets: optionSetsOf(def, chosen) })).filter((f) => f.optionSets.length > 0)
+      const out = defs
+        .map((def) => ({ field: def.name, type: def.type, optionSets: optionSetsOf(def, chosen) }))
+        .filter((f) => f.optionSets.length > 0)
       return { collection: collection.name, fields: out }
     },
 
@@ -241,12 +316,18 @@ export function createStructureService(deps: StructureDeps) {
      * reached), the estimate on the first batch. Throws COLLECTION_NOT_FOUND, FORBIDDEN, NOT_FOUND,
      * VALIDATION_ERROR (no structure), invalid_request (cursor), conflict (the structure changed since the cursor).
      */
-    async scan(principal: Principal, name: string, field: string, query: { cursor?: string; limit: number }): Promise<ScanPage> {
+    async scan(
+      principal: Principal,
+      name: string,
+      field: string,
+      query: { cursor?: string; limit: number },
+    ): Promise<ScanPage> {
       const { opened, fs } = await target(principal, name, field)
       let after: string | null = null
       if (query.cursor) {
         const cursor = decodeCursor(query.cursor)
-        if (cursor.fingerprint !== fs.fingerprint) throw new AppError('conflict', 'The field’s structure changed since this cursor; start again without one')
+        if (cursor.fingerprint !== fs.fingerprint)
+          throw new AppError('conflict', 'The field’s structure changed since this cursor; start again without one')
         after = cursor.after
       }
       const rows = candidates(opened, fs)

@@ -30,7 +30,9 @@ export interface JobRow {
   updated_at: number
 }
 
-export type JobProgress = Partial<Pick<JobRow, 'checked' | 'invalid' | 'groups' | 'cursor' | 'repair' | 'estimate' | 'error'>> & { updated_at: number }
+export type JobProgress = Partial<
+  Pick<JobRow, 'checked' | 'invalid' | 'groups' | 'cursor' | 'repair' | 'estimate' | 'error'>
+> & { updated_at: number }
 
 type Tables = { structure_jobs: JobRow }
 
@@ -71,7 +73,12 @@ export function createJobStore(systemDb: Kysely<any>) {
 
     /** Whether a job is still running (a DELETE or a structure change elsewhere stops it). */
     async isRunning(projectId: string, id: string): Promise<boolean> {
-      const row = await db.selectFrom('structure_jobs').select('status').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      const row = await db
+        .selectFrom('structure_jobs')
+        .select('status')
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
       return row?.status === 'running'
     },
 
@@ -88,7 +95,12 @@ export function createJobStore(systemDb: Kysely<any>) {
     },
 
     /** Moves a running job to another status (with its last figures); false when it was not running. */
-    async finish(projectId: string, id: string, status: Exclude<JobStatus, 'running'>, patch: JobProgress): Promise<boolean> {
+    async finish(
+      projectId: string,
+      id: string,
+      status: Exclude<JobStatus, 'running'>,
+      patch: JobProgress,
+    ): Promise<boolean> {
       const result = await db
         .updateTable('structure_jobs')
         .set({ ...patch, status })
@@ -122,7 +134,11 @@ export function createJobStore(systemDb: Kysely<any>) {
     async failStale(projectId: string, collectionId: string, before: number, now: number): Promise<void> {
       await db
         .updateTable('structure_jobs')
-        .set({ status: 'failed', error: 'The instance running the job stopped before it finished; start it again', updated_at: now })
+        .set({
+          status: 'failed',
+          error: 'The instance running the job stopped before it finished; start it again',
+          updated_at: now,
+        })
         .where('project_id', '=', projectId)
         .where('collection_id', '=', collectionId)
         .where('status', '=', 'running')

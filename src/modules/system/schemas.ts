@@ -8,9 +8,13 @@ export const HealthSchema = z
     storage: z.enum(['local', 's3']),
     cache: z.enum(['memory', 'redis']),
     email_capabilities: z.object({
-      arbitraryRecipients: z.boolean().openapi({ description: 'Mail can go to any address (a channel is configured).' }),
+      arbitraryRecipients: z
+        .boolean()
+        .openapi({ description: 'Mail can go to any address (a channel is configured).' }),
       channel: z.enum(['email_binding', 'rest_api', 'email_no_channel']),
-      deliveryReceipts: z.boolean().openapi({ description: 'Signed delivery receipts are accepted, so sent can become delivered in the message log.' }),
+      deliveryReceipts: z.boolean().openapi({
+        description: 'Signed delivery receipts are accepted, so sent can become delivered in the message log.',
+      }),
     }),
   })
   .openapi('Health')

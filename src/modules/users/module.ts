@@ -11,5 +11,9 @@ import { createUsersService, type UserChange, type UsersDeps } from './service.j
 export function createUsersModule(deps: Omit<UsersDeps, 'onChange'>) {
   const changes = createObservers<[userId: string, change: UserChange]>()
   const service = createUsersService({ ...deps, onChange: changes.notify })
-  return { service, onChange: { add: changes.add }, routers: ({ security }) => [usersRoutes(service, security)] } satisfies AppModule
+  return {
+    service,
+    onChange: { add: changes.add },
+    routers: ({ security }) => [usersRoutes(service, security)],
+  } satisfies AppModule
 }

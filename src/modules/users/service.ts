@@ -114,16 +114,23 @@ export function createUsersService(deps: UsersDeps) {
    * the actor does (a new password or a ban would hand them that account), nor give anyone such a role.
    * Throws forbidden, invalid_request (unknown role).
    */
-  async function assertMayManage(actor: Principal, target: UserRow | null, newRoleName: string | null, projectId: string): Promise<void> {
+  async function assertMayManage(
+    actor: Principal,
+    target: UserRow | null,
+    newRoleName: string | null,
+    projectId: string,
+  ): Promise<void> {
     if (target && !isSuperAdmin(actor)) {
       const current = await access.roleById(target.project_id, target.role_id)
-      if (current?.name === 'super_admin') throw new AppError('forbidden', 'Only a super_admin may change a super_admin')
+      if (current?.name === 'super_admin')
+        throw new AppError('forbidden', 'Only a super_admin may change a super_admin')
       if (current) await access.assertMayAssign(actor, target.project_id, current.id)
     }
     if (newRoleName !== null) {
       const role = await access.roleByName(projectId, newRoleName)
       if (!role) throw new AppError('invalid_request', `Unknown role "${newRoleName}"`, { role: newRoleName })
-      if (role.name === 'super_admin' && !isSuperAdmin(actor)) throw new AppError('forbidden', 'Only a super_admin may grant super_admin')
+      if (role.name === 'super_admin' && !isSuperAdmin(actor))
+        throw new AppError('forbidden', 'Only a super_admin may grant super_admin')
       if (role.adminAccess && !(await access.hasAdminAccess(actor))) {
         throw new AppError('forbidden', 'Only an administrator may grant a role with admin access')
       }
@@ -132,7 +139,12 @@ export function createUsersService(deps: UsersDeps) {
   }
 
   /** Creates a self-registered account: the install's first becomes super_admin, later ones viewers. */
-  async function selfService(projectId: string, input: Omit<NewUser, 'role'>, open: boolean, emailTrusted: boolean): Promise<UserRow> {
+  async function selfService(
+    projectId: string,
+    input: Omit<NewUser, 'role'>,
+    open: boolean,
+    emailTrusted: boolean,
+  ): Promise<UserRow> {
     const superAdmin = await access.roleByName(projectId, 'super_admin')
     const viewer = await access.roleByName(projectId, 'viewer')
     if (!superAdmin || !viewer) throw new Error('Built-in roles missing from the default project')
@@ -160,14 +172,22 @@ export function createUsersService(deps: UsersDeps) {
       const projectId = actor.projectId
       if (!input.email && !input.username) throw new AppError('invalid_request', 'An email or a username is required')
       if (!input.email && (await deps.requireEmail(projectId))) {
-        throw new AppError('invalid_request', 'An email is required (the project setting auth.requireEmail is on)', { fields: ['email'] })
+        throw new AppError('invalid_request', 'An email is required (the project setting auth.requireEmail is on)', {
+          fields: ['email'],
+        })
       }
       await assertMayManage(actor, null, input.role, projectId)
       const role = (await access.roleByName(projectId, input.role))!
       // An administrator vouches for the address of an account they make.
       const row = await buildRow(projectId, input, role.id, true)
       await insertChecked(row)
-      await deps.audit.record({ projectId, action: 'user.created', actor, target: { type: 'user', id: row.id }, details: { role: input.role } })
+      await deps.audit.record({
+        projectId,
+        action: 'user.created',
+        actor,
+        target: { type: 'user', id: row.id },
+        details: { role: input.role },
+      })
       return toUser(row)
     },
 
@@ -223,7 +243,11 @@ export function createUsersService(deps: UsersDeps) {
         action: 'user.updated',
         actor,
         target: { type: 'user', id },
-        details: { changed: Object.keys(patch), ...(patch.role !== undefined ? { role: patch.role } : {}), ...(patch.banned !== undefined ? { banned: patch.banned } : {}) },
+        details: {
+          changed: Object.keys(patch),
+          ...(patch.role !== undefined ? { role: patch.role } : {}),
+          ...(patch.banned !== undefined ? { banned: patch.banned } : {}),
+        },
       })
       return { user: await toUser({ ...row, ...set }), changes }
     },
@@ -247,16 +271,23 @@ export function createUsersService(deps: UsersDeps) {
     /** Accounts with this email (several when it is a shared contact address). */
     findRowsByEmail: (email: string): Promise<UserRow[]> => store.byEmail(normaliseEmail(email)),
     /** The account with this username, or null. */
-    findRowByUsername: async (name: string): Promise<UserRow | null> => (await store.byUsername(normaliseUsername(name))) ?? null,
+    findRowByUsername: async (name: string): Promise<UserRow | null> =>
+      (await store.byUsername(normaliseUsername(name))) ?? null,
     /** The API shape of a row. */
     toUser,
     /** Records a successful sign-in (and a password hash upgraded to the current iteration count). */
     async recordSignIn(id: string, upgradedHash?: string): Promise<void> {
-      await store.update(id, { last_sign_in_at: clock.seconds(), ...(upgradedHash ? { password_hash: upgradedHash } : {}) })
+      await store.update(id, {
+        last_sign_in_at: clock.seconds(),
+        ...(upgradedHash ? { password_hash: upgradedHash } : {}),
+      })
     },
     /** Sets a new password (reset flows) and drops the user's sessions. */
     async setPassword(id: string, password: string): Promise<void> {
-      await store.update(id, { password_hash: await hashPassword(password, deps.passwordIterations), updated_at: clock.seconds() })
+      await store.update(id, {
+        password_hash: await hashPassword(password, deps.passwordIterations),
+        updated_at: clock.seconds(),
+      })
       await deps.onChange(id, 'password')
     },
     /** Stores the sealed TOTP secret and whether it is active. */
@@ -275,7 +306,13 @@ export function createUsersService(deps: UsersDeps) {
      * drops the password and second factor someone else may have set (pre-registration) and ends its sessions.
      */
     async discardUnprovenCredentials(id: string): Promise<void> {
-      await store.update(id, { password_hash: null, totp_secret: null, totp_enabled: false, email_trusted: true, updated_at: clock.seconds() })
+      await store.update(id, {
+        password_hash: null,
+        totp_secret: null,
+        totp_enabled: false,
+        email_trusted: true,
+        updated_at: clock.seconds(),
+      })
       await deps.onChange(id, 'password')
     },
     /** True once any account exists on the instance. */

@@ -43,8 +43,20 @@ export function createUsersStore(systemDb: Kysely<any>) {
     },
     async page(projectId: string, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
       const [rows, total] = await Promise.all([
-        db.selectFrom('users').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').offset(offset).limit(limit).execute(),
-        db.selectFrom('users').select(sql<number>`count(*)`.as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow(),
+        db
+          .selectFrom('users')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .orderBy('created_at')
+          .orderBy('id')
+          .offset(offset)
+          .limit(limit)
+          .execute(),
+        db
+          .selectFrom('users')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('project_id', '=', projectId)
+          .executeTakeFirstOrThrow(),
       ])
       return { rows, total: Number(total.n) }
     },

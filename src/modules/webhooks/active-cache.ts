@@ -11,7 +11,11 @@ const ttlMs = 60_000
  * first use, dropped on every change in any instance (pub/sub, awaited, so a webhook saved is listening
  * everywhere when the save answers) and after a minute. A load that overlaps a change is not kept.
  */
-export async function createActiveWebhooks(deps: { pubsub: PubSub; clock: Clock; load: (projectId: string) => Promise<WebhookRow[]> }) {
+export async function createActiveWebhooks(deps: {
+  pubsub: PubSub
+  clock: Clock
+  load: (projectId: string) => Promise<WebhookRow[]>
+}) {
   const entries = new Map<string, { rows: WebhookRow[]; at: number }>()
   const generations = new Map<string, number>()
   const drop = (projectId: string) => {

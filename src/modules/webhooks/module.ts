@@ -28,7 +28,15 @@ export async function createWebhooksModule(deps: WebhooksModuleDeps) {
   const { secretKey, log, queue, events, outbound, removedCollections, delivery, ...rest } = deps
   const service = await createWebhooksService({ ...rest, box: createSecretBox(secretKey, 'webhooks') })
   removedCollections.add(async (_actor, projectId, names) => void (await service.removeOfCollections(projectId, names)))
-  const deliveries = await startDeliveries({ webhooks: service, queue, events, outbound, clock: deps.clock, log, options: { ...deliveryDefaults, ...delivery } })
+  const deliveries = await startDeliveries({
+    webhooks: service,
+    queue,
+    events,
+    outbound,
+    clock: deps.clock,
+    log,
+    options: { ...deliveryDefaults, ...delivery },
+  })
   return {
     service,
     routers: ({ security }) => [webhooksRoutes(service, security)],

@@ -9,7 +9,14 @@ import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { CollectionsService } from '../collections/index.js'
-import { MASK, type CreateWebhookInput, type Delivery, type RecordEventName, type UpdateWebhookInput, type Webhook } from './schemas.js'
+import {
+  MASK,
+  type CreateWebhookInput,
+  type Delivery,
+  type RecordEventName,
+  type UpdateWebhookInput,
+  type Webhook,
+} from './schemas.js'
 import { createActiveWebhooks } from './active-cache.js'
 import { createWebhooksStore, type DeliveryRow, type WebhookChanges, type WebhookRow } from './store.js'
 
@@ -48,7 +55,11 @@ const resource = 'system/webhooks'
  */
 export async function createWebhooksService(deps: WebhooksDeps) {
   const store = createWebhooksStore(deps.systemDb)
-  const active = await createActiveWebhooks({ pubsub: deps.pubsub, clock: deps.clock, load: (projectId) => store.activeOf(projectId) })
+  const active = await createActiveWebhooks({
+    pubsub: deps.pubsub,
+    clock: deps.clock,
+    load: (projectId) => store.activeOf(projectId),
+  })
 
   async function rowOf(projectId: string, id: string): Promise<WebhookRow> {
     const row = await store.byId(projectId, id)
@@ -66,16 +77,28 @@ export async function createWebhooksService(deps: WebhooksDeps) {
     if (!collection) throw new AppError('collection_not_found', `Collection "${name.slice(0, 60)}" not found`)
     if (await deps.access.hasAdminAccess(actor)) return
     const decision = await deps.access.decide(actor, `collections/${name}`, 'read')
-    const whole = decision.allowed && decision.itemFilter === null && decision.fields === null && collection.accessControl?.preset !== 'private'
+    const whole =
+      decision.allowed &&
+      decision.itemFilter === null &&
+      decision.fields === null &&
+      collection.accessControl?.preset !== 'private'
     if (!whole) {
-      throw new AppError('forbidden', `A webhook on ${name} sends every record of it: you need read access to all of its rows and fields`, { resource: `collections/${name}`, action: 'read' })
+      throw new AppError(
+        'forbidden',
+        `A webhook on ${name} sends every record of it: you need read access to all of its rows and fields`,
+        { resource: `collections/${name}`, action: 'read' },
+      )
     }
   }
 
   function checkedUrl(value: string): string {
     const host = new URL(value).hostname
     if (!deps.allowPrivateNetwork && isBlockedHost(host)) {
-      throw new AppError('invalid_request', 'url: loopback, private and link-local addresses are refused (ALLOW_PRIVATE_NETWORK is off)', { fields: ['url'] })
+      throw new AppError(
+        'invalid_request',
+        'url: loopback, private and link-local addresses are refused (ALLOW_PRIVATE_NETWORK is off)',
+        { fields: ['url'] },
+      )
     }
     return value
   }
@@ -96,7 +119,10 @@ export async function createWebhooksService(deps: WebhooksDeps) {
 
   function sealHeaders(headers: Record<string, string>): Pick<WebhookRow, 'headers_sealed' | 'header_names'> {
     const names = Object.keys(headers)
-    return { headers_sealed: names.length > 0 ? deps.box.seal(JSON.stringify(headers)) : null, header_names: JSON.stringify(names) }
+    return {
+      headers_sealed: names.length > 0 ? deps.box.seal(JSON.stringify(headers)) : null,
+      header_names: JSON.stringify(names),
+    }
   }
 
   return {
@@ -134,7 +160,13 @@ export async function createWebhooksService(deps: WebhooksDeps) {
       }
       await store.insert(row)
       await active.changed(actor.projectId)
-      await deps.audit.record({ projectId: actor.projectId, action: 'webhook.created', actor, target: { type: 'webhook', id: row.id }, details: { name: row.name, collection: row.collection, url: urlForLog(row.url) } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'webhook.created',
+        actor,
+        target: { type: 'webhook', id: row.id },
+        details: { name: row.name, collection: row.collection, url: urlForLog(row.url) },
+      })
       return toWebhook(row)
     },
 
@@ -166,9 +198,12 @@ export async function createWebhooksService(deps: WebhooksDeps) {
         changes.secret_sealed = null
         dropped.push('secret')
       }
-      if (input.headers !== undefined) Object.assign(changes, sealHeaders(mergedHeaders(input.headers, moved ? {} : stored)))
+      if (input.headers !== undefined)
+        Object.assign(changes, sealHeaders(mergedHeaders(input.headers, moved ? {} : stored)))
       else if (moved && row.headers_sealed !== null) Object.assign(changes, sealHeaders({}))
-      if (moved) for (const name of Object.keys(stored)) if (input.headers === undefined || input.headers[name] === MASK) dropped.push(`headers.${name}`)
+      if (moved)
+        for (const name of Object.keys(stored))
+          if (input.headers === undefined || input.headers[name] === MASK) dropped.push(`headers.${name}`)
       const changed = Object.keys(input).filter((key) => key !== 'secret' || input.secret !== MASK)
       if (changed.length === 0) return toWebhook(row)
       changes.updated_at = deps.clock.seconds()
@@ -176,7 +211,13 @@ export async function createWebhooksService(deps: WebhooksDeps) {
       await active.changed(actor.projectId)
       // Field names only: the new values may include the secret or a credential header.
       const details = { name: changes.name ?? row.name, changed, ...(dropped.length > 0 ? { dropped } : {}) }
-      await deps.audit.record({ projectId: actor.projectId, action: 'webhook.updated', actor, target: { type: 'webhook', id }, details })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'webhook.updated',
+        actor,
+        target: { type: 'webhook', id },
+        details,
+      })
       return toWebhook({ ...row, ...changes })
     },
 
@@ -186,11 +227,22 @@ export async function createWebhooksService(deps: WebhooksDeps) {
       const row = await rowOf(actor.projectId, id)
       if (!(await store.delete(actor.projectId, id))) throw notFound()
       await active.changed(actor.projectId)
-      await deps.audit.record({ projectId: actor.projectId, action: 'webhook.deleted', actor, target: { type: 'webhook', id }, details: { name: row.name, collection: row.collection } })
+      await deps.audit.record({
+        projectId: actor.projectId,
+        action: 'webhook.deleted',
+        actor,
+        target: { type: 'webhook', id },
+        details: { name: row.name, collection: row.collection },
+      })
     },
 
     /** A page of a webhook's delivery log, newest first (status, attempts, durations; never the payload or secret). Throws forbidden, not_found. */
-    async deliveries(actor: Principal, id: string, page: number, limit: number): Promise<{ data: Delivery[]; total: number }> {
+    async deliveries(
+      actor: Principal,
+      id: string,
+      page: number,
+      limit: number,
+    ): Promise<{ data: Delivery[]; total: number }> {
       await deps.access.authorize(actor, `${resource}:read`)
       await rowOf(actor.projectId, id)
       const { rows, total } = await store.deliveries(actor.projectId, id, page, limit)
@@ -199,14 +251,22 @@ export async function createWebhooksService(deps: WebhooksDeps) {
 
     /** In process (deliver.ts): the project's active webhooks of a collection listening to `event`. */
     async listening(projectId: string, collection: string, event: RecordEventName): Promise<WebhookRow[]> {
-      return (await active.of(projectId)).filter((row) => row.collection === collection && eventsOf(row).includes(event))
+      return (await active.of(projectId)).filter(
+        (row) => row.collection === collection && eventsOf(row).includes(event),
+      )
     },
 
     /** In process (deliver.ts): a webhook with its secret and headers unsealed, or null when it is gone. Never send it to a client or a log. */
     async target(projectId: string, id: string): Promise<DeliveryTarget | null> {
       const row = await store.byId(projectId, id)
       if (!row) return null
-      return { id: row.id, url: row.url, active: Boolean(row.active), secret: row.secret_sealed ? deps.box.open(row.secret_sealed) : null, headers: storedHeaders(row) }
+      return {
+        id: row.id,
+        url: row.url,
+        active: Boolean(row.active),
+        secret: row.secret_sealed ? deps.box.open(row.secret_sealed) : null,
+        headers: storedHeaders(row),
+      }
     },
 
     /** Removes the webhooks of collections that were deleted (collections' onRemoved). */

@@ -40,7 +40,10 @@ export interface DeliveryRow {
   updated_at: number
 }
 
-export type DeliveryOutcome = Pick<DeliveryRow, 'status' | 'attempts' | 'attempt_log' | 'response_status' | 'duration_ms' | 'error' | 'updated_at'>
+export type DeliveryOutcome = Pick<
+  DeliveryRow,
+  'status' | 'attempts' | 'attempt_log' | 'response_status' | 'duration_ms' | 'error' | 'updated_at'
+>
 
 type Tables = { webhooks: WebhookRow; webhook_deliveries: DeliveryRow }
 
@@ -49,28 +52,57 @@ export function createWebhooksStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
   return {
     async list(projectId: string): Promise<WebhookRow[]> {
-      return db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
+      return db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
     },
     async byId(projectId: string, id: string): Promise<WebhookRow | undefined> {
-      return db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      return db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
     },
     /** The project's active webhooks (what record writes fan out to; cached by active-cache.ts). */
     async activeOf(projectId: string): Promise<WebhookRow[]> {
-      return db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId).where('active', '=', true).execute()
+      return db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('active', '=', true)
+        .execute()
     },
     async insert(row: WebhookRow): Promise<void> {
       await db.insertInto('webhooks').values(row).execute()
     },
     /** False when the row is gone. */
     async update(projectId: string, id: string, changes: WebhookChanges): Promise<boolean> {
-      const result = await db.updateTable('webhooks').set(changes).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      const result = await db
+        .updateTable('webhooks')
+        .set(changes)
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
       return Number(result.numUpdatedRows) > 0
     },
     /** Deletes the webhook and its delivery log. False when there was no such row. */
     async delete(projectId: string, id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('webhook_deliveries').where('project_id', '=', projectId).where('webhook_id', '=', id).execute()
-        const result = await trx.deleteFrom('webhooks').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+        await trx
+          .deleteFrom('webhook_deliveries')
+          .where('project_id', '=', projectId)
+          .where('webhook_id', '=', id)
+          .execute()
+        const result = await trx
+          .deleteFrom('webhooks')
+          .where('project_id', '=', projectId)
+          .where('id', '=', id)
+          .executeTakeFirst()
         return Number(result.numDeletedRows) > 0
       })
     },
@@ -78,9 +110,20 @@ export function createWebhooksStore(systemDb: Kysely<any>) {
     async deleteOfCollections(projectId: string, collections: readonly string[]): Promise<number> {
       if (collections.length === 0) return 0
       return db.transaction().execute(async (trx) => {
-        const ids = (await trx.selectFrom('webhooks').select('id').where('project_id', '=', projectId).where('collection', 'in', [...collections]).execute()).map((r) => r.id)
+        const ids = (
+          await trx
+            .selectFrom('webhooks')
+            .select('id')
+            .where('project_id', '=', projectId)
+            .where('collection', 'in', [...collections])
+            .execute()
+        ).map((r) => r.id)
         if (ids.length === 0) return 0
-        await trx.deleteFrom('webhook_deliveries').where('project_id', '=', projectId).where('webhook_id', 'in', ids).execute()
+        await trx
+          .deleteFrom('webhook_deliveries')
+          .where('project_id', '=', projectId)
+          .where('webhook_id', 'in', ids)
+          .execute()
         await trx.deleteFrom('webhooks').where('project_id', '=', projectId).where('id', 'in', ids).execute()
         return ids.length
       })
@@ -89,21 +132,60 @@ export function createWebhooksStore(systemDb: Kysely<any>) {
       await db.insertInto('webhook_deliveries').values(row).execute()
     },
     async deliveryById(projectId: string, id: string): Promise<DeliveryRow | undefined> {
-      return db.selectFrom('webhook_deliveries').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst()
     },
     async recordOutcome(projectId: string, id: string, outcome: DeliveryOutcome): Promise<void> {
-      await db.updateTable('webhook_deliveries').set(outcome).where('project_id', '=', projectId).where('id', '=', id).execute()
+      await db
+        .updateTable('webhook_deliveries')
+        .set(outcome)
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .execute()
+    },
+    /** A page of unsettled deliveries (pending, retrying) of every project, by id after `afterId` (start-up queues them again). */
+    async unsettledDeliveriesOfAllProjects(afterId: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('status', 'in', ['pending', 'retrying'])
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute()
     },
     /** Deletes settled deliveries (success, failed) last touched before `beforeMs`, in every project; how many went. */
     async pruneDeliveriesOfAllProjects(beforeMs: number): Promise<number> {
-      const result = await db.deleteFrom('webhook_deliveries').where('updated_at', '<', beforeMs).where('status', 'in', ['success', 'failed']).executeTakeFirst()
+      const result = await db
+        .deleteFrom('webhook_deliveries')
+        .where('updated_at', '<', beforeMs)
+        .where('status', 'in', ['success', 'failed'])
+        .executeTakeFirst()
       return Number(result.numDeletedRows)
     },
     /** A page of a webhook's deliveries, newest first, and how many there are. */
-    async deliveries(projectId: string, webhookId: string, page: number, limit: number): Promise<{ rows: DeliveryRow[]; total: number }> {
-      const base = db.selectFrom('webhook_deliveries').where('project_id', '=', projectId).where('webhook_id', '=', webhookId)
+    async deliveries(
+      projectId: string,
+      webhookId: string,
+      page: number,
+      limit: number,
+    ): Promise<{ rows: DeliveryRow[]; total: number }> {
+      const base = db
+        .selectFrom('webhook_deliveries')
+        .where('project_id', '=', projectId)
+        .where('webhook_id', '=', webhookId)
       const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset((page - 1) * limit).execute(),
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset((page - 1) * limit)
+          .execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
       ])
       return { rows, total: Number(count?.n ?? 0) }

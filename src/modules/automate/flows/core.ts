@@ -11,13 +11,16 @@ import type { PubSub } from '../../../lib/pubsub/index.js'
 import type { AccessService } from '../../access/index.js'
 import type { AuditService } from '../../audit/index.js'
 import type { OperationRegistry } from '../../operations/index.js'
-import type { FlowForRun, Step, TriggerType } from '../model.js'
+import type { FlowDefinition, FlowForRun, Step, TriggerType } from '../model.js'
+import type { PublisherSources } from '../publisher.js'
 import { quotaExceeded, type QuotasService } from '../quotas/index.js'
+import { createPreflight, type FlowWarning } from './preflight.js'
 import type { RunAsDeps } from './run-as.js'
 import { freeSlug, slugFromName } from './slug.js'
 import { createFlowsStore, type FlowRow, type FlowsDb } from './store.js'
+import { missingCredentials, type MissingCredential } from './missing-credentials.js'
 import { checkDraft } from './validate.js'
-import { toFlowDetail, toFlowForRun, type FlowDetail } from './wire.js'
+import { draftOf, toFlowDetail, toFlowForRun, type FlowDetail } from './wire.js'
 
 export interface FlowsDeps {
   systemDb: Kysely<any>
@@ -32,7 +35,12 @@ export interface FlowsDeps {
   /** A user row by id (the flow owner's role, for runAs flow_owner; a publisher's, for activation). */
   findUser(id: string): Promise<{ project_id: string; role_id: string; banned?: boolean | number } | null>
   /** An API key by id (apikeys.byId): the publisher of a flow published through a key. */
-  findApiKey: RunAsDeps['findApiKey']
+  findApiKey: PublisherSources['findApiKey']
+  /** A collection of the project by name, or null (collections.find): the preflight's check that the collections a flow names exist. */
+  findCollection(
+    projectId: string,
+    name: string,
+  ): Promise<{ readonly accessControl?: { readonly preset?: string } | null } | null>
   /** PUBLIC_URL: the base of webhook endpoints. */
   publicUrl: string
 }
@@ -68,20 +76,54 @@ export async function createFlowsCore(deps: FlowsDeps) {
     },
   })
   deps.quotas.addUsage(async (projectId) => ({ flows: await store.count(projectId) }))
+  const preflight = createPreflight({
+    access: deps.access,
+    operations: deps.operations,
+    findCollection: deps.findCollection,
+    sources: {
+      findRow: async (id) => {
+        const user = await deps.findUser(id)
+        return user && { id, project_id: user.project_id, role_id: user.role_id, banned: user.banned ?? false }
+      },
+      roleById: (projectId, id) => deps.access.roleById(projectId, id),
+      findApiKey: deps.findApiKey,
+    },
+  })
+
+  /** The preflight warnings of what the flow runs: its published version (none before the first publish). */
+  async function warningsOf(row: FlowRow, published: FlowDefinition | null): Promise<FlowWarning[]> {
+    if (!published) return []
+    return preflight.check({
+      projectId: row.project_id,
+      definition: published,
+      createdBy: row.created_by,
+      publishedBy: row.published_by,
+      system: row.system !== null,
+    })
+  }
 
   async function forRun(row: FlowRow): Promise<FlowForRun> {
-    const snapshot = row.published_version === null ? undefined : await store.version(row.project_id, row.id, row.published_version)
+    const snapshot =
+      row.published_version === null ? undefined : await store.version(row.project_id, row.id, row.published_version)
     return toFlowForRun(row, snapshot?.snapshot ?? null)
+  }
+
+  /** Throws conflict (409) when the project has a flow at this slug. */
+  async function assertSlugFree(projectId: string, slug: string, trx?: FlowsDb): Promise<void> {
+    if (await store.slugTaken(projectId, slug, trx))
+      throw new AppError('conflict', `A flow with the slug "${slug}" already exists in this project`, { slug })
   }
 
   return {
     deps,
     store,
+    assertSlugFree,
     runAsDeps: { access: deps.access, findUser: deps.findUser, findApiKey: deps.findApiKey } satisfies RunAsDeps,
     changes,
     active,
     forRun,
     notFound,
+    warningsOf,
 
     /** The flow row of the caller's project, or not_found. */
     async requireFlow(projectId: string, id: string, trx?: FlowsDb): Promise<FlowRow> {
@@ -99,16 +141,37 @@ export async function createFlowsCore(deps: FlowsDeps) {
       const row = await store.byId(projectId, id, trx)
       if (!row) throw notFound()
       if (row.system !== null) {
-        throw new AppError('system_flow_readonly', `This flow is system-managed (${row.system}): it can be read and paused (status), not ${what}`, { system: row.system })
+        throw new AppError(
+          'system_flow_readonly',
+          `This flow is system-managed (${row.system}): it can be read and paused (status), not ${what}`,
+          { system: row.system },
+        )
       }
       return row
     },
 
-    /** The flow detail as the API shows it (credentials masked unless `reveal`). Throws not_found. */
+    /** The flow detail as the API shows it (credentials masked unless `reveal`), with the preflight warnings of its published version. Throws not_found. */
     async detail(projectId: string, id: string, reveal: boolean): Promise<FlowDetail> {
       const row = await store.byId(projectId, id)
       if (!row) throw notFound()
-      return toFlowDetail(row, (await forRun(row)).published, reveal, deps.publicUrl)
+      const { published } = await forRun(row)
+      const detail = toFlowDetail(
+        row,
+        published,
+        reveal,
+        deps.publicUrl,
+        missingCredentials(deps.operations, draftOf(row)),
+      )
+      return { ...detail, warnings: await warningsOf(row, published) }
+    },
+
+    /** The credentials the draft lacks (decision 052): publishing is refused until they are given. */
+    missing(draft: {
+      triggerType: string
+      triggerConfig: Record<string, unknown>
+      operations: readonly unknown[]
+    }): MissingCredential[] {
+      return missingCredentials(deps.operations, draft)
     },
 
     /** Whether the caller sees credentials (holders of system/automate:update). */
@@ -117,7 +180,11 @@ export async function createFlowsCore(deps: FlowsDeps) {
     },
 
     /** The draft checked as saved: the trigger config (defaults filled in) and the steps through the registry. Throws validation_error. */
-    check(triggerType: TriggerType, triggerConfig: Record<string, unknown>, operations: Step[]): Record<string, unknown> {
+    check(
+      triggerType: TriggerType,
+      triggerConfig: Record<string, unknown>,
+      operations: Step[],
+    ): Record<string, unknown> {
       return checkDraft(deps.operations, triggerType, triggerConfig, operations)
     },
 
@@ -134,7 +201,7 @@ export async function createFlowsCore(deps: FlowsDeps) {
         if (count >= limits.maxFlows) throw quotaExceeded('maxFlows', limits.maxFlows, count)
         let slug = draft.slug
         if (slug !== undefined) {
-          if (await store.slugTaken(projectId, slug, trx)) throw new AppError('conflict', `A flow with the slug "${slug}" already exists in this project`, { slug })
+          await assertSlugFree(projectId, slug, trx)
         } else {
           const base = slugFromName(draft.name)
           slug = freeSlug(base, new Set(await store.slugsLike(projectId, base, trx)))

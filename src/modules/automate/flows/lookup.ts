@@ -20,7 +20,9 @@ export function createFlowLookup(core: FlowsCore): FlowLookup {
     async byWebhookToken(token) {
       const known = tokens.get(token)
       if (known) {
-        const active = (await core.active.get(known.projectId)).find((f) => f.id === known.flowId && f.webhookToken === token)
+        const active = (await core.active.get(known.projectId)).find(
+          (f) => f.id === known.flowId && f.webhookToken === token,
+        )
         if (active) return active
       }
       const row = await store.byWebhookTokenAcrossProjects(token)
@@ -35,7 +37,9 @@ export function createFlowLookup(core: FlowsCore): FlowLookup {
     },
     async activeByTrigger(projectId, triggerType) {
       // What runs is the published version: its trigger decides, whatever the draft has been changed to.
-      return (await core.active.get(projectId)).filter((f) => (f.published?.triggerType ?? f.triggerType) === triggerType)
+      return (await core.active.get(projectId)).filter(
+        (f) => (f.published?.triggerType ?? f.triggerType) === triggerType,
+      )
     },
     async activeByTriggerAcrossProjects(triggerType) {
       // Every active flow (few), then filtered by the published version's trigger, as above.

@@ -1,3 +1,5 @@
+import { isCredentialHeader } from '../../../lib/credential-headers.js'
+
 /**
  * Credential masking of flows (automation spec "Credential masking"): credential values in step configs
  * and in a webhook trigger's config are shown as eight bullets to callers without system/automate:update,
@@ -12,7 +14,7 @@ type Json = Record<string, unknown>
 
 /**
  * Where each operation keeps its credentials (dot paths into its config); a registry entry, not a branch.
- * Besides these, any header named Authorization (any case) in a step's `headers` is a credential.
+ * Besides these, every header of a step's `headers` whose name carries a credential (isCredentialHeader).
  */
 export const credentialPaths: Readonly<Record<string, readonly string[]>> = {
   webhook_dispatch: ['secret'],
@@ -20,46 +22,82 @@ export const credentialPaths: Readonly<Record<string, readonly string[]>> = {
   http_request: ['auth.token', 'auth.password'],
 }
 
+export { credentialHeaderWords, isCredentialHeader } from '../../../lib/credential-headers.js'
+
 /** The paths of a webhook trigger's config that hold credentials. */
 const triggerCredentialPaths: Readonly<Record<string, readonly string[]>> = { webhook: ['secret'] }
 
 // Every credential path of every operation: what an untyped config is masked with.
 const allPaths = [...new Set(Object.values(credentialPaths).flat())]
 
-interface StepLike {
+/** What masking takes for a step: a key, a type and a config object. */
+export interface StepLike {
   readonly key: string
   readonly type: string
   readonly config?: Json
 }
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
-const isStep = (value: unknown): value is StepLike => isObject(value) && typeof value.key === 'string' && typeof value.type === 'string' && (value.config === undefined || isObject(value.config))
+const isStep = (value: unknown): value is StepLike =>
+  isObject(value) &&
+  typeof value.key === 'string' &&
+  typeof value.type === 'string' &&
+  (value.config === undefined || isObject(value.config))
 
 /**
  * A copy of a config with its credentials masked: the paths of `type` (every operation's paths when the
- * type is not given, e.g. a recorded input whose type the caller does not want to name), Authorization
- * headers, and the same inside nested steps (a loop's `operations`, a switch's `cases[].steps`). Only non-empty strings are masked.
+ * type is not given, e.g. a recorded input whose type the caller does not want to name), credential
+ * headers (isCredentialHeader), and the same inside nested steps (a loop's `operations`, a switch's `cases[].steps`). Only non-empty strings are masked.
  */
 export function maskCredentials(config: Json, type?: string): Json {
   const out = structuredClone(config)
   for (const path of type === undefined ? allPaths : (credentialPaths[type] ?? [])) maskAt(out, path.split('.'))
   if (isObject(out.headers)) {
-    for (const name of Object.keys(out.headers)) if (name.toLowerCase() === 'authorization') maskValue(out.headers, name)
+    for (const name of Object.keys(out.headers)) if (isCredentialHeader(name)) maskValue(out.headers, name)
   }
   for (const [name, value] of Object.entries(out)) out[name] = maskNestedSteps(value)
   return out
 }
 
+/**
+ * True when maskCredentials would change something in `config`: a credential path of `type` holding a
+ * non-empty string, a credential header, or a nested step anywhere below. Walks without copying (and with
+ * its own stack, so a deep resolved input costs no recursion): a run's step logs mask every step's input,
+ * and most have nothing to mask, where structuredClone and rebuilding each object cost more than the step.
+ */
+export function needsMasking(config: Json, type?: string): boolean {
+  for (const path of type === undefined ? allPaths : (credentialPaths[type] ?? [])) {
+    let at: unknown = config
+    for (const name of path.split('.')) at = isObject(at) ? at[name] : undefined
+    if (typeof at === 'string' && at !== '') return true
+  }
+  if (isObject(config.headers) && Object.keys(config.headers).some(isCredentialHeader)) return true
+  const stack: unknown[] = Object.values(config)
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (Array.isArray(value)) {
+      if (value.some(isStep)) return true
+      for (const item of value) stack.push(item)
+    } else if (isObject(value)) {
+      for (const item of Object.values(value)) stack.push(item)
+    }
+  }
+  return false
+}
+
 /** Nested steps anywhere below a config value: a loop's `operations`, a switch's `cases[].steps`. */
 function maskNestedSteps(value: unknown): unknown {
   if (Array.isArray(value)) return value.some(isStep) ? maskSteps(value) : value.map(maskNestedSteps)
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskNestedSteps(item)]))
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskNestedSteps(item)]))
   return value
 }
 
 /** A copy of the steps with every credential masked (nested steps included). */
 export function maskSteps<S>(steps: readonly S[]): S[] {
-  return steps.map((step) => (isStep(step) ? ({ ...step, config: maskCredentials(step.config ?? {}, step.type) } as S) : step))
+  return steps.map((step) =>
+    isStep(step) ? ({ ...step, config: maskCredentials(step.config ?? {}, step.type) } as S) : step,
+  )
 }
 
 /** A copy of a trigger config with its credentials masked (a webhook's secret). */
@@ -126,20 +164,25 @@ function restoreObject(incoming: unknown, stored: unknown, storedByKey?: Map<str
 }
 
 function collectSteps(steps: readonly unknown[], into: Map<string, StepLike>): void {
+  forEachStep(steps, (step) => into.set(step.key, step))
+}
+
+/** Calls `visit` for every step of the list and every step nested in their configs (a loop's `operations`, a switch's `cases[].steps`), parents first. */
+export function forEachStep(steps: readonly unknown[], visit: (step: StepLike) => void): void {
   for (const step of steps) {
     if (!isStep(step)) continue
-    into.set(step.key, step)
-    for (const value of Object.values(step.config ?? {})) collectNested(value, into)
+    visit(step)
+    for (const value of Object.values(step.config ?? {})) forEachNested(value, visit)
   }
 }
 
 /** Steps anywhere below a config value (a switch's `cases[].steps` sit one object down). */
-function collectNested(value: unknown, into: Map<string, StepLike>): void {
+function forEachNested(value: unknown, visit: (step: StepLike) => void): void {
   if (Array.isArray(value)) {
-    if (value.some(isStep)) collectSteps(value, into)
-    else for (const item of value) collectNested(item, into)
+    if (value.some(isStep)) forEachStep(value, visit)
+    else for (const item of value) forEachNested(item, visit)
   } else if (isObject(value)) {
-    for (const item of Object.values(value)) collectNested(item, into)
+    for (const item of Object.values(value)) forEachNested(item, visit)
   }
 }
 

@@ -2,7 +2,7 @@ import type { Principal } from '../../../lib/principal.js'
 import type { FlowsCore } from './core.js'
 import { assertMaySetRunAs } from './run-as.js'
 import { maskSteps, maskTriggerConfig, restoreMasked, restoreMaskedTrigger } from './masking.js'
-import { DuplicateFlowSchema, exportFormat, FlowDocumentSchema } from './schemas.js'
+import { DuplicateFlowSchema, exportFormat, FlowDocumentSchema, slugSchema } from './schemas.js'
 import { parseInput } from './validate.js'
 import { draftOf, type FlowDetail } from './wire.js'
 
@@ -46,7 +46,13 @@ export function createPortable(core: FlowsCore) {
         options: draft.options,
         collections: [...draft.collections],
       })
-      await deps.audit.record({ projectId: row.project_id, action: 'flow.duplicated', actor, target: { type: 'flow', id: row.id }, details: { from: id, name: row.name, slug: row.slug } })
+      await deps.audit.record({
+        projectId: row.project_id,
+        action: 'flow.duplicated',
+        actor,
+        target: { type: 'flow', id: row.id },
+        details: { from: id, name: row.name, slug: row.slug },
+      })
       await core.changed(row.project_id, row.id)
       return core.detail(row.project_id, row.id, await core.reveals(actor))
     },
@@ -72,16 +78,21 @@ export function createPortable(core: FlowsCore) {
     },
 
     /**
-     * Imports a document. Without `flowId`: a new draft at the document's slug (409 conflict when taken in
-     * this project) or, without a slug, at one derived from the name; masked credentials are dropped. With
-     * `flowId` (needs update too): replaces that flow's draft, keeping its id, slug, versions, counters,
-     * runAs and webhook token; masks keep its stored credentials. Throws forbidden, not_found,
-     * validation_error, conflict, quota_exceeded.
+     * Imports a document, as the export answers it (`{ data: document }`) or bare. Without `flowId`: a new
+     * draft at the document's slug (409 conflict when taken in this project, before any other check) or,
+     * without a slug, at one derived from the name; masked credentials are dropped, and those a step needs
+     * are listed in the detail's missingCredentials (decision 052). With `flowId` (needs update too):
+     * replaces that flow's draft, keeping its id, slug, versions, counters, runAs and webhook token; masks
+     * keep its stored credentials. Throws forbidden, not_found, validation_error, conflict, quota_exceeded.
      */
     async importFlow(actor: Principal, input: unknown, flowId?: string): Promise<FlowDetail> {
       await deps.access.authorize(actor, 'system/automate:create')
-      const doc = parseInput(FlowDocumentSchema, input)
       const projectId = actor.projectId
+      const raw = unwrapDocument(input)
+      // A taken slug is the answer before anything else is checked: the document may be fine, only its place is not.
+      const slug = flowId === undefined ? slugSchema.safeParse((raw as { slug?: unknown } | null)?.slug) : undefined
+      if (slug?.success) await core.assertSlugFree(projectId, slug.data)
+      const doc = parseInput(FlowDocumentSchema, raw)
       if (flowId !== undefined) {
         await deps.access.authorize(actor, 'system/automate:update')
         const row = await core.requireUserFlow(projectId, flowId, 'replaced by an import')
@@ -89,7 +100,11 @@ export function createPortable(core: FlowsCore) {
         // Replacing a delegated flow's steps wields its delegation, as a PATCH would.
         await assertMaySetRunAs(core.runAsDeps, actor, projectId, row.created_by, stored.runAs)
         const operations = restoreMasked(doc.operations, stored.operations)
-        const triggerConfig = core.check(doc.triggerType, restoreMaskedTrigger(doc.triggerConfig, doc.triggerType === stored.triggerType ? stored.triggerConfig : null), operations)
+        const triggerConfig = core.check(
+          doc.triggerType,
+          restoreMaskedTrigger(doc.triggerConfig, doc.triggerType === stored.triggerType ? stored.triggerConfig : null),
+          operations,
+        )
         const changes = {
           name: doc.name,
           description: doc.description,
@@ -103,16 +118,38 @@ export function createPortable(core: FlowsCore) {
           updated_at: deps.clock.seconds(),
         }
         if (!(await store.update(projectId, flowId, changes))) throw core.notFound()
-        await deps.audit.record({ projectId, action: 'flow.imported', actor, target: { type: 'flow', id: flowId }, details: { name: doc.name, replaced: true } })
+        await deps.audit.record({
+          projectId,
+          action: 'flow.imported',
+          actor,
+          target: { type: 'flow', id: flowId },
+          details: { name: doc.name, replaced: true },
+        })
         await core.changed(projectId, flowId)
         return core.detail(projectId, flowId, await core.reveals(actor))
       }
       const operations = restoreMasked(doc.operations, [])
       const triggerConfig = core.check(doc.triggerType, restoreMaskedTrigger(doc.triggerConfig, null), operations)
       const row = await core.insertDraft(actor, { ...doc, triggerConfig, operations })
-      await deps.audit.record({ projectId, action: 'flow.imported', actor, target: { type: 'flow', id: row.id }, details: { name: row.name, slug: row.slug, replaced: false } })
+      await deps.audit.record({
+        projectId,
+        action: 'flow.imported',
+        actor,
+        target: { type: 'flow', id: row.id },
+        details: { name: row.name, slug: row.slug, replaced: false },
+      })
       await core.changed(projectId, row.id)
       return core.detail(projectId, row.id, await core.reveals(actor))
     },
   }
+}
+
+/** The document inside the export's answer (`{ "data": document }`, its only key), or the input as it is. */
+function unwrapDocument(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input
+  const keys = Object.keys(input)
+  const data = (input as { data?: unknown }).data
+  return keys.length === 1 && keys[0] === 'data' && typeof data === 'object' && data !== null && !Array.isArray(data)
+    ? data
+    : input
 }

@@ -51,14 +51,24 @@ export async function createFlowsService(deps: FlowsDeps) {
     async create(actor: Principal, input: unknown): Promise<FlowDetail> {
       await deps.access.authorize(actor, 'system/automate:create')
       if (typeof input === 'object' && input !== null && 'runAs' in input) {
-        throw new AppError('validation_error', 'runAs: not accepted on create; set it with PATCH once the flow exists', { issues: [{ path: 'runAs', message: 'not accepted on create' }] })
+        throw new AppError(
+          'validation_error',
+          'runAs: not accepted on create; set it with PATCH once the flow exists',
+          { issues: [{ path: 'runAs', message: 'not accepted on create' }] },
+        )
       }
       const body = parseInput(CreateFlowSchema, input)
       // A new flow has nothing stored: masks are dropped.
       const operations = restoreMasked(body.operations, [])
       const triggerConfig = core.check(body.triggerType, restoreMaskedTrigger(body.triggerConfig, null), operations)
       const row = await core.insertDraft(actor, { ...body, triggerConfig, operations })
-      await deps.audit.record({ projectId: row.project_id, action: 'flow.created', actor, target: { type: 'flow', id: row.id }, details: { name: row.name, slug: row.slug, triggerType: row.trigger_type } })
+      await deps.audit.record({
+        projectId: row.project_id,
+        action: 'flow.created',
+        actor,
+        target: { type: 'flow', id: row.id },
+        details: { name: row.name, slug: row.slug, triggerType: row.trigger_type },
+      })
       await core.changed(row.project_id, row.id)
       return detail(row.project_id, row.id, await core.reveals(actor))
     },
@@ -79,9 +89,16 @@ export async function createFlowsService(deps: FlowsDeps) {
       // Changing a delegated flow wields its delegation: the caller must be one who could set that runAs (decision 028).
       await assertMaySetRunAs(runAsDeps, actor, projectId, row.created_by, RunAsSchema.parse(body.runAs ?? row.run_as))
       const triggerType = (body.triggerType ?? stored.triggerType) as TriggerType
-      const operations = body.operations === undefined ? [...stored.operations] : restoreMasked(body.operations, stored.operations)
-      const sentConfig = body.triggerConfig ?? (body.triggerType !== undefined && body.triggerType !== stored.triggerType ? {} : stored.triggerConfig)
-      const triggerConfig = core.check(triggerType, restoreMaskedTrigger(sentConfig, triggerType === stored.triggerType ? stored.triggerConfig : null), operations)
+      const operations =
+        body.operations === undefined ? [...stored.operations] : restoreMasked(body.operations, stored.operations)
+      const sentConfig =
+        body.triggerConfig ??
+        (body.triggerType !== undefined && body.triggerType !== stored.triggerType ? {} : stored.triggerConfig)
+      const triggerConfig = core.check(
+        triggerType,
+        restoreMaskedTrigger(sentConfig, triggerType === stored.triggerType ? stored.triggerConfig : null),
+        operations,
+      )
       const changes: FlowChanges = {
         name: body.name ?? row.name,
         description: body.description ?? row.description,
@@ -90,14 +107,23 @@ export async function createFlowsService(deps: FlowsDeps) {
         trigger_type: triggerType,
         trigger_config: JSON.stringify(triggerConfig),
         operations: JSON.stringify(operations),
-        options: body.options === undefined ? row.options : JSON.stringify(FlowOptionsSchema.parse({ ...stored.options, ...body.options })),
+        options:
+          body.options === undefined
+            ? row.options
+            : JSON.stringify(FlowOptionsSchema.parse({ ...stored.options, ...body.options })),
         collections: body.collections === undefined ? row.collections : JSON.stringify(body.collections),
         run_as: body.runAs ?? row.run_as,
         updated_at: deps.clock.seconds(),
       }
       if (!(await store.update(projectId, id, changes))) throw core.notFound()
       // Field names only: values may hold credentials.
-      await deps.audit.record({ projectId, action: 'flow.updated', actor, target: { type: 'flow', id }, details: { name: changes.name, changed: Object.keys(body) } })
+      await deps.audit.record({
+        projectId,
+        action: 'flow.updated',
+        actor,
+        target: { type: 'flow', id },
+        details: { name: changes.name, changed: Object.keys(body) },
+      })
       await core.changed(projectId, id)
       return detail(projectId, id, true)
     },
@@ -108,7 +134,13 @@ export async function createFlowsService(deps: FlowsDeps) {
       const projectId = actor.projectId
       const row = await core.requireUserFlow(projectId, id, 'deleted')
       if (!(await store.delete(projectId, id))) throw core.notFound()
-      await deps.audit.record({ projectId, action: 'flow.deleted', actor, target: { type: 'flow', id }, details: { name: row.name, slug: row.slug } })
+      await deps.audit.record({
+        projectId,
+        action: 'flow.deleted',
+        actor,
+        target: { type: 'flow', id },
+        details: { name: row.name, slug: row.slug },
+      })
       await core.changed(projectId, id)
     },
 
@@ -125,21 +157,39 @@ export async function createFlowsService(deps: FlowsDeps) {
       const row = await core.requireFlow(projectId, id)
       // A system-managed flow is paused (inactive) and resumed (active); it has no draft to go back to.
       if (row.system !== null && status === 'draft') {
-        throw new AppError('system_flow_readonly', `This flow is system-managed (${row.system}): its status is active or inactive`, { system: row.system })
+        throw new AppError(
+          'system_flow_readonly',
+          `This flow is system-managed (${row.system}): its status is active or inactive`,
+          { system: row.system },
+        )
       }
       if (status === row.status) return detail(projectId, id, true)
       if (status === 'active') {
         const published = (await core.forRun(row)).published
-        if (!published) throw new AppError('conflict', 'Publish the flow before activating it: only a published version runs', { status: row.status })
+        if (!published)
+          throw new AppError('conflict', 'Publish the flow before activating it: only a published version runs', {
+            status: row.status,
+          })
         // Setting a flow running puts its publisher's rights (or its delegation) to work: decision 045.
-        if (row.system === null) await assertMayRelease(runAsDeps, actor, projectId, { createdBy: row.created_by, runAs: published.runAs, publishedBy: row.published_by })
+        if (row.system === null)
+          await assertMayRelease(runAsDeps, actor, projectId, {
+            createdBy: row.created_by,
+            runAs: published.runAs,
+            publishedBy: row.published_by,
+          })
         if (published.triggerType === 'schedule') {
           const config = published.triggerConfig as { cron?: string; timezone?: string }
           parseSchedule(String(config.cron ?? ''), config.timezone ?? 'UTC')
         }
       }
       await store.update(projectId, id, { status: status satisfies FlowStatus, updated_at: deps.clock.seconds() })
-      await deps.audit.record({ projectId, action: 'flow.status_changed', actor, target: { type: 'flow', id }, details: { name: row.name, from: row.status, to: status } })
+      await deps.audit.record({
+        projectId,
+        action: 'flow.status_changed',
+        actor,
+        target: { type: 'flow', id },
+        details: { name: row.name, from: row.status, to: status },
+      })
       await core.changed(projectId, id)
       return detail(projectId, id, true)
     },

@@ -1,5 +1,16 @@
-import { FlowOptionsSchema, RunAsSchema, StepSchema, type FlowDefinition, type FlowForRun, type FlowStatus, type Step, type TriggerType } from '../model.js'
+import {
+  FlowOptionsSchema,
+  RunAsSchema,
+  StepSchema,
+  type FlowDefinition,
+  type FlowForRun,
+  type FlowStatus,
+  type Step,
+  type TriggerType,
+} from '../model.js'
 import { maskSteps, maskTriggerConfig } from './masking.js'
+import type { FlowWarning } from './preflight.js'
+import type { MissingCredential } from './missing-credentials.js'
 import type { FlowRow } from './store.js'
 
 /** A flow as the API shows it (automation spec "Flow"); times ISO 8601, options with defaults filled in. */
@@ -35,6 +46,10 @@ export interface Flow {
 export interface FlowDetail extends Flow {
   publishedOperations: Step[] | null
   webhookEndpoint: { url: string; token: string; methods: string[] } | null
+  /** The preflight of the published version (flows/preflight.ts, decision 053): what its runs would likely fail on. */
+  warnings: FlowWarning[]
+  /** Credentials the draft lacks (step key, or null for the trigger, and path): publishing is refused until they are given. */
+  missingCredentials: MissingCredential[]
 }
 
 export const iso = (seconds: number): string => new Date(seconds * 1000).toISOString()
@@ -75,7 +90,11 @@ export function snapshotOf(text: string): FlowDefinition {
 /** A definition with its credentials masked (or as stored when `reveal`). */
 export function shownDefinition(definition: FlowDefinition, reveal: boolean): FlowDefinition {
   if (reveal) return definition
-  return { ...definition, triggerConfig: maskTriggerConfig(definition.triggerType, definition.triggerConfig), operations: maskSteps(definition.operations) }
+  return {
+    ...definition,
+    triggerConfig: maskTriggerConfig(definition.triggerType, definition.triggerConfig),
+    operations: maskSteps(definition.operations),
+  }
 }
 
 /** The wire flow; credentials masked unless `reveal` (holders of system/automate:update). */
@@ -109,8 +128,14 @@ export function toFlow(row: FlowRow, reveal: boolean): Flow {
   }
 }
 
-/** The flow detail: publishedOperations (masked as the rest) and, for webhook flows, the endpoint with its token. */
-export function toFlowDetail(row: FlowRow, published: FlowDefinition | null, reveal: boolean, publicUrl: string): FlowDetail {
+/** The flow detail but its warnings: publishedOperations (masked as the rest), for webhook flows the endpoint with its token, and the credentials the draft lacks. */
+export function toFlowDetail(
+  row: FlowRow,
+  published: FlowDefinition | null,
+  reveal: boolean,
+  publicUrl: string,
+  missingCredentials: MissingCredential[],
+): Omit<FlowDetail, 'warnings'> {
   const flow = toFlow(row, reveal)
   const webhookEndpoint =
     row.trigger_type === 'webhook'
@@ -120,7 +145,12 @@ export function toFlowDetail(row: FlowRow, published: FlowDefinition | null, rev
           methods: ((flow.triggerConfig.allowed_methods as string[] | undefined) ?? ['POST']).slice(),
         }
       : null
-  return { ...flow, publishedOperations: published ? [...shownDefinition(published, reveal).operations] : null, webhookEndpoint }
+  return {
+    ...flow,
+    publishedOperations: published ? [...shownDefinition(published, reveal).operations] : null,
+    webhookEndpoint,
+    missingCredentials,
+  }
 }
 
 /** A flow as runs and triggers read it: real values, the published definition parsed. */

@@ -9,6 +9,8 @@ export const defaultLimits = {
   maxAiTokensPerDay: 50_000,
   maxEmailsPerDay: 200,
   maxScriptCpuMs: 5_000,
+  // Beyond the spec (decision 054): runs waiting for a concurrency place; past it new runs are refused 429.
+  maxPendingRuns: 10_000,
 } as const
 
 export type QuotaName = keyof typeof defaultLimits
@@ -21,10 +23,20 @@ export interface Usage {
   readonly runsThisHour: number
   readonly aiTokensToday: number
   readonly emailsToday: number
+  /** Runs accepted and waiting for a concurrency place (maxPendingRuns). */
+  readonly pendingRuns: number
 }
-export const zeroUsage: Usage = { flows: 0, concurrentRuns: 0, runsThisHour: 0, aiTokensToday: 0, emailsToday: 0 }
+export const zeroUsage: Usage = {
+  flows: 0,
+  concurrentRuns: 0,
+  runsThisHour: 0,
+  aiTokensToday: 0,
+  emailsToday: 0,
+  pendingRuns: 0,
+}
 
-const limit = (max: number) => z.number().int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`)
+const limit = (max: number) =>
+  z.number().int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`)
 
 export const LimitsPatchSchema = z
   .strictObject({
@@ -35,6 +47,7 @@ export const LimitsPatchSchema = z
     maxAiTokensPerDay: limit(1_000_000_000).optional(),
     maxEmailsPerDay: limit(10_000_000).optional(),
     maxScriptCpuMs: limit(600_000).optional(),
+    maxPendingRuns: limit(1_000_000).optional(),
   })
   .openapi('AutomateQuotasPatch')
 export type LimitsPatch = z.output<typeof LimitsPatchSchema>
@@ -42,7 +55,23 @@ export type LimitsPatch = z.output<typeof LimitsPatchSchema>
 const int = z.number().int()
 export const QuotasSchema = z
   .object({
-    limits: z.object({ maxFlows: int, maxConcurrentRuns: int, maxExecutionMs: int, maxRunsPerHour: int, maxAiTokensPerDay: int, maxEmailsPerDay: int, maxScriptCpuMs: int }),
-    usage: z.object({ flows: int, concurrentRuns: int, runsThisHour: int, aiTokensToday: int, emailsToday: int }),
+    limits: z.object({
+      maxFlows: int,
+      maxConcurrentRuns: int,
+      maxExecutionMs: int,
+      maxRunsPerHour: int,
+      maxAiTokensPerDay: int,
+      maxEmailsPerDay: int,
+      maxScriptCpuMs: int,
+      maxPendingRuns: int,
+    }),
+    usage: z.object({
+      flows: int,
+      concurrentRuns: int,
+      runsThisHour: int,
+      aiTokensToday: int,
+      emailsToday: int,
+      pendingRuns: int,
+    }),
   })
   .openapi('AutomateQuotas')

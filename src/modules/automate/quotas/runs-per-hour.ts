@@ -12,7 +12,11 @@ export type RunsPerHour = ReturnType<typeof createRunsPerHour>
  * the rate limiter (Redis in scale-out). Runs, dry runs and script tests all count (decision 045): each
  * evaluates as much as a run does.
  */
-export function createRunsPerHour(deps: { limiter: RateLimiter; clock: TimeSource; limits(projectId: string): Promise<Pick<Limits, 'maxRunsPerHour'>> }) {
+export function createRunsPerHour(deps: {
+  limiter: RateLimiter
+  clock: TimeSource
+  limits(projectId: string): Promise<Pick<Limits, 'maxRunsPerHour'>>
+}) {
   const key = (projectId: string) => `automate-runs:${projectId}:${Math.floor(deps.clock.now() / hourMs)}`
   return {
     /** Counts one against the project's hour; throws quota_exceeded (403) over the limit. */

@@ -6,7 +6,15 @@ import type { Principal } from '../../../lib/principal.js'
 import type { PubSub } from '../../../lib/pubsub/index.js'
 import type { AccessService } from '../../access/index.js'
 import type { AuditService } from '../../audit/index.js'
-import { defaultLimits, LimitsPatchSchema, zeroUsage, type Limits, type LimitsPatch, type QuotaName, type Usage } from './limits.js'
+import {
+  defaultLimits,
+  LimitsPatchSchema,
+  zeroUsage,
+  type Limits,
+  type LimitsPatch,
+  type QuotaName,
+  type Usage,
+} from './limits.js'
 import { createQuotasStore } from './store.js'
 
 export interface QuotasDeps {
@@ -22,7 +30,11 @@ export type UsageProvider = (projectId: string) => Promise<Partial<Usage>>
 
 /** The typed refusal when a quota is reached: 403 quota_exceeded saying which quota, its limit and the usage. */
 export function quotaExceeded(quota: QuotaName, limit: number, usage: number): AppError {
-  return new AppError('quota_exceeded', `The project's automation quota ${quota} (${limit}) is reached (usage ${usage})`, { quota, limit, usage })
+  return new AppError(
+    'quota_exceeded',
+    `The project's automation quota ${quota} (${limit}) is reached (usage ${usage})`,
+    { quota, limit, usage },
+  )
 }
 
 /**
@@ -65,16 +77,26 @@ export async function createQuotasService(deps: QuotasDeps) {
       const parsed = LimitsPatchSchema.safeParse(input)
       if (!parsed.success) {
         const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }))
-        throw new AppError('validation_error', `${issues[0]?.path || 'body'}: ${issues[0]?.message ?? 'invalid'}`, { issues })
+        throw new AppError('validation_error', `${issues[0]?.path || 'body'}: ${issues[0]?.message ?? 'invalid'}`, {
+          issues,
+        })
       }
       const patch: LimitsPatch = parsed.data
       const projectId = actor.projectId
       const stored = { ...storedOf(await store.get(projectId)), ...patch }
       // Only what differs from the defaults is kept, so a changed default applies to every project that never set it.
-      const changed = Object.fromEntries(Object.entries(stored).filter(([k, v]) => v !== undefined && defaultLimits[k as QuotaName] !== v))
+      const changed = Object.fromEntries(
+        Object.entries(stored).filter(([k, v]) => v !== undefined && defaultLimits[k as QuotaName] !== v),
+      )
       await store.put({ project_id: projectId, limits: JSON.stringify(changed), updated_at: deps.clock.seconds() })
       await cache.invalidate(projectId)
-      await deps.audit.record({ projectId, action: 'automate.quotas_updated', actor, target: { type: 'automate_quotas', id: projectId }, details: { ...patch } })
+      await deps.audit.record({
+        projectId,
+        action: 'automate.quotas_updated',
+        actor,
+        target: { type: 'automate_quotas', id: projectId },
+        details: { ...patch },
+      })
       return { limits: await cache.get(projectId), usage: await usageOf(projectId) }
     },
 
@@ -89,5 +111,7 @@ export type QuotasService = Awaited<ReturnType<typeof createQuotasService>>
 function storedOf(row: { limits: string } | undefined): Partial<Limits> {
   if (!row) return {}
   const parsed = LimitsPatchSchema.safeParse(JSON.parse(row.limits))
-  return parsed.success ? (Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<Limits>) : {}
+  return parsed.success
+    ? (Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<Limits>)
+    : {}
 }

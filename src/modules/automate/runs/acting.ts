@@ -34,7 +34,15 @@ export class DelegationRevoked extends Error {
 }
 
 export interface ActingDeps {
-  readonly users: { findRow(id: string): Promise<{ id: string; project_id: string; role_id: string; email: string | null; banned: boolean | number } | null> }
+  readonly users: {
+    findRow(id: string): Promise<{
+      id: string
+      project_id: string
+      role_id: string
+      email: string | null
+      banned: boolean | number
+    } | null>
+  }
   readonly access: RunAsDeps['access']
   readonly apiKeys: Pick<PublisherSources, 'findApiKey'>
 }
@@ -61,20 +69,37 @@ export function createActingResolver(deps: ActingDeps, clock: TimeSource) {
   }
   return {
     /** The identity of a run of `flow` (its published runAs); throws DelegationRevoked when its publisher no longer stands behind it. */
-    resolve: (flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null) => resolveActing({ ...deps, initiatorEmail }, flow, runAs, trigger, initiator),
+    resolve: (flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null) =>
+      resolveActing({ ...deps, initiatorEmail }, flow, runAs, trigger, initiator),
   }
 }
 
 type Deps = ActingDeps & { initiatorEmail?: (userId: string) => Promise<string | null> }
 
 /** runAs → the identity the run acts as (run-identity.ts says which; this builds it). Throws DelegationRevoked. */
-export async function resolveActing(deps: Deps, flow: FlowForRun, runAs: RunAs, trigger: TriggerInput, initiator: Principal | null): Promise<Acting> {
+export async function resolveActing(
+  deps: Deps,
+  flow: FlowForRun,
+  runAs: RunAs,
+  trigger: TriggerInput,
+  initiator: Principal | null,
+): Promise<Acting> {
   // Every trigger finds its flow in its initiator's project: a run never acts for a caller of another one.
-  if (initiator && initiator.projectId !== flow.projectId) throw new AppError('forbidden', 'A run acts only in the project of whoever sets it off', { projectId: flow.projectId })
+  if (initiator && initiator.projectId !== flow.projectId)
+    throw new AppError('forbidden', 'A run acts only in the project of whoever sets it off', {
+      projectId: flow.projectId,
+    })
   const identity = runIdentity(flow.system === true, runAs, trigger.type, initiator)
   if (identity.who === 'system') return systemActing(flow.projectId)
-  const publisher = await publisherPrincipal({ findRow: deps.users.findRow, roleById: deps.access.roleById, findApiKey: deps.apiKeys.findApiKey }, flow.projectId, flow.publishedBy ?? null)
-  if (!publisher) throw new DelegationRevoked('The person or key that published this flow can no longer act (deleted, banned or revoked); publish it again to let it run')
+  const publisher = await publisherPrincipal(
+    { findRow: deps.users.findRow, roleById: deps.access.roleById, findApiKey: deps.apiKeys.findApiKey },
+    flow.projectId,
+    flow.publishedBy ?? null,
+  )
+  if (!publisher)
+    throw new DelegationRevoked(
+      'The person or key that published this flow can no longer act (deleted, banned or revoked); publish it again to let it run',
+    )
   const ceiling = await fromPrincipal(deps, publisher)
   switch (identity.who) {
     case 'initiator': {
@@ -93,7 +118,8 @@ export async function resolveActing(deps: Deps, flow: FlowForRun, runAs: RunAs, 
   if (identity.who === 'owner') {
     const owner = flow.createdBy ? await deps.users.findRow(flow.createdBy) : null
     const role = owner && !owner.banned ? await deps.access.roleById(owner.project_id, owner.role_id) : null
-    if (!owner || !role) throw new DelegationRevoked('The flow owner this flow runs as can no longer act (deleted or banned)')
+    if (!owner || !role)
+      throw new DelegationRevoked('The flow owner this flow runs as can no longer act (deleted or banned)')
     return person(flow.projectId, owner, role)
   }
   const role = await deps.access.roleById(flow.projectId, identity.roleId)
@@ -103,19 +129,45 @@ export async function resolveActing(deps: Deps, flow: FlowForRun, runAs: RunAs, 
     const user = await deps.users.findRow(starter.userId!)
     if (!user || user.banned) throw new DelegationRevoked('The person who set this run off can no longer act')
     // A key keeps its capabilities: a run it sets off never reaches beyond them.
-    if (starter.kind === 'api_key') return { ...person(flow.projectId, user, role), kind: 'api_key', apiKeyId: starter.apiKeyId, capabilities: starter.capabilities, roleName: 'api' }
+    if (starter.kind === 'api_key')
+      return {
+        ...person(flow.projectId, user, role),
+        kind: 'api_key',
+        apiKeyId: starter.apiKeyId,
+        capabilities: starter.capabilities,
+        roleName: 'api',
+      }
     return person(flow.projectId, user, role)
   }
   const holder = publisher.userId ? await deps.users.findRow(publisher.userId) : null
-  if (!holder) throw new DelegationRevoked('A role delegation needs a person to hold the role; the publisher is a service key')
-  const held = publisher.kind === 'api_key' ? { ...person(flow.projectId, holder, role), kind: 'api_key' as const, apiKeyId: publisher.apiKeyId, capabilities: publisher.capabilities, roleName: 'api' } : person(flow.projectId, holder, role)
+  if (!holder)
+    throw new DelegationRevoked('A role delegation needs a person to hold the role; the publisher is a service key')
+  const held =
+    publisher.kind === 'api_key'
+      ? {
+          ...person(flow.projectId, holder, role),
+          kind: 'api_key' as const,
+          apiKeyId: publisher.apiKeyId,
+          capabilities: publisher.capabilities,
+          roleName: 'api',
+        }
+      : person(flow.projectId, holder, role)
   // A service key that set the run off bounds it too.
   return initiator?.kind === 'api_key' ? { ...held, ceiling: await fromPrincipal(deps, initiator) } : held
 }
 
 /** True when both act with exactly the same rights (the same person or key, role and project, no ceilings). */
 function sameIdentity(a: Acting, b: Acting): boolean {
-  return !a.ceiling && !b.ceiling && a.kind === b.kind && a.userId === b.userId && a.roleId === b.roleId && a.apiKeyId === b.apiKeyId && a.projectId === b.projectId && a.homeProjectId === b.homeProjectId
+  return (
+    !a.ceiling &&
+    !b.ceiling &&
+    a.kind === b.kind &&
+    a.userId === b.userId &&
+    a.roleId === b.roleId &&
+    a.apiKeyId === b.apiKeyId &&
+    a.projectId === b.projectId &&
+    a.homeProjectId === b.homeProjectId
+  )
 }
 
 /** The ceiling chain of `acting` with `last` at its end (an initiator already capped keeps its own ceilings). */
@@ -126,9 +178,16 @@ function below(acting: Acting, last: Acting): Acting {
 /** Throws DelegationRevoked unless the publisher could still set this runAs (manage, and reach over the owner or role). */
 async function assertStillDelegable(deps: Deps, publisher: Principal, flow: FlowForRun, runAs: RunAs): Promise<void> {
   try {
-    await assertMaySetRunAs({ access: deps.access, findUser: deps.users.findRow, findApiKey: deps.apiKeys.findApiKey }, publisher, flow.projectId, flow.createdBy, runAs)
+    await assertMaySetRunAs(
+      { access: deps.access, findUser: deps.users.findRow, findApiKey: deps.apiKeys.findApiKey },
+      publisher,
+      flow.projectId,
+      flow.createdBy,
+      runAs,
+    )
   } catch (err) {
-    if (isAppError(err) && err.status < 500) throw new DelegationRevoked(`The publisher of this flow may no longer delegate it (${runAs}): ${err.message}`)
+    if (isAppError(err) && err.status < 500)
+      throw new DelegationRevoked(`The publisher of this flow may no longer delegate it (${runAs}): ${err.message}`)
     throw err
   }
 }
@@ -140,12 +199,24 @@ export function principalOf(acting: Acting): Principal {
 }
 
 function ownPrincipalOf(acting: Acting): Principal {
-  const person = { homeProjectId: acting.homeProjectId, projectId: acting.projectId, userId: acting.userId ?? '', roleId: acting.roleId ?? '', roleName: acting.roleName, superAdmin: acting.superAdmin }
+  const person = {
+    homeProjectId: acting.homeProjectId,
+    projectId: acting.projectId,
+    userId: acting.userId ?? '',
+    roleId: acting.roleId ?? '',
+    roleName: acting.roleName,
+    superAdmin: acting.superAdmin,
+  }
   switch (acting.kind) {
     case 'user':
       return principals.capability(person)
     case 'api_key':
-      if (acting.userId === null) return principals.serviceKey({ id: acting.apiKeyId ?? '', projectId: acting.projectId, capabilities: acting.capabilities ?? [] })
+      if (acting.userId === null)
+        return principals.serviceKey({
+          id: acting.apiKeyId ?? '',
+          projectId: acting.projectId,
+          capabilities: acting.capabilities ?? [],
+        })
       return principals.apiKey({ id: acting.apiKeyId ?? '', capabilities: acting.capabilities ?? [] }, person)
     case 'system':
       return principals.system(acting.projectId, 'automate.run')
@@ -156,24 +227,72 @@ function ownPrincipalOf(acting: Acting): Principal {
 
 /** A principal as an Acting, its ceilings included. */
 async function fromPrincipal(deps: Deps, p: Principal): Promise<Acting> {
-  const email = p.userId ? await (deps.initiatorEmail ?? (async (id: string) => (await deps.users.findRow(id))?.email ?? null))(p.userId) : null
+  const email = p.userId
+    ? await (deps.initiatorEmail ?? (async (id: string) => (await deps.users.findRow(id))?.email ?? null))(p.userId)
+    : null
   return {
-    kind: p.kind, projectId: p.projectId, homeProjectId: p.homeProjectId, userId: p.userId, roleId: p.roleId, roleName: p.roleName, superAdmin: p.superAdmin,
-    apiKeyId: p.apiKeyId, capabilities: p.capabilities, email, ceiling: p.ceiling ? await fromPrincipal(deps, p.ceiling) : null,
+    kind: p.kind,
+    projectId: p.projectId,
+    homeProjectId: p.homeProjectId,
+    userId: p.userId,
+    roleId: p.roleId,
+    roleName: p.roleName,
+    superAdmin: p.superAdmin,
+    apiKeyId: p.apiKeyId,
+    capabilities: p.capabilities,
+    email,
+    ceiling: p.ceiling ? await fromPrincipal(deps, p.ceiling) : null,
   }
 }
 
-function person(projectId: string, user: { id: string; project_id: string; email: string | null }, role: { id: string; name: string }): Acting {
+function person(
+  projectId: string,
+  user: { id: string; project_id: string; email: string | null },
+  role: { id: string; name: string },
+): Acting {
   return {
-    kind: 'user', projectId, homeProjectId: user.project_id, userId: user.id, roleId: role.id, roleName: role.name, superAdmin: role.name === 'super_admin',
-    apiKeyId: null, capabilities: null, email: user.email, ceiling: null,
+    kind: 'user',
+    projectId,
+    homeProjectId: user.project_id,
+    userId: user.id,
+    roleId: role.id,
+    roleName: role.name,
+    superAdmin: role.name === 'super_admin',
+    apiKeyId: null,
+    capabilities: null,
+    email: user.email,
+    ceiling: null,
   }
 }
 
 function systemActing(projectId: string): Acting {
-  return { kind: 'system', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'system', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
+  return {
+    kind: 'system',
+    projectId,
+    homeProjectId: projectId,
+    userId: null,
+    roleId: null,
+    roleName: 'system',
+    superAdmin: false,
+    apiKeyId: null,
+    capabilities: null,
+    email: null,
+    ceiling: null,
+  }
 }
 
 function anonymous(projectId: string): Acting {
-  return { kind: 'anonymous', projectId, homeProjectId: projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
+  return {
+    kind: 'anonymous',
+    projectId,
+    homeProjectId: projectId,
+    userId: null,
+    roleId: null,
+    roleName: 'public',
+    superAdmin: false,
+    apiKeyId: null,
+    capabilities: null,
+    email: null,
+    ceiling: null,
+  }
 }

@@ -1,4 +1,4 @@
-import type { Clock, Ticker } from '../../../lib/clock.js'
+import { busyTicker, type BusyTicker, type Clock } from '../../../lib/clock.js'
 import type { Logger } from '../../../lib/log.js'
 import type { PubSub } from '../../../lib/pubsub/index.js'
 import type { SlotClaim, Slots } from '../../../lib/slots/index.js'
@@ -35,9 +35,15 @@ const freedChannel = 'automate:runs:slot-freed'
 export type Dispatcher = Awaited<ReturnType<typeof createDispatcher>>
 
 /** The slot keys of a run: its project's and, unless parallel, its flow's. */
-export function claimsFor(projectId: string, flowId: string, concurrency: FlowOptions['concurrency'], maxConcurrentRuns: number): SlotClaim[] {
+export function claimsFor(
+  projectId: string,
+  flowId: string,
+  concurrency: FlowOptions['concurrency'],
+  maxConcurrentRuns: number,
+): SlotClaim[] {
   const claims: SlotClaim[] = [{ key: `automate:project:${projectId}`, limit: maxConcurrentRuns }]
-  if (concurrency !== 'parallel') claims.push({ key: `automate:flow:${flowId}`, limit: concurrency === 'sequential' ? 1 : concurrency })
+  if (concurrency !== 'parallel')
+    claims.push({ key: `automate:flow:${flowId}`, limit: concurrency === 'sequential' ? 1 : concurrency })
   return claims
 }
 
@@ -77,16 +83,32 @@ export async function createDispatcher(deps: DispatcherDeps) {
     for (const listener of freedListeners) listener(runId)
   }
 
-  const renewer: Ticker = clock.every(Math.max(1, Math.floor(leaseMs / 3)), async () => {
-    const now = clock.now()
-    for (const [runId, keys] of held) {
-      if (await slots.renew(runId, keys, leaseMs, now)) continue
-      // Gone while another instance ran it (its "freed" message was lost): not a lost lease.
-      if (!running.has(runId)) freedElsewhere(runId)
-      else log.warn({ runId }, 'a run lost its concurrency place (lease expired)')
-    }
-  }, { onError: (err) => log.warn({ err }, 'renewing run concurrency places failed') })
-  const retrier: Ticker = clock.every(retryMs, () => tryParked(), { onError: (err) => log.warn({ err }, 'retrying parked runs failed') })
+  const renewer: BusyTicker = busyTicker(
+    clock,
+    Math.max(1, Math.floor(leaseMs / 3)),
+    async () => {
+      const now = clock.now()
+      for (const [runId, keys] of held) {
+        if (await slots.renew(runId, keys, leaseMs, now)) continue
+        // Gone while another instance ran it (its "freed" message was lost): not a lost lease.
+        if (!running.has(runId)) freedElsewhere(runId)
+        else log.warn({ runId }, 'a run lost its concurrency place (lease expired)')
+      }
+    },
+    () => held.size > 0,
+    { onError: (err) => log.warn({ err }, 'renewing run concurrency places failed') },
+  )
+  const retrier: BusyTicker = busyTicker(
+    clock,
+    retryMs,
+    () => tryParked(),
+    () => parked.size > 0,
+    { onError: (err) => log.warn({ err }, 'retrying parked runs failed') },
+  )
+  function hold(runId: string, keys: string[]): void {
+    held.set(runId, keys)
+    renewer.wake()
+  }
 
   const unsubscribeCancel = await pubsub.subscribe(cancelChannel, (runId) => {
     running.get(runId)?.abort(new RunAborted('cancelled', 'The run was cancelled'))
@@ -126,7 +148,11 @@ export async function createDispatcher(deps: DispatcherDeps) {
 
   async function acquire(runId: string, claims: SlotClaim[]): Promise<boolean> {
     const ok = await slots.acquire(runId, claims, leaseMs, clock.now())
-    if (ok) held.set(runId, claims.map((c) => c.key))
+    if (ok)
+      hold(
+        runId,
+        claims.map((c) => c.key),
+      )
     return ok
   }
 
@@ -139,7 +165,10 @@ export async function createDispatcher(deps: DispatcherDeps) {
      * job this instance executes.
      */
     adopt(runId: string, claims: readonly SlotClaim[]): void {
-      held.set(runId, claims.map((c) => c.key))
+      hold(
+        runId,
+        claims.map((c) => c.key),
+      )
     },
 
     /** Told of each run this instance held places for that another instance executed and freed. */
@@ -154,6 +183,7 @@ export async function createDispatcher(deps: DispatcherDeps) {
       if (!runs) parked.set(group, (runs = new Map()))
       runs.set(runId, { claims, resume })
       groupOf.set(runId, group)
+      retrier.wake()
     },
 
     /** Frees the run's places (a finished, cancelled or reaped run), here and for every waiter. */
@@ -192,7 +222,8 @@ export async function createDispatcher(deps: DispatcherDeps) {
       await retrier.stop()
       await unsubscribeCancel()
       await unsubscribeFreed?.()
-      for (const controller of running.values()) controller.abort(new RunAborted('cancelled', 'The server is shutting down'))
+      for (const controller of running.values())
+        controller.abort(new RunAborted('cancelled', 'The server is shutting down'))
       parked.clear()
       groupOf.clear()
       freedListeners.clear()

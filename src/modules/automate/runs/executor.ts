@@ -1,10 +1,23 @@
 import { setMaxListeners } from 'node:events'
 import type { Clock } from '../../../lib/clock.js'
-import { AppError } from '../../../lib/errors.js'
-import { valueWeight } from '../../../lib/json-bounds.js'
-import type { Principal } from '../../../lib/principal.js'
-import { StepError, stepErrorFrom, StopRun, type OperationContext, type OperationRegistry, type PreparedConfig, type StepLogLine, type StepNode } from '../../operations/index.js'
-import type { FlowOptions, RunStatus, StepStatus, TriggerInput } from '../model.js'
+import {
+  StepError,
+  StopRun,
+  type OperationContext,
+  type OperationRegistry,
+  type StepNode,
+} from '../../operations/index.js'
+import type { StepStatus } from '../model.js'
+import {
+  RunAborted,
+  type ExecutionResult,
+  type Resume,
+  type RunError,
+  type RunToExecute,
+  type StepRecord,
+} from './execution.js'
+import { chargeRunData, maxRunDataBytes } from './run-data-budget.js'
+import { asStepError, describeFailure, lastKey, StepFailed, untilAborted } from './step-failures.js'
 
 /**
  * The run engine's core: runs a flow's steps in order with the operations registry, a template context,
@@ -17,89 +30,14 @@ import type { FlowOptions, RunStatus, StepStatus, TriggerInput } from '../model.
  * and a cancel abort the whole run, delays included; `max_retries` runs the whole flow again after a failure.
  */
 
-export interface StepRecord {
-  /** Order of execution across the run, nested steps included. */
-  readonly position: number
-  /** `<parent>.<child>` for nested steps. */
-  readonly key: string
-  readonly type: string
-  status: StepStatus
-  /** The resolved config (templates applied); null when the step never got that far. */
-  input: unknown
-  output: unknown
-  error: { code: string; message: string; details?: Record<string, unknown> } | null
-  readonly logs: StepLogLine[]
-  unresolved: PreparedConfig['unresolved']
-  attempts: number
-  readonly startedAt: number
-  durationMs: number
-}
-
-export interface RunError {
-  readonly code: string
-  readonly message: string
-  readonly step?: string
-  readonly statusCode?: number
-  readonly attempts?: number
-}
-
-export interface ExecutionResult {
-  readonly status: Exclude<RunStatus, 'pending' | 'running'>
-  /** Each top-level step's output by key (what `$steps` held at the end). */
-  readonly steps: Record<string, unknown>
-  readonly error: RunError | null
-  readonly records: StepRecord[]
-  readonly startedAt: number
-  readonly finishedAt: number
-  readonly durationMs: number
-}
-
-export interface RunToExecute {
-  readonly id: string
-  readonly flowId: string
-  readonly projectId: string
-  readonly steps: readonly StepNode[]
-  readonly options: Pick<FlowOptions, 'timeout_ms' | 'max_retries' | 'error_handling'>
-  readonly trigger: TriggerInput
-  readonly principal: Principal
-  /** `$user`: the person the run acts for, when there is one. */
-  readonly user: { readonly id: string; readonly email: string | null } | null
-  readonly dryRun: boolean
-  readonly depth: number
-  /** Given to operations as `ctx.services`. */
-  readonly services: unknown
-  /** Aborted by a cancel (its reason should be a RunAborted('cancelled')). */
-  readonly signal?: AbortSignal
-}
+export type { ExecutionResult, Resume, RunError, RunToExecute, StepProgress, StepRecord } from './execution.js'
+export { RunAborted } from './execution.js'
 
 export interface ExecutorDeps {
   readonly registry: OperationRegistry
   readonly clock: Clock
   /** The run data budget; maxRunDataBytes when absent (tests lower it). */
   readonly maxRunDataBytes?: number
-}
-
-/**
- * The most a run keeps of what its steps took in and gave out (their resolved configs and outputs, kept in
- * `$steps` and the step log until the run ends), as an estimate of the heap it takes (lib/json-bounds
- * valueWeight). A step whose input and output would pass it fails `run_data_limit`: a loop of large
- * responses cannot grow one run until the process runs out of memory.
- */
-export const maxRunDataBytes = 256 * 1024 * 1024
-
-/** The reason a run's signal aborts with; anything else aborting it counts as a cancel. */
-export class RunAborted extends Error {
-  constructor(readonly kind: 'timed_out' | 'cancelled', message: string) {
-    super(message)
-    this.name = 'RunAborted'
-  }
-}
-
-/** A step failure that ends the run (onError stop, retries exhausted), carried up through nested steps. */
-class StepFailed extends Error {
-  constructor(readonly error: RunError) {
-    super(error.message)
-  }
 }
 
 export type Executor = ReturnType<typeof createExecutor>
@@ -120,20 +58,40 @@ export function createExecutor(deps: ExecutorDeps) {
     const cancelTimer = clock.after(run.options.timeout_ms, () =>
       controller.abort(new RunAborted('timed_out', `The run exceeded its timeout of ${run.options.timeout_ms} ms`)),
     )
-    const onCancel = () => controller.abort(run.signal!.reason instanceof RunAborted ? run.signal!.reason : new RunAborted('cancelled', 'The run was cancelled'))
+    const onCancel = () =>
+      controller.abort(
+        run.signal!.reason instanceof RunAborted
+          ? run.signal!.reason
+          : new RunAborted('cancelled', 'The run was cancelled'),
+      )
     if (run.signal?.aborted) onCancel()
     else run.signal?.addEventListener('abort', onCancel, { once: true })
     try {
       let attempt = 0
+      let resume = run.resume ?? null
+      const records: StepRecord[] = []
       for (;;) {
         attempt++
-        const outcome = await attemptRun(run, signal)
-        const retry = outcome.status === 'failed' && outcome.retryable && attempt <= run.options.max_retries && !signal.aborted
-        if (!retry) {
+        const outcome = await attemptRun(run, signal, resume, records)
+        // A flow-level retry goes on from the first step that did not complete, never repeating one that wrote.
+        const next =
+          outcome.status === 'failed' && outcome.retryable && attempt <= run.options.max_retries && !signal.aborted
+            ? resumeAfter(outcome, records)
+            : null
+        if (!next) {
           const finishedAt = clock.now()
           const error = outcome.error && attempt > 1 ? { ...outcome.error, attempts: attempt } : outcome.error
-          return { status: outcome.status, steps: outcome.steps, error, records: outcome.records, startedAt, finishedAt, durationMs: finishedAt - startedAt }
+          return {
+            status: outcome.status,
+            steps: outcome.steps,
+            error,
+            records,
+            startedAt,
+            finishedAt,
+            durationMs: finishedAt - startedAt,
+          }
         }
+        resume = next
       }
     } finally {
       cancelTimer()
@@ -141,46 +99,97 @@ export function createExecutor(deps: ExecutorDeps) {
     }
   }
 
+  /**
+   * Where a retry of a failed attempt starts: the first top-level step that did not complete, with the
+   * outputs before it. Null (no retry) when a step from there on already wrote: it would run twice.
+   */
+  function resumeAfter(outcome: AttemptOutcome, records: readonly StepRecord[]): Resume | null {
+    const from = outcome.completedTop
+    if (records.slice(outcome.firstRecord).some((r) => r.top >= from && r.effects === 'writes' && r.input !== null))
+      return null
+    return { from, outputs: outcome.steps, nextPosition: 0 }
+  }
+
   interface AttemptOutcome {
     status: ExecutionResult['status']
     steps: Record<string, unknown>
     error: RunError | null
-    records: StepRecord[]
+    /** Top-level steps that completed in order, counting those resumed past. */
+    completedTop: number
+    /** Where this attempt's records start in the run's list. */
+    firstRecord: number
     /** False for a deliberate failure (stop with status error), which a whole-run retry would only repeat. */
     retryable: boolean
   }
 
-  async function attemptRun(run: RunToExecute, signal: AbortSignal): Promise<AttemptOutcome> {
-    const records: StepRecord[] = []
+  async function attemptRun(
+    run: RunToExecute,
+    signal: AbortSignal,
+    resume: Resume | null,
+    records: StepRecord[],
+  ): Promise<AttemptOutcome> {
+    const from = resume?.from ?? 0
+    // Outputs of the steps resumed past, in their order (a retry's attempt also holds later keys: dropped).
     const steps: Record<string, unknown> = {}
+    for (const node of run.steps.slice(0, from)) steps[node.key] = resume!.outputs[node.key]
     const data: Record<string, unknown> = {
-      $trigger: { event: run.trigger.event, collection: run.trigger.collection, method: run.trigger.method, body: run.trigger.body, ...(run.trigger.chain ? { chain: run.trigger.chain } : {}) },
+      $trigger: {
+        event: run.trigger.event,
+        collection: run.trigger.collection,
+        method: run.trigger.method,
+        body: run.trigger.body,
+        ...(run.trigger.chain ? { chain: run.trigger.chain } : {}),
+      },
       $steps: steps,
       $user: run.user ? { id: run.user.id, email: run.user.email } : { id: null, email: null },
       $flow: { id: run.flowId },
       $run: { id: run.id },
       $now: new Date(clock.now()).toISOString(),
     }
-    const state: RunState = { run, signal, records, failure: null, kept: 0 }
+    const firstRecord = records.length
+    const state: RunState = {
+      run,
+      signal,
+      records,
+      failure: null,
+      kept: 0,
+      top: from,
+      completedTop: from,
+      offset: run.resume?.nextPosition ?? 0,
+    }
+    const end = (status: ExecutionResult['status'], error: RunError | null, retryable: boolean): AttemptOutcome => ({
+      status,
+      steps,
+      error,
+      retryable,
+      completedTop: state.completedTop,
+      firstRecord,
+    })
     try {
-      await runSequence(state, run.steps, data, steps, '')
+      await runSequence(state, run.steps.slice(from), data, steps, '')
     } catch (err) {
       if (err instanceof StopRun) {
         const status = err.status === 'success' ? 'completed' : 'failed'
-        const error = status === 'failed' ? { code: 'stopped', message: err.message, step: lastKey(records), statusCode: 400 } : null
-        return { status, steps, error, records, retryable: false }
+        return end(
+          status,
+          status === 'failed'
+            ? { code: 'stopped', message: err.message, step: lastKey(records), statusCode: 400 }
+            : null,
+          false,
+        )
       }
       if (signal.aborted) {
-        const reason = signal.reason instanceof RunAborted ? signal.reason : new RunAborted('cancelled', 'The run was cancelled')
-        return { status: reason.kind, steps, error: { code: reason.kind, message: reason.message, step: lastKey(records) }, records, retryable: false }
+        const reason =
+          signal.reason instanceof RunAborted ? signal.reason : new RunAborted('cancelled', 'The run was cancelled')
+        return end(reason.kind, { code: reason.kind, message: reason.message, step: lastKey(records) }, false)
       }
-      if (err instanceof StepFailed) return { status: 'failed', steps, error: err.error, records, retryable: !deliberate.has(err.error) }
+      if (err instanceof StepFailed) return end('failed', err.error, !deliberate.has(err.error))
       const message = err instanceof Error ? err.message : String(err)
-      return { status: 'failed', steps, error: { code: 'internal', message }, records, retryable: true }
+      return end('failed', { code: 'internal', message }, true)
     }
     // continue_all: every step ran; the first stopping failure still fails the run.
-    if (state.failure) return { status: 'failed', steps, error: state.failure, records, retryable: !deliberate.has(state.failure) }
-    return { status: 'completed', steps, error: null, records, retryable: false }
+    if (state.failure) return end('failed', state.failure, !deliberate.has(state.failure))
+    return end('completed', null, false)
   }
 
   interface RunState {
@@ -191,14 +200,33 @@ export function createExecutor(deps: ExecutorDeps) {
     failure: RunError | null
     /** The estimated bytes of the inputs and outputs the run keeps (maxRunDataBytes). */
     kept: number
+    /** The top-level step running now, and how many completed in order before any failed. */
+    top: number
+    completedTop: number
+    /** Added to every step log's position (a resumed run's logs follow those kept). */
+    readonly offset: number
   }
 
   /** Runs steps in order, writing each output to `outputs` (`$steps` at the top, the nested result below). */
-  async function runSequence(state: RunState, nodes: readonly StepNode[], data: Record<string, unknown>, outputs: Record<string, unknown>, prefix: string): Promise<void> {
+  async function runSequence(
+    state: RunState,
+    nodes: readonly StepNode[],
+    data: Record<string, unknown>,
+    outputs: Record<string, unknown>,
+    prefix: string,
+  ): Promise<void> {
     for (const node of nodes) {
       if (state.signal.aborted) throw state.signal.reason
       data.$now = new Date(clock.now()).toISOString()
+      const top = prefix === ''
+      const first = state.records.length
       const outcome = await runStep(state, node, data, prefix)
+      if (top) {
+        const status = state.records[first]?.status
+        if (!outcome.failure && (status === 'completed' || status === 'skipped') && state.completedTop === state.top)
+          state.completedTop++
+        state.top++
+      }
       outputs[node.key] = outcome.output
       // Nested steps read the ones before them in their own list as $steps.<key> (a copy: the parent's $steps is untouched).
       if (data.$steps !== outputs) (data.$steps as Record<string, unknown>)[node.key] = outcome.output
@@ -210,37 +238,73 @@ export function createExecutor(deps: ExecutorDeps) {
     }
   }
 
-  async function runStep(state: RunState, node: StepNode, data: Record<string, unknown>, prefix: string): Promise<{ output: unknown; failure: RunError | null }> {
+  async function runStep(
+    state: RunState,
+    node: StepNode,
+    data: Record<string, unknown>,
+    prefix: string,
+  ): Promise<{ output: unknown; failure: RunError | null }> {
     const { run, signal } = state
     const key = prefix + node.key
+    const operation = registry.get(node.type)
     const record: StepRecord = {
-      position: state.records.length, key, type: node.type, status: 'running', input: null, output: null, error: null, logs: [], unresolved: [], attempts: 0, startedAt: clock.now(), durationMs: 0,
+      position: state.offset + state.records.length,
+      key,
+      type: node.type,
+      status: 'running',
+      input: null,
+      output: null,
+      error: null,
+      logs: [],
+      unresolved: [],
+      attempts: 0,
+      startedAt: clock.now(),
+      durationMs: 0,
+      top: state.top,
+      effects: operation?.effects ?? 'none',
     }
     state.records.push(record)
+    let told = false
     const finish = (status: StepStatus, output: unknown) => {
       record.status = status
       record.output = output
       record.durationMs = clock.now() - record.startedAt
+      run.progress?.ended(record)
       return output
     }
-    const operation = registry.get(node.type)
     if (!operation) {
       record.error = { code: 'unknown_operation', message: `No operation "${node.type}" is registered` }
       finish('failed', null)
       return { output: null, failure: { code: 'unknown_operation', message: record.error.message, step: key } }
     }
-    if (node.condition !== undefined && node.condition !== null && !(await registry.evaluateCondition(node.condition, data))) {
+    if (
+      node.condition !== undefined &&
+      node.condition !== null &&
+      !(await registry.evaluateCondition(node.condition, data))
+    ) {
       finish('skipped', null)
       return { output: null, failure: null }
     }
-    if (run.dryRun && operation.effects === 'writes') {
+    if (run.dryRun && registry.effectsOf(node) === 'writes') {
       record.logs.push({ level: 'info', message: `Not run in a dry run: ${node.type} writes` })
       finish('skipped', null)
       return { output: null, failure: null }
     }
     const ctx: OperationContext = {
-      principal: run.principal, services: run.services, clock, signal, data, step: { key: node.key },
-      run: { id: run.id, flowId: run.flowId, projectId: run.projectId, dryRun: run.dryRun, depth: run.depth, chain: run.trigger.chain ?? [] },
+      principal: run.principal,
+      services: run.services,
+      clock,
+      signal,
+      data,
+      step: { key: node.key },
+      run: {
+        id: run.id,
+        flowId: run.flowId,
+        projectId: run.projectId,
+        dryRun: run.dryRun,
+        depth: run.depth,
+        chain: run.trigger.chain ?? [],
+      },
       log: (line) => void record.logs.push(line),
       runSteps: async (nested, scope, options) => {
         const nestedOutputs: Record<string, unknown> = {}
@@ -252,7 +316,10 @@ export function createExecutor(deps: ExecutorDeps) {
         return nestedOutputs
       },
     }
-    const retry = node.onError === 'retry' ? (node.retryConfig ?? { maxAttempts: 3, delayMs: 1000, backoff: 'fixed' as const }) : null
+    const retry =
+      node.onError === 'retry'
+        ? (node.retryConfig ?? { maxAttempts: 3, delayMs: 1000, backoff: 'fixed' as const })
+        : null
     for (;;) {
       record.attempts++
       try {
@@ -260,13 +327,23 @@ export function createExecutor(deps: ExecutorDeps) {
         record.input = prepared.config
         record.unresolved = prepared.unresolved
         if (signal.aborted) throw signal.reason
+        // Its log is durable before it writes: a lost instance's run is then ended interrupted, never run twice.
+        if (run.progress && operation.effects === 'writes' && !told) {
+          told = true
+          await run.progress.began(record)
+          if (signal.aborted) throw signal.reason
+        }
         const output = await untilAborted(operation.run(prepared.config, ctx), signal)
-        keep(state, prepared.config, output)
+        state.kept = chargeRunData(budget, state.kept, prepared.config, output)
         record.error = null
         return { output: finish('completed', output), failure: null }
       } catch (err) {
         if (err instanceof StopRun) {
-          finish(err.status === 'success' ? 'completed' : 'failed', { stopped: true, status: err.status, message: err.message })
+          finish(err.status === 'success' ? 'completed' : 'failed', {
+            stopped: true,
+            status: err.status,
+            message: err.message,
+          })
           if (err.status === 'error') record.error = { code: 'stopped', message: err.message }
           throw err
         }
@@ -277,14 +354,20 @@ export function createExecutor(deps: ExecutorDeps) {
           throw signal.reason
         }
         const typed = asStepError(err)
-        record.error = describe(typed)
+        record.error = describeFailure(typed)
         if (retry && record.attempts < retry.maxAttempts && !(typed instanceof StepError && !typed.retryable)) {
           const wait = retry.backoff === 'exponential' ? retry.delayMs * 2 ** (record.attempts - 1) : retry.delayMs
-          record.logs.push({ level: 'warn', message: `Attempt ${record.attempts} failed (${record.error.code}); retrying in ${wait} ms` })
+          record.logs.push({
+            level: 'warn',
+            message: `Attempt ${record.attempts} failed (${record.error.code}); retrying in ${wait} ms`,
+          })
           try {
             await clock.sleep(wait, signal)
           } catch {
-            record.error = { code: signal.reason instanceof RunAborted ? signal.reason.kind : 'cancelled', message: signal.reason instanceof Error ? signal.reason.message : 'The run was aborted' }
+            record.error = {
+              code: signal.reason instanceof RunAborted ? signal.reason.kind : 'cancelled',
+              message: signal.reason instanceof Error ? signal.reason.message : 'The run was aborted',
+            }
             finish('failed', null)
             throw signal.reason
           }
@@ -295,63 +378,20 @@ export function createExecutor(deps: ExecutorDeps) {
           return { output: finish('completed', node.fallbackValue ?? null), failure: null }
         }
         finish('failed', null)
-        const failure: RunError = { code: record.error.code, message: record.error.message, step: key, ...(typed instanceof StepError ? { statusCode: typed.statusCode } : {}) }
+        const failure: RunError = {
+          code: record.error.code,
+          message: record.error.message,
+          step: key,
+          ...(typed instanceof StepError ? { statusCode: typed.statusCode } : {}),
+        }
         if (typed instanceof StepError && !typed.retryable) deliberate.add(failure)
         // continue: the failure is tolerated; later steps see it as `$steps.<key>.error`.
-        if (node.onError === 'continue') return { output: { error: { code: failure.code, message: failure.message } }, failure: null }
+        if (node.onError === 'continue')
+          return { output: { error: { code: failure.code, message: failure.message } }, failure: null }
         return { output: null, failure }
       }
     }
   }
 
-  /** Counts a step's input and output against the run's data budget; throws run_data_limit (not retryable) when they would pass it. */
-  function keep(state: RunState, input: unknown, output: unknown): void {
-    const room = budget - state.kept
-    const weight = valueWeight(input, room) + valueWeight(output, room)
-    if (weight > room) {
-      throw new StepError('run_data_limit', `The run's steps would hold more than ${Math.round(budget / 1024 / 1024)} MB of data; a step should read less (a filter, a limit, fields)`, { limitBytes: budget }, 413, false)
-    }
-    state.kept += weight
-  }
-
   return { execute }
-}
-
-/**
- * A service's refusal (AppError: forbidden, not_found, validation_error …) is a typed step error with the
- * same code, details and status; it is retryable only when trying again can help (408, 429, 5xx).
- */
-function asStepError(err: unknown): unknown {
-  return err instanceof AppError ? stepErrorFrom(err) : err
-}
-
-function describe(err: unknown): { code: string; message: string; details?: Record<string, unknown> } {
-  if (err instanceof StepError) return { code: err.code, message: err.message, ...(Object.keys(err.details).length > 0 ? { details: err.details } : {}) }
-  return { code: 'step_failed', message: err instanceof Error ? err.message : String(err) }
-}
-
-function lastKey(records: readonly StepRecord[]): string | undefined {
-  return records[records.length - 1]?.key
-}
-
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts (an operation that ignores it still stops the run). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {}) // its own rejection is no longer anyone's concern
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(err)
-      },
-    )
-  })
 }

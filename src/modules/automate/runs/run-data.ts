@@ -17,9 +17,17 @@ export async function mayReadRunData(access: RunDataAccess, caller: Principal, a
   // System work (Plinth itself) administers its own project.
   if (caller.kind === 'system') return caller.projectId === caller.homeProjectId
   if (acting.ceiling && (await mayReadRunData(access, caller, acting.ceiling))) return true
-  if (acting.kind === 'system' || (acting.kind === 'api_key' && acting.userId === null)) return access.hasAdminAccess(caller)
+  if (acting.kind === 'system' || (acting.kind === 'api_key' && acting.userId === null))
+    return access.hasAdminAccess(caller)
   if (acting.superAdmin) return isSuperAdmin(caller)
-  if (acting.kind !== 'anonymous' && caller.kind === 'user' && caller.userId === acting.userId && caller.roleId === acting.roleId && caller.ceiling === null) return true
+  if (
+    acting.kind !== 'anonymous' &&
+    caller.kind === 'user' &&
+    caller.userId === acting.userId &&
+    caller.roleId === acting.roleId &&
+    caller.ceiling === null
+  )
+    return true
   const roleId = acting.kind === 'anonymous' ? (await access.roleByName(acting.projectId, 'public'))?.id : acting.roleId
   if (!roleId) return access.hasAdminAccess(caller)
   try {

@@ -1,26 +1,26 @@
-import type { Clock } from '../../../lib/clock.js'
-import { AppError } from '../../../lib/errors.js'
+import { busyTicker, type Clock, type Ticker } from '../../../lib/clock.js'
 import { newId } from '../../../lib/ids.js'
 import type { Logger } from '../../../lib/log.js'
 import { principals, type Principal } from '../../../lib/principal.js'
 import type { RateLimiter } from '../../../lib/ratelimit/index.js'
-import type { SlotClaim } from '../../../lib/slots/index.js'
-import { createRunsPerHour, defaultLimits, type Limits } from '../quotas/index.js'
-import type { FlowDefinition, FlowForRun, FlowLookup, RunOutcome, RunStarter, RunStatus, TriggerInput } from '../model.js'
-import { maxSubFlowDepth } from '../triggers/another-flow.js'
-import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
-import { claimsFor, keysFor, type Dispatcher } from './dispatcher.js'
-import { RunAborted, type ExecutionResult, type Executor, type StepRecord } from './executor.js'
-import { createFinishWriter } from './finish-writer.js'
-import { maskCredentials } from '../flows/masking.js'
-import type { RunRow, RunsStore, StepLogRow } from './runs-store.js'
+import type { OperationServices } from '../../operations/index.js'
+import { createRunsPerHour } from '../quotas/index.js'
+import type { RunQuotas } from './run-limits.js'
+import type { FlowForRun, FlowLookup, RunOutcome, RunStarter, RunStatus, StartOptions, TriggerInput } from '../model.js'
+import { DelegationRevoked, principalOf, type ActingResolver } from './acting.js'
+import { cancelledWith } from './cancel-link.js'
+import { claimsFor, type Dispatcher } from './dispatcher.js'
+import type { ExecutionResult, Executor } from './executor.js'
+import type { RunKeys } from './run-keys.js'
+import { createNewRuns } from './new-runs.js'
+import { createBacklogCheck, depthOf, runnable } from './run-admission.js'
+import { createRunWriter } from './run-writer.js'
+import { createRunGate } from './run-gate.js'
+import { createStepProgress } from './step-progress.js'
+import type { RunsStore } from './runs-store.js'
+import { createTakeover, type LocalRun } from './takeover.js'
 
-/** The run-time quotas (automation spec "Quotas"), as the quotas service gives them. */
-export type RunLimits = Pick<Limits, 'maxConcurrentRuns' | 'maxExecutionMs' | 'maxRunsPerHour'>
-export interface RunQuotas {
-  limits(projectId: string): Promise<RunLimits>
-}
-export const defaultRunLimits: RunLimits = { maxConcurrentRuns: defaultLimits.maxConcurrentRuns, maxExecutionMs: defaultLimits.maxExecutionMs, maxRunsPerHour: defaultLimits.maxRunsPerHour }
+export { defaultRunLimits, type RunLimits, type RunQuotas } from './run-limits.js'
 
 export interface RunnerDeps {
   readonly store: RunsStore
@@ -36,63 +36,49 @@ export interface RunnerDeps {
    * What operations get as ctx.services, built once from the runner's own starter (trigger_flow starts
    * sub-runs with it; the runner exists before the services that use it, so nothing is bound late).
    */
-  readonly services: (starter: RunStarter) => unknown
-  /** Queues the run's job (lib/queue "flow-runs", job "run"). */
-  readonly enqueue: (job: { runId: string; projectId: string }) => Promise<void>
-  /** Runs older than this while active are orphaned (2 minutes). */
+  readonly services: (starter: RunStarter) => OperationServices
+  /** Idempotency-Keys of starts. */
+  readonly keys: RunKeys
+  /** What an operation declares it does (a step that writes is never run twice). */
+  readonly effectsOf: (type: string) => 'none' | 'reads' | 'writes'
+  /** An active run whose instance renewed its lease this long ago is taken over (2 minutes: the spec's stale). */
   readonly staleAfterMs: number
+  /** True when other instances share the runs (Redis): only runs whose lease ran out are theirs to take over. */
+  readonly shared: boolean
+  /** Background runs executing at once in this instance (run-gate.ts); 256 when not given. */
+  readonly maxExecuting?: number
 }
 
-/** What a run needs to execute, kept in the instance that started it (others rebuild it from the rows). */
-interface LocalRun {
-  readonly id: string
-  readonly flow: FlowForRun
-  readonly definition: FlowDefinition
-  readonly acting: Acting
-  readonly trigger: TriggerInput
-  readonly claims: SlotClaim[]
-  readonly timeoutMs: number
-  readonly depth: number
-  readonly startedAt: number
-  status: 'pending' | 'running'
-}
-
-// Cleanup before an execution runs at most this often per project and instance.
+// Recovery before an execution runs at most this often per project and instance.
 const cleanupEveryMs = 10_000
 
 export type Runner = ReturnType<typeof createRunner>
 
-/** Starts, dispatches, executes and finishes runs; the RunStarter of model.ts. */
+/** Starts, dispatches, executes and finishes runs; the RunStarter of model.ts. Durable as decision 054 says. */
 export function createRunner(deps: RunnerDeps) {
   const { store, executor, dispatcher, flows, clock, log } = deps
+  // Whose leases this process renews; a new one per process, so a restart knows the earlier one's runs are not its own.
+  const instanceId = newId()
+  const leaseMs = deps.staleAfterMs
   const local = new Map<string, LocalRun>()
+  /** A run active here from now on: its lease is renewed while it is in `local`. */
+  function keep(run: LocalRun): void {
+    local.set(run.id, run)
+    renewer.wake()
+  }
   const lastCleanup = new Map<string, number>()
-  const writer = createFinishWriter(store, log, flows)
+  const writer = createRunWriter(store, log, flows)
+  const { rowOf, refused } = createNewRuns({ store, flows, clock, log, instanceId, leaseMs })
+  const assertBacklogRoom = createBacklogCheck(store, clock)
   // A run started here as running whose job another instance executed: nothing of it is left to do here.
   dispatcher.onFreedElsewhere((runId) => local.delete(runId))
 
   // Runs per hour: one counter per project and clock hour (shared with dry runs and script tests).
-  const hourly = createRunsPerHour({ limiter: deps.limiter, clock, limits: (projectId) => deps.quotas.limits(projectId) })
-
-  function runnable(flow: FlowForRun): FlowDefinition {
-    if (flow.status !== 'active' || !flow.published) {
-      throw new AppError('conflict', `The flow is ${flow.status}${flow.published ? '' : ' and has no published version'}: only an active flow runs (test the draft with /test)`, { status: flow.status })
-    }
-    return flow.published
-  }
-
-  /**
-   * How deep a run stands: a sub-flow's depth is given; a run set off by what another run did (a record it
-   * wrote, a file it uploaded) is one deeper than that run. Past 8 nothing starts (limit_exceeded), so a flow
-   * writing what triggers it stops instead of burning the project's runs per hour.
-   */
-  function depthOf(initiator: Principal | null, given: number | undefined): number {
-    const depth = given ?? (initiator?.run ? initiator.run.depth + 1 : 0)
-    if (depth > maxSubFlowDepth) {
-      throw new AppError('limit_exceeded', `Runs caused by runs chain at most ${maxSubFlowDepth} deep: a flow that triggers itself through its own writes stops here`, { reason: 'depth', limit: maxSubFlowDepth, depth })
-    }
-    return depth
-  }
+  const hourly = createRunsPerHour({
+    limiter: deps.limiter,
+    clock,
+    limits: (projectId) => deps.quotas.limits(projectId),
+  })
 
   /** Checks and counts a start; `acting` is the revoked delegation's error instead when the publisher can no longer stand behind the run. */
   async function prepare(flow: FlowForRun, trigger: TriggerInput, initiator: Principal | null, depth: number) {
@@ -108,48 +94,31 @@ export function createRunner(deps: RunnerDeps) {
     return { definition, limits, acting, timeoutMs, depth }
   }
 
-  /** A run refused at its start (its delegation revoked): written failed with the reason, counted as a failed run, never executed. */
-  async function refused(flow: FlowForRun, trigger: TriggerInput, revoked: DelegationRevoked, depth: number, parentRunId: string | null): Promise<{ id: string; now: number; error: RunOutcome['error'] }> {
-    const id = newId()
-    const now = clock.now()
-    const error = { code: revoked.code, message: revoked.message }
-    const nobody: Acting = { kind: 'anonymous', projectId: flow.projectId, homeProjectId: flow.projectId, userId: null, roleId: null, roleName: 'public', superAdmin: false, apiKeyId: null, capabilities: null, email: null, ceiling: null }
-    const row = rowOf(id, flow, trigger, nobody, 'running', now, depth, parentRunId)
-    await store.insertRun({ ...row, status: 'failed', error: JSON.stringify(error), started_at: null, finished_at: now, duration_ms: 0 })
-    await flows.countRun(flow.projectId, flow.id, { failed: true, atSeconds: Math.floor(now / 1000) })
-    log.warn({ flowId: flow.id, projectId: flow.projectId, runId: id }, `flow run refused: ${revoked.message}`)
-    return { id, now, error }
-  }
-
-  function rowOf(id: string, flow: FlowForRun, trigger: TriggerInput, acting: Acting, status: 'pending' | 'running', now: number, depth: number, parentRunId: string | null): RunRow {
-    return {
-      id, project_id: flow.projectId, flow_id: flow.id, version: flow.publishedVersion ?? 0, status, trigger_type: trigger.type,
-      // chain (the flows above a sub-run) is kept so a background sub-run can pass it on (the cycle check).
-      trigger: JSON.stringify({ event: trigger.event, collection: trigger.collection, method: trigger.method, body: trigger.body ?? null, ...(trigger.chain ? { chain: trigger.chain } : {}) }), acting: JSON.stringify(acting),
-      error: null, depth, parent_run_id: parentRunId, created_at: now, started_at: status === 'running' ? now : null, finished_at: null, duration_ms: null,
-    }
-  }
-
   async function cleanupBeforeExecution(projectId: string): Promise<void> {
     const now = clock.now()
     if (now - (lastCleanup.get(projectId) ?? 0) < cleanupEveryMs) return
     lastCleanup.set(projectId, now)
-    await reap(projectId)
+    await takeover.recover(projectId)
   }
 
-  /** Fails stale active runs (one project, or all with null), frees their places and stops them wherever they run. */
-  async function reap(projectId: string | null, cutoff = clock.now() - deps.staleAfterMs): Promise<number> {
-    const now = clock.now()
-    const error = JSON.stringify({ code: 'orphaned', message: `The run was still active after ${Math.round(deps.staleAfterMs / 1000)} s; its instance stopped or lost it` })
-    const reaped = await store.reapStale(projectId, cutoff, error, now)
-    for (const run of reaped) {
-      await dispatcher.release(run.id, keysFor(run.project_id, run.flow_id))
-      await dispatcher.cancel(run.id)
-      await flows.countRun(run.project_id, run.flow_id, { failed: true, atSeconds: Math.floor(now / 1000) })
-    }
-    if (reaped.length > 0) log.warn({ reaped: reaped.length }, 'orphaned flow runs failed')
-    return reaped.length
-  }
+  const takeover = createTakeover({
+    store,
+    flows,
+    dispatcher,
+    clock,
+    log,
+    instanceId,
+    leaseMs,
+    quotas: deps.quotas,
+    shared: deps.shared,
+    effectsOf: deps.effectsOf,
+    isLocal: (runId) => local.has(runId),
+    handle: (job) => handle(job),
+  })
+
+  const gate = createRunGate(deps.maxExecuting ?? 256)
+  // Each step's log: durably before a step that writes begins, else within a second or with the run's end.
+  const progress = createStepProgress({ writer, clock, log })
 
   /** Executes a run that holds its places, writes its end, frees its places. `parent`: an awaiting parent run's signal, which cancels this one. */
   async function execute(run: LocalRun, parent?: AbortSignal): Promise<ExecutionResult> {
@@ -157,42 +126,58 @@ export function createRunner(deps: RunnerDeps) {
     const signal = linked ? linked.signal : dispatcher.track(run.id)
     try {
       const result = await executor.execute({
-        id: run.id, flowId: run.flow.id, projectId: run.flow.projectId, steps: run.definition.operations, trigger: run.trigger,
+        id: run.id,
+        flowId: run.flow.id,
+        projectId: run.flow.projectId,
+        steps: run.definition.operations,
+        trigger: run.trigger,
         options: { ...run.definition.options, timeout_ms: run.timeoutMs },
         // What the run writes carries it, so the runs its events start stand one deeper (depthOf).
         principal: principals.inRun(principalOf(run.acting), { runId: run.id, flowId: run.flow.id, depth: run.depth }),
-        user: run.acting.userId ? { id: run.acting.userId, email: run.acting.email } : null, dryRun: false, depth: run.depth, services, signal,
+        user: run.acting.userId ? { id: run.acting.userId, email: run.acting.email } : null,
+        dryRun: false,
+        depth: run.depth,
+        services,
+        signal,
+        progress: progress.of(run.id, run.flow.projectId),
+        resume: run.resume,
       })
-      await writer.write({
-        projectId: run.flow.projectId, flowId: run.flow.id, runId: run.id, status: result.status, error: result.error ? JSON.stringify(result.error) : null,
-        finishedAt: result.finishedAt, durationMs: Math.max(0, result.finishedAt - run.startedAt), stepLogs: stepLogRows(run, result.records),
+      const level = run.definition.options.log_level
+      const keep = level === 'none' ? 'none' : level === 'errors_only' ? 'errors_only' : 'all'
+      progress.beforeFinish(run.id, keep)
+      const written = await writer.finish({
+        projectId: run.flow.projectId,
+        flowId: run.flow.id,
+        runId: run.id,
+        status: result.status,
+        error: result.error ? JSON.stringify(result.error) : null,
+        finishedAt: result.finishedAt,
+        durationMs: Math.max(0, result.finishedAt - run.startedAt),
+        keep,
       })
+      // A failed run leaves a line in the server log (the run's own log is in its steps).
+      if (written && result.status !== 'completed') {
+        log.warn(
+          {
+            projectId: run.flow.projectId,
+            flowId: run.flow.id,
+            runId: run.id,
+            step: result.error?.step,
+            code: result.error?.code,
+          },
+          `flow run ${result.status}: ${result.error?.message ?? ''}`,
+        )
+      }
       dispatcher.untrack(run.id)
       local.delete(run.id)
       return result
     } finally {
+      progress.forget(run.id)
       linked?.dispose()
       dispatcher.untrack(run.id)
       local.delete(run.id)
       await dispatcher.release(run.id)
     }
-  }
-
-  function stepLogRows(run: LocalRun, records: readonly StepRecord[]): StepLogRow[] {
-    const level = run.definition.options.log_level
-    if (level === 'none') return []
-    const kept = level === 'errors_only' ? records.filter((r) => r.status === 'failed') : records
-    return kept.map((r) => ({
-      run_id: run.id, position: r.position, project_id: run.flow.projectId, step_key: r.key, type: r.type, status: r.status,
-      input: r.input === null ? null : JSON.stringify(maskedInput(r.input, r.type)), output: r.output === undefined ? null : JSON.stringify(r.output),
-      error: r.error ? JSON.stringify(r.error) : null, logs: r.logs.length > 0 || r.unresolved.length > 0 ? JSON.stringify({ lines: r.logs, unresolved: r.unresolved }) : null,
-      attempts: r.attempts, started_at: r.startedAt, duration_ms: r.durationMs,
-    }))
-  }
-
-  /** A step's resolved config with its credentials masked (flows/masking.ts: the operation's credential paths, Authorization headers). */
-  function maskedInput(input: unknown, type: string): unknown {
-    return input !== null && typeof input === 'object' && !Array.isArray(input) ? maskCredentials(input as Record<string, unknown>, type) : input
   }
 
   /** pending → running once it holds its places; a run cancelled meanwhile gives them back. */
@@ -203,100 +188,180 @@ export function createRunner(deps: RunnerDeps) {
       return
     }
     run.status = 'running'
-    await execute(run)
+    await inTurn(run)
   }
 
-  /** Rebuilds a run another instance started, from its row and the flow. Null when there is nothing to run. */
-  async function load(runId: string, projectId: string): Promise<LocalRun | null> {
-    const row = await store.byId(projectId, runId)
-    if (!row || (row.status !== 'pending' && row.status !== 'running')) return null
-    if (row.status === 'running' && !(await store.claimRunning(projectId, runId, clock.now()))) return null
-    const flow = await flows.byId(projectId, row.flow_id)
-    // The version the run was started on, as the instance that started it would run it (a publish since
-    // then does not change a run already made).
-    const definition = !flow ? null : flow.publishedVersion === row.version ? flow.published : await flows.version(projectId, flow.id, row.version)
-    if (!flow || !definition) {
-      await store.endActive(projectId, runId, 'failed', JSON.stringify({ code: 'flow_unavailable', message: 'The flow or the version the run was started on is gone' }), clock.now())
-      return null
+  /** Executes a background run once the gate lets it; a run cancelled or deleted while it waited only frees its places. */
+  async function inTurn(run: LocalRun): Promise<void> {
+    await gate.run(async () => {
+      if (local.get(run.id) !== run) return void (await dispatcher.release(run.id))
+      await execute(run)
+    })
+  }
+
+  /** Executes a run now, or parks it until its places free. */
+  async function handle(job: { runId: string; projectId: string }): Promise<void> {
+    const run = local.get(job.runId) ?? (await takeover.load(job.runId, job.projectId))
+    if (!run) return
+    keep(run)
+    if (run.status === 'running') return inTurn(run)
+    if (await dispatcher.acquire(run.id, run.claims)) return begin(run)
+    dispatcher.park(
+      run.id,
+      run.claims,
+      () =>
+        void begin(run).catch((err: unknown) => log.error({ err, runId: run.id }, 'a parked flow run failed to start')),
+    )
+  }
+
+  /** The runs an Idempotency-Key already started: the first call's run, answered again. */
+  async function repeated(flow: FlowForRun, runId: string) {
+    const row = await store.byId(flow.projectId, runId)
+    return {
+      runId,
+      status: row?.status ?? ('pending' as RunStatus),
+      startedAt: new Date(Number(row?.created_at ?? clock.now())).toISOString(),
+      repeated: true,
     }
-    const limits = await deps.quotas.limits(projectId)
-    const trigger = JSON.parse(row.trigger) as Omit<TriggerInput, 'type'>
-    const run: LocalRun = {
-      id: runId, flow, definition, acting: JSON.parse(row.acting) as Acting, trigger: { ...trigger, type: row.trigger_type as TriggerInput['type'] },
-      claims: claimsFor(projectId, flow.id, definition.options.concurrency, limits.maxConcurrentRuns), timeoutMs: Math.min(definition.options.timeout_ms, limits.maxExecutionMs),
-      depth: row.depth, startedAt: row.created_at, status: row.status,
-    }
-    // Started as running elsewhere: its places were taken there under its id; this instance now holds them.
-    if (run.status === 'running') dispatcher.adopt(run.id, run.claims)
-    return run
   }
 
   const starter: RunStarter = {
-    async start(flow, trigger, initiator, options = {}) {
-      const { definition, limits, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, depthOf(initiator, options.depth))
-      if (acting instanceof DelegationRevoked) {
-        const { id, now } = await refused(flow, trigger, acting, depth, options.parentRunId ?? initiator?.run?.runId ?? null)
-        return { runId: id, status: 'failed', startedAt: new Date(now).toISOString() }
-      }
+    async start(flow, trigger, initiator, options: StartOptions = {}) {
       const id = newId()
-      const now = clock.now()
-      const claims = claimsFor(flow.projectId, flow.id, definition.options.concurrency, limits.maxConcurrentRuns)
-      const status = (await dispatcher.acquire(id, claims)) ? 'running' : 'pending'
-      const run: LocalRun = { id, flow, definition, acting, trigger, claims, timeoutMs, depth, startedAt: now, status }
+      const key = options.idempotencyKey
+      if (key !== undefined) {
+        const earlier = await deps.keys.claim(flow.projectId, flow.id, key, id, clock.now())
+        if (earlier !== null) return repeated(flow, earlier)
+      }
       try {
-        await store.insertRun(rowOf(id, flow, trigger, acting, status, now, depth, options.parentRunId ?? initiator?.run?.runId ?? null))
-        local.set(id, run)
-        await deps.enqueue({ runId: id, projectId: flow.projectId })
+        return await startRun(id, flow, trigger, initiator, options)
       } catch (err) {
-        local.delete(id)
-        await dispatcher.release(id)
+        if (key !== undefined) await deps.keys.release(flow.projectId, flow.id, key, id)
         throw err
       }
-      return { runId: id, status, startedAt: new Date(now).toISOString() }
     },
 
     async runNow(flow, trigger, initiator, options = {}): Promise<RunOutcome> {
       // In the caller (a blocking event_filter, an awaited sub-flow): bounded by that request, so it takes
       // no concurrency place; it still counts against runs per hour and is a row like any run.
-      const { definition, acting, timeoutMs, depth } = await prepare(flow, trigger, initiator, depthOf(initiator, options.depth))
+      const { definition, acting, timeoutMs, depth } = await prepare(
+        flow,
+        trigger,
+        initiator,
+        depthOf(initiator, options.depth),
+      )
       if (acting instanceof DelegationRevoked) {
-        const { id, error } = await refused(flow, trigger, acting, depth, options.parentRunId ?? initiator?.run?.runId ?? null)
+        const { id, error } = await refused(
+          flow,
+          trigger,
+          acting,
+          depth,
+          options.parentRunId ?? initiator?.run?.runId ?? null,
+        )
         return { runId: id, status: 'failed', steps: {}, error }
       }
       const id = newId()
       const now = clock.now()
-      await store.insertRun(rowOf(id, flow, trigger, acting, 'running', now, depth, options.parentRunId ?? initiator?.run?.runId ?? null))
-      const run: LocalRun = { id, flow, definition, acting, trigger, claims: [], timeoutMs, depth, startedAt: now, status: 'running' }
+      await store.insertRun(
+        rowOf(id, flow, trigger, acting, 'running', now, depth, options.parentRunId ?? initiator?.run?.runId ?? null, {
+          inline: true,
+        }),
+      )
+      const run: LocalRun = {
+        id,
+        flow,
+        definition,
+        acting,
+        trigger,
+        claims: [],
+        timeoutMs,
+        depth,
+        startedAt: now,
+        status: 'running',
+      }
+      keep(run)
       const result = await execute(run, options.signal)
       return { runId: id, status: result.status, steps: result.steps, error: result.error }
     },
   }
 
+  /**
+   * A start: the row is written (durable before the caller hears 202; this instance holds its lease) and the
+   * run executes here at once, or waits parked for a place. Past the backlog quota nothing is written (429).
+   */
+  async function startRun(
+    id: string,
+    flow: FlowForRun,
+    trigger: TriggerInput,
+    initiator: Principal | null,
+    options: StartOptions,
+  ) {
+    const { definition, limits, acting, timeoutMs, depth } = await prepare(
+      flow,
+      trigger,
+      initiator,
+      depthOf(initiator, options.depth),
+    )
+    const parentRunId = options.parentRunId ?? initiator?.run?.runId ?? null
+    if (acting instanceof DelegationRevoked) {
+      const { id: refusedId, now } = await refused(flow, trigger, acting, depth, parentRunId)
+      return { runId: refusedId, status: 'failed' as const, startedAt: new Date(now).toISOString() }
+    }
+    const now = clock.now()
+    const claims = claimsFor(flow.projectId, flow.id, definition.options.concurrency, limits.maxConcurrentRuns)
+    const status: 'running' | 'pending' = (await dispatcher.acquire(id, claims)) ? 'running' : 'pending'
+    const run: LocalRun = { id, flow, definition, acting, trigger, claims, timeoutMs, depth, startedAt: now, status }
+    try {
+      if (status === 'pending') await assertBacklogRoom(flow.projectId, limits)
+      await store.insertRun(
+        rowOf(id, flow, trigger, acting, status, now, depth, parentRunId, { retryOf: options.retryOf }),
+      )
+      keep(run)
+    } catch (err) {
+      local.delete(id)
+      await dispatcher.release(id)
+      throw err
+    }
+    void handle({ runId: id, projectId: flow.projectId }).catch((err: unknown) =>
+      log.error({ err, runId: id }, 'a flow run failed to start'),
+    )
+    return { runId: id, status, startedAt: new Date(now).toISOString() }
+  }
+
   const services = deps.services(starter)
+
+  // Leases of this instance's active runs, renewed together; and the sweep that takes over others' lapsed ones.
+  // Every active run of this instance is in `local`: with none, there is nothing to renew. Alone (no Redis)
+  // no other instance can lose runs once start-up took over an earlier process's, so only shared mode sweeps.
+  const renewer = busyTicker(
+    clock,
+    Math.max(1, Math.min(10_000, Math.floor(leaseMs / 4))),
+    () => store.renewLeases(instanceId, clock.now() + leaseMs),
+    () => local.size > 0,
+    {
+      onError: (err) => log.warn({ err }, 'renewing flow run leases failed'),
+    },
+  )
+  const sweeper: Ticker | null = deps.shared
+    ? clock.every(Math.max(1, Math.min(30_000, Math.floor(leaseMs / 2))), () => takeover.recover(null), {
+        onError: (err) => log.warn({ err }, 'taking over lapsed flow runs failed'),
+      })
+    : null
 
   return {
     starter,
     /** What operations get as ctx.services (the dry run gives them the same). */
     services,
-    reap,
+    recover: takeover.recover,
+    instanceId,
 
     /** Counts a dry run against the project's runs per hour, as a run: 403 quota_exceeded when over it. */
     async countDryRun(projectId: string): Promise<void> {
       await hourly.count(projectId)
     },
 
-    /** The queue job of a run: executes it, or parks it until its places free. */
-    async handle(job: { runId: string; projectId: string }): Promise<void> {
-      const run = local.get(job.runId) ?? (await load(job.runId, job.projectId))
-      if (!run) return
-      local.set(run.id, run)
-      if (run.status === 'running') {
-        await execute(run)
-        return
-      }
-      if (await dispatcher.acquire(run.id, run.claims)) return begin(run)
-      dispatcher.park(run.id, run.claims, () => void begin(run).catch((err: unknown) => log.error({ err, runId: run.id }, 'a parked flow run failed to start')))
-    },
+    /** The queue job of a run (left by an earlier version, or queued by a lost instance): executes or parks it. */
+    handle,
 
     /** Forgets a run this instance keeps (cancelled, deleted). */
     forget(runId: string): void {
@@ -306,35 +371,24 @@ export function createRunner(deps: RunnerDeps) {
     /**
      * Usage of the run-time quotas, for GET /quotas: the hour's runs from the counter that enforces the
      * quota (run rows would disagree with it: deleted runs, an hour's edge), capped at the limit since
-     * refused attempts are counted too.
+     * refused attempts are counted too; the runs waiting for a place.
      */
-    async usage(projectId: string): Promise<{ concurrentRuns: number; runsThisHour: number }> {
-      const [concurrentRuns, counted, limits] = await Promise.all([dispatcher.count(`automate:project:${projectId}`), hourly.counted(projectId), deps.quotas.limits(projectId)])
-      return { concurrentRuns, runsThisHour: Math.min(counted, limits.maxRunsPerHour) }
+    async usage(projectId: string): Promise<{ concurrentRuns: number; runsThisHour: number; pendingRuns: number }> {
+      const limits = await deps.quotas.limits(projectId)
+      const [concurrentRuns, counted, pendingRuns] = await Promise.all([
+        dispatcher.count(`automate:project:${projectId}`),
+        hourly.counted(projectId),
+        store.pendingCount(projectId, limits.maxPendingRuns),
+      ])
+      return { concurrentRuns, runsThisHour: Math.min(counted, limits.maxRunsPerHour), pendingRuns }
     },
 
-    /** Waits for pending end-of-run writes (close). */
-    flush: () => writer.drain(),
-  }
-}
-
-/**
- * A signal aborted with `own`'s reason, or as cancelled when `parent` aborts (the awaiting parent run
- * stopped); `dispose` stops listening to the parent (a loop may await thousands of sub-runs in one run).
- */
-function cancelledWith(own: AbortSignal, parent: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController()
-  const fromOwn = () => controller.abort(own.reason)
-  const fromParent = () => controller.abort(new RunAborted('cancelled', 'The run that started this sub-flow stopped (it timed out or was cancelled)'))
-  if (own.aborted) fromOwn()
-  else if (parent.aborted) fromParent()
-  own.addEventListener('abort', fromOwn, { once: true })
-  parent.addEventListener('abort', fromParent, { once: true })
-  return {
-    signal: controller.signal,
-    dispose() {
-      own.removeEventListener('abort', fromOwn)
-      parent.removeEventListener('abort', fromParent)
+    /** Waits for pending writes and stops renewing (close); the runs still active are taken over after their lease. */
+    async close(): Promise<void> {
+      await renewer.stop()
+      await sweeper?.stop()
+      await progress.close()
+      await writer.drain()
     },
   }
 }

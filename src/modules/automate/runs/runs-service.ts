@@ -2,14 +2,17 @@ import type { Clock } from '../../../lib/clock.js'
 import { AppError } from '../../../lib/errors.js'
 import { newId } from '../../../lib/ids.js'
 import type { Principal } from '../../../lib/principal.js'
-import { triggerTypes, type FlowLookup, type RunStatus, type TriggerInput } from '../model.js'
+import type { OperationServices } from '../../operations/index.js'
+import type { FlowLookup, RunStatus, TriggerInput } from '../model.js'
+import { triggerTypes } from '../triggers/registry.js'
 import { publisherRef } from '../run-identity.js'
 import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
 import { mayReadRunData, redactedSteps, type RunDataAccess } from './run-data.js'
 import { keysFor, type Dispatcher } from './dispatcher.js'
 import type { Executor } from './executor.js'
 import type { RunQuotas, Runner } from './runner.js'
-import type { RunRow, RunsStore, StepLogRow } from './runs-store.js'
+import type { RunRow, StepLogRow } from './run-rows.js'
+import type { RunsStore } from './runs-store.js'
 
 export interface RunsServiceDeps {
   readonly store: RunsStore
@@ -21,10 +24,20 @@ export interface RunsServiceDeps {
   readonly access: RunDataAccess & { authorize(principal: Principal, permission: string): Promise<void> }
   readonly acting: ActingResolver
   readonly clock: Clock
-  readonly services: unknown
+  readonly services: OperationServices
 }
 
 const resource = 'system/automate'
+
+/** What execute and retry answer (202). */
+export interface Started {
+  readonly runId: string
+  readonly flowId: string
+  readonly status: RunStatus
+  readonly startedAt: string
+  /** An Idempotency-Key repeated: this is the first call's run, not a new one. */
+  readonly repeated?: true
+}
 
 export interface RunView {
   readonly runId: string
@@ -35,6 +48,8 @@ export interface RunView {
   readonly error: unknown
   readonly depth: number
   readonly parentRunId: string | null
+  /** The run this one retries (POST /runs/:id/retry), else null. */
+  readonly retryOf: string | null
   readonly createdAt: string
   readonly startedAt: string | null
   readonly finishedAt: string | null
@@ -89,7 +104,13 @@ export function createRunsService(deps: RunsServiceDeps) {
 
   async function list(principal: Principal, query: RunListQuery) {
     const { rows, total } = await store.list(principal.projectId, query)
-    return { data: rows.map(runView), total, page: query.page, limit: query.limit, hasMore: query.page * query.limit < total }
+    return {
+      data: rows.map(runView),
+      total,
+      page: query.page,
+      limit: query.limit,
+      hasMore: query.page * query.limit < total,
+    }
   }
 
   return {
@@ -97,13 +118,67 @@ export function createRunsService(deps: RunsServiceDeps) {
      * Starts a run of the flow's published version in the background (202). Throws unauthorized,
      * forbidden (execute; manage for a system-managed flow), not_found, conflict (a draft or inactive flow), rate_limited (runs per hour).
      */
-    async execute(principal: Principal, flowId: string, body: unknown): Promise<{ runId: string; flowId: string; status: RunStatus; startedAt: string }> {
+    async execute(
+      principal: Principal,
+      flowId: string,
+      body: unknown,
+      options: { idempotencyKey?: string } = {},
+    ): Promise<Started> {
       await access.authorize(principal, `${resource}:execute`)
       const flow = await executable(principal, flowId)
       // A system-managed flow acts as the system: setting one off by hand is for those who manage automation.
       if (flow.system) await access.authorize(principal, `${resource}:manage`)
-      const started = await runner.starter.start(flow, executeTrigger(body), principal)
-      return { runId: started.runId, flowId, status: started.status, startedAt: started.startedAt }
+      const started = await runner.starter.start(flow, executeTrigger(body), principal, options)
+      return {
+        runId: started.runId,
+        flowId,
+        status: started.status,
+        startedAt: started.startedAt,
+        ...(started.repeated ? { repeated: true as const } : {}),
+      }
+    },
+
+    /**
+     * Starts a new run of a failed, cancelled or timed-out run's version with its trigger payload, linked to
+     * it (`retryOf`; decision 054), the caller standing as its manual initiator. The flow must still be
+     * active. Throws unauthorized, forbidden (execute; manage for a system-managed flow), not_found,
+     * conflict (the run is active or completed, the flow is not active, the version is gone) and what a start
+     * throws; forbidden too when the caller could not read the run's data (its detail is redacted for them).
+     */
+    async retry(principal: Principal, runId: string): Promise<Started> {
+      await access.authorize(principal, `${resource}:execute`)
+      const row = await store.byId(principal.projectId, runId)
+      if (!row) throw new AppError('not_found', 'Run not found')
+      if (row.status === 'pending' || row.status === 'running' || row.status === 'completed') {
+        throw new AppError(
+          'conflict',
+          `The run is ${row.status}: only a failed, cancelled or timed-out run is retried`,
+          { status: row.status },
+        )
+      }
+      // The new run acts as the caller: retrying would show them a trigger payload the old run's detail redacts.
+      if (!(await mayReadRunData(access, principal, JSON.parse(row.acting) as Acting)))
+        throw new AppError('forbidden', "Only a caller who can read this run's data may retry it")
+      const flow = await executable(principal, row.flow_id)
+      if (flow.system) await access.authorize(principal, `${resource}:manage`)
+      const version = Number(row.version)
+      const definition =
+        flow.publishedVersion === version ? flow.published : await flows.version(principal.projectId, flow.id, version)
+      if (!definition)
+        throw new AppError('conflict', `Version ${version} of the flow, which the run was started on, is gone`, {
+          version,
+        })
+      const trigger = {
+        ...(JSON.parse(row.trigger) as Omit<TriggerInput, 'type'>),
+        type: row.trigger_type as TriggerInput['type'],
+      }
+      const started = await runner.starter.start(
+        { ...flow, published: definition, publishedVersion: version },
+        trigger,
+        principal,
+        { retryOf: row.id },
+      )
+      return { runId: started.runId, flowId: flow.id, status: started.status, startedAt: started.startedAt }
     },
 
     /**
@@ -124,22 +199,57 @@ export function createRunsService(deps: RunsServiceDeps) {
       const runId = newId()
       let acting: Acting
       try {
-        acting = await deps.acting.resolve({ ...flow, publishedBy: publisherRef(principal) }, draft.runAs, trigger, principal)
+        acting = await deps.acting.resolve(
+          { ...flow, publishedBy: publisherRef(principal) },
+          draft.runAs,
+          trigger,
+          principal,
+        )
       } catch (err) {
         if (!(err instanceof DelegationRevoked)) throw err
-        return { runId, status: 'failed' as const, dryRun: true as const, error: { code: err.code, message: err.message }, steps: [], logs: [] }
+        return {
+          runId,
+          status: 'failed' as const,
+          dryRun: true as const,
+          error: { code: err.code, message: err.message },
+          steps: [],
+          logs: [],
+        }
       }
       const result = await deps.executor.execute({
-        id: runId, flowId: flow.id, projectId: flow.projectId, steps: draft.operations, trigger, principal: principalOf(acting),
+        id: runId,
+        flowId: flow.id,
+        projectId: flow.projectId,
+        steps: draft.operations,
+        trigger,
+        principal: principalOf(acting),
         options: { ...draft.options, timeout_ms: Math.min(draft.options.timeout_ms, limits.maxExecutionMs) },
-        user: acting.userId ? { id: acting.userId, email: acting.email } : null, dryRun: true, depth: 0, services: deps.services,
+        user: acting.userId ? { id: acting.userId, email: acting.email } : null,
+        dryRun: true,
+        depth: 0,
+        services: deps.services,
       })
       return {
-        runId, status: result.status, dryRun: true as const, error: result.error,
-        steps: result.records.map((r) => ({ key: r.key, type: r.type, status: r.status, output: r.output ?? null, durationMs: r.durationMs, ...(r.error ? { error: r.error } : {}) })),
+        runId,
+        status: result.status,
+        dryRun: true as const,
+        error: result.error,
+        steps: result.records.map((r) => ({
+          key: r.key,
+          type: r.type,
+          status: r.status,
+          output: r.output ?? null,
+          durationMs: r.durationMs,
+          ...(r.error ? { error: r.error } : {}),
+        })),
         logs: result.records.flatMap((r) => [
           ...r.logs.map((line) => ({ step: r.key, ...line })),
-          ...r.unresolved.map((u) => ({ step: r.key, level: 'warn' as const, message: `${u.tag} at ${u.path} resolved to empty: ${u.message}`, data: { reason: u.reason } })),
+          ...r.unresolved.map((u) => ({
+            step: r.key,
+            level: 'warn' as const,
+            message: `${u.tag} at ${u.path} resolved to empty: ${u.message}`,
+            data: { reason: u.reason },
+          })),
         ]),
       }
     },
@@ -170,9 +280,23 @@ export function createRunsService(deps: RunsServiceDeps) {
       const logs = (await store.stepLogs(principal.projectId, runId)).map(stepLogView)
       const acting = JSON.parse(row.acting) as Acting
       const trigger = JSON.parse(row.trigger) as Record<string, unknown>
-      const actingAs = { kind: acting.kind, userId: acting.userId, roleId: acting.roleId, cappedBy: acting.ceiling ? { kind: acting.ceiling.kind, userId: acting.ceiling.userId, roleId: acting.ceiling.roleId } : null }
-      if (await mayReadRunData(access, principal, acting)) return { ...runView(row), trigger, actingAs, redacted: false, stepLogs: logs }
-      return { ...runView(row), trigger: { ...trigger, body: null }, actingAs, redacted: true, stepLogs: redactedSteps(logs) }
+      const actingAs = {
+        kind: acting.kind,
+        userId: acting.userId,
+        roleId: acting.roleId,
+        cappedBy: acting.ceiling
+          ? { kind: acting.ceiling.kind, userId: acting.ceiling.userId, roleId: acting.ceiling.roleId }
+          : null,
+      }
+      if (await mayReadRunData(access, principal, acting))
+        return { ...runView(row), trigger, actingAs, redacted: false, stepLogs: logs }
+      return {
+        ...runView(row),
+        trigger: { ...trigger, body: null },
+        actingAs,
+        redacted: true,
+        stepLogs: redactedSteps(logs),
+      }
     },
 
     /** Deletes a run and its step logs (an active one is stopped first). Throws unauthorized, forbidden (delete), not_found. */
@@ -192,15 +316,19 @@ export function createRunsService(deps: RunsServiceDeps) {
       const row = await store.byId(principal.projectId, runId)
       const now = clock.now()
       const error = JSON.stringify({ code: 'cancelled', message: 'The run was cancelled' })
-      if (!row || !(await store.endActive(principal.projectId, runId, 'cancelled', error, now))) throw new AppError('not_found', 'Run not found or already finished')
+      if (!row || !(await store.endActive(principal.projectId, runId, 'cancelled', error, now)))
+        throw new AppError('not_found', 'Run not found or already finished')
       await stop(row)
       await flows.countRun(row.project_id, row.flow_id, { failed: true, atSeconds: Math.floor(now / 1000) })
     },
 
-    /** Fails the project's runs active for over 2 minutes (orphaned). Throws unauthorized, forbidden (write). */
+    /**
+     * Takes over the project's runs whose instance stopped renewing their lease (never a run by its age):
+     * each is queued again, resumed or ended interrupted (decision 054). Throws unauthorized, forbidden (write).
+     */
     async cleanupStale(principal: Principal): Promise<{ reaped: number }> {
       await access.authorize(principal, `${resource}:write`)
-      return { reaped: await runner.reap(principal.projectId) }
+      return { reaped: await runner.recover(principal.projectId) }
     },
   }
 
@@ -220,17 +348,38 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).to
 
 function runView(row: RunRow): RunView {
   return {
-    runId: row.id, flowId: row.flow_id, version: Number(row.version), status: row.status, triggerType: row.trigger_type, error: row.error ? (JSON.parse(row.error) as unknown) : null,
-    depth: Number(row.depth), parentRunId: row.parent_run_id, createdAt: iso(row.created_at)!, startedAt: iso(row.started_at), finishedAt: iso(row.finished_at),
+    runId: row.id,
+    flowId: row.flow_id,
+    version: Number(row.version),
+    status: row.status,
+    triggerType: row.trigger_type,
+    error: row.error ? (JSON.parse(row.error) as unknown) : null,
+    depth: Number(row.depth),
+    parentRunId: row.parent_run_id,
+    retryOf: row.retry_of ?? null,
+    createdAt: iso(row.created_at)!,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
   }
 }
 
 function stepLogView(row: StepLogRow): StepLogView {
-  const logs = row.logs ? (JSON.parse(row.logs) as { lines: unknown[]; unresolved: unknown[] }) : { lines: [], unresolved: [] }
+  const logs = row.logs
+    ? (JSON.parse(row.logs) as { lines: unknown[]; unresolved: unknown[] })
+    : { lines: [], unresolved: [] }
   return {
-    position: Number(row.position), key: row.step_key, type: row.type, status: row.status, input: row.input ? (JSON.parse(row.input) as unknown) : null,
-    output: row.output ? (JSON.parse(row.output) as unknown) : null, error: row.error ? (JSON.parse(row.error) as unknown) : null, logs: logs.lines, unresolved: logs.unresolved,
-    attempts: Number(row.attempts), startedAt: iso(row.started_at)!, durationMs: Number(row.duration_ms),
+    position: Number(row.position),
+    key: row.step_key,
+    type: row.type,
+    status: row.status,
+    input: row.input ? (JSON.parse(row.input) as unknown) : null,
+    output: row.output ? (JSON.parse(row.output) as unknown) : null,
+    error: row.error ? (JSON.parse(row.error) as unknown) : null,
+    logs: logs.lines,
+    unresolved: logs.unresolved,
+    attempts: Number(row.attempts),
+    startedAt: iso(row.started_at)!,
+    durationMs: Number(row.duration_ms),
   }
 }

@@ -1,62 +1,22 @@
 import type { CompiledQuery, Kysely, Transaction } from 'kysely'
 import { runCompiled } from '../../../lib/db/index.js'
-import type { RunStatus, StepStatus } from '../model.js'
-
-export interface RunRow {
-  id: string
-  project_id: string
-  flow_id: string
-  version: number
-  status: RunStatus
-  trigger_type: string
-  /** JSON: { event, collection, method, body }. */
-  trigger: string
-  /** JSON: who the run acts as (see acting.ts). */
-  acting: string
-  /** JSON { code, message, step?, statusCode?, attempts? }. */
-  error: string | null
-  depth: number
-  parent_run_id: string | null
-  created_at: number
-  started_at: number | null
-  finished_at: number | null
-  duration_ms: number | null
-}
-
-export interface StepLogRow {
-  run_id: string
-  position: number
-  project_id: string
-  step_key: string
-  type: string
-  status: StepStatus
-  input: string | null
-  output: string | null
-  error: string | null
-  /** JSON { lines, unresolved }. */
-  logs: string | null
-  attempts: number
-  started_at: number
-  duration_ms: number
-}
-
-/** A run's end as the executor produced it, written in one transaction with its step logs. */
-export interface RunFinish {
-  readonly projectId: string
-  readonly flowId: string
-  readonly runId: string
-  readonly status: RunStatus
-  readonly error: string | null
-  readonly finishedAt: number
-  readonly durationMs: number
-  readonly stepLogs: readonly StepLogRow[]
-}
-
-type Tables = { flow_runs: RunRow; flow_step_logs: StepLogRow }
-
-export const activeRunStatuses = ['pending', 'running'] as const
-// Rows per multi-row insert: 12 parameters a row stays far below both dialects' limits.
-const insertChunk = 500
+import type { RunStatus } from '../model.js'
+import {
+  activeRunStatuses,
+  insertChunk,
+  liveRuns,
+  logColumns,
+  replacedLogColumns,
+  runColumns,
+  sampleLog,
+  sampleRun,
+  type ExpiredRun,
+  type RunFinish,
+  type RunRow,
+  type RunWrites,
+  type StepLogRow,
+  type Tables,
+} from './run-rows.js'
 
 export type RunsStore = ReturnType<typeof createRunsStore>
 
@@ -66,7 +26,14 @@ export function createRunsStore(systemDb: Kysely<any>) {
   // The hot statements keep their compiled SQL (runCompiled: SQLite's direct path and group commit).
   const insertShape = db.insertInto('flow_runs').values(sampleRun()).compile()
   // Parameters in order: status, started_at, id, project_id, the pending status.
-  const markRunningShape = db.updateTable('flow_runs').set({ status: 'running', started_at: 0 }).where('id', '=', '').where('project_id', '=', '').where('status', '=', 'pending').returning('id').compile()
+  const markRunningShape = db
+    .updateTable('flow_runs')
+    .set({ status: 'running', started_at: 0 })
+    .where('id', '=', '')
+    .where('project_id', '=', '')
+    .where('status', '=', 'pending')
+    .returning('id')
+    .compile()
 
   // The end-of-run statements keep their compiled SQL too (compiling dominated a small statement's cost).
   const finishShape = db
@@ -76,26 +43,43 @@ export function createRunsStore(systemDb: Kysely<any>) {
     .where('project_id', '=', '')
     .where('status', 'in', activeRunStatuses)
     .compile()
-  const logInsertShapes = new Map<number, CompiledQuery>()
-  function logInsert(rows: readonly StepLogRow[]): CompiledQuery {
-    let shape = logInsertShapes.get(rows.length)
+  const logUpsertShapes = new Map<number, CompiledQuery>()
+  function logUpsert(rows: readonly StepLogRow[]): CompiledQuery {
+    let shape = logUpsertShapes.get(rows.length)
     if (!shape) {
-      shape = db.insertInto('flow_step_logs').values(rows.map(() => sampleLog())).compile()
-      if (logInsertShapes.size < 512) logInsertShapes.set(rows.length, shape)
+      shape = db
+        .insertInto('flow_step_logs')
+        .values(rows.map(() => sampleLog()))
+        // A step that began with effects was written as running; its end replaces that row.
+        .onConflict((oc) =>
+          oc
+            .columns(['run_id', 'position'])
+            .doUpdateSet((eb) => Object.fromEntries(replacedLogColumns.map((c) => [c, eb.ref(`excluded.${c}`)]))),
+        )
+        .compile()
+      if (logUpsertShapes.size < 512) logUpsertShapes.set(rows.length, shape)
     }
     return { ...shape, parameters: rows.flatMap((row) => logColumns.map((column) => row[column])) }
   }
 
-  async function finishIn(trx: Transaction<Tables>, finishes: readonly RunFinish[]): Promise<RunFinish[]> {
+  async function writeIn(trx: Transaction<Tables>, writes: RunWrites): Promise<RunFinish[]> {
+    for (let i = 0; i < writes.steps.length; i += insertChunk)
+      await trx.executeQuery(logUpsert(writes.steps.slice(i, i + insertChunk)))
     const written: RunFinish[] = []
-    for (const f of finishes) {
+    for (const f of writes.finishes) {
       // Parameters in order: status, error, finished_at, duration_ms, id, project_id, the active statuses.
-      const result = await trx.executeQuery({ ...finishShape, parameters: [f.status, f.error, f.finishedAt, f.durationMs, f.runId, f.projectId, ...activeRunStatuses] })
-      // A cancel or a reap that won keeps its status; the late result (and its step logs) is dropped.
-      if (Number(result.numAffectedRows ?? 0) > 0) written.push(f)
+      const result = await trx.executeQuery({
+        ...finishShape,
+        parameters: [f.status, f.error, f.finishedAt, f.durationMs, f.runId, f.projectId, ...activeRunStatuses],
+      })
+      // A cancel or a recovery that won keeps its status.
+      if (Number(result.numAffectedRows ?? 0) === 0) continue
+      written.push(f)
+      // Every step was logged as it ended (progress, recovery); log_level decides what stays.
+      if (f.keep === 'none') await trx.deleteFrom('flow_step_logs').where('run_id', '=', f.runId).execute()
+      if (f.keep === 'errors_only')
+        await trx.deleteFrom('flow_step_logs').where('run_id', '=', f.runId).where('status', '!=', 'failed').execute()
     }
-    const logs = written.flatMap((f) => f.stepLogs)
-    for (let i = 0; i < logs.length; i += insertChunk) await trx.executeQuery(logInsert(logs.slice(i, i + insertChunk)))
     return written
   }
 
@@ -107,7 +91,10 @@ export function createRunsStore(systemDb: Kysely<any>) {
 
     /** pending → running; false when the run is no longer pending (cancelled, reaped, deleted). */
     async markRunning(projectId: string, runId: string, startedAt: number): Promise<boolean> {
-      const rows = await runCompiled(db, { ...markRunningShape, parameters: ['running', startedAt, runId, projectId, 'pending'] })
+      const rows = await runCompiled(db, {
+        ...markRunningShape,
+        parameters: ['running', startedAt, runId, projectId, 'pending'],
+      })
       return rows.length > 0
     },
 
@@ -128,71 +115,195 @@ export function createRunsStore(systemDb: Kysely<any>) {
     },
 
     /**
-     * Writes finished runs, all in one transaction: each run's final status (only while it is still
-     * pending or running) and, for those, their step logs. Answers the runs that were written.
+     * Writes a batch in one transaction: step logs as their steps ended (or began, with effects), then
+     * each run's final status (only while it is still active). Answers the run ends that were written.
      */
-    finish(finishes: readonly RunFinish[]): Promise<RunFinish[]> {
-      return db.transaction().execute((trx) => finishIn(trx, finishes))
+    write(writes: RunWrites): Promise<RunFinish[]> {
+      return db.transaction().execute((trx) => writeIn(trx, writes))
+    },
+
+    /** Renews the leases of every active run this instance holds, in one statement. */
+    async renewLeases(instanceId: string, until: number): Promise<void> {
+      await db
+        .updateTable('flow_runs')
+        .set({ lease_until: until })
+        .where(liveRuns)
+        .where('instance_id', '=', instanceId)
+        .execute()
+    },
+
+    /**
+     * Active runs whose lease ran out (or that never had one), in one project or all; with `notOf`, also
+     * every active run of another instance (embedded: a process alone knows the earlier one is gone).
+     */
+    async expired(projectIdOrAll: string | null, now: number, notOf: string | null): Promise<ExpiredRun[]> {
+      let q = db
+        .selectFrom('flow_runs')
+        .select(['id', 'project_id', 'flow_id', 'status', 'instance_id', 'lease_until'])
+        .where(liveRuns)
+      q = q.where((eb) => {
+        const lapsed = [eb('lease_until', '<', now), eb('lease_until', 'is', null)]
+        return eb.or(
+          notOf === null ? lapsed : [...lapsed, eb('instance_id', '!=', notOf), eb('instance_id', 'is', null)],
+        )
+      })
+      if (projectIdOrAll !== null) q = q.where('project_id', '=', projectIdOrAll)
+      return q.orderBy('created_at').limit(1000).execute()
+    },
+
+    /** Takes over an expired run for this instance: true only for the one instance whose update found it unchanged. */
+    async takeOver(run: ExpiredRun, instanceId: string, until: number): Promise<boolean> {
+      let q = db
+        .updateTable('flow_runs')
+        .set({ instance_id: instanceId, lease_until: until })
+        .where('id', '=', run.id)
+        .where('status', '=', run.status)
+      q = q
+        .where('lease_until', run.lease_until === null ? 'is' : '=', run.lease_until)
+        .where('instance_id', run.instance_id === null ? 'is' : '=', run.instance_id)
+      const result = await q.executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
+    },
+
+    /** Puts a taken-over run back to pending (nothing with effects began), forgetting its unfinished step logs. */
+    async requeue(projectId: string, runId: string, keepBelow: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('flow_step_logs').where('run_id', '=', runId).where('position', '>=', keepBelow).execute()
+        await trx
+          .updateTable('flow_runs')
+          .set({ status: 'pending', started_at: null })
+          .where('project_id', '=', projectId)
+          .where('id', '=', runId)
+          .where('status', 'in', activeRunStatuses)
+          .execute()
+      })
+    },
+
+    /** Ends a taken-over run failed (interrupted), its unfinished step failed with the same error. */
+    async interrupt(
+      projectId: string,
+      runId: string,
+      error: string,
+      position: number | null,
+      now: number,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const ended = await trx
+          .updateTable('flow_runs')
+          .set((eb) => ({
+            status: 'failed',
+            error,
+            finished_at: now,
+            duration_ms: eb(eb.val(now), '-', eb.fn.coalesce('started_at', 'created_at')).$castTo<number>(),
+          }))
+          .where('project_id', '=', projectId)
+          .where('id', '=', runId)
+          .where('status', 'in', activeRunStatuses)
+          .executeTakeFirst()
+        if (Number(ended.numUpdatedRows) === 0) return false
+        if (position !== null)
+          await trx
+            .updateTable('flow_step_logs')
+            .set({ status: 'failed', error })
+            .where('run_id', '=', runId)
+            .where('position', '=', position)
+            .execute()
+        return true
+      })
+    },
+
+    /** Pending runs of the project, counted up to `atMost` (the backlog quota). */
+    async pendingCount(projectId: string, atMost: number): Promise<number> {
+      const row = await db
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('flow_runs')
+            .select('id')
+            .where('project_id', '=', projectId)
+            .where(liveRuns)
+            .where('status', '=', 'pending')
+            .limit(atMost)
+            .as('p'),
+        )
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
     },
 
     async byId(projectId: string, runId: string): Promise<RunRow | undefined> {
-      return db.selectFrom('flow_runs').selectAll().where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst()
+      return db
+        .selectFrom('flow_runs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', runId)
+        .executeTakeFirst()
     },
 
     /** A page of the project's runs, newest first, with the total matching. */
-    async list(projectId: string, query: { page: number; limit: number; status?: RunStatus; flowId?: string }): Promise<{ rows: RunRow[]; total: number }> {
+    async list(
+      projectId: string,
+      query: { page: number; limit: number; status?: RunStatus; flowId?: string },
+    ): Promise<{ rows: RunRow[]; total: number }> {
       let base = db.selectFrom('flow_runs').where('project_id', '=', projectId)
       if (query.status) base = base.where('status', '=', query.status)
       if (query.flowId) base = base.where('flow_id', '=', query.flowId)
       const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset((query.page - 1) * query.limit).execute(),
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ])
       return { rows, total: Number(count.n) }
     },
 
     async stepLogs(projectId: string, runId: string): Promise<StepLogRow[]> {
-      return db.selectFrom('flow_step_logs').selectAll().where('project_id', '=', projectId).where('run_id', '=', runId).orderBy('position').execute()
+      return db
+        .selectFrom('flow_step_logs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('run_id', '=', runId)
+        .orderBy('position')
+        .execute()
     },
 
     /** Deletes a run and its step logs; false when there was none. */
     async delete(projectId: string, runId: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         await trx.deleteFrom('flow_step_logs').where('project_id', '=', projectId).where('run_id', '=', runId).execute()
-        const result = await trx.deleteFrom('flow_runs').where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst()
+        const result = await trx
+          .deleteFrom('flow_runs')
+          .where('project_id', '=', projectId)
+          .where('id', '=', runId)
+          .executeTakeFirst()
         return Number(result.numDeletedRows) > 0
       })
     },
 
     /** Ends a pending or running run (cancel); false when it is missing or already terminal. */
-    async endActive(projectId: string, runId: string, status: RunStatus, error: string, finishedAt: number): Promise<boolean> {
+    async endActive(
+      projectId: string,
+      runId: string,
+      status: RunStatus,
+      error: string,
+      finishedAt: number,
+    ): Promise<boolean> {
       const result = await db
         .updateTable('flow_runs')
-        .set((eb) => ({ status, error, finished_at: finishedAt, duration_ms: eb(eb.val(finishedAt), '-', eb.fn.coalesce('started_at', 'created_at')).$castTo<number>() }))
+        .set((eb) => ({
+          status,
+          error,
+          finished_at: finishedAt,
+          duration_ms: eb(eb.val(finishedAt), '-', eb.fn.coalesce('started_at', 'created_at')).$castTo<number>(),
+        }))
         .where('project_id', '=', projectId)
         .where('id', '=', runId)
         .where('status', 'in', activeRunStatuses)
         .executeTakeFirst()
       return Number(result.numUpdatedRows) > 0
-    },
-
-    /**
-     * Fails active runs created before `cutoff` (orphaned), in one project or, with null, in every project
-     * (the hourly tick; the name of the argument says it reads across projects). Answers those it ended.
-     */
-    async reapStale(projectIdOrAll: string | null, cutoff: number, error: string, now: number): Promise<{ id: string; project_id: string; flow_id: string }[]> {
-      let stale = db.selectFrom('flow_runs').select(['id', 'project_id', 'flow_id']).where('status', 'in', activeRunStatuses).where('created_at', '<', cutoff)
-      if (projectIdOrAll !== null) stale = stale.where('project_id', '=', projectIdOrAll)
-      const candidates = await stale.limit(1000).execute()
-      if (candidates.length === 0) return []
-      const reaped = await db
-        .updateTable('flow_runs')
-        .set((eb) => ({ status: 'failed', error, finished_at: now, duration_ms: eb(eb.val(now), '-', eb.fn.coalesce('started_at', 'created_at')).$castTo<number>() }))
-        .where('id', 'in', candidates.map((c) => c.id))
-        .where('status', 'in', activeRunStatuses)
-        .returning(['id', 'project_id', 'flow_id'])
-        .execute()
-      return reaped
     },
 
     /** Runs of the project created in [from, to) (ms) by status (system_monthly_summary). */
@@ -207,22 +318,5 @@ export function createRunsStore(systemDb: Kysely<any>) {
         .execute()
       return Object.fromEntries(rows.map((r) => [String(r.status), Number(r.n)]))
     },
-
-  }
-}
-
-const runColumns = Object.keys(sampleRun()) as (keyof RunRow)[]
-const logColumns = Object.keys(sampleLog()) as (keyof StepLogRow)[]
-
-/** A step log with every column, in the order the compiled insert binds them (`logColumns`). */
-function sampleLog(): StepLogRow {
-  return { run_id: '', position: 0, project_id: '', step_key: '', type: '', status: 'completed', input: '', output: '', error: '', logs: '', attempts: 1, started_at: 0, duration_ms: 0 }
-}
-
-/** A row with every column, in the order the compiled insert binds them (`runColumns`). */
-function sampleRun(): RunRow {
-  return {
-    id: '', project_id: '', flow_id: '', version: 0, status: 'pending', trigger_type: '', trigger: '', acting: '', error: null, depth: 0, parent_run_id: null,
-    created_at: 0, started_at: null, finished_at: null, duration_ms: null,
   }
 }

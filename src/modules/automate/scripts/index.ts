@@ -1,2 +1,8 @@
-export { createScriptsService, type Script, type ScriptsDeps, type ScriptsService, type ScriptTestResult } from './service.js'
+export {
+  createScriptsService,
+  type Script,
+  type ScriptsDeps,
+  type ScriptsService,
+  type ScriptTestResult,
+} from './service.js'
 export { scriptsRoutes } from './routes.js'

@@ -2,15 +2,36 @@ import { z } from '../../../lib/http/index.js'
 import { AllowedHostSchema } from '../../operations/index.js'
 
 /** Bounds of a saved script (decision 033). */
-export const scriptBounds = { maxCodeLength: 100_000, cpuMs: { min: 100, max: 30_000, default: 5_000 }, memoryMb: { min: 1, max: 256, default: 64 } } as const
+export const scriptBounds = {
+  maxCodeLength: 100_000,
+  cpuMs: { min: 100, max: 30_000, default: 5_000 },
+  memoryMb: { min: 1, max: 256, default: 64 },
+} as const
 
 const fields = {
   name: z.string().trim().min(1, 'Required').max(100).describe('Unique in the project'),
   description: z.string().max(1000).describe('What the script does'),
-  code: z.string().min(1, 'Required').max(scriptBounds.maxCodeLength).describe('The body of an async function of (input, context); its return value is the output'),
-  allowed_hosts: z.array(AllowedHostSchema).max(50).describe('Hosts fetch may reach (`api.example.com`, `*.example.com`); empty blocks every fetch'),
-  max_cpu_ms: z.number().int().min(scriptBounds.cpuMs.min).max(scriptBounds.cpuMs.max).describe('CPU time bound (100-30000 ms; the project quota caps it too)'),
-  max_memory_mb: z.number().int().min(scriptBounds.memoryMb.min).max(scriptBounds.memoryMb.max).describe('Heap bound (1-256 MB)'),
+  code: z
+    .string()
+    .min(1, 'Required')
+    .max(scriptBounds.maxCodeLength)
+    .describe('The body of an async function of (input, context); its return value is the output'),
+  allowed_hosts: z
+    .array(AllowedHostSchema)
+    .max(50)
+    .describe('Hosts fetch may reach (`api.example.com`, `*.example.com`); empty blocks every fetch'),
+  max_cpu_ms: z
+    .number()
+    .int()
+    .min(scriptBounds.cpuMs.min)
+    .max(scriptBounds.cpuMs.max)
+    .describe('CPU time bound (100-30000 ms; the project quota caps it too)'),
+  max_memory_mb: z
+    .number()
+    .int()
+    .min(scriptBounds.memoryMb.min)
+    .max(scriptBounds.memoryMb.max)
+    .describe('Heap bound (1-256 MB)'),
 }
 
 export const ScriptCreateSchema = z.strictObject({

@@ -7,7 +7,13 @@ import type { Principal } from '../../../lib/principal.js'
 import type { z } from '../../../lib/http/index.js'
 import type { AccessService } from '../../access/index.js'
 import type { AuditService } from '../../audit/index.js'
-import { executeScript, scriptContext, StepError, type RunnableScript, type ScriptHost } from '../../operations/index.js'
+import {
+  executeScript,
+  scriptContext,
+  StepError,
+  type RunnableScript,
+  type ScriptHost,
+} from '../../operations/index.js'
 import type { QuotasService, RunsPerHour } from '../quotas/index.js'
 import { ScriptCreateSchema, ScriptPatchSchema, ScriptTestSchema, type ScriptPatch } from './schemas.js'
 import { createScriptsStore, type ScriptChanges, type ScriptRow } from './store.js'
@@ -98,12 +104,26 @@ export function createScriptsService(deps: ScriptsDeps) {
       const input = parse(ScriptCreateSchema, body)
       const now = clock.seconds()
       const row: ScriptRow = {
-        id: newId(), project_id: actor.projectId, name: input.name, description: input.description, code: input.code,
-        allowed_hosts: JSON.stringify(input.allowed_hosts), max_cpu_ms: input.max_cpu_ms, max_memory_mb: input.max_memory_mb,
-        created_by: actor.userId, created_at: now, updated_at: now,
+        id: newId(),
+        project_id: actor.projectId,
+        name: input.name,
+        description: input.description,
+        code: input.code,
+        allowed_hosts: JSON.stringify(input.allowed_hosts),
+        max_cpu_ms: input.max_cpu_ms,
+        max_memory_mb: input.max_memory_mb,
+        created_by: actor.userId,
+        created_at: now,
+        updated_at: now,
       }
       await nameFree(input.name, () => store.insert(row))
-      await audit.record({ projectId: row.project_id, action: 'script.created', actor, target: { type: 'script', id: row.id }, details: { name: row.name } })
+      await audit.record({
+        projectId: row.project_id,
+        action: 'script.created',
+        actor,
+        target: { type: 'script', id: row.id },
+        details: { name: row.name },
+      })
       return toScript(row)
     },
 
@@ -121,7 +141,13 @@ export function createScriptsService(deps: ScriptsDeps) {
       if (patch.max_memory_mb !== undefined) changes.max_memory_mb = patch.max_memory_mb
       const updated = await nameFree(patch.name, () => store.update(actor.projectId, id, changes))
       if (!updated) throw notFound()
-      await audit.record({ projectId: actor.projectId, action: 'script.updated', actor, target: { type: 'script', id }, details: { name: changes.name ?? (await rowOf(actor, id)).name, fields: Object.keys(patch) } })
+      await audit.record({
+        projectId: actor.projectId,
+        action: 'script.updated',
+        actor,
+        target: { type: 'script', id },
+        details: { name: changes.name ?? (await rowOf(actor, id)).name, fields: Object.keys(patch) },
+      })
       return toScript(await rowOf(actor, id))
     },
 
@@ -130,7 +156,13 @@ export function createScriptsService(deps: ScriptsDeps) {
       await access.authorize(actor, 'system/automate:delete')
       const row = await rowOf(actor, id)
       if (!(await store.delete(actor.projectId, id))) throw notFound()
-      await audit.record({ projectId: actor.projectId, action: 'script.deleted', actor, target: { type: 'script', id }, details: { name: row.name } })
+      await audit.record({
+        projectId: actor.projectId,
+        action: 'script.deleted',
+        actor,
+        target: { type: 'script', id },
+        details: { name: row.name },
+      })
     },
 
     /**
@@ -139,7 +171,12 @@ export function createScriptsService(deps: ScriptsDeps) {
      * result with status failed and the step error's code. It counts against runs per hour, as a dry run
      * does. Throws unauthorized, forbidden (system/automate:execute), not_found, validation_error, quota_exceeded.
      */
-    async test(actor: Principal, id: string, body: unknown, signal: AbortSignal = new AbortController().signal): Promise<ScriptTestResult> {
+    async test(
+      actor: Principal,
+      id: string,
+      body: unknown,
+      signal: AbortSignal = new AbortController().signal,
+    ): Promise<ScriptTestResult> {
       await access.authorize(actor, 'system/automate:execute')
       const mock = parse(ScriptTestSchema, body ?? {})
       const script = runnable(await rowOf(actor, id))
@@ -147,19 +184,41 @@ export function createScriptsService(deps: ScriptsDeps) {
       // As run_script with the longest timeout_ms: CPU capped by the quota and the script's max_cpu_ms.
       const timeoutMs = 30_000
       const cpuMs = Math.min(timeoutMs, await cpuQuotaMs(actor.projectId), script.maxCpuMs)
-      const context = scriptContext({ $trigger: mock.context.trigger ?? { body: {} }, $steps: mock.context.steps ?? {}, $user: mock.context.user ?? null })
+      const context = scriptContext({
+        $trigger: mock.context.trigger ?? { body: {} },
+        $steps: mock.context.steps ?? {},
+        $user: mock.context.user ?? null,
+      })
       const started = performance.now()
       const durationMs = () => Math.round(performance.now() - started)
       try {
         const result = await executeScript(deps.outbound, {
-          code: script.code, input: mock.input, context, timeoutMs, cpuMs, memoryMb: script.maxMemoryMb,
-          allowedHosts: [script.allowedHosts], signal,
+          code: script.code,
+          input: mock.input,
+          context,
+          timeoutMs,
+          cpuMs,
+          memoryMb: script.maxMemoryMb,
+          allowedHosts: [script.allowedHosts],
+          signal,
         })
-        return { status: 'completed', output: result.output, logs: [...result.logs], cpuMs: result.cpuMs, durationMs: durationMs() }
+        return {
+          status: 'completed',
+          output: result.output,
+          logs: [...result.logs],
+          cpuMs: result.cpuMs,
+          durationMs: durationMs(),
+        }
       } catch (err) {
         if (!(err instanceof StepError)) throw err
         const logs = (err.details.logs as ScriptTestResult['logs'] | undefined) ?? []
-        return { status: 'failed', error: { code: err.code, message: err.message }, logs, cpuMs: Number(err.details.cpuMs ?? 0), durationMs: durationMs() }
+        return {
+          status: 'failed',
+          error: { code: err.code, message: err.message },
+          logs,
+          cpuMs: Number(err.details.cpuMs ?? 0),
+          durationMs: durationMs(),
+        }
       }
     },
   }
@@ -179,7 +238,8 @@ async function nameFree<T>(name: string | undefined, write: () => Promise<T>): P
   try {
     return await write()
   } catch (err) {
-    if (isAppError(err) && err.code === 'already_exists') throw new AppError('conflict', `A script named "${name}" already exists in this project`, { name })
+    if (isAppError(err) && err.code === 'already_exists')
+      throw new AppError('conflict', `A script named "${name}" already exists in this project`, { name })
     throw err
   }
 }
@@ -190,12 +250,27 @@ function hostsOf(json: string): string[] {
 }
 
 function runnable(row: ScriptRow): RunnableScript {
-  return { id: row.id, code: row.code, allowedHosts: hostsOf(row.allowed_hosts), maxCpuMs: row.max_cpu_ms, maxMemoryMb: row.max_memory_mb }
+  return {
+    id: row.id,
+    code: row.code,
+    allowedHosts: hostsOf(row.allowed_hosts),
+    maxCpuMs: row.max_cpu_ms,
+    maxMemoryMb: row.max_memory_mb,
+  }
 }
 
 function toScript(row: ScriptRow): Script {
   return {
-    id: row.id, projectId: row.project_id, name: row.name, description: row.description, code: row.code, allowed_hosts: hostsOf(row.allowed_hosts),
-    max_cpu_ms: row.max_cpu_ms, max_memory_mb: row.max_memory_mb, createdBy: row.created_by, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at),
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    code: row.code,
+    allowed_hosts: hostsOf(row.allowed_hosts),
+    max_cpu_ms: row.max_cpu_ms,
+    max_memory_mb: row.max_memory_mb,
+    createdBy: row.created_by,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   }
 }

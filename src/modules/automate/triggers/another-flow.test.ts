@@ -15,26 +15,47 @@ function setup() {
   const runs = createFakeRuns((call) => ({ steps: { echoed: call.trigger.body } }))
   return { deps: { flows: flows.lookup, runs: runs.runs }, runs }
 }
-const call = (flowId: string, parent: SubFlowCall['parent'], wait = false): SubFlowCall => ({ projectId: 'p1', flowId, parent, body: { n: 1 }, initiator, wait })
+const call = (flowId: string, parent: SubFlowCall['parent'], wait = false): SubFlowCall => ({
+  projectId: 'p1',
+  flowId,
+  parent,
+  body: { n: 1 },
+  initiator,
+  wait,
+})
 
 describe('another_flow: startSubFlow', () => {
   it('starts the sub-flow one level deeper, with the chain of flows above it and the parent run', async () => {
     const { deps, runs } = setup()
-    expect(await startSubFlow(deps, call('B', { runId: 'r0', flowId: 'ROOT', depth: 0 }))).toEqual({ runId: 'run1', status: 'running', outcome: null })
+    expect(await startSubFlow(deps, call('B', { runId: 'r0', flowId: 'ROOT', depth: 0 }))).toEqual({
+      runId: 'run1',
+      status: 'running',
+      outcome: null,
+    })
     expect(runs.calls[0]).toMatchObject({
-      mode: 'start', initiator, options: { depth: 1, parentRunId: 'r0' },
+      mode: 'start',
+      initiator,
+      options: { depth: 1, parentRunId: 'r0' },
       trigger: { type: 'another_flow', event: null, collection: null, method: null, body: { n: 1 }, chain: ['ROOT'] },
     })
     // B, running at depth 1 with chain [ROOT], starts C and waits for it.
     const waited = await startSubFlow(deps, call('C', { runId: 'run1', flowId: 'B', depth: 1, chain: ['ROOT'] }, true))
     expect(waited.outcome).toMatchObject({ status: 'completed', steps: { echoed: { n: 1 } } })
-    expect(runs.calls[1]).toMatchObject({ mode: 'runNow', options: { depth: 2, parentRunId: 'run1' }, trigger: { chain: ['ROOT', 'B'] } })
+    expect(runs.calls[1]).toMatchObject({
+      mode: 'runNow',
+      options: { depth: 2, parentRunId: 'run1' },
+      trigger: { chain: ['ROOT', 'B'] },
+    })
   })
 
   it(`allows nesting to depth ${maxSubFlowDepth} and refuses the level below it before running`, async () => {
     const { deps, runs } = setup()
-    await expect(startSubFlow(deps, call('A', { runId: 'r', flowId: 'X', depth: maxSubFlowDepth - 1 }))).resolves.toMatchObject({ status: 'running' })
-    await expect(startSubFlow(deps, call('A', { runId: 'r', flowId: 'X', depth: maxSubFlowDepth }))).rejects.toMatchObject({ status: 400, code: 'limit_exceeded', details: { limit: 8, depth: 9 } })
+    await expect(
+      startSubFlow(deps, call('A', { runId: 'r', flowId: 'X', depth: maxSubFlowDepth - 1 })),
+    ).resolves.toMatchObject({ status: 'running' })
+    await expect(
+      startSubFlow(deps, call('A', { runId: 'r', flowId: 'X', depth: maxSubFlowDepth })),
+    ).rejects.toMatchObject({ status: 400, code: 'limit_exceeded', details: { limit: 8, depth: 9 } })
     expect(runs.calls).toHaveLength(1)
   })
 

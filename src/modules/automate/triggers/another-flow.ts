@@ -1,7 +1,7 @@
+import { z } from 'zod'
 import { AppError } from '../../../lib/errors.js'
 import type { Principal } from '../../../lib/principal.js'
 import type { RunOutcome, RunStatus, TriggerInput } from '../model.js'
-import { triggerConfigSchemas } from './configs.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { flowForCall } from './flow-for-call.js'
 
@@ -14,7 +14,12 @@ export interface SubFlowCall {
   /** The flow to start: an active another_flow flow of the same project. */
   readonly flowId: string
   /** The run starting it: its id, flow, depth (ctx.run) and chain (`$trigger.chain` of that run; absent for a top run). */
-  readonly parent: { readonly runId: string; readonly flowId: string; readonly depth: number; readonly chain?: readonly string[] }
+  readonly parent: {
+    readonly runId: string
+    readonly flowId: string
+    readonly depth: number
+    readonly chain?: readonly string[]
+  }
   /** `$trigger.body` of the sub-flow's run. */
   readonly body: unknown
   /** Whom the parent run acts as: the sub-run's triggering user. */
@@ -33,31 +38,62 @@ export type SubFlowResult = { readonly runId: string; readonly status: RunStatus
  * (conflict: A → B → A is refused, however long the loop). Throws not_found (no such flow in the project),
  * conflict (not an another_flow flow, not active, a cycle), limit_exceeded, and what RunStarter throws.
  */
-export async function startSubFlow(deps: Pick<TriggerDeps, 'flows' | 'runs'>, call: SubFlowCall): Promise<SubFlowResult> {
+export async function startSubFlow(
+  deps: Pick<TriggerDeps, 'flows' | 'runs'>,
+  call: SubFlowCall,
+): Promise<SubFlowResult> {
   const depth = call.parent.depth + 1
   if (depth > maxSubFlowDepth) {
-    throw new AppError('limit_exceeded', `Sub-flows nest at most ${maxSubFlowDepth} levels deep`, { reason: 'depth', limit: maxSubFlowDepth, depth })
+    throw new AppError('limit_exceeded', `Sub-flows nest at most ${maxSubFlowDepth} levels deep`, {
+      reason: 'depth',
+      limit: maxSubFlowDepth,
+      depth,
+    })
   }
   const chain = [...(call.parent.chain ?? []), call.parent.flowId]
   if (chain.includes(call.flowId)) {
-    throw new AppError('conflict', 'The flow is already running above this step: a sub-flow may not start a flow of its own chain', { reason: 'cycle', flowId: call.flowId, chain: [...chain, call.flowId] })
+    throw new AppError(
+      'conflict',
+      'The flow is already running above this step: a sub-flow may not start a flow of its own chain',
+      { reason: 'cycle', flowId: call.flowId, chain: [...chain, call.flowId] },
+    )
   }
-  const live = flowForCall(await deps.flows.byId(call.projectId, call.flowId), 'another_flow', call.flowId)
-  const trigger: TriggerInput = { type: 'another_flow', event: null, collection: null, method: null, body: call.body, chain }
+  const live = flowForCall(
+    await deps.flows.byId(call.projectId, call.flowId),
+    'another_flow',
+    anotherFlowConfig,
+    call.flowId,
+  )
+  const trigger: TriggerInput = {
+    type: 'another_flow',
+    event: null,
+    collection: null,
+    method: null,
+    body: call.body,
+    chain,
+  }
   const options = { depth, parentRunId: call.parent.runId }
   if (call.wait) {
-    const outcome = await deps.runs.runNow(live.flow, trigger, call.initiator, call.signal ? { ...options, signal: call.signal } : options)
+    const outcome = await deps.runs.runNow(
+      live.flow,
+      trigger,
+      call.initiator,
+      call.signal ? { ...options, signal: call.signal } : options,
+    )
     return { runId: outcome.runId, status: outcome.status, outcome }
   }
   const started = await deps.runs.start(live.flow, trigger, call.initiator, options)
   return { runId: started.runId, status: started.status, outcome: null }
 }
 
+/** The another_flow trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const anotherFlowConfig = z.object({}).strict()
+
 /** another_flow: no source of its own; runs only through startSubFlow (the trigger_flow operation). */
 export const anotherFlow = defineTrigger({
   type: 'another_flow',
   label: 'Another flow',
   blocking: 'parent',
-  configSchema: triggerConfigSchemas.another_flow,
+  configSchema: anotherFlowConfig,
   start: () => ({}),
 })

@@ -4,23 +4,43 @@ import type { FileUploadEvent } from '../../files/index.js'
 import { createTriggers } from './create-triggers.js'
 import { fakeDeps, makeFlow, settle } from './fakes.js'
 
-const person = principals.capability({ homeProjectId: 'p1', userId: 'u1', roleId: 'r1', roleName: 'editor', superAdmin: false })
+const person = principals.capability({
+  homeProjectId: 'p1',
+  userId: 'u1',
+  roleId: 'r1',
+  roleName: 'editor',
+  superAdmin: false,
+})
 
 describe('app_event', () => {
   it('starts the flows listening to a sign-in, initiated by the person as they are now', async () => {
     const asked: string[] = []
-    const { deps, flows, runs } = fakeDeps({ personOf: async (projectId, userId) => (asked.push(`${projectId}/${userId}`), person) })
+    const { deps, flows, runs } = fakeDeps({
+      personOf: async (projectId, userId) => (asked.push(`${projectId}/${userId}`), person),
+    })
     const logins = makeFlow('app_event', { events: ['user.login'] })
     await flows.put(logins)
     await flows.put(makeFlow('app_event', { events: ['file.upload'] }))
     await flows.put(makeFlow('app_event', { events: ['user.login'] }, { projectId: 'p2' }))
     const triggers = await createTriggers(deps)
     try {
-      const login = { projectId: 'p1', userId: 'u1', method: 'email', principal: { id: 'u1', kind: 'user' as const, role: 'editor' }, at: 1 }
+      const login = {
+        projectId: 'p1',
+        userId: 'u1',
+        method: 'email',
+        principal: { id: 'u1', kind: 'user' as const, role: 'editor' },
+        at: 1,
+      }
       deps.events.emit('user.login', login)
       await settle()
       expect(asked).toEqual(['p1/u1'])
-      expect(runs.calls).toEqual([expect.objectContaining({ flow: logins, initiator: person, trigger: { type: 'app_event', event: 'user.login', collection: null, method: null, body: login } })])
+      expect(runs.calls).toEqual([
+        expect.objectContaining({
+          flow: logins,
+          initiator: person,
+          trigger: { type: 'app_event', event: 'user.login', collection: null, method: null, body: login },
+        }),
+      ])
     } finally {
       await triggers.close()
     }
@@ -31,7 +51,13 @@ describe('app_event', () => {
     const { deps, flows, runs } = fakeDeps({ personOf: async (): Promise<Principal | null> => (lookedUp++, person) })
     const triggers = await createTriggers(deps)
     try {
-      const upload = { projectId: 'p1', file: { id: 'f1' }, via: 'proxy', principal: { id: 'k1', kind: 'api_key', role: 'api' }, at: 1 } as unknown as FileUploadEvent
+      const upload = {
+        projectId: 'p1',
+        file: { id: 'f1' },
+        via: 'proxy',
+        principal: { id: 'k1', kind: 'api_key', role: 'api' },
+        at: 1,
+      } as unknown as FileUploadEvent
       deps.events.emit('file.upload', upload)
       await settle()
       expect(runs.calls).toEqual([])
@@ -39,7 +65,12 @@ describe('app_event', () => {
       await flows.put(makeFlow('app_event', { events: ['user.login', 'file.upload'] }))
       deps.events.emit('file.upload', upload)
       await settle()
-      expect(runs.calls).toEqual([expect.objectContaining({ initiator: null, trigger: expect.objectContaining({ event: 'file.upload', body: upload }) })])
+      expect(runs.calls).toEqual([
+        expect.objectContaining({
+          initiator: null,
+          trigger: expect.objectContaining({ event: 'file.upload', body: upload }),
+        }),
+      ])
       expect(lookedUp).toBe(0)
     } finally {
       await triggers.close()

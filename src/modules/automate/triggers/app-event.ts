@@ -1,13 +1,23 @@
+import { z } from 'zod'
 import type { Principal } from '../../../lib/principal.js'
 import type { PrincipalSnapshot } from '../../../lib/events/index.js'
 import { actingPrincipalOf } from '../../records/index.js'
 import type { TriggerInput } from '../model.js'
-import { triggerConfigSchemas } from './configs.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { liveFlow } from './match.js'
 
 const appEvents = ['user.login', 'file.upload'] as const
 type AppEventName = (typeof appEvents)[number]
+
+/** The app_event trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const appEventConfig = z
+  .object({
+    events: z
+      .array(z.enum(['user.login', 'file.upload']))
+      .min(1)
+      .max(2),
+  })
+  .strict()
 
 /**
  * app_event: a sign-in (user.login) or a completed upload (file.upload) starts a run of every active
@@ -20,17 +30,21 @@ export const appEvent = defineTrigger({
   type: 'app_event',
   label: 'App event',
   blocking: false,
-  configSchema: triggerConfigSchemas.app_event,
+  configSchema: appEventConfig,
   start(deps) {
     const offs = appEvents.map((name) => deps.events.on(name, (payload) => onAppEvent(deps, name, payload)))
     return { stop: () => offs.forEach((off) => off()) }
   },
 })
 
-async function onAppEvent(deps: TriggerDeps, name: AppEventName, payload: { projectId: string; principal: PrincipalSnapshot }): Promise<void> {
+async function onAppEvent(
+  deps: TriggerDeps,
+  name: AppEventName,
+  payload: { projectId: string; principal: PrincipalSnapshot },
+): Promise<void> {
   const flows = await deps.flows.activeByTrigger(payload.projectId, 'app_event')
   const live = flows.flatMap((flow) => {
-    const one = liveFlow(flow, 'app_event')
+    const one = liveFlow(flow, 'app_event', appEventConfig)
     return one && one.config.events.includes(name) ? [one] : []
   })
   if (live.length === 0) return
@@ -46,7 +60,10 @@ async function onAppEvent(deps: TriggerDeps, name: AppEventName, payload: { proj
 }
 
 /** The full principal when the event carries it in process, else the person of its snapshot as they are now. */
-async function initiatorOf(deps: TriggerDeps, payload: { projectId: string; principal: PrincipalSnapshot }): Promise<Principal | null> {
+async function initiatorOf(
+  deps: TriggerDeps,
+  payload: { projectId: string; principal: PrincipalSnapshot },
+): Promise<Principal | null> {
   const acting = actingPrincipalOf(payload)
   if (acting) return acting
   const { id, kind } = payload.principal

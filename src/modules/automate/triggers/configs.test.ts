@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { triggerConfigSchemas } from './configs.js'
+import { scheduleConfig } from './schedule.js'
+import { webhookConfig } from './webhook.js'
 
 describe('trigger configs', () => {
   it.each([
@@ -11,15 +12,19 @@ describe('trigger configs', () => {
     ['not-an-ip', false],
     ['203.0.113', false],
   ])('webhook ip_allowlist entry %s valid: %s', (entry, valid) => {
-    expect(triggerConfigSchemas.webhook.safeParse({ ip_allowlist: [entry] }).success).toBe(valid)
+    expect(webhookConfig.safeParse({ ip_allowlist: [entry] }).success).toBe(valid)
   })
 
   it('fills webhook defaults: POST only, no auth, any address', () => {
-    expect(triggerConfigSchemas.webhook.parse({})).toEqual({ allowed_methods: ['POST'], require_auth: false, ip_allowlist: [] })
+    expect(webhookConfig.parse({})).toEqual({
+      allowed_methods: ['POST'],
+      require_auth: false,
+      ip_allowlist: [],
+    })
   })
 
   it('saves a schedule draft with any zone (the flows service checks cron and zone on activation)', () => {
-    expect(triggerConfigSchemas.schedule.safeParse({ cron: '0 9 * * *', timezone: 'Mars/Olympus' }).success).toBe(true)
-    expect(triggerConfigSchemas.schedule.parse({ cron: '0 9 * * *' })).toEqual({ cron: '0 9 * * *', timezone: 'UTC' })
+    expect(scheduleConfig.safeParse({ cron: '0 9 * * *', timezone: 'Mars/Olympus' }).success).toBe(true)
+    expect(scheduleConfig.parse({ cron: '0 9 * * *' })).toEqual({ cron: '0 9 * * *', timezone: 'UTC' })
   })
 })

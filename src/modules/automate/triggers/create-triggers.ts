@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../../lib/http/index.js'
 import type { RouteGuards } from '../../../lib/module.js'
 import type { Principal } from '../../../lib/principal.js'
-import type { FlowForRun } from '../model.js'
+import type { FlowForRun, TriggerType } from '../model.js'
 import { callEndpoint } from './api-endpoint.js'
 import type { TriggerDefinition, TriggerDeps, TriggerWiring } from './define-trigger.js'
 import { triggerManually, type ManualTrigger } from './manual.js'
@@ -27,8 +27,11 @@ export interface Triggers {
  * registers what active flows need (schedules) and keeps it in step with every flow change. Throws what
  * a trigger's start throws (the schedule queue cannot be defined twice in one instance).
  */
-export async function createTriggers(deps: TriggerDeps, definitions: readonly TriggerDefinition[] = triggerDefinitions): Promise<Triggers> {
-  const started: { definition: TriggerDefinition; wiring: TriggerWiring }[] = []
+export async function createTriggers(
+  deps: TriggerDeps,
+  definitions: readonly TriggerDefinition<TriggerType>[] = triggerDefinitions,
+): Promise<Triggers> {
+  const started: { definition: TriggerDefinition<TriggerType>; wiring: TriggerWiring }[] = []
   let stopChanges = () => {}
   try {
     for (const definition of definitions) started.push({ definition, wiring: await definition.start(deps) })
@@ -42,14 +45,18 @@ export async function createTriggers(deps: TriggerDeps, definitions: readonly Tr
           if (mine) await wiring.activate?.(flow)
           else await wiring.deactivate?.(projectId, flowId)
         } catch (err) {
-          deps.log.error({ err, projectId, flowId, trigger: definition.type }, 'a flow change could not be applied to its trigger')
+          deps.log.error(
+            { err, projectId, flowId, trigger: definition.type },
+            'a flow change could not be applied to its trigger',
+          )
         }
       }
     }
     stopChanges = deps.flows.changes.add(follow)
     for (const { definition, wiring } of stateful) {
       if (!wiring.activate) continue
-      for (const flow of await deps.flows.activeByTriggerAcrossProjects(definition.type)) await follow(flow.projectId, flow.id, flow)
+      for (const flow of await deps.flows.activeByTriggerAcrossProjects(definition.type))
+        await follow(flow.projectId, flow.id, flow)
     }
   } catch (err) {
     stopChanges()

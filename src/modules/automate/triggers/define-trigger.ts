@@ -10,7 +10,7 @@ import type { JobQueue } from '../../../lib/queue/index.js'
 import type { AuthEvents } from '../../auth/index.js'
 import type { FileEvents } from '../../files/index.js'
 import type { RecordEvents, WriteHooks } from '../../records/index.js'
-import type { FlowForRun, FlowLookup, RunStarter, TriggerType } from '../model.js'
+import type { FlowForRun, FlowLookup, RunStarter } from '../model.js'
 
 /** The events triggers listen to: record writes (event_action), sign-ins and uploads (app_event). */
 export type TriggerEvents = RecordEvents & AuthEvents & FileEvents
@@ -49,20 +49,22 @@ export interface TriggerWiring {
 }
 
 /**
- * One trigger type (automation spec "Trigger types"): its config schema (configs.ts, checked when a flow is
- * saved), whether it blocks what fired it, and `start`, which wires it to its source (event bus, write
+ * One trigger type (automation spec "Trigger types"): its config schema (declared in its file, checked when a
+ * flow is saved), whether it blocks what fired it, and `start`, which wires it to its source (event bus, write
  * hooks, queue schedules, HTTP routes).
  */
-export interface TriggerDefinition {
-  readonly type: TriggerType
+export interface TriggerDefinition<T extends string = string, S extends z.ZodType = z.ZodType> {
+  readonly type: T
   readonly label: string
   /** event_filter blocks the write; another_flow depends on its parent; the rest answer or return at once. */
   readonly blocking: boolean | 'parent'
-  readonly configSchema: z.ZodType
+  readonly configSchema: S
   start(deps: TriggerDeps): Promise<TriggerWiring> | TriggerWiring
 }
 
 /** Keeps each trigger file a plain value checked against the definition. */
-export function defineTrigger(definition: TriggerDefinition): TriggerDefinition {
+export function defineTrigger<const T extends string, S extends z.ZodType>(
+  definition: TriggerDefinition<T, S>,
+): TriggerDefinition<T, S> {
   return Object.freeze(definition)
 }

@@ -5,10 +5,20 @@ import { withActingPrincipal } from '../../records/events.js'
 import { createTriggers } from './create-triggers.js'
 import { fakeDeps, makeFlow, settle } from './fakes.js'
 
-const editor = principals.user({ homeProjectId: 'p1', userId: 'u1', roleId: 'r-editor', roleName: 'editor', superAdmin: false }, { id: 's1', expiresAt: 2e9 })
+const editor = principals.user(
+  { homeProjectId: 'p1', userId: 'u1', roleId: 'r-editor', roleName: 'editor', superAdmin: false },
+  { id: 's1', expiresAt: 2e9 },
+)
 
 function recordEvent(collection = 'tasks', projectId = 'p1') {
-  const event = { projectId, collection, before: null, after: { id: 'rec1', title: 'Write the docs' }, principal: principalSnapshot(editor), at: 1764115200 }
+  const event = {
+    projectId,
+    collection,
+    before: null,
+    after: { id: 'rec1', title: 'Write the docs' },
+    principal: principalSnapshot(editor),
+    at: 1764115200,
+  }
   return withActingPrincipal(event, editor)
 }
 
@@ -37,7 +47,13 @@ describe('event_action', () => {
       for (const call of runs.calls) {
         expect(call.mode).toBe('start')
         expect(call.initiator).toBe(editor)
-        expect(call.trigger).toEqual({ type: 'event_action', event: 'record.create', collection: 'tasks', method: null, body: JSON.parse(JSON.stringify(event)) })
+        expect(call.trigger).toEqual({
+          type: 'event_action',
+          event: 'record.create',
+          collection: 'tasks',
+          method: null,
+          body: JSON.parse(JSON.stringify(event)),
+        })
       }
     } finally {
       await triggers.close()

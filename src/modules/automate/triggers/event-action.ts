@@ -1,11 +1,15 @@
+import { z } from 'zod'
 import type { RecordEvent } from '../../records/index.js'
 import { actingPrincipalOf } from '../../records/index.js'
-import { triggerConfigSchemas } from './configs.js'
+import { recordEventsField } from './config-fields.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { coversCollection, liveFlow } from './match.js'
 
 const recordEvents = ['record.create', 'record.update', 'record.delete'] as const
 type RecordEventName = (typeof recordEvents)[number]
+
+/** The event_action trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const eventActionConfig = z.object({ events: recordEventsField }).strict()
 
 /**
  * event_action: after a record write committed, every active event_action flow of the project whose
@@ -18,7 +22,7 @@ export const eventAction = defineTrigger({
   type: 'event_action',
   label: 'Record event (after the write)',
   blocking: false,
-  configSchema: triggerConfigSchemas.event_action,
+  configSchema: eventActionConfig,
   start(deps) {
     const offs = recordEvents.map((name) => deps.events.on(name, (event) => onRecordEvent(deps, name, event)))
     return { stop: () => offs.forEach((off) => off()) }
@@ -29,14 +33,23 @@ async function onRecordEvent(deps: TriggerDeps, name: RecordEventName, event: Re
   const flows = await deps.flows.activeByTrigger(event.projectId, 'event_action')
   if (flows.length === 0) return
   const initiator = actingPrincipalOf(event) ?? null
-  const trigger = { type: 'event_action', event: name, collection: event.collection, method: null, body: event } as const
+  const trigger = {
+    type: 'event_action',
+    event: name,
+    collection: event.collection,
+    method: null,
+    body: event,
+  } as const
   for (const candidate of flows) {
-    const live = liveFlow(candidate, 'event_action')
+    const live = liveFlow(candidate, 'event_action', eventActionConfig)
     if (!live || !live.config.events.includes(name) || !coversCollection(live.definition, event.collection)) continue
     try {
       await deps.runs.start(live.flow, trigger, initiator)
     } catch (err) {
-      deps.log.warn({ err, flowId: live.flow.id, projectId: event.projectId, event: name }, 'event_action flow did not start')
+      deps.log.warn(
+        { err, flowId: live.flow.id, projectId: event.projectId, event: name },
+        'event_action flow did not start',
+      )
     }
   }
 }

@@ -1,9 +1,10 @@
+import { z } from 'zod'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { AppError, type ErrorCode } from '../../../lib/errors.js'
 import { principalSnapshot } from '../../../lib/events/index.js'
 import type { ApiRecord, BeforeWrite } from '../../records/index.js'
 import type { RunOutcome, TriggerInput } from '../model.js'
-import { triggerConfigSchemas } from './configs.js'
+import { recordEventsField } from './config-fields.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { coversCollection, liveFlow } from './match.js'
 
@@ -11,7 +12,15 @@ import { coversCollection, liveFlow } from './match.js'
 export const filterDataStep = 'data'
 
 // A restore brings deleted_at back to null: it publishes record.update, so record.update flows filter it.
-const eventOf = { create: 'record.create', update: 'record.update', delete: 'record.delete', restore: 'record.update' } as const
+const eventOf = {
+  create: 'record.create',
+  update: 'record.update',
+  delete: 'record.delete',
+  restore: 'record.update',
+} as const
+
+/** The event_filter trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const eventFilterConfig = z.object({ events: recordEventsField }).strict()
 
 /**
  * event_filter: a blocking hook inside the records write pipeline, before anything is written. Each active
@@ -27,7 +36,7 @@ export const eventFilter = defineTrigger({
   type: 'event_filter',
   label: 'Record event (blocking, before the write)',
   blocking: true,
-  configSchema: triggerConfigSchemas.event_filter,
+  configSchema: eventFilterConfig,
   start(deps) {
     return { stop: deps.hooks.add((write) => filterWrite(deps, write)) }
   },
@@ -49,14 +58,22 @@ async function filterWrite(deps: TriggerDeps, write: BeforeWrite): Promise<ApiRe
   const running = filtering.getStore()
   for (const candidate of flows) {
     if (running?.has(candidate.id)) continue
-    const live = liveFlow(candidate, 'event_filter')
-    if (!live || !live.config.events.includes(event) || !coversCollection(live.definition, write.collection.name)) continue
+    const live = liveFlow(candidate, 'event_filter', eventFilterConfig)
+    if (!live || !live.config.events.includes(event) || !coversCollection(live.definition, write.collection.name))
+      continue
     const trigger: TriggerInput = {
       type: 'event_filter',
       event,
       collection: write.collection.name,
       method: null,
-      body: { projectId: write.collection.projectId, collection: write.collection.name, action: write.action, before: write.before, data, principal: principalSnapshot(write.principal) },
+      body: {
+        projectId: write.collection.projectId,
+        collection: write.collection.name,
+        action: write.action,
+        before: write.before,
+        data,
+        principal: principalSnapshot(write.principal),
+      },
     }
     const inside = new Set(running ?? [])
     inside.add(live.flow.id)
@@ -96,7 +113,13 @@ export function refusal(flowId: string, outcome: RunOutcome): AppError {
   const message = error?.message || `The write was refused by flow ${flowId} (run ${outcome.status})`
   const status = outcome.status === 'timed_out' ? 408 : (error?.statusCode ?? 400)
   const code = codeByStatus.get(status) ?? 'invalid_request'
-  return new AppError(code, message, { flowId, runId: outcome.runId, runStatus: outcome.status, ...(error?.code ? { reason: error.code } : {}), ...(error?.step ? { step: error.step } : {}) })
+  return new AppError(code, message, {
+    flowId,
+    runId: outcome.runId,
+    runStatus: outcome.status,
+    ...(error?.code ? { reason: error.code } : {}),
+    ...(error?.step ? { step: error.step } : {}),
+  })
 }
 
 function isPlainObject(value: unknown): value is ApiRecord {

@@ -4,7 +4,16 @@ import { createEventBus } from '../../../lib/events/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import { createMemoryQueue } from '../../../lib/queue/index.js'
 import { createWriteHooks } from '../../records/index.js'
-import { defaultFlowOptions, type FlowDefinition, type FlowForRun, type FlowLookup, type RunOutcome, type RunStarter, type TriggerInput, type TriggerType } from '../model.js'
+import {
+  defaultFlowOptions,
+  type FlowDefinition,
+  type FlowForRun,
+  type FlowLookup,
+  type RunOutcome,
+  type RunStarter,
+  type TriggerInput,
+  type TriggerType,
+} from '../model.js'
 import type { TriggerDeps, TriggerEvents } from './define-trigger.js'
 
 // Test doubles of the flows service and the run engine (the seams of model.ts), owned by the triggers'
@@ -16,15 +25,37 @@ let counter = 0
 export function makeFlow(
   triggerType: TriggerType,
   triggerConfig: Record<string, unknown>,
-  more: { id?: string; projectId?: string; status?: FlowForRun['status']; collections?: string[]; published?: boolean; createdBy?: string | null } = {},
+  more: {
+    id?: string
+    projectId?: string
+    status?: FlowForRun['status']
+    collections?: string[]
+    published?: boolean
+    createdBy?: string | null
+  } = {},
 ): FlowForRun {
   const definition: FlowDefinition = {
-    name: 'a flow', triggerType, triggerConfig, operations: [], options: { ...defaultFlowOptions }, collections: more.collections ?? ['*'], runAs: 'triggering_user',
+    name: 'a flow',
+    triggerType,
+    triggerConfig,
+    operations: [],
+    options: { ...defaultFlowOptions },
+    collections: more.collections ?? ['*'],
+    runAs: 'triggering_user',
   }
   const id = more.id ?? `flow${++counter}`
   return {
-    id, projectId: more.projectId ?? 'p1', slug: id, name: 'a flow', status: more.status ?? 'active', triggerType, createdBy: more.createdBy ?? 'u-owner',
-    webhookToken: `token-${id}`, publishedVersion: more.published === false ? null : 1, published: more.published === false ? null : definition, draft: definition,
+    id,
+    projectId: more.projectId ?? 'p1',
+    slug: id,
+    name: 'a flow',
+    status: more.status ?? 'active',
+    triggerType,
+    createdBy: more.createdBy ?? 'u-owner',
+    webhookToken: `token-${id}`,
+    publishedVersion: more.published === false ? null : 1,
+    published: more.published === false ? null : definition,
+    draft: definition,
   }
 }
 
@@ -48,9 +79,12 @@ export function createFakeFlows(initial: FlowForRun[] = []) {
     },
     activeByTrigger: async (projectId, type) => {
       lookups.activeByTrigger++
-      return [...flows.values()].filter((flow) => flow.projectId === projectId && flow.status === 'active' && flow.published?.triggerType === type)
+      return [...flows.values()].filter(
+        (flow) => flow.projectId === projectId && flow.status === 'active' && flow.published?.triggerType === type,
+      )
     },
-    activeByTriggerAcrossProjects: async (type) => [...flows.values()].filter((flow) => flow.status === 'active' && flow.published?.triggerType === type),
+    activeByTriggerAcrossProjects: async (type) =>
+      [...flows.values()].filter((flow) => flow.status === 'active' && flow.published?.triggerType === type),
     countRun: async () => {},
     changes: {
       add(listener) {

@@ -3,6 +3,6 @@ export type { TriggerDeps, TriggerDefinition, TriggerEvents } from './define-tri
 export { maxSubFlowDepth, startSubFlow, type SubFlowCall, type SubFlowResult } from './another-flow.js'
 export { filterDataStep } from './event-filter.js'
 export { scheduleQueue, scheduleIdOf } from './schedule.js'
-export { triggerConfigSchemas } from './configs.js'
+export { triggerDefinition, triggerTypes, type TriggerType } from './registry.js'
 export { triggerDefinitions } from './registry.js'
 export { createPersonOf, type PersonSources } from './person.js'

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../../lib/errors.js'
 import { principals } from '../../../lib/principal.js'
-import { triggerConfigSchemas } from './configs.js'
-import { createFakeFlows, createFakeRuns, makeFlow } from './fakes.js'
-import { checkManualRequest, triggerManually, type ManualTrigger } from './manual.js'
 
-const config = (raw: Record<string, unknown>) => triggerConfigSchemas.manual.parse(raw)
+import { createFakeFlows, createFakeRuns, makeFlow } from './fakes.js'
+import { checkManualRequest, manualConfig, triggerManually, type ManualTrigger } from './manual.js'
+
+const config = (raw: Record<string, unknown>) => manualConfig.parse(raw)
 const fieldOf = (run: () => unknown): string | null => {
   try {
     run()
@@ -18,8 +18,15 @@ const fieldOf = (run: () => unknown): string | null => {
 
 describe('manual trigger requests', () => {
   const fromTasks = config({
-    manual_type: 'collection', collections: ['tasks'], selection: 'single',
-    input_fields: [{ name: 'reason', type: 'text', required: true }, { name: 'count', type: 'number' }, { name: 'notify', type: 'boolean' }, { name: 'when', type: 'date' }],
+    manual_type: 'collection',
+    collections: ['tasks'],
+    selection: 'single',
+    input_fields: [
+      { name: 'reason', type: 'text', required: true },
+      { name: 'count', type: 'number' },
+      { name: 'notify', type: 'boolean' },
+      { name: 'when', type: 'date' },
+    ],
     confirm: { message: 'Archive this task?' },
   })
   const ok: ManualTrigger = { collection: 'tasks', ids: ['r1'], input: { reason: 'done' }, confirmed: true }
@@ -27,7 +34,12 @@ describe('manual trigger requests', () => {
   it('accepts a request that fits and gives $trigger.body', () => {
     expect(checkManualRequest(fromTasks, ok)).toEqual({ collection: 'tasks', ids: ['r1'], input: { reason: 'done' } })
     expect(checkManualRequest(config({}), {})).toEqual({ collection: null, ids: [], input: {} })
-    expect(checkManualRequest(config({ selection: 'multiple', manual_type: 'collection' }), { collection: 'any', ids: ['a', 'b'] }).ids).toEqual(['a', 'b'])
+    expect(
+      checkManualRequest(config({ selection: 'multiple', manual_type: 'collection' }), {
+        collection: 'any',
+        ids: ['a', 'b'],
+      }).ids,
+    ).toEqual(['a', 'b'])
   })
 
   it.each([
@@ -54,17 +66,38 @@ describe('manual trigger requests', () => {
   })
 
   it('checks the permission, the flow and its trigger, then starts a run initiated by the caller', async () => {
-    const caller = principals.user({ homeProjectId: 'p1', userId: 'u1', roleId: 'r1', roleName: 'editor', superAdmin: false }, { id: 's', expiresAt: 2e9 })
+    const caller = principals.user(
+      { homeProjectId: 'p1', userId: 'u1', roleId: 'r1', roleName: 'editor', superAdmin: false },
+      { id: 's', expiresAt: 2e9 },
+    )
     const flow = makeFlow('manual', {})
     const webhookFlow = makeFlow('webhook', {})
     const draft = makeFlow('manual', {}, { status: 'draft' })
     const flows = createFakeFlows([flow, webhookFlow, draft])
     const runs = createFakeRuns()
     const asked: string[] = []
-    const deps = { flows: flows.lookup, runs: runs.runs, authorize: async (_p: unknown, permission: string) => void asked.push(permission) }
-    expect(await triggerManually(deps, caller, flow.id, {})).toEqual({ runId: 'run1', flowId: flow.id, status: 'running', startedAt: new Date(0).toISOString() })
+    const deps = {
+      flows: flows.lookup,
+      runs: runs.runs,
+      authorize: async (_p: unknown, permission: string) => void asked.push(permission),
+    }
+    expect(await triggerManually(deps, caller, flow.id, {})).toEqual({
+      runId: 'run1',
+      flowId: flow.id,
+      status: 'running',
+      startedAt: new Date(0).toISOString(),
+    })
     expect(asked).toEqual(['system/automate:execute'])
-    expect(runs.calls[0]).toMatchObject({ initiator: caller, trigger: { type: 'manual', event: null, collection: null, method: null, body: { collection: null, ids: [], input: {} } } })
+    expect(runs.calls[0]).toMatchObject({
+      initiator: caller,
+      trigger: {
+        type: 'manual',
+        event: null,
+        collection: null,
+        method: null,
+        body: { collection: null, ids: [], input: {} },
+      },
+    })
     const status = async (flowId: string) => {
       try {
         await triggerManually(deps, caller, flowId, {})
@@ -75,7 +108,12 @@ describe('manual trigger requests', () => {
     expect(await status('missing')).toBe(404)
     expect(await status(webhookFlow.id)).toBe(409)
     expect(await status(draft.id)).toBe(409)
-    const denied = { ...deps, authorize: async () => { throw new AppError('forbidden', 'no') } }
+    const denied = {
+      ...deps,
+      authorize: async () => {
+        throw new AppError('forbidden', 'no')
+      },
+    }
     await expect(triggerManually(denied, caller, flow.id, {})).rejects.toMatchObject({ status: 403 })
     expect(runs.calls).toHaveLength(1)
   })

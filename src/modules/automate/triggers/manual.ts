@@ -1,12 +1,19 @@
 import { AppError } from '../../../lib/errors.js'
-import { createRouter, defineRoute, errorResponses, jsonBody, jsonContent, principalOf, z } from '../../../lib/http/index.js'
+import {
+  createRouter,
+  defineRoute,
+  errorResponses,
+  jsonBody,
+  jsonContent,
+  principalOf,
+  z,
+} from '../../../lib/http/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import type { TriggerInput } from '../model.js'
-import { triggerConfigSchemas } from './configs.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { flowForCall } from './flow-for-call.js'
 
-type ManualConfig = z.output<typeof triggerConfigSchemas.manual>
+type ManualConfig = z.output<typeof manualConfig>
 
 /** What a person sends to start a manual flow (POST /flows/:flowId/trigger). */
 export const ManualTriggerSchema = z
@@ -23,7 +30,9 @@ export const ManualTriggerSchema = z
   .strict()
 export type ManualTrigger = z.output<typeof ManualTriggerSchema>
 
-const Started = z.object({ data: z.object({ runId: z.string(), flowId: z.string(), status: z.string(), startedAt: z.string() }) })
+const Started = z.object({
+  data: z.object({ runId: z.string(), flowId: z.string(), status: z.string(), startedAt: z.string() }),
+})
 
 /**
  * Starts a manual flow for the caller (permission system/automate:execute): the request must fit the
@@ -31,9 +40,14 @@ const Started = z.object({ data: z.object({ runId: z.string(), flowId: z.string(
  * Throws unauthorized, forbidden, not_found, conflict (not a manual flow, not active), validation_error and
  * what RunStarter.start throws (quotas).
  */
-export async function triggerManually(deps: Pick<TriggerDeps, 'flows' | 'runs' | 'authorize'>, principal: Principal, flowId: string, request: ManualTrigger) {
+export async function triggerManually(
+  deps: Pick<TriggerDeps, 'flows' | 'runs' | 'authorize'>,
+  principal: Principal,
+  flowId: string,
+  request: ManualTrigger,
+) {
   await deps.authorize(principal, 'system/automate:execute')
-  const live = flowForCall(await deps.flows.byId(principal.projectId, flowId), 'manual', flowId)
+  const live = flowForCall(await deps.flows.byId(principal.projectId, flowId), 'manual', manualConfig, flowId)
   const body = checkManualRequest(live.config, request)
   const trigger: TriggerInput = { type: 'manual', event: null, collection: body.collection, method: null, body }
   const started = await deps.runs.start(live.flow, trigger, principal)
@@ -41,10 +55,14 @@ export async function triggerManually(deps: Pick<TriggerDeps, 'flows' | 'runs' |
 }
 
 /** `$trigger.body` of a manual run once the request fits the config; throws validation_error naming the field. */
-export function checkManualRequest(config: ManualConfig, request: ManualTrigger): { collection: string | null; ids: string[]; input: Record<string, unknown> } {
+export function checkManualRequest(
+  config: ManualConfig,
+  request: ManualTrigger,
+): { collection: string | null; ids: string[]; input: Record<string, unknown> } {
   const collection = request.collection ?? null
   if (config.manual_type === 'collection') {
-    if (collection === null) throw invalid('collection', 'This flow is started from a collection: name it in collection')
+    if (collection === null)
+      throw invalid('collection', 'This flow is started from a collection: name it in collection')
     if (config.collections.length > 0 && !config.collections.includes(collection)) {
       throw invalid('collection', `This flow is started from ${config.collections.join(', ')}, not ${collection}`)
     }
@@ -53,11 +71,14 @@ export function checkManualRequest(config: ManualConfig, request: ManualTrigger)
   }
   const ids = request.ids ?? []
   if (config.selection === 'none' && ids.length > 0) throw invalid('ids', 'This flow takes no selected records')
-  if (config.selection === 'single' && ids.length !== 1) throw invalid('ids', 'This flow takes exactly one selected record')
-  if (config.selection === 'multiple' && ids.length === 0) throw invalid('ids', 'This flow takes one or more selected records')
+  if (config.selection === 'single' && ids.length !== 1)
+    throw invalid('ids', 'This flow takes exactly one selected record')
+  if (config.selection === 'multiple' && ids.length === 0)
+    throw invalid('ids', 'This flow takes one or more selected records')
   const input = request.input ?? {}
   const fields = new Map(config.input_fields.map((field) => [field.name, field]))
-  for (const name of Object.keys(input)) if (!fields.has(name)) throw invalid(`input.${name}`, `This flow has no input field ${name}`)
+  for (const name of Object.keys(input))
+    if (!fields.has(name)) throw invalid(`input.${name}`, `This flow has no input field ${name}`)
   for (const field of config.input_fields) {
     const value = input[field.name]
     if (value === undefined || value === null || value === '') {
@@ -65,10 +86,16 @@ export function checkManualRequest(config: ManualConfig, request: ManualTrigger)
       continue
     }
     const expected = expectedType(field.type)
-    if (expected && typeof value !== expected) throw invalid(`input.${field.name}`, `${field.label ?? field.name} must be a ${expected}`)
+    if (expected && typeof value !== expected)
+      throw invalid(`input.${field.name}`, `${field.label ?? field.name} must be a ${expected}`)
   }
   if (config.confirm !== false && request.confirmed !== true) {
-    throw invalid('confirmed', typeof config.confirm === 'object' ? config.confirm.message : 'This flow asks for confirmation: send confirmed true')
+    throw invalid(
+      'confirmed',
+      typeof config.confirm === 'object'
+        ? config.confirm.message
+        : 'This flow asks for confirmation: send confirmed true',
+    )
   }
   return { collection, ids, input }
 }
@@ -86,22 +113,54 @@ function invalid(field: string, message: string): AppError {
 }
 
 const triggerRoute = defineRoute({
-  method: 'post', path: '/api/v1/automate/flows/{flowId}/trigger', operationId: 'automateFlows.trigger', tags: ['Automation'],
+  method: 'post',
+  path: '/api/v1/automate/flows/{flowId}/trigger',
+  operationId: 'automateFlows.trigger',
+  tags: ['Automation'],
   summary: 'Start a manual flow with its collection, selected records and input fields',
   permission: 'system/automate:execute',
   request: { params: z.object({ flowId: z.string().min(1).max(64) }), ...jsonBody(ManualTriggerSchema) },
   responses: {
     202: jsonContent(Started, 'The run started'),
-    ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'validation_error', 'unsupported_media_type'),
+    ...errorResponses(
+      'invalid_request',
+      'unauthorized',
+      'forbidden',
+      'not_found',
+      'conflict',
+      'validation_error',
+      'unsupported_media_type',
+    ),
   },
 })
+
+/** The manual trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const manualConfig = z
+  .object({
+    manual_type: z.enum(['collection', 'global']).default('global'),
+    collections: z.array(z.string().min(1).max(100)).default([]),
+    selection: z.enum(['none', 'single', 'multiple']).default('none'),
+    input_fields: z
+      .array(
+        z.object({
+          name: z.string().min(1).max(100),
+          label: z.string().max(200).optional(),
+          type: z.string().min(1).max(50).default('text'),
+          required: z.boolean().default(false),
+        }),
+      )
+      .max(50)
+      .default([]),
+    confirm: z.union([z.boolean(), z.object({ message: z.string().max(1000) })]).default(false),
+  })
+  .strict()
 
 /** manual: started by a person from the UI or the API, 202 with the run. */
 export const manual = defineTrigger({
   type: 'manual',
   label: 'Manual',
   blocking: false,
-  configSchema: triggerConfigSchemas.manual,
+  configSchema: manualConfig,
   start(deps) {
     return {
       routers(guards) {

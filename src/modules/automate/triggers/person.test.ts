@@ -13,7 +13,15 @@ describe('personOf', () => {
   })
 
   it('rebuilds the person with their current role and no session', async () => {
-    expect(await personOf('p1', 'u1')).toMatchObject({ kind: 'user', projectId: 'p1', userId: 'u1', roleId: 'r-editor', roleName: 'editor', superAdmin: false, sessionId: null })
+    expect(await personOf('p1', 'u1')).toMatchObject({
+      kind: 'user',
+      projectId: 'p1',
+      userId: 'u1',
+      roleId: 'r-editor',
+      roleName: 'editor',
+      superAdmin: false,
+      sessionId: null,
+    })
   })
 
   it.each(['banned', 'noRole', 'missing'])('gives nobody for %s', async (id) => {

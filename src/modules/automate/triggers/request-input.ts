@@ -20,7 +20,10 @@ export async function requestInput(c: Context<AppEnv>): Promise<unknown> {
     try {
       return parseJsonBounded(text)
     } catch (err) {
-      if (err instanceof JsonTooLarge) throw new AppError('payload_too_large', `The request body ${err.message.slice('The JSON '.length)}`, { limit: err.limit })
+      if (err instanceof JsonTooLarge)
+        throw new AppError('payload_too_large', `The request body ${err.message.slice('The JSON '.length)}`, {
+          limit: err.limit,
+        })
       throw new AppError('invalid_request', 'Malformed JSON in request body')
     }
   }

@@ -24,7 +24,9 @@ describe.runIf(redisUrl)('schedule trigger on Redis: two instances', () => {
     )
     try {
       await new Promise((resolve) => setTimeout(resolve, 4500))
-      const ticks = instances.flatMap(({ runs }) => runs.calls.map((call) => (call.trigger.body as { scheduledAt: string }).scheduledAt))
+      const ticks = instances.flatMap(({ runs }) =>
+        runs.calls.map((call) => (call.trigger.body as { scheduledAt: string }).scheduledAt),
+      )
       expect(ticks.length).toBeGreaterThanOrEqual(3)
       expect(new Set(ticks).size).toBe(ticks.length)
     } finally {

@@ -33,7 +33,10 @@ async function setup(startMs: number, initial: FlowForRun[] = []) {
   for (const flow of initial) await flows.put(flow)
   const triggers = await createTriggers(deps)
   return {
-    clock, flows, runs, schedules: spy.schedules,
+    clock,
+    flows,
+    runs,
+    schedules: spy.schedules,
     ticks: () => runs.calls.map((call) => (call.trigger.body as { scheduledAt: string }).scheduledAt),
     async close() {
       await triggers.close()
@@ -55,8 +58,16 @@ describe('schedule trigger', () => {
         '2026-03-30T00:30:00.000Z', // 02:30 CEST
         '2026-03-31T00:30:00.000Z',
       ])
-      expect(t.runs.calls.every((call) => call.mode === 'start' && call.initiator === null && call.flow.id === flow.id)).toBe(true)
-      expect(t.runs.calls[0]!.trigger).toEqual({ type: 'schedule', event: null, collection: null, method: null, body: { scheduledAt: '2026-03-28T01:30:00.000Z', cron: '30 2 * * *', timezone: 'Europe/Berlin' } })
+      expect(
+        t.runs.calls.every((call) => call.mode === 'start' && call.initiator === null && call.flow.id === flow.id),
+      ).toBe(true)
+      expect(t.runs.calls[0]!.trigger).toEqual({
+        type: 'schedule',
+        event: null,
+        collection: null,
+        method: null,
+        body: { scheduledAt: '2026-03-28T01:30:00.000Z', cron: '30 2 * * *', timezone: 'Europe/Berlin' },
+      })
     } finally {
       await t.close()
     }

@@ -1,6 +1,6 @@
+import { z } from 'zod'
 import type { Job } from '../../../lib/queue/index.js'
 import type { FlowForRun, TriggerInput } from '../model.js'
-import { triggerConfigSchemas } from './configs.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { liveFlow } from './match.js'
 
@@ -10,6 +10,11 @@ export type ScheduleJobs = { fire: { projectId: string; flowId: string } }
 
 /** The id of a flow's schedule in the queue. */
 export const scheduleIdOf = (flowId: string) => `flow:${flowId}`
+
+/** The schedule trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
+export const scheduleConfig = z
+  .object({ cron: z.string().min(1).max(200), timezone: z.string().min(1).max(100).default('UTC') })
+  .strict()
 
 /**
  * schedule: the published cron pattern in its IANA time zone, as a repeatable schedule of the queue
@@ -24,7 +29,7 @@ export const schedule = defineTrigger({
   type: 'schedule',
   label: 'Schedule',
   blocking: false,
-  configSchema: triggerConfigSchemas.schedule,
+  configSchema: scheduleConfig,
   async start(deps) {
     const queue = await deps.queue.define<ScheduleJobs>(scheduleQueue, {
       concurrency: 4,
@@ -38,12 +43,17 @@ export const schedule = defineTrigger({
       await queue.unschedule(scheduleIdOf(flowId))
     }
     async function activate(flow: FlowForRun): Promise<void> {
-      const live = liveFlow(flow, 'schedule')
+      const live = liveFlow(flow, 'schedule', scheduleConfig)
       if (!live) return deactivate(flow.projectId, flow.id)
       // Always replaced, never skipped as unchanged: another instance may have removed it meanwhile, and
       // replacing keeps the tick already added (docs/queue.md), so nothing fires twice.
       const { cron, timezone } = live.config
-      await queue.schedule(scheduleIdOf(flow.id), { pattern: cron, timezone, job: 'fire', data: { projectId: flow.projectId, flowId: flow.id } })
+      await queue.schedule(scheduleIdOf(flow.id), {
+        pattern: cron,
+        timezone,
+        job: 'fire',
+        data: { projectId: flow.projectId, flowId: flow.id },
+      })
     }
     return { activate, deactivate }
   },
@@ -52,11 +62,14 @@ export const schedule = defineTrigger({
 /** Starts the run of one tick; true when the flow is no longer an active schedule flow (its schedule is stale). */
 async function fire(deps: TriggerDeps, job: Job<ScheduleJobs['fire']>): Promise<boolean> {
   const { projectId, flowId } = job.data
-  const live = liveFlow(await deps.flows.byId(projectId, flowId), 'schedule')
+  const live = liveFlow(await deps.flows.byId(projectId, flowId), 'schedule', scheduleConfig)
   if (!live) return true
   const tick = job.tick ?? deps.clock.now()
   const trigger: TriggerInput = {
-    type: 'schedule', event: null, collection: null, method: null,
+    type: 'schedule',
+    event: null,
+    collection: null,
+    method: null,
     body: { scheduledAt: new Date(tick).toISOString(), cron: live.config.cron, timezone: live.config.timezone },
   }
   try {

@@ -42,12 +42,14 @@ export function ipAllowed(ip: string, allowlist: readonly string[]): boolean {
 export function parseEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
   // Only dotted quads and IPv6: ipaddr.js also reads "10.1" or octal forms, which nobody means in a list.
   const address = entry.split('/')[0]!
-  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !(address.includes(':') && ipaddr.IPv6.isValid(address))) return null
+  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !(address.includes(':') && ipaddr.IPv6.isValid(address)))
+    return null
   try {
     if (entry.includes('/')) {
       const [address, bits] = ipaddr.parseCIDR(entry)
       // An IPv4-mapped range is matched as the IPv4 range it stands for.
-      if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96]
+      if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
+        return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96]
       return [address, bits]
     }
     const address = ipaddr.process(entry)

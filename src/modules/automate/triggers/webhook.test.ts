@@ -38,7 +38,12 @@ describe('webhook ip_allowlist', () => {
 })
 
 describe('webhook calls', () => {
-  const secured = makeFlow('webhook', { allowed_methods: ['POST', 'GET'], require_auth: true, secret: 's3cret', ip_allowlist: ['203.0.113.0/24'] })
+  const secured = makeFlow('webhook', {
+    allowed_methods: ['POST', 'GET'],
+    require_auth: true,
+    secret: 's3cret',
+    ip_allowlist: ['203.0.113.0/24'],
+  })
   const open = makeFlow('webhook', {})
   const inactive = makeFlow('webhook', {}, { status: 'inactive' })
   const notWebhook = makeFlow('manual', {})
@@ -49,7 +54,12 @@ describe('webhook calls', () => {
     return { deps: { flows: flows.lookup, runs: runs.runs }, runs }
   }
   const call = (over: Partial<WebhookCall>): WebhookCall => ({
-    token: secured.webhookToken, method: 'POST', ip: '203.0.113.5', authorization: 'Bearer s3cret', input: async () => ({ order: 42 }), ...over,
+    token: secured.webhookToken,
+    method: 'POST',
+    ip: '203.0.113.5',
+    authorization: 'Bearer s3cret',
+    input: async () => ({ order: 42 }),
+    ...over,
   })
   async function refusal(promise: Promise<unknown>) {
     try {
@@ -64,7 +74,13 @@ describe('webhook calls', () => {
   it('starts a run with the body and method as $trigger and no initiator', async () => {
     const { deps, runs } = setup()
     expect(await callWebhook(deps, call({}))).toEqual({ runId: 'run1' })
-    expect(runs.calls).toEqual([expect.objectContaining({ mode: 'start', initiator: null, trigger: { type: 'webhook', event: null, collection: null, method: 'POST', body: { order: 42 } } })])
+    expect(runs.calls).toEqual([
+      expect.objectContaining({
+        mode: 'start',
+        initiator: null,
+        trigger: { type: 'webhook', event: null, collection: null, method: 'POST', body: { order: 42 } },
+      }),
+    ])
     await callWebhook(deps, call({ token: open.webhookToken, authorization: undefined, ip: '198.51.100.1' }))
     expect(runs.calls).toHaveLength(2)
   })

@@ -48,7 +48,11 @@ describe('normaliseIndexes', () => {
     ['17 indexes', Array.from({ length: 17 }, () => ({ fields: ['status'] })), { index: 16 }],
     ['no fields', [{ fields: [] }], { index: 0 }],
     ['fields not a list', [{ fields: 'status' }], { index: 0 }],
-    ['9 fields', [{ fields: ['status', 'views', 'a', 'c', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by'] }], { index: 0 }],
+    [
+      '9 fields',
+      [{ fields: ['status', 'views', 'a', 'c', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by'] }],
+      { index: 0 },
+    ],
     ['an unknown property', [{ fields: ['status'], partial: true }], { index: 0 }],
     ['an unknown field', [{ fields: ['nope'] }], { index: 0, field: 'nope' }],
     ['a json field', [{ fields: ['meta'] }], { index: 0, field: 'meta' }],
@@ -56,7 +60,11 @@ describe('normaliseIndexes', () => {
     ['deleted_at', [{ fields: ['deleted_at'] }], { index: 0, field: 'deleted_at' }],
     ['id', [{ fields: ['id'] }], { index: 0, field: 'id' }],
     ['a field twice', [{ fields: ['views', '-views'] }], { index: 0, field: 'views' }],
-    ['the same fields twice', [{ fields: ['status'] }, { fields: ['-status'], unique: true }], { index: 1, duplicateOf: 0 }],
+    [
+      'the same fields twice',
+      [{ fields: ['status'] }, { fields: ['-status'], unique: true }],
+      { index: 1, duplicateOf: 0 },
+    ],
   ])('refuses %s (400 invalid_request naming the index)', (_label, input, details) => {
     expect(refusal(input)).toMatchObject({ property: 'indexes', ...details })
   })

@@ -17,7 +17,13 @@ export interface CompoundIndex {
 export const compoundIndexLimits = { indexes: 16, fields: 8 } as const
 
 /** The system columns an index may name; `id` ends every non-unique one already, `deleted_at` is its condition. */
-const indexableSystemColumns: ReadonlySet<string> = new Set(['created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by'])
+const indexableSystemColumns: ReadonlySet<string> = new Set([
+  'created_at',
+  'updated_at',
+  'created_by',
+  'updated_by',
+  'owned_by',
+])
 
 const IndexInputSchema = z.strictObject({
   fields: z.array(z.string().max(60)).min(1).max(compoundIndexLimits.fields),
@@ -57,7 +63,9 @@ export function normaliseIndexes(input: unknown, collection: string, fields: rea
   if (input === undefined || input === null) return []
   if (!Array.isArray(input)) throw refuse('indexes must be a list of { fields, unique }', { index: null })
   if (input.length > compoundIndexLimits.indexes) {
-    throw refuse(`A collection declares at most ${compoundIndexLimits.indexes} indexes`, { index: compoundIndexLimits.indexes })
+    throw refuse(`A collection declares at most ${compoundIndexLimits.indexes} indexes`, {
+      index: compoundIndexLimits.indexes,
+    })
   }
   const byName = new Map(fields.map((f) => [f.name, f]))
   const seen = new Map<string, number>()
@@ -66,8 +74,14 @@ export function normaliseIndexes(input: unknown, collection: string, fields: rea
     const parsed = IndexInputSchema.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      const what = issue?.code === 'unrecognized_keys' ? `unknown property "${String(issue.keys[0]).slice(0, 60)}"` : `${issue?.path.map(String).join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`
-      throw refuse(`Index ${index}: ${what}; an index is { fields: [1 to ${compoundIndexLimits.fields} field names, "-name" descending], unique? }`, { index })
+      const what =
+        issue?.code === 'unrecognized_keys'
+          ? `unknown property "${String(issue.keys[0]).slice(0, 60)}"`
+          : `${issue?.path.map(String).join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`
+      throw refuse(
+        `Index ${index}: ${what}; an index is { fields: [1 to ${compoundIndexLimits.fields} field names, "-name" descending], unique? }`,
+        { index },
+      )
     }
     const columns = parsed.data.fields.map(indexColumn)
     const inIndex = new Set<string>()
@@ -80,12 +94,14 @@ export function normaliseIndexes(input: unknown, collection: string, fields: rea
     // Directions do not count: either database walks an index both ways.
     const key = columns.map((c) => c.field).join(',')
     const earlier = seen.get(key)
-    if (earlier !== undefined) throw refuse(`Indexes ${earlier} and ${index} cover the same fields (${key})`, { index, duplicateOf: earlier })
+    if (earlier !== undefined)
+      throw refuse(`Indexes ${earlier} and ${index} cover the same fields (${key})`, { index, duplicateOf: earlier })
     seen.set(key, index)
     const unique = parsed.data.unique ?? false
     const specs = columns.map((c) => (c.descending ? `-${c.field}` : c.field))
     const name = compoundIndexName(collection, specs, unique)
-    if (names.has(name)) throw refuse(`Index ${index}: its derived name collides with another index's; reorder its fields`, { index })
+    if (names.has(name))
+      throw refuse(`Index ${index}: its derived name collides with another index's; reorder its fields`, { index })
     names.add(name)
     return { name, fields: specs, unique }
   })
@@ -95,10 +111,12 @@ export function normaliseIndexes(input: unknown, collection: string, fields: rea
 function columnProblem(field: string, byName: ReadonlyMap<string, FieldDef>): string | null {
   if (indexableSystemColumns.has(field)) return null
   const def = byName.get(field)
-  if (!def) return `"${field.slice(0, 60)}" is not a field of the collection (system columns allowed: ${[...indexableSystemColumns].join(', ')})`
+  if (!def)
+    return `"${field.slice(0, 60)}" is not a field of the collection (system columns allowed: ${[...indexableSystemColumns].join(', ')})`
   const type = fieldTypeOf(def.type)
   if (type.column(def, 'sqlite') === null) return `"${field}" is computed (${def.type}) and has no column to index`
-  if (type.valueKind(def) === 'json') return `"${field}" holds JSON (${def.type}${def.translatable ? ', translatable' : ''}), which lists cannot sort or compare by index`
+  if (type.valueKind(def) === 'json')
+    return `"${field}" holds JSON (${def.type}${def.translatable ? ', translatable' : ''}), which lists cannot sort or compare by index`
   return null
 }
 

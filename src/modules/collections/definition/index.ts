@@ -1,10 +1,28 @@
 export { AccessControlSchema, type AccessControl } from './access-control.js'
-export { diffFields, type FieldsDiff } from './diff-fields.js'
 export {
-  FieldDefInputSchema, LookupConfigSchema, RelationConfigSchema, RollupConfigSchema, ValidationRulesSchema,
+  FieldDefInputSchema,
+  LookupConfigSchema,
+  RelationConfigSchema,
+  RollupConfigSchema,
+  ValidationRulesSchema,
   type FieldDefInput,
 } from './field-def-schema.js'
-export { checkCollectionName, checkFieldName, databaseReservedColumns, derivedNameSeparator, namePattern, reservedCollectionNames, reservedCollectionPrefix } from './names.js'
+export {
+  checkCollectionName,
+  checkFieldName,
+  databaseReservedColumns,
+  derivedNameSeparator,
+  namePattern,
+  reservedCollectionNames,
+  reservedCollectionPrefix,
+} from './names.js'
 export { fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
 export { isSystemColumn, systemColumnNames, systemColumns, type SystemColumn } from './system-columns.js'
-export { compoundIndexLimits, compoundIndexName, indexColumn, indexColumnIsText, normaliseIndexes, type CompoundIndex } from './compound-indexes.js'
+export {
+  compoundIndexLimits,
+  compoundIndexName,
+  indexColumn,
+  indexColumnIsText,
+  normaliseIndexes,
+  type CompoundIndex,
+} from './compound-indexes.js'

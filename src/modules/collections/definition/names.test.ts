@@ -13,7 +13,24 @@ const codeOf = (fn: () => unknown): ErrorCode | 'ok' => {
 }
 
 // The spec's list, copied: the constant is checked against it.
-const specReserved = ['auth', 'users', 'roles', 'permissions', 'databases', 'files', 'settings', 'plugins', 'api-keys', 'modules', 'system', 'schema', 'health', 'metrics', 'hooks', 'webhooks']
+const specReserved = [
+  'auth',
+  'users',
+  'roles',
+  'permissions',
+  'databases',
+  'files',
+  'settings',
+  'plugins',
+  'api-keys',
+  'modules',
+  'system',
+  'schema',
+  'health',
+  'metrics',
+  'hooks',
+  'webhooks',
+]
 
 const collectionRows: [unknown, ErrorCode | 'ok'][] = [
   ['articles', 'ok'],
@@ -94,7 +111,9 @@ describe('collection names', () => {
   })
 
   it('says why a double underscore is refused', () => {
-    expect(() => checkCollectionName('qx__search')).toThrow(/double underscores name the objects Plinth derives from a collection/)
+    expect(() => checkCollectionName('qx__search')).toThrow(
+      /double underscores name the objects Plinth derives from a collection/,
+    )
   })
 })
 

@@ -12,8 +12,22 @@ export const namePattern = /^[a-z][a-z0-9_]{0,49}$/
 
 /** Collection names the spec refuses (`api-keys` cannot pass the pattern but is listed for the better code). */
 export const reservedCollectionNames: ReadonlySet<string> = new Set([
-  'auth', 'users', 'roles', 'permissions', 'databases', 'files', 'settings', 'plugins', 'api-keys', 'modules',
-  'system', 'schema', 'health', 'metrics', 'hooks', 'webhooks',
+  'auth',
+  'users',
+  'roles',
+  'permissions',
+  'databases',
+  'files',
+  'settings',
+  'plugins',
+  'api-keys',
+  'modules',
+  'system',
+  'schema',
+  'health',
+  'metrics',
+  'hooks',
+  'webhooks',
 ])
 
 /** SQLite keeps table names beginning with this for itself (CREATE TABLE refuses them). */
@@ -34,7 +48,15 @@ export const derivedNameSeparator = '__'
  * as `reserved_field`, so a definition means the same wherever the collection lives, instead of a 500
  * `ddl_error` on one database only.
  */
-export const databaseReservedColumns: ReadonlySet<string> = new Set(['rowid', 'ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid'])
+export const databaseReservedColumns: ReadonlySet<string> = new Set([
+  'rowid',
+  'ctid',
+  'xmin',
+  'xmax',
+  'cmin',
+  'cmax',
+  'tableoid',
+])
 
 /**
  * Checks a collection name; throws AppError reserved_name or invalid_name (both 400). `sqlite` itself is
@@ -45,7 +67,11 @@ export function checkCollectionName(name: unknown): string {
     throw new AppError('reserved_name', `Collection name "${name}" is reserved`, { name })
   }
   if (typeof name === 'string' && (name.startsWith(reservedCollectionPrefix) || name === 'sqlite')) {
-    throw new AppError('reserved_name', `Collection names "sqlite" and beginning with "${reservedCollectionPrefix}" are reserved by the database`, { name: name.slice(0, 60) })
+    throw new AppError(
+      'reserved_name',
+      `Collection names "sqlite" and beginning with "${reservedCollectionPrefix}" are reserved by the database`,
+      { name: name.slice(0, 60) },
+    )
   }
   if (typeof name === 'string' && name.includes(derivedNameSeparator) && namePattern.test(name)) {
     throw new AppError(
@@ -55,9 +81,13 @@ export function checkCollectionName(name: unknown): string {
     )
   }
   if (typeof name !== 'string' || !namePattern.test(name)) {
-    throw new AppError('invalid_name', 'Collection names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _', {
-      name: typeof name === 'string' ? name.slice(0, 60) : null,
-    })
+    throw new AppError(
+      'invalid_name',
+      'Collection names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _',
+      {
+        name: typeof name === 'string' ? name.slice(0, 60) : null,
+      },
+    )
   }
   return name
 }
@@ -71,10 +101,14 @@ export function checkFieldName(name: unknown, index: number): string {
     throw new AppError('reserved_field', `Field name "${name}" is reserved by the database`, { field: name, index })
   }
   if (typeof name !== 'string' || !namePattern.test(name)) {
-    throw new AppError('invalid_name', `Field ${index}: field names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _`, {
-      field: typeof name === 'string' ? name.slice(0, 60) : null,
-      index,
-    })
+    throw new AppError(
+      'invalid_name',
+      `Field ${index}: field names are 1 to 50 characters: a lower-case letter, then lower-case letters, digits or _`,
+      {
+        field: typeof name === 'string' ? name.slice(0, 60) : null,
+        index,
+      },
+    )
   }
   return name
 }

@@ -18,9 +18,13 @@ export interface NormaliseContext {
  * `details: { field, index }`: invalid_name, reserved_field, duplicate_field, invalid_field.
  */
 export function normaliseFields(input: unknown, context: NormaliseContext): FieldDef[] {
-  if (!Array.isArray(input)) throw new AppError('invalid_field', 'fields must be an array of field definitions', { field: null, index: null })
+  if (!Array.isArray(input))
+    throw new AppError('invalid_field', 'fields must be an array of field definitions', { field: null, index: null })
   if (input.length > fieldLimit) {
-    throw new AppError('invalid_field', `A collection has at most ${fieldLimit} fields`, { field: null, index: fieldLimit })
+    throw new AppError('invalid_field', `A collection has at most ${fieldLimit} fields`, {
+      field: null,
+      index: fieldLimit,
+    })
   }
   const drafts: FieldDef[] = []
   const seen = new Set<string>()
@@ -34,12 +38,20 @@ export function normaliseFields(input: unknown, context: NormaliseContext): Fiel
     drafts.push(draftOf(raw, name, index))
   })
 
-  const checkContext: DefinitionContext = { collection: context.collection, fields: drafts, collections: context.collections }
+  const checkContext: DefinitionContext = {
+    collection: context.collection,
+    fields: drafts,
+    collections: context.collections,
+  }
   return drafts.map((draft, index) => {
     const type = findFieldType(draft.type)!
     const problems = type.checkDefinition(draft, checkContext)
     if (problems.length > 0) {
-      throw new AppError('invalid_field', `Field "${draft.name}": ${problems[0]}`, { field: draft.name, index, problems })
+      throw new AppError('invalid_field', `Field "${draft.name}": ${problems[0]}`, {
+        field: draft.name,
+        index,
+        problems,
+      })
     }
     const resultType = type.deriveResultType(draft, checkContext)
     const def: FieldDef = { ...draft }
@@ -58,20 +70,37 @@ function draftOf(raw: object, name: string, index: number): FieldDef {
     if (issue?.code === 'unrecognized_keys') {
       // The unknown property by name, the object it sits in as `path` ('' for the definition itself).
       const property = String(issue.keys[0]).slice(0, 60)
-      throw new AppError('invalid_field', `Field "${name}": unknown property "${path === '' ? '' : `${path}.`}${property}"`, { field: name, index, property, path })
+      throw new AppError(
+        'invalid_field',
+        `Field "${name}": unknown property "${path === '' ? '' : `${path}.`}${property}"`,
+        { field: name, index, property, path },
+      )
     }
-    throw new AppError('invalid_field', `Field "${name}": ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid definition'}`, {
-      field: name,
-      index,
-      path,
-    })
+    throw new AppError(
+      'invalid_field',
+      `Field "${name}": ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid definition'}`,
+      {
+        field: name,
+        index,
+        path,
+      },
+    )
   }
   const input: FieldDefInput = parsed.data
   const type = findFieldType(input.type)
   if (!type) {
-    throw new AppError('invalid_field', `Field "${name}": unknown type "${input.type.slice(0, 40)}"`, { field: name, index })
+    throw new AppError('invalid_field', `Field "${name}": unknown type "${input.type.slice(0, 40)}"`, {
+      field: name,
+      index,
+    })
   }
-  const def: FieldDef = { name, type: type.type, required: input.required, unique: input.unique ?? false, indexed: input.indexed ?? false }
+  const def: FieldDef = {
+    name,
+    type: type.type,
+    required: input.required,
+    unique: input.unique ?? false,
+    indexed: input.indexed ?? false,
+  }
   if (input.label != null) def.label = input.label
   if (input.enumValues != null) def.enumValues = input.enumValues
   if (input.defaultValue != null) def.defaultValue = input.defaultValue

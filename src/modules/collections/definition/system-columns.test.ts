@@ -3,7 +3,14 @@ import { isSystemColumn, systemColumns } from './system-columns.js'
 
 describe('system columns', () => {
   it('lists the spec columns with their types per dialect', () => {
-    const rows = systemColumns.map((c) => [c.name, c.type.sqlite, c.type.postgres, c.primaryKey, c.notNull, c.defaultValue ?? null])
+    const rows = systemColumns.map((c) => [
+      c.name,
+      c.type.sqlite,
+      c.type.postgres,
+      c.primaryKey,
+      c.notNull,
+      c.defaultValue ?? null,
+    ])
     expect(rows).toEqual([
       ['id', 'TEXT', 'text', true, true, null],
       ['created_at', 'INTEGER', 'bigint', false, true, null],
@@ -18,8 +25,14 @@ describe('system columns', () => {
 
   it('gives filters a kind for each', () => {
     expect(Object.fromEntries(systemColumns.map((c) => [c.name, c.valueKind]))).toEqual({
-      id: 'text', created_at: 'integer', updated_at: 'integer', created_by: 'text', updated_by: 'text',
-      deleted_at: 'integer', _version: 'integer', owned_by: 'text',
+      id: 'text',
+      created_at: 'integer',
+      updated_at: 'integer',
+      created_by: 'text',
+      updated_by: 'text',
+      deleted_at: 'integer',
+      _version: 'integer',
+      owned_by: 'text',
     })
   })
 

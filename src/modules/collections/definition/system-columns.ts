@@ -22,7 +22,14 @@ export const systemColumns: readonly SystemColumn[] = Object.freeze([
   { name: 'created_by', type: text, primaryKey: false, notNull: false, valueKind: 'text' },
   { name: 'updated_by', type: text, primaryKey: false, notNull: false, valueKind: 'text' },
   { name: 'deleted_at', type: bigint, primaryKey: false, notNull: false, valueKind: 'integer' },
-  { name: '_version', type: { sqlite: 'INTEGER', postgres: 'integer' }, primaryKey: false, notNull: true, defaultValue: 1, valueKind: 'integer' },
+  {
+    name: '_version',
+    type: { sqlite: 'INTEGER', postgres: 'integer' },
+    primaryKey: false,
+    notNull: true,
+    defaultValue: 1,
+    valueKind: 'integer',
+  },
   { name: 'owned_by', type: text, primaryKey: false, notNull: false, valueKind: 'text' },
 ] satisfies SystemColumn[])
 

@@ -2,8 +2,20 @@ import { describe, expect, it } from 'vitest'
 import type { DefinitionContext, FieldDef, FieldTypeName, StoredTypeName } from './field-def.js'
 import { fieldTypeOf } from './registry.js'
 
-const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({ name: 'f', type, required: false, unique: false, indexed: false, ...over })
-const rel = (name: string, relationType: 'belongsTo' | 'hasMany', targetCollection = 'people', over: Partial<FieldDef> = {}): FieldDef =>
+const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({
+  name: 'f',
+  type,
+  required: false,
+  unique: false,
+  indexed: false,
+  ...over,
+})
+const rel = (
+  name: string,
+  relationType: 'belongsTo' | 'hasMany',
+  targetCollection = 'people',
+  over: Partial<FieldDef> = {},
+): FieldDef =>
   def('relation', { name, relationConfig: { targetCollection, relationType, onDelete: 'set-null' }, ...over })
 
 // The project: `people` exists; the collection being defined is `orders`.
@@ -18,21 +30,39 @@ const people: FieldDef[] = [
   def('text', { name: 'bio', translatable: true }),
   rel('friend', 'belongsTo'),
   rel('friends', 'hasMany'),
-  def('lookup', { name: 'friend_name', lookupConfig: { relationField: 'friend', targetField: 'name' }, resultType: 'text' }),
+  def('lookup', {
+    name: 'friend_name',
+    lookupConfig: { relationField: 'friend', targetField: 'name' },
+    resultType: 'text',
+  }),
 ]
-const orderFields: FieldDef[] = [rel('owner', 'belongsTo'), rel('members', 'hasMany'), rel('parent', 'belongsTo', 'orders'), rel('children', 'hasMany', 'orders'), def('integer', { name: 'qty' })]
+const orderFields: FieldDef[] = [
+  rel('owner', 'belongsTo'),
+  rel('members', 'hasMany'),
+  rel('parent', 'belongsTo', 'orders'),
+  rel('children', 'hasMany', 'orders'),
+  def('integer', { name: 'qty' }),
+]
 
 const contextFor = (field: FieldDef): DefinitionContext => ({
   collection: 'orders',
   fields: [...orderFields, field],
-  collections: new Map([['people', people], ['orders', []]]),
+  collections: new Map([
+    ['people', people],
+    ['orders', []],
+  ]),
 })
 
 const check = (field: FieldDef): string[] => fieldTypeOf(field.type).checkDefinition(field, contextFor(field))
-const derive = (field: FieldDef): StoredTypeName | null => fieldTypeOf(field.type).deriveResultType(field, contextFor(field))
-const lookup = (relationField: string, targetField: string, over: Partial<FieldDef> = {}) => def('lookup', { lookupConfig: { relationField, targetField }, ...over })
+const derive = (field: FieldDef): StoredTypeName | null =>
+  fieldTypeOf(field.type).deriveResultType(field, contextFor(field))
+const lookup = (relationField: string, targetField: string, over: Partial<FieldDef> = {}) =>
+  def('lookup', { lookupConfig: { relationField, targetField }, ...over })
 const rollup = (fn: 'count' | 'sum' | 'avg' | 'min' | 'max', targetField?: string, relationField = 'members') =>
-  def('rollup', { rollupConfig: targetField === undefined ? { relationField, function: fn } : { relationField, function: fn, targetField } })
+  def('rollup', {
+    rollupConfig:
+      targetField === undefined ? { relationField, function: fn } : { relationField, function: fn, targetField },
+  })
 
 type Row = [label: string, field: FieldDef, problem: RegExp | null]
 
@@ -43,7 +73,11 @@ const rows: Row[] = [
   ['enum with empty enumValues', def('enum', { enumValues: [] }), /needs a non-empty enumValues/],
   ['enum with a repeated value', def('enum', { enumValues: ['a', 'a'] }), /lists "a" twice/],
   ['enum with an empty string', def('enum', { enumValues: [''] }), /strings of 1 to 200/],
-  ['enum with too many values', def('enum', { enumValues: Array.from({ length: 1001 }, (_, i) => `v${i}`) }), /at most 1000/],
+  [
+    'enum with too many values',
+    def('enum', { enumValues: Array.from({ length: 1001 }, (_, i) => `v${i}`) }),
+    /at most 1000/,
+  ],
   ['enum', def('enum', { enumValues: ['a', 'b'] }), null],
   ['multi_enum without enumValues', def('multi_enum'), /needs a non-empty enumValues/],
   ['multi_enum', def('multi_enum', { enumValues: ['a'] }), null],
@@ -53,10 +87,47 @@ const rows: Row[] = [
   ['relation to an unknown collection', rel('f', 'belongsTo', 'ghosts'), /"ghosts" is not a collection/],
   ['relation to itself', rel('f', 'belongsTo', 'orders'), null],
   ['relation to people', rel('f', 'hasMany'), null],
-  ['relation with a displayField', rel('f', 'belongsTo', 'people', { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'cascade', displayField: 'name' } }), null],
-  ['relation with displayField id', rel('f', 'belongsTo', 'people', { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null', displayField: 'id' } }), null],
-  ['relation with an unknown displayField', rel('f', 'belongsTo', 'people', { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null', displayField: 'nope' } }), /displayField "nope" is not a field/],
-  ['relationConfig on text', def('text', { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' } }), /relationConfig does not apply/],
+  [
+    'relation with a displayField',
+    rel('f', 'belongsTo', 'people', {
+      relationConfig: {
+        targetCollection: 'people',
+        relationType: 'belongsTo',
+        onDelete: 'cascade',
+        displayField: 'name',
+      },
+    }),
+    null,
+  ],
+  [
+    'relation with displayField id',
+    rel('f', 'belongsTo', 'people', {
+      relationConfig: {
+        targetCollection: 'people',
+        relationType: 'belongsTo',
+        onDelete: 'set-null',
+        displayField: 'id',
+      },
+    }),
+    null,
+  ],
+  [
+    'relation with an unknown displayField',
+    rel('f', 'belongsTo', 'people', {
+      relationConfig: {
+        targetCollection: 'people',
+        relationType: 'belongsTo',
+        onDelete: 'set-null',
+        displayField: 'nope',
+      },
+    }),
+    /displayField "nope" is not a field/,
+  ],
+  [
+    'relationConfig on text',
+    def('text', { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' } }),
+    /relationConfig does not apply/,
+  ],
   // lookup
   ['lookup without lookupConfig', def('lookup'), /needs lookupConfig/],
   ['lookup through a missing field', lookup('nope', 'name'), /"nope" is not a belongsTo relation field/],
@@ -73,7 +144,11 @@ const rows: Row[] = [
   ['lookup that is unique', lookup('owner', 'name', { unique: true }), /cannot be unique/],
   ['lookup that is indexed', lookup('owner', 'name', { indexed: true }), /cannot be indexed/],
   ['lookup with a default', lookup('owner', 'name', { defaultValue: 'x' }), /cannot have a defaultValue/],
-  ['lookupConfig on text', def('text', { lookupConfig: { relationField: 'owner', targetField: 'name' } }), /lookupConfig does not apply/],
+  [
+    'lookupConfig on text',
+    def('text', { lookupConfig: { relationField: 'owner', targetField: 'name' } }),
+    /lookupConfig does not apply/,
+  ],
   // rollup
   ['rollup without rollupConfig', def('rollup'), /needs rollupConfig/],
   ['rollup over a belongsTo', rollup('count', undefined, 'owner'), /"owner" is not a hasMany relation field/],
@@ -89,7 +164,11 @@ const rows: Row[] = [
   ['rollup max of a date', rollup('max', 'born'), null],
   ['rollup of a lookup', rollup('count', 'friend_name'), /is computed/],
   ['rollup over a self relation', rollup('sum', 'qty', 'children'), null],
-  ['rollup that is indexed', def('rollup', { rollupConfig: { relationField: 'members', function: 'count' }, indexed: true }), /cannot be indexed/],
+  [
+    'rollup that is indexed',
+    def('rollup', { rollupConfig: { relationField: 'members', function: 'count' }, indexed: true }),
+    /cannot be indexed/,
+  ],
   // translatable
   ['translatable text', def('text', { translatable: true }), null],
   ['translatable email', def('email', { translatable: true }), null],
@@ -97,24 +176,48 @@ const rows: Row[] = [
   ['translatable enum', def('enum', { enumValues: ['a'], translatable: true }), /translatable applies/],
   // defaultValue
   ['integer default', def('integer', { defaultValue: 5 }), null],
-  ['integer default of the wrong type', def('integer', { defaultValue: 'abc' }), /defaultValue is refused: .*whole number/],
-  ['integer default under min', def('integer', { defaultValue: 1, validationRules: { min: 2 } }), /defaultValue is refused: .*at least 2/],
+  [
+    'integer default of the wrong type',
+    def('integer', { defaultValue: 'abc' }),
+    /defaultValue is refused: .*whole number/,
+  ],
+  [
+    'integer default under min',
+    def('integer', { defaultValue: 1, validationRules: { min: 2 } }),
+    /defaultValue is refused: .*at least 2/,
+  ],
   ['enum default not a value', def('enum', { enumValues: ['a'], defaultValue: 'b' }), /defaultValue is refused/],
   ['boolean default', def('boolean', { defaultValue: false }), null],
   ['json default', def('json', { defaultValue: { a: [] } }), null],
-  ['translatable default must be a map', def('text', { translatable: true, defaultValue: 'x' }), /defaultValue is refused/],
+  [
+    'translatable default must be a map',
+    def('text', { translatable: true, defaultValue: 'x' }),
+    /defaultValue is refused/,
+  ],
   // validationRules
   ['minLength on text', def('text', { validationRules: { minLength: 1, maxLength: 5 } }), null],
   ['pattern on slug', def('slug', { validationRules: { pattern: '^a' } }), null],
   ['min on datetime', def('datetime', { validationRules: { min: 0, max: 10 } }), null],
   ['min on decimal', def('decimal', { validationRules: { min: 0.5 } }), null],
-  ['minLength on integer', def('integer', { validationRules: { minLength: 1 } }), /validationRules.minLength does not apply to type integer/],
+  [
+    'minLength on integer',
+    def('integer', { validationRules: { minLength: 1 } }),
+    /validationRules.minLength does not apply to type integer/,
+  ],
   ['min on text', def('text', { validationRules: { min: 1 } }), /validationRules.min does not apply to type text/],
-  ['pattern on integer', def('integer', { validationRules: { pattern: '1' } }), /validationRules.pattern does not apply/],
+  [
+    'pattern on integer',
+    def('integer', { validationRules: { pattern: '1' } }),
+    /validationRules.pattern does not apply/,
+  ],
   ['max on boolean', def('boolean', { validationRules: { max: 1 } }), /validationRules.max does not apply/],
   ['minLength on enum', def('enum', { enumValues: ['a'], validationRules: { minLength: 1 } }), /does not apply/],
   ['min on date', def('date', { validationRules: { min: 1 } }), /does not apply/],
-  ['minLength over maxLength', def('text', { validationRules: { minLength: 5, maxLength: 2 } }), /minLength is greater than maxLength/],
+  [
+    'minLength over maxLength',
+    def('text', { validationRules: { minLength: 5, maxLength: 2 } }),
+    /minLength is greater than maxLength/,
+  ],
   ['min over max', def('number', { validationRules: { min: 5, max: 2 } }), /min is greater than max/],
   ['nested quantifiers (matched in linear time)', def('text', { validationRules: { pattern: '(a+)+$' } }), null],
   ['a backreference', def('text', { validationRules: { pattern: '(a)\\1' } }), /backreferences/],

@@ -9,7 +9,8 @@ export const dateField = defineFieldType({
   column: (_def, dialect) => textColumn(dialect),
   valueKind: () => 'text',
   write(value, def) {
-    if (typeof value !== 'string' || !isCalendarDate(value)) throw invalidValue(def.name, 'a calendar date as YYYY-MM-DD', value)
+    if (typeof value !== 'string' || !isCalendarDate(value))
+      throw invalidValue(def.name, 'a calendar date as YYYY-MM-DD', value)
     return value
   },
   read: (value) => value,

@@ -1,16 +1,9 @@
-import type { Dialect, StoredTypeName, ValueKind } from './field-def.js'
+import type { Dialect, ValueKind } from './field-def.js'
 
 /**
  * Turning stored values back into API values. Nothing here throws: a value written behind the API's back
  * is returned as it is rather than failing the whole read.
  */
-
-/** The filter kind of a plain value of each stored type (not translatable, a belongsTo relation). */
-export const plainValueKind: Readonly<Record<StoredTypeName, ValueKind>> = {
-  text: 'text', richtext: 'text', email: 'text', url: 'text', phone: 'text', slug: 'text', uuid: 'text',
-  integer: 'integer', decimal: 'number', number: 'number', boolean: 'boolean', date: 'text', datetime: 'integer',
-  enum: 'text', multi_enum: 'json', json: 'json', relation: 'text', file: 'text', geo: 'json',
-}
 
 /** JSON kept as TEXT in SQLite is parsed; PostgreSQL's jsonb arrives parsed. */
 export function decodeJson(value: unknown, dialect: Dialect): unknown {

@@ -1,4 +1,12 @@
-import type { DefinitionContext, Dialect, FieldDef, FieldTypeName, StoredTypeName, ValidationRules, ValueKind } from './field-def.js'
+import type {
+  DefinitionContext,
+  Dialect,
+  FieldDef,
+  FieldTypeName,
+  StoredTypeName,
+  ValidationRules,
+  ValueKind,
+} from './field-def.js'
 import { FieldValueError } from './field-value-error.js'
 import { checkPattern } from './safe-pattern.js'
 
@@ -7,7 +15,7 @@ export type FieldOption = 'enumValues' | 'relationConfig' | 'lookupConfig' | 'ro
 export type RuleName = keyof ValidationRules
 
 /** What a field type file declares; `defineFieldType` fills in the defaults and the shared checks. */
-export interface FieldTypeSpec<T extends FieldTypeName> {
+export interface FieldTypeSpec<T extends string> {
   type: T
   label: string
   aliases?: readonly string[]
@@ -35,7 +43,7 @@ export interface FieldTypeSpec<T extends FieldTypeName> {
 }
 
 /** A field type of the registry. */
-export interface FieldType<T extends FieldTypeName = FieldTypeName> {
+export interface FieldType<T extends string = FieldTypeName> {
   readonly type: T
   readonly label: string
   readonly aliases: readonly string[]
@@ -59,7 +67,8 @@ export interface FieldType<T extends FieldTypeName = FieldTypeName> {
 const allOptions: readonly FieldOption[] = ['enumValues', 'relationConfig', 'lookupConfig', 'rollupConfig', 'structure']
 
 /** Builds a registry entry from a type file's declaration. */
-export function defineFieldType<const T extends FieldTypeName>(spec: FieldTypeSpec<T>): FieldType<T> {
+// T is any string here, not FieldTypeName: that union is read off the registry, which holds these values.
+export function defineFieldType<const T extends string>(spec: FieldTypeSpec<T>): FieldType<T> {
   const type: FieldType<T> = {
     type: spec.type,
     label: spec.label,
@@ -93,13 +102,16 @@ export function defineFieldType<const T extends FieldTypeName>(spec: FieldTypeSp
 }
 
 // Checks every type shares: options and rules only where they apply, nothing stored on a computed type.
-function checkShared(type: FieldType, def: FieldDef): string[] {
+function checkShared(type: FieldType<string>, def: FieldDef): string[] {
   const problems: string[] = []
   for (const option of allOptions) {
-    if (def[option] !== undefined && !type.options.includes(option)) problems.push(`${option} does not apply to type ${type.type}`)
+    if (def[option] !== undefined && !type.options.includes(option))
+      problems.push(`${option} does not apply to type ${type.type}`)
   }
   if (def.translatable === true && !type.textLike) {
-    problems.push(`translatable applies to text-like types only (text, richtext, email, url, phone, slug), not ${type.type}`)
+    problems.push(
+      `translatable applies to text-like types only (text, richtext, email, url, phone, slug), not ${type.type}`,
+    )
   }
   const rules = def.validationRules ?? {}
   for (const rule of Object.keys(rules) as RuleName[]) {
@@ -108,7 +120,8 @@ function checkShared(type: FieldType, def: FieldDef): string[] {
   if (rules.minLength !== undefined && rules.maxLength !== undefined && rules.minLength > rules.maxLength) {
     problems.push('validationRules.minLength is greater than maxLength')
   }
-  if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max) problems.push('validationRules.min is greater than max')
+  if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max)
+    problems.push('validationRules.min is greater than max')
   if (rules.pattern !== undefined && type.rules.includes('pattern')) {
     const problem = checkPattern(rules.pattern)
     if (problem) problems.push(`validationRules.${problem}`)
@@ -122,7 +135,7 @@ function checkShared(type: FieldType, def: FieldDef): string[] {
   return problems
 }
 
-function checkDefault(type: FieldType, def: FieldDef): string[] {
+function checkDefault(type: FieldType<string>, def: FieldDef): string[] {
   if (type.computed) return []
   try {
     type.write(def.defaultValue, def)

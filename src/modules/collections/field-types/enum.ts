@@ -11,7 +11,8 @@ export const enumField = defineFieldType({
   column: (_def, dialect) => textColumn(dialect),
   valueKind: () => 'text',
   write(value, def) {
-    if (typeof value !== 'string' || !(def.enumValues ?? []).includes(value)) throw invalidValue(def.name, describeChoices(def), value)
+    if (typeof value !== 'string' || !(def.enumValues ?? []).includes(value))
+      throw invalidValue(def.name, describeChoices(def), value)
     return value
   },
   read: (value) => value,

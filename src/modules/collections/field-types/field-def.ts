@@ -1,10 +1,8 @@
 import type { DbKind } from '../../../lib/db/handle.js'
+import type { FieldTypeName } from './registry.js'
 
-/** The 21 field types of addendum §4, by canonical name (`jsonb` is an alias of `json`). */
-export type FieldTypeName =
-  | 'text' | 'richtext' | 'email' | 'url' | 'phone' | 'slug' | 'uuid'
-  | 'integer' | 'decimal' | 'number' | 'boolean' | 'date' | 'datetime'
-  | 'enum' | 'multi_enum' | 'json' | 'relation' | 'file' | 'geo' | 'lookup' | 'rollup'
+/** The 21 field types of addendum §4, by canonical name (`jsonb` is an alias of `json`): the registry's. */
+export type { FieldTypeName }
 
 /** The types that are stored in a column (every type but the computed lookup and rollup). */
 export type StoredTypeName = Exclude<FieldTypeName, 'lookup' | 'rollup'>

@@ -37,7 +37,11 @@ export function preview(value: unknown): string {
 
 /** An invalid_field error: `expected` completes "must be …"; `where` narrows it (e.g. "(locale de)"). */
 export function invalidValue(field: string, expected: string, value: unknown, where = ''): FieldValueError {
-  return new FieldValueError('invalid_field', field, `${subject(field, where)} must be ${expected}, got ${preview(value)}`)
+  return new FieldValueError(
+    'invalid_field',
+    field,
+    `${subject(field, where)} must be ${expected}, got ${preview(value)}`,
+  )
 }
 
 /** A validation_error for one failed rule; `message` completes "Field "x" …". */

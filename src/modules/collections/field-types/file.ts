@@ -10,7 +10,8 @@ export const fileField = defineFieldType({
   column: (_def, dialect) => textColumn(dialect),
   valueKind: () => 'text',
   write(value, def) {
-    if (typeof value !== 'string' || !idPattern.test(value)) throw invalidValue(def.name, 'a file id (32 lower-case hex characters)', value)
+    if (typeof value !== 'string' || !idPattern.test(value))
+      throw invalidValue(def.name, 'a file id (32 lower-case hex characters)', value)
     return value
   },
   read: (value) => value,

@@ -8,7 +8,15 @@ import { isPlainObject } from './json-value.js'
  */
 export const geoLimits = { positions: 100_000 } as const
 
-export const geometryTypes = ['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection'] as const
+export const geometryTypes = [
+  'Point',
+  'MultiPoint',
+  'LineString',
+  'MultiLineString',
+  'Polygon',
+  'MultiPolygon',
+  'GeometryCollection',
+] as const
 
 interface Budget {
   positions: number
@@ -58,8 +66,10 @@ function checkList(value: unknown, at: string, min: number, each: Check, budget:
 const checkPosition: Check = (value, at, budget) => {
   budget.positions += 1
   if (budget.positions > geoLimits.positions) return `more than ${geoLimits.positions} positions`
-  if (!Array.isArray(value) || value.length < 2 || value.length > 3) return `${at} is not a position [longitude, latitude(, altitude)]`
-  if (!value.every((n) => typeof n === 'number' && Number.isFinite(n))) return `${at} holds something other than finite numbers`
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3)
+    return `${at} is not a position [longitude, latitude(, altitude)]`
+  if (!value.every((n) => typeof n === 'number' && Number.isFinite(n)))
+    return `${at} holds something other than finite numbers`
   const [lon, lat] = value as number[]
   if (lon! < -180 || lon! > 180) return `${at} has a longitude outside -180..180`
   if (lat! < -90 || lat! > 90) return `${at} has a latitude outside -90..90`

@@ -11,7 +11,8 @@ export const integerField = defineFieldType({
   column: (_def, dialect) => (dialect === 'sqlite' ? 'INTEGER' : 'bigint'),
   valueKind: () => 'integer',
   write(value, def) {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidValue(def.name, 'a whole number within ±9007199254740991', value)
+    if (typeof value !== 'number' || !Number.isSafeInteger(value))
+      throw invalidValue(def.name, 'a whole number within ±9007199254740991', value)
     checkRange(value, def)
     return withoutNegativeZero(value)
   },

@@ -47,11 +47,22 @@ function shapeMismatch(value: unknown, shape: Shape, field: string): FieldValueE
   const path = renderPath(issue.path, false)
   let hint = ''
   if (issue.value !== undefined && (issue.code === 'enum' || issue.code === 'key')) {
-    const near = issue.shape.type === 'enum' ? suggest(issue.value, issue.shape.values.map((v) => v.value)) : null
+    const near =
+      issue.shape.type === 'enum'
+        ? suggest(
+            issue.value,
+            issue.shape.values.map((v) => v.value),
+          )
+        : null
     if (near !== null) hint = `; did you mean ${JSON.stringify(near)}?`
   } else if (issue.code === 'unknown-key' && issue.value !== undefined && issue.shape.type === 'object') {
     const near = suggest(issue.value, Object.keys(issue.shape.entries))
     if (near !== null) hint = `; did you mean ${JSON.stringify(near)}?`
   }
-  return new FieldValueError('validation_error', field, `Field "${field}" at ${path}: ${describeIssue(issue)}${hint}`, 'structure')
+  return new FieldValueError(
+    'validation_error',
+    field,
+    `Field "${field}" at ${path}: ${describeIssue(issue)}${hint}`,
+    'structure',
+  )
 }

@@ -16,7 +16,8 @@ export const multiEnumField = defineFieldType({
     const allowed = new Set(def.enumValues ?? [])
     const seen = new Set<string>()
     for (const item of value as unknown[]) {
-      if (typeof item !== 'string' || !allowed.has(item)) throw invalidValue(def.name, `a list of values, each ${describeChoices(def)}`, item)
+      if (typeof item !== 'string' || !allowed.has(item))
+        throw invalidValue(def.name, `a list of values, each ${describeChoices(def)}`, item)
       if (seen.has(item)) throw invalidValue(def.name, 'a list without repeated values', item)
       seen.add(item)
     }

@@ -2,9 +2,20 @@ import { describe, expect, it } from 'vitest'
 import type { Dialect, FieldDef, FieldTypeName } from './field-def.js'
 import { fieldTypeOf, fieldTypes } from './registry.js'
 
-const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({ name: 'f', type, required: false, unique: false, indexed: false, ...over })
-const belongsTo = { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' } } as const
-const hasMany = { relationConfig: { targetCollection: 'people', relationType: 'hasMany', onDelete: 'set-null' } } as const
+const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({
+  name: 'f',
+  type,
+  required: false,
+  unique: false,
+  indexed: false,
+  ...over,
+})
+const belongsTo = {
+  relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' },
+} as const
+const hasMany = {
+  relationConfig: { targetCollection: 'people', relationType: 'hasMany', onDelete: 'set-null' },
+} as const
 const point = { type: 'Point', coordinates: [1, 2] }
 
 type Row = [label: string, field: FieldDef, dialect: Dialect, stored: unknown, api: unknown]

@@ -1,10 +1,30 @@
 import { describe, expect, it } from 'vitest'
-import { fieldTypeOf, fieldTypes, findFieldType } from './registry.js'
+import type { StoredTypeName, ValueKind } from './field-def.js'
+import { fieldTypeOf, fieldTypes, findFieldType, plainValueKind } from './registry.js'
 
 // The list of addendum §4, copied here rather than imported: the registry is checked against the spec.
 const specTypes = [
-  'text', 'richtext', 'email', 'url', 'phone', 'slug', 'uuid', 'integer', 'decimal', 'number', 'boolean', 'date',
-  'datetime', 'enum', 'multi_enum', 'json', 'relation', 'file', 'geo', 'lookup', 'rollup',
+  'text',
+  'richtext',
+  'email',
+  'url',
+  'phone',
+  'slug',
+  'uuid',
+  'integer',
+  'decimal',
+  'number',
+  'boolean',
+  'date',
+  'datetime',
+  'enum',
+  'multi_enum',
+  'json',
+  'relation',
+  'file',
+  'geo',
+  'lookup',
+  'rollup',
 ]
 
 describe('field type registry', () => {
@@ -35,6 +55,32 @@ describe('field type registry', () => {
     const textLikes = ['text', 'richtext', 'email', 'url', 'phone', 'slug']
     expect(fieldTypes.filter((t) => t.searchable).map((t) => t.type)).toEqual(textLikes)
     expect(fieldTypes.filter((t) => t.textLike).map((t) => t.type)).toEqual(textLikes)
+  })
+
+  // What a lookup or rollup of each stored type reads as (the filter kind of a plain value).
+  const plainKinds: Record<StoredTypeName, ValueKind> = {
+    text: 'text',
+    richtext: 'text',
+    email: 'text',
+    url: 'text',
+    phone: 'text',
+    slug: 'text',
+    uuid: 'text',
+    integer: 'integer',
+    decimal: 'number',
+    number: 'number',
+    boolean: 'boolean',
+    date: 'text',
+    datetime: 'integer',
+    enum: 'text',
+    multi_enum: 'json',
+    json: 'json',
+    relation: 'text',
+    file: 'text',
+    geo: 'json',
+  }
+  it.each(Object.entries(plainKinds))('reads a plain %s value as %s', (type, kind) => {
+    expect(plainValueKind(type as StoredTypeName)).toBe(kind)
   })
 
   it('freezes its entries', () => {

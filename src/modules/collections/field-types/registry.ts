@@ -5,7 +5,7 @@ import { decimalField } from './decimal.js'
 import type { FieldType } from './define-field-type.js'
 import { emailField } from './email.js'
 import { enumField } from './enum.js'
-import type { FieldTypeName } from './field-def.js'
+import type { StoredTypeName, ValueKind } from './field-def.js'
 import { fileField } from './file.js'
 import { geoField } from './geo.js'
 import { integerField } from './integer.js'
@@ -22,15 +22,39 @@ import { textField } from './text.js'
 import { urlField } from './url.js'
 import { uuidField } from './uuid.js'
 
-/** Every field type, in the order of addendum §4. */
-export const fieldTypes: readonly FieldType[] = [
-  textField, richtextField, emailField, urlField, phoneField, slugField, uuidField,
-  integerField, decimalField, numberField, booleanField, dateField, datetimeField,
-  enumField, multiEnumField, jsonField, relationField, fileField, geoField, lookupField, rollupField,
-]
+/**
+ * Every field type, in the order of addendum §4. Adding one is its file and a line here: the names
+ * (`FieldTypeName`) and the value kinds lookups and rollups read with (`plainValueKind`) come from this list.
+ */
+export const fieldTypes = [
+  textField,
+  richtextField,
+  emailField,
+  urlField,
+  phoneField,
+  slugField,
+  uuidField,
+  integerField,
+  decimalField,
+  numberField,
+  booleanField,
+  dateField,
+  datetimeField,
+  enumField,
+  multiEnumField,
+  jsonField,
+  relationField,
+  fileField,
+  geoField,
+  lookupField,
+  rollupField,
+] as const satisfies readonly FieldType<string>[]
+
+/** The field types by canonical name. */
+export type FieldTypeName = (typeof fieldTypes)[number]['type']
 
 const byName = new Map<string, FieldType>()
-for (const type of fieldTypes) {
+for (const type of fieldTypes as readonly FieldType[]) {
   for (const name of [type.type, ...type.aliases]) byName.set(name, type)
 }
 
@@ -42,4 +66,9 @@ export function findFieldType(name: string): FieldType | undefined {
 /** The registry entry of a canonical type name (always present: a test checks the registry against the union). */
 export function fieldTypeOf(type: FieldTypeName): FieldType {
   return byName.get(type)!
+}
+
+/** The filter kind of a plain value of a stored type (not translatable, a belongsTo relation): what lookups and rollups read. */
+export function plainValueKind(type: StoredTypeName): ValueKind {
+  return fieldTypeOf(type).valueKind({ name: '', type, required: false, unique: false, indexed: false })
 }

@@ -25,7 +25,8 @@ export const relationField = defineFieldType({
       if (typeof value !== 'string' || !recordIdPattern.test(value)) throw invalidValue(def.name, 'a record id', value)
       return value
     }
-    if (!Array.isArray(value) || value.length > hasManyLimit) throw invalidValue(def.name, `a list of at most ${hasManyLimit} record ids`, value)
+    if (!Array.isArray(value) || value.length > hasManyLimit)
+      throw invalidValue(def.name, `a list of at most ${hasManyLimit} record ids`, value)
     const seen = new Set<string>()
     for (const id of value as unknown[]) {
       if (typeof id !== 'string' || !recordIdPattern.test(id)) throw invalidValue(def.name, 'a list of record ids', id)
@@ -39,7 +40,8 @@ export const relationField = defineFieldType({
     const config = def.relationConfig
     if (!config) return ['type relation needs relationConfig { targetCollection, relationType: belongsTo | hasMany }']
     const targetFields = fieldsOf(context, config.targetCollection)
-    if (!targetFields) return [`relationConfig.targetCollection "${config.targetCollection}" is not a collection of this project`]
+    if (!targetFields)
+      return [`relationConfig.targetCollection "${config.targetCollection}" is not a collection of this project`]
     const display = config.displayField
     if (display !== undefined && display !== 'id' && !targetFields.some((f) => f.name === display)) {
       return [`relationConfig.displayField "${display}" is not a field of ${config.targetCollection}`]

@@ -1,10 +1,14 @@
-import { decodeByKind, plainValueKind } from './decode.js'
-import { defineFieldType } from './define-field-type.js'
+import { decodeByKind } from './decode.js'
+import { defineFieldType, type FieldType } from './define-field-type.js'
 import { fieldsOf, type DefinitionContext, type FieldDef, type RollupConfig, type StoredTypeName } from './field-def.js'
 import { FieldValueError } from './field-value-error.js'
+// Read inside functions only: the registry imports this file (the cycle is safe at run time).
+import { plainValueKind } from './registry.js'
 
 /** The target types each aggregate accepts; min and max also order datetimes and dates. */
-export const rollupTargetTypes: Readonly<Record<Exclude<RollupConfig['function'], 'count'>, readonly StoredTypeName[]>> = {
+export const rollupTargetTypes: Readonly<
+  Record<Exclude<RollupConfig['function'], 'count'>, readonly StoredTypeName[]>
+> = {
   sum: ['integer', 'decimal', 'number'],
   avg: ['integer', 'decimal', 'number'],
   min: ['integer', 'decimal', 'number', 'datetime', 'date'],
@@ -14,18 +18,23 @@ export const rollupTargetTypes: Readonly<Record<Exclude<RollupConfig['function']
 /**
  * count, sum, avg, min or max over the records of a hasMany relation. Computed: never written, no
  * column. Derived `resultType`: count → integer, avg → number, sum/min/max → the target field's type.
+ * Typed by hand: its functions read FieldDef, whose type names come from the registry holding this value.
  */
-export const rollupField = defineFieldType({
+export const rollupField: FieldType<'rollup'> = defineFieldType({
   type: 'rollup',
   label: 'Rollup',
   computed: true,
   options: ['rollupConfig'],
   column: () => null,
-  valueKind: (def) => plainValueKind[def.resultType ?? 'number'],
+  valueKind: (def) => plainValueKind(def.resultType ?? 'number'),
   write(_value, def) {
-    throw new FieldValueError('invalid_field', def.name, `Field "${def.name}" is a rollup, computed by the server, and cannot be written`)
+    throw new FieldValueError(
+      'invalid_field',
+      def.name,
+      `Field "${def.name}" is a rollup, computed by the server, and cannot be written`,
+    )
   },
-  read: (value, def, dialect) => decodeByKind(value, plainValueKind[def.resultType ?? 'number'], dialect),
+  read: (value, def, dialect) => decodeByKind(value, plainValueKind(def.resultType ?? 'number'), dialect),
   checkDefinition(def, context) {
     const found = findTarget(def, context)
     return typeof found === 'string' ? [found] : []
@@ -50,13 +59,15 @@ function findTarget(def: FieldDef, context: DefinitionContext): FieldDef | null 
   }
   const target = relation.relationConfig.targetCollection
   const targetFields = fieldsOf(context, target)
-  if (!targetFields) return `relation "${relation.name}" points at "${target}", which is not a collection of this project`
+  if (!targetFields)
+    return `relation "${relation.name}" points at "${target}", which is not a collection of this project`
   if (config.targetField === undefined) {
     return config.function === 'count' ? null : `rollupConfig.targetField is required for ${config.function}`
   }
   const field = targetFields.find((f) => f.name === config.targetField)
   if (!field) return `rollupConfig.targetField "${config.targetField}" is not a field of ${target}`
-  if (field.type === 'lookup' || field.type === 'rollup') return `rollupConfig.targetField "${field.name}" is computed; roll up a stored field`
+  if (field.type === 'lookup' || field.type === 'rollup')
+    return `rollupConfig.targetField "${field.name}" is computed; roll up a stored field`
   if (config.function === 'count') return field
   const accepted = rollupTargetTypes[config.function]
   if (!accepted.includes(field.type as StoredTypeName) || field.translatable === true) {

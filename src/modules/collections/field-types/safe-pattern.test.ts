@@ -38,7 +38,7 @@ describe('checkPattern', () => {
   })
 })
 
-// The NFA must agree with the native engine wherever both can run.
+// RE2 must agree with the native engine wherever both can run (the syntax is translated from JavaScript's).
 const agreement: [string, string[]][] = [
   ['^[A-Z]{3}$', ['ABC', 'AB', 'ABCD', 'abc', '']],
   ['[0-9]', ['a1b', 'abc', '']],

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { describeIssue, firstIssue, labelIn, renderPath, shapeLocations, visitIssues, type Segment, type StructureIssue } from './structure-check.js'
+import {
+  describeIssue,
+  firstIssue,
+  labelIn,
+  renderPath,
+  shapeLocations,
+  visitIssues,
+  type Segment,
+  type StructureIssue,
+} from './structure-check.js'
 import { parseStructure, type Shape } from './structure-shape.js'
 import { editDistance, suggest } from './structure-suggest.js'
 
@@ -22,7 +31,12 @@ const place = shapeOf({
 
 const issues = (value: unknown, shape = place) => {
   const out: string[] = []
-  visitIssues(value, shape, (issue: StructureIssue) => void out.push(`${issue.code} ${renderPath(issue.path, false)} ${issue.value ?? issue.got ?? ''}`.trim()))
+  visitIssues(
+    value,
+    shape,
+    (issue: StructureIssue) =>
+      void out.push(`${issue.code} ${renderPath(issue.path, false)} ${issue.value ?? issue.got ?? ''}`.trim()),
+  )
   return out
 }
 
@@ -38,7 +52,11 @@ describe('visitIssues', () => {
     ['a list that is a string', { biome: 'Forest' }, ['type biome a string']],
     ['a boolean that is 0', { open: 0 }, ['type open a number']],
     ['an unknown key', { Biome: [] }, ['unknown-key $ Biome']],
-    ['a map key not allowed, and its wrong value', { scores: { blue: 'x' } }, ['key scores{key} blue', 'type scores.blue a string']],
+    [
+      'a map key not allowed, and its wrong value',
+      { scores: { blue: 'x' } },
+      ['key scores{key} blue', 'type scores.blue a string'],
+    ],
     ['a null map value', { scores: { red: null } }, ['type scores.red null']],
     ['an odd key written as a quoted name', { 'odd key': 5 }, ['type $["odd key"] a number']],
     ['not an object', [], ['type $ a list']],
@@ -65,7 +83,9 @@ describe('visitIssues', () => {
   })
 
   it('describes issues briefly, listing choices', () => {
-    expect(describeIssue(firstIssue({ biome: ['Fores'] }, place)!)).toBe('"Fores" is not an allowed value (one of "Forest", "Desert")')
+    expect(describeIssue(firstIssue({ biome: ['Fores'] }, place)!)).toBe(
+      '"Fores" is not an allowed value (one of "Forest", "Desert")',
+    )
     expect(describeIssue(firstIssue({ x: 1 }, place)!)).toBe('unknown key "x"')
     expect(describeIssue(firstIssue({ size: '1' }, place)!)).toBe('expected a number, got a string')
   })
@@ -75,14 +95,43 @@ describe('renderPath', () => {
   const rows: [Segment[], string, string][] = [
     [[], '$', '$'],
     [[{ kind: 'entry', key: 'a' }], 'a', 'a'],
-    [[{ kind: 'entry', key: 'a' }, { kind: 'entry', key: 'b-c' }], 'a.b-c', 'a.b-c'],
+    [
+      [
+        { kind: 'entry', key: 'a' },
+        { kind: 'entry', key: 'b-c' },
+      ],
+      'a.b-c',
+      'a.b-c',
+    ],
     [[{ kind: 'item', index: 3 }], '$[3]', '$[]'],
-    [[{ kind: 'entry', key: 'a' }, { kind: 'item', index: 0 }, { kind: 'entry', key: 'b' }], 'a[0].b', 'a[].b'],
-    [[{ kind: 'entry', key: 'm' }, { kind: 'value', key: 'fr' }], 'm.fr', 'm{}'],
+    [
+      [
+        { kind: 'entry', key: 'a' },
+        { kind: 'item', index: 0 },
+        { kind: 'entry', key: 'b' },
+      ],
+      'a[0].b',
+      'a[].b',
+    ],
+    [
+      [
+        { kind: 'entry', key: 'm' },
+        { kind: 'value', key: 'fr' },
+      ],
+      'm.fr',
+      'm{}',
+    ],
     [[{ kind: 'entry', key: 'm' }, { kind: 'keys' }], 'm{key}', 'm{key}'],
     [[{ kind: 'entry', key: 'a b' }], '$["a b"]', '$["a b"]'],
     [[{ kind: 'entry', key: '1st' }], '$["1st"]', '$["1st"]'],
-    [[{ kind: 'entry', key: 'a' }, { kind: 'entry', key: 'x y' }], 'a["x y"]', 'a["x y"]'],
+    [
+      [
+        { kind: 'entry', key: 'a' },
+        { kind: 'entry', key: 'x y' },
+      ],
+      'a["x y"]',
+      'a["x y"]',
+    ],
   ]
   for (const [segments, concrete, collapsed] of rows) {
     it(`${concrete} / ${collapsed}`, () => {

@@ -113,7 +113,12 @@ export function visitIssues(value: unknown, shape: Shape, visit: (issue: Structu
   walk(value, shape, [], visit)
 }
 
-function walk(value: unknown, shape: Shape, path: Segment[], visit: (issue: StructureIssue) => boolean | void): boolean {
+function walk(
+  value: unknown,
+  shape: Shape,
+  path: Segment[],
+  visit: (issue: StructureIssue) => boolean | void,
+): boolean {
   const typeIssue = () => visit({ code: 'type', path: [...path], shape, got: kindOf(value) }) !== false
   switch (shape.type) {
     case 'enum':
@@ -129,7 +134,8 @@ function walk(value: unknown, shape: Shape, path: Segment[], visit: (issue: Stru
       for (const key of Object.keys(value)) {
         const entry = ownEntry(shape, key)
         if (entry === undefined) {
-          if (!shape.additional && visit({ code: 'unknown-key', path: [...path], value: key, shape }) === false) return false
+          if (!shape.additional && visit({ code: 'unknown-key', path: [...path], value: key, shape }) === false)
+            return false
           continue
         }
         const item = value[key]
@@ -155,7 +161,11 @@ function walk(value: unknown, shape: Shape, path: Segment[], visit: (issue: Stru
       if (!isObject(value)) return typeIssue()
       const keys = allowedValues(shape.keys)
       for (const key of Object.keys(value)) {
-        if (!keys.has(key) && visit({ code: 'key', path: [...path, { kind: 'keys' }], value: key, shape: shape.keys }) === false) return false
+        if (
+          !keys.has(key) &&
+          visit({ code: 'key', path: [...path, { kind: 'keys' }], value: key, shape: shape.keys }) === false
+        )
+          return false
         path.push({ kind: 'value', key })
         const go = walkItem(value[key], shape.values, path, visit)
         path.pop()
@@ -166,8 +176,14 @@ function walk(value: unknown, shape: Shape, path: Segment[], visit: (issue: Stru
   }
 }
 
-function walkItem(value: unknown, shape: Shape, path: Segment[], visit: (issue: StructureIssue) => boolean | void): boolean {
-  if (value === null || value === undefined) return visit({ code: 'type', path: [...path], shape, got: 'null' }) !== false
+function walkItem(
+  value: unknown,
+  shape: Shape,
+  path: Segment[],
+  visit: (issue: StructureIssue) => boolean | void,
+): boolean {
+  if (value === null || value === undefined)
+    return visit({ code: 'type', path: [...path], shape, got: 'null' }) !== false
   return walk(value, shape, path, visit)
 }
 
@@ -199,7 +215,12 @@ export function describeIssue(issue: StructureIssue): string {
 function choices(shape: Shape): string {
   if (shape.type === 'object') {
     const keys = Object.keys(shape.entries)
-    return keys.length === 0 ? 'no keys are declared' : `declared: ${keys.slice(0, 10).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}${keys.length > 10 ? ', …' : ''}`
+    return keys.length === 0
+      ? 'no keys are declared'
+      : `declared: ${keys
+          .slice(0, 10)
+          .map((k) => JSON.stringify(k.slice(0, 40)))
+          .join(', ')}${keys.length > 10 ? ', …' : ''}`
   }
   if (shape.type !== 'enum') return expectedOf(shape)
   const shown = shape.values.slice(0, 10).map((v) => JSON.stringify(v.value.slice(0, 40)))
@@ -224,14 +245,28 @@ export interface ShapeLocation {
 /** Every location of a shape, depth first, the root first. */
 export function shapeLocations(shape: Shape): ShapeLocation[] {
   const out: ShapeLocation[] = []
-  const visit = (node: Shape, segments: Segment[], parent: Shape | null, entryKey: string | null, multiple: boolean) => {
+  const visit = (
+    node: Shape,
+    segments: Segment[],
+    parent: Shape | null,
+    entryKey: string | null,
+    multiple: boolean,
+  ) => {
     out.push({ path: renderPath(segments, true), segments, shape: node, parent, entryKey, multiple })
     if (node.type === 'object') {
-      for (const [key, child] of Object.entries(node.entries)) visit(child, [...segments, { kind: 'entry', key }], node, key, false)
+      for (const [key, child] of Object.entries(node.entries))
+        visit(child, [...segments, { kind: 'entry', key }], node, key, false)
     } else if (node.type === 'list') {
       visit(node.items, [...segments, { kind: 'item', index: 0 }], node, entryKey, true)
     } else if (node.type === 'map') {
-      out.push({ path: renderPath([...segments, { kind: 'keys' }], true), segments: [...segments, { kind: 'keys' }], shape: node.keys, parent: node, entryKey, multiple: true })
+      out.push({
+        path: renderPath([...segments, { kind: 'keys' }], true),
+        segments: [...segments, { kind: 'keys' }],
+        shape: node.keys,
+        parent: node,
+        entryKey,
+        multiple: true,
+      })
       visit(node.values, [...segments, { kind: 'value', key: '' }], node, entryKey, false)
     }
   }

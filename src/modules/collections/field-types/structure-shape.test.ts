@@ -10,13 +10,47 @@ const shapeOf = (shape: unknown): Shape => {
 
 describe('parseStructure accepts and normalises', () => {
   const rows: [string, unknown, unknown][] = [
-    ['a scalar, enforcement defaulting to warn', { shape: { type: 'string' } }, { enforcement: 'warn', shape: { type: 'string' } }],
-    ['each enforcement', { enforcement: 'strict', shape: { type: 'number' } }, { enforcement: 'strict', shape: { type: 'number' } }],
-    ['enum values as strings or objects', { shape: { type: 'enum', values: ['a', { value: 'b', label: 'Bee' }] } }, { enforcement: 'warn', shape: { type: 'enum', values: [{ value: 'a' }, { value: 'b', label: 'Bee' }] } }],
-    ['an object, additional defaulting to false', { shape: { type: 'object', entries: { a: { type: 'boolean' } } } }, { enforcement: 'warn', shape: { type: 'object', entries: { a: { type: 'boolean' } }, additional: false } }],
-    ['an object without entries', { shape: { type: 'object', additional: true } }, { enforcement: 'warn', shape: { type: 'object', entries: {}, additional: true } }],
-    ['a localised label', { shape: { type: 'list', label: { en: 'Tags', 'pt-BR': 'Etiquetas' }, items: { type: 'string' } } }, { enforcement: 'warn', shape: { type: 'list', label: { en: 'Tags', 'pt-BR': 'Etiquetas' }, items: { type: 'string' } } }],
-    ['a map', { shape: { type: 'map', keys: { type: 'enum', values: ['x'] }, values: { type: 'number' } } }, { enforcement: 'warn', shape: { type: 'map', keys: { type: 'enum', values: [{ value: 'x' }] }, values: { type: 'number' } } }],
+    [
+      'a scalar, enforcement defaulting to warn',
+      { shape: { type: 'string' } },
+      { enforcement: 'warn', shape: { type: 'string' } },
+    ],
+    [
+      'each enforcement',
+      { enforcement: 'strict', shape: { type: 'number' } },
+      { enforcement: 'strict', shape: { type: 'number' } },
+    ],
+    [
+      'enum values as strings or objects',
+      { shape: { type: 'enum', values: ['a', { value: 'b', label: 'Bee' }] } },
+      { enforcement: 'warn', shape: { type: 'enum', values: [{ value: 'a' }, { value: 'b', label: 'Bee' }] } },
+    ],
+    [
+      'an object, additional defaulting to false',
+      { shape: { type: 'object', entries: { a: { type: 'boolean' } } } },
+      { enforcement: 'warn', shape: { type: 'object', entries: { a: { type: 'boolean' } }, additional: false } },
+    ],
+    [
+      'an object without entries',
+      { shape: { type: 'object', additional: true } },
+      { enforcement: 'warn', shape: { type: 'object', entries: {}, additional: true } },
+    ],
+    [
+      'a localised label',
+      { shape: { type: 'list', label: { en: 'Tags', 'pt-BR': 'Etiquetas' }, items: { type: 'string' } } },
+      {
+        enforcement: 'warn',
+        shape: { type: 'list', label: { en: 'Tags', 'pt-BR': 'Etiquetas' }, items: { type: 'string' } },
+      },
+    ],
+    [
+      'a map',
+      { shape: { type: 'map', keys: { type: 'enum', values: ['x'] }, values: { type: 'number' } } },
+      {
+        enforcement: 'warn',
+        shape: { type: 'map', keys: { type: 'enum', values: [{ value: 'x' }] }, values: { type: 'number' } },
+      },
+    ],
   ]
   for (const [name, input, expected] of rows) {
     it(name, () => {
@@ -35,7 +69,8 @@ describe('parseStructure accepts and normalises', () => {
 })
 
 describe('parseStructure refuses, naming the path', () => {
-  const deep = (levels: number): unknown => (levels === 0 ? { type: 'string' } : { type: 'list', items: deep(levels - 1) })
+  const deep = (levels: number): unknown =>
+    levels === 0 ? { type: 'string' } : { type: 'list', items: deep(levels - 1) }
   const rows: [string, unknown, string][] = [
     ['not an object', null, ''],
     ['an array', [], ''],
@@ -50,8 +85,16 @@ describe('parseStructure refuses, naming the path', () => {
     ['a too long enum value', { shape: { type: 'enum', values: ['x'.repeat(201)] } }, 'shape.values.0.value'],
     ['an enum value with NUL', { shape: { type: 'enum', values: ['a\u0000'] } }, 'shape.values.0.value'],
     ['a repeated enum value', { shape: { type: 'enum', values: ['a', 'b', 'a'] } }, 'shape.values.2.value'],
-    ['an unknown enum value key', { shape: { type: 'enum', values: [{ value: 'a', colour: 'red' }] } }, 'shape.values.0.colour'],
-    ['too many enum values', { shape: { type: 'enum', values: Array.from({ length: 1001 }, (_, i) => `v${i}`) } }, 'shape.values'],
+    [
+      'an unknown enum value key',
+      { shape: { type: 'enum', values: [{ value: 'a', colour: 'red' }] } },
+      'shape.values.0.colour',
+    ],
+    [
+      'too many enum values',
+      { shape: { type: 'enum', values: Array.from({ length: 1001 }, (_, i) => `v${i}`) } },
+      'shape.values',
+    ],
     ['an empty label', { shape: { type: 'string', label: '' } }, 'shape.label'],
     ['an empty label map', { shape: { type: 'string', label: {} } }, 'shape.label'],
     ['a label map with a number', { shape: { type: 'string', label: { en: 1 } } }, 'shape.label.en'],
@@ -59,9 +102,17 @@ describe('parseStructure refuses, naming the path', () => {
     ['an empty entry key', { shape: { type: 'object', entries: { '': { type: 'string' } } } }, 'shape.entries.'],
     ['a bad entry shape', { shape: { type: 'object', entries: { a: { type: 'list' } } } }, 'shape.entries.a.items'],
     ['additional not a boolean', { shape: { type: 'object', additional: 1 } }, 'shape.additional'],
-    ['map keys of another type', { shape: { type: 'map', keys: { type: 'string' }, values: { type: 'string' } } }, 'shape.keys.type'],
+    [
+      'map keys of another type',
+      { shape: { type: 'map', keys: { type: 'string' }, values: { type: 'string' } } },
+      'shape.keys.type',
+    ],
     ['map without values', { shape: { type: 'map', keys: { type: 'enum', values: ['a'] } } }, 'shape.values'],
-    ['17 levels', { shape: deep(16) }, 'shape.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items'],
+    [
+      '17 levels',
+      { shape: deep(16) },
+      'shape.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items',
+    ],
   ]
   for (const [name, input, path] of rows) {
     it(name, () => {
@@ -72,7 +123,15 @@ describe('parseStructure refuses, naming the path', () => {
   }
 
   it('more than 2000 nodes', () => {
-    const entries = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`e${i}`, { type: 'list', items: { type: 'list', items: { type: 'list', items: { type: 'list', items: { type: 'string' } } } } }]))
+    const entries = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [
+        `e${i}`,
+        {
+          type: 'list',
+          items: { type: 'list', items: { type: 'list', items: { type: 'list', items: { type: 'string' } } } },
+        },
+      ]),
+    )
     const parsed = parse({ shape: { type: 'object', entries } })
     expect(parsed.ok).toBe(false)
   })
@@ -87,16 +146,51 @@ describe('shapeWidens', () => {
     ['enum to string', e('a'), { type: 'string' }, true],
     ['string to enum', { type: 'string' }, e('a'), false],
     ['a scalar to another', { type: 'number' }, { type: 'string' }, false],
-    ['an added entry of a closed object', { type: 'object', entries: { a: e('x') } }, { type: 'object', entries: { a: e('x'), b: { type: 'number' } } }, true],
-    ['a removed entry of a closed object', { type: 'object', entries: { a: e('x'), b: e('y') } }, { type: 'object', entries: { a: e('x') } }, false],
-    ['a removed entry, the object opened', { type: 'object', entries: { a: e('x'), b: e('y') } }, { type: 'object', entries: { a: e('x') }, additional: true }, true],
+    [
+      'an added entry of a closed object',
+      { type: 'object', entries: { a: e('x') } },
+      { type: 'object', entries: { a: e('x'), b: { type: 'number' } } },
+      true,
+    ],
+    [
+      'a removed entry of a closed object',
+      { type: 'object', entries: { a: e('x'), b: e('y') } },
+      { type: 'object', entries: { a: e('x') } },
+      false,
+    ],
+    [
+      'a removed entry, the object opened',
+      { type: 'object', entries: { a: e('x'), b: e('y') } },
+      { type: 'object', entries: { a: e('x') }, additional: true },
+      true,
+    ],
     ['an object closed', { type: 'object', entries: {}, additional: true }, { type: 'object', entries: {} }, false],
-    ['a new entry in an open object', { type: 'object', entries: {}, additional: true }, { type: 'object', entries: { a: { type: 'string' } }, additional: true }, false],
-    ['a narrowed entry', { type: 'object', entries: { a: e('x', 'y') } }, { type: 'object', entries: { a: e('x') } }, false],
+    [
+      'a new entry in an open object',
+      { type: 'object', entries: {}, additional: true },
+      { type: 'object', entries: { a: { type: 'string' } }, additional: true },
+      false,
+    ],
+    [
+      'a narrowed entry',
+      { type: 'object', entries: { a: e('x', 'y') } },
+      { type: 'object', entries: { a: e('x') } },
+      false,
+    ],
     ['list items widened', { type: 'list', items: e('a') }, { type: 'list', items: e('a', 'b') }, true],
     ['list to object', { type: 'list', items: e('a') }, { type: 'object', entries: {} }, false],
-    ['map keys added', { type: 'map', keys: e('a'), values: { type: 'number' } }, { type: 'map', keys: e('a', 'b'), values: { type: 'number' } }, true],
-    ['map keys removed', { type: 'map', keys: e('a', 'b'), values: { type: 'number' } }, { type: 'map', keys: e('a'), values: { type: 'number' } }, false],
+    [
+      'map keys added',
+      { type: 'map', keys: e('a'), values: { type: 'number' } },
+      { type: 'map', keys: e('a', 'b'), values: { type: 'number' } },
+      true,
+    ],
+    [
+      'map keys removed',
+      { type: 'map', keys: e('a', 'b'), values: { type: 'number' } },
+      { type: 'map', keys: e('a'), values: { type: 'number' } },
+      false,
+    ],
   ]
   for (const [name, before, after, widens] of rows) {
     it(`${name}: ${widens}`, () => {

@@ -101,7 +101,8 @@ export function parseStructure(input: unknown): StructureParse {
   try {
     if (!isRecord(input)) throw new Problem([], 'must be an object { enforcement, shape }')
     for (const key of Object.keys(input)) {
-      if (key !== 'enforcement' && key !== 'shape') throw new Problem([key], 'is not a structure property (enforcement, shape)')
+      if (key !== 'enforcement' && key !== 'shape')
+        throw new Problem([key], 'is not a structure property (enforcement, shape)')
     }
     const enforcement = input.enforcement ?? 'warn'
     if (typeof enforcement !== 'string' || !(enforcements as readonly string[]).includes(enforcement)) {
@@ -119,7 +120,8 @@ export function parseStructure(input: unknown): StructureParse {
 
 function parseShape(input: unknown, path: DefinitionPath, depth: number, counter: { nodes: number }): Shape {
   if (depth > structureLimits.depth) throw new Problem(path, `nests deeper than ${structureLimits.depth} levels`)
-  if (++counter.nodes > structureLimits.nodes) throw new Problem(path, `a shape has at most ${structureLimits.nodes} nodes`)
+  if (++counter.nodes > structureLimits.nodes)
+    throw new Problem(path, `a shape has at most ${structureLimits.nodes} nodes`)
   if (!isRecord(input)) throw new Problem(path, 'must be a shape object with a type')
   const type = input.type
   if (typeof type !== 'string' || !(shapeTypes as readonly string[]).includes(type)) {
@@ -127,7 +129,8 @@ function parseShape(input: unknown, path: DefinitionPath, depth: number, counter
   }
   const kind = type as Shape['type']
   for (const key of Object.keys(input)) {
-    if (!allowedKeys[kind].includes(key)) throw new Problem([...path, key], `does not apply to a ${kind} shape (${allowedKeys[kind].join(', ')})`)
+    if (!allowedKeys[kind].includes(key))
+      throw new Problem([...path, key], `does not apply to a ${kind} shape (${allowedKeys[kind].join(', ')})`)
   }
   const label = input.label === undefined ? undefined : parseLabel(input.label, [...path, 'label'])
   const labelled = label === undefined ? {} : { label }
@@ -138,7 +141,8 @@ function parseShape(input: unknown, path: DefinitionPath, depth: number, counter
       const entries = input.entries ?? {}
       if (!isRecord(entries)) throw new Problem([...path, 'entries'], 'must be an object of key → shape')
       const keys = Object.keys(entries)
-      if (keys.length > structureLimits.entries) throw new Problem([...path, 'entries'], `at most ${structureLimits.entries} entries`)
+      if (keys.length > structureLimits.entries)
+        throw new Problem([...path, 'entries'], `at most ${structureLimits.entries} entries`)
       // fromEntries defines own properties, so even a key named __proto__ stays a plain entry.
       const parsed: Record<string, Shape> = Object.fromEntries(
         keys.map((key) => {
@@ -158,7 +162,12 @@ function parseShape(input: unknown, path: DefinitionPath, depth: number, counter
       if (input.values === undefined) throw new Problem([...path, 'values'], 'is required')
       const keys = parseShape(input.keys, [...path, 'keys'], depth + 1, counter)
       if (keys.type !== 'enum') throw new Problem([...path, 'keys', 'type'], 'the keys of a map are an enum shape')
-      return { type: 'map', keys, values: parseShape(input.values, [...path, 'values'], depth + 1, counter), ...labelled }
+      return {
+        type: 'map',
+        keys,
+        values: parseShape(input.values, [...path, 'values'], depth + 1, counter),
+        ...labelled,
+      }
     }
     default:
       return { type: kind, ...labelled }
@@ -166,7 +175,8 @@ function parseShape(input: unknown, path: DefinitionPath, depth: number, counter
 }
 
 function parseEnumValues(input: unknown, path: DefinitionPath): EnumValue[] {
-  if (!Array.isArray(input) || input.length === 0) throw new Problem(path, 'must be a non-empty list of { value, label }')
+  if (!Array.isArray(input) || input.length === 0)
+    throw new Problem(path, 'must be a non-empty list of { value, label }')
   if (input.length > structureLimits.enumValues) throw new Problem(path, `at most ${structureLimits.enumValues} values`)
   const seen = new Set<string>()
   return input.map((item: unknown, index) => {
@@ -174,7 +184,8 @@ function parseEnumValues(input: unknown, path: DefinitionPath): EnumValue[] {
     const entry = typeof item === 'string' ? { value: item } : item
     if (!isRecord(entry)) throw new Problem([...path, index], 'must be { value, label } or a string')
     for (const key of Object.keys(entry)) {
-      if (key !== 'value' && key !== 'label') throw new Problem([...path, index, key], 'is not an enum value property (value, label)')
+      if (key !== 'value' && key !== 'label')
+        throw new Problem([...path, index, key], 'is not an enum value property (value, label)')
     }
     const value = entry.value
     if (typeof value !== 'string' || value.length === 0 || value.length > structureLimits.valueChars) {
@@ -189,12 +200,14 @@ function parseEnumValues(input: unknown, path: DefinitionPath): EnumValue[] {
 
 function parseLabel(input: unknown, path: DefinitionPath): Label {
   if (typeof input === 'string') {
-    if (input.length === 0 || input.length > structureLimits.labelChars) throw new Problem(path, `must be 1 to ${structureLimits.labelChars} characters`)
+    if (input.length === 0 || input.length > structureLimits.labelChars)
+      throw new Problem(path, `must be 1 to ${structureLimits.labelChars} characters`)
     return input
   }
   if (!isRecord(input)) throw new Problem(path, 'must be a string or a locale → string map')
   const entries = Object.entries(input)
-  if (entries.length === 0 || entries.length > structureLimits.labelLocales) throw new Problem(path, `must name 1 to ${structureLimits.labelLocales} locales`)
+  if (entries.length === 0 || entries.length > structureLimits.labelLocales)
+    throw new Problem(path, `must name 1 to ${structureLimits.labelLocales} locales`)
   const out: Record<string, string> = {}
   for (const [locale, text] of entries) {
     if (!localePattern.test(locale)) throw new Problem([...path, locale], 'is not a BCP-47 locale')
@@ -207,7 +220,8 @@ function parseLabel(input: unknown, path: DefinitionPath): Label {
 }
 
 function checkKey(key: string, path: DefinitionPath): void {
-  if (key.length === 0 || key.length > structureLimits.keyChars) throw new Problem(path, `a key has 1 to ${structureLimits.keyChars} characters`)
+  if (key.length === 0 || key.length > structureLimits.keyChars)
+    throw new Problem(path, `a key has 1 to ${structureLimits.keyChars} characters`)
   if (key.includes('\u0000')) throw new Problem(path, 'a key must not contain U+0000')
 }
 
@@ -217,7 +231,11 @@ export function withoutLabels(shape: Shape): Shape {
     case 'enum':
       return { type: 'enum', values: shape.values.map((v) => ({ value: v.value })) }
     case 'object':
-      return { type: 'object', entries: Object.fromEntries(Object.entries(shape.entries).map(([k, s]) => [k, withoutLabels(s)])), additional: shape.additional }
+      return {
+        type: 'object',
+        entries: Object.fromEntries(Object.entries(shape.entries).map(([k, s]) => [k, withoutLabels(s)])),
+        additional: shape.additional,
+      }
     case 'list':
       return { type: 'list', items: withoutLabels(shape.items) }
     case 'map':

@@ -7,7 +7,10 @@
 const maxCompared = 200
 
 function folded(text: string): string {
-  return text.trim().toLowerCase().replace(/[\s_-]+/g, ' ')
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ')
 }
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions), or Infinity beyond `limit`. */
@@ -23,7 +26,8 @@ export function editDistance(a: string, b: string, limit: number): number {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, previous2[j - 2]! + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, previous2[j - 2]! + 1)
       current.push(value)
       if (value < best) best = value
     }

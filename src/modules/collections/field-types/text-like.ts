@@ -40,12 +40,14 @@ export function textLike(format: TextFormat): TextLikeParts {
     valueKind: (def: FieldDef): ValueKind => (def.translatable ? 'json' : 'text'),
     write(value, def) {
       if (def.translatable !== true) return writeOne(value, def)
-      if (!isPlainObject(value)) throw invalidValue(def.name, 'an object of locale → text (the field is translatable)', value)
+      if (!isPlainObject(value))
+        throw invalidValue(def.name, 'an object of locale → text (the field is translatable)', value)
       const entries = Object.entries(value)
       if (entries.length > localeLimit) throw invalidValue(def.name, `at most ${localeLimit} locales`, value)
       const out: Record<string, string> = {}
       for (const [locale, text] of entries) {
-        if (locale.length > 35 || !localePattern.test(locale)) throw invalidValue(def.name, 'keyed by BCP-47 locales', locale)
+        if (locale.length > 35 || !localePattern.test(locale))
+          throw invalidValue(def.name, 'keyed by BCP-47 locales', locale)
         out[locale] = writeOne(text, def, `(locale ${locale})`)
       }
       return out
@@ -67,9 +69,15 @@ export function checkTextRules(value: string, def: FieldDef, where = ''): void {
   }
   if (rules.pattern !== undefined) {
     if (length > patternLimits.inputChars) {
-      throw ruleFailed(def.name, 'pattern', `is too long to check against its pattern (over ${patternLimits.inputChars} characters)`, where)
+      throw ruleFailed(
+        def.name,
+        'pattern',
+        `is too long to check against its pattern (over ${patternLimits.inputChars} characters)`,
+        where,
+      )
     }
-    if (!matchesPattern(rules.pattern, value)) throw ruleFailed(def.name, 'pattern', 'does not match its pattern', where)
+    if (!matchesPattern(rules.pattern, value))
+      throw ruleFailed(def.name, 'pattern', 'does not match its pattern', where)
   }
 }
 

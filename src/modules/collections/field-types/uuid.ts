@@ -12,7 +12,8 @@ export const uuidField = defineFieldType({
   column: (_def, dialect) => textColumn(dialect),
   valueKind: () => 'text',
   write(value, def) {
-    if (typeof value !== 'string' || !(hyphenated.test(value) || compact.test(value))) throw invalidValue(def.name, 'a UUID', value)
+    if (typeof value !== 'string' || !(hyphenated.test(value) || compact.test(value)))
+      throw invalidValue(def.name, 'a UUID', value)
     const hex = value.replaceAll('-', '').toLowerCase()
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
   },

@@ -4,7 +4,14 @@ import { FieldValueError } from './field-value-error.js'
 import { fieldTypeOf, fieldTypes } from './registry.js'
 import { patternLimits } from './safe-pattern.js'
 
-const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({ name: 'f', type, required: false, unique: false, indexed: false, ...over })
+const def = (type: FieldTypeName, over: Partial<FieldDef> = {}): FieldDef => ({
+  name: 'f',
+  type,
+  required: false,
+  unique: false,
+  indexed: false,
+  ...over,
+})
 
 const ok = (stored?: unknown) => ({ ok: true as const, stored })
 const invalid = { code: 'invalid_field' as const }
@@ -15,10 +22,22 @@ const same = Symbol('same')
 type Row = [label: string, field: FieldDef, input: unknown, expected: Expected | typeof same]
 
 const enumDef = { enumValues: ['draft', 'published'] }
-const belongsTo = { relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' } } as const
-const hasMany = { relationConfig: { targetCollection: 'people', relationType: 'hasMany', onDelete: 'set-null' } } as const
+const belongsTo = {
+  relationConfig: { targetCollection: 'people', relationType: 'belongsTo', onDelete: 'set-null' },
+} as const
+const hasMany = {
+  relationConfig: { targetCollection: 'people', relationType: 'hasMany', onDelete: 'set-null' },
+} as const
 const fileId = '0123456789abcdef0123456789abcdef'
-const square = [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]
+const square = [
+  [
+    [0, 0],
+    [1, 0],
+    [1, 1],
+    [0, 1],
+    [0, 0],
+  ],
+]
 const deep = (levels: number): unknown => (levels === 0 ? 1 : [deep(levels - 1)])
 
 // `same` means the value is stored as given.
@@ -37,17 +56,47 @@ const rows: Row[] = [
   ['text pattern match', def('text', { validationRules: { pattern: '^[A-Z]{3}$' } }), 'ABC', same],
   ['text pattern miss', def('text', { validationRules: { pattern: '^[A-Z]{3}$' } }), 'abc', rule('pattern')],
   ['text pattern not anchored', def('text', { validationRules: { pattern: '[0-9]' } }), 'a1b', same],
-  ['text pattern input bounded', def('text', { validationRules: { pattern: '.*' } }), 'x'.repeat(patternLimits.inputChars + 1), rule('pattern')],
-  ['text pattern at the bound', def('text', { validationRules: { pattern: '.*' } }), 'x'.repeat(patternLimits.inputChars), same],
-  ['text hostile pattern stays fast', def('text', { validationRules: { pattern: '^(a+)+$' } }), `${'a'.repeat(patternLimits.inputChars - 1)}!`, rule('pattern')],
+  [
+    'text pattern input bounded',
+    def('text', { validationRules: { pattern: '.*' } }),
+    'x'.repeat(patternLimits.inputChars + 1),
+    rule('pattern'),
+  ],
+  [
+    'text pattern at the bound',
+    def('text', { validationRules: { pattern: '.*' } }),
+    'x'.repeat(patternLimits.inputChars),
+    same,
+  ],
+  [
+    'text hostile pattern stays fast',
+    def('text', { validationRules: { pattern: '^(a+)+$' } }),
+    `${'a'.repeat(patternLimits.inputChars - 1)}!`,
+    rule('pattern'),
+  ],
   ['translatable text', def('text', { translatable: true }), { en: 'Hi', de: 'Hallo', 'pt-BR': 'Oi' }, same],
   ['translatable text as a string', def('text', { translatable: true }), 'Hi', invalid],
   ['translatable text, a number inside', def('text', { translatable: true }), { en: 5 }, invalid],
   ['translatable text, bad locale', def('text', { translatable: true }), { 'not a locale': 'x' }, invalid],
   ['translatable text, __proto__ key', def('text', { translatable: true }), JSON.parse('{"__proto__":"x"}'), invalid],
-  ['translatable text, rule per locale', def('text', { translatable: true, validationRules: { maxLength: 2 } }), { en: 'Hey' }, rule('maxLength')],
+  [
+    'translatable text, rule per locale',
+    def('text', { translatable: true, validationRules: { maxLength: 2 } }),
+    { en: 'Hey' },
+    rule('maxLength'),
+  ],
   ['translatable email checks each value', def('email', { translatable: true }), { en: 'a@b.co', de: 'nope' }, invalid],
-  ['translatable text, too many locales', def('text', { translatable: true }), Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`l${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, 'x'])), invalid],
+  [
+    'translatable text, too many locales',
+    def('text', { translatable: true }),
+    Object.fromEntries(
+      Array.from({ length: 101 }, (_, i) => [
+        `l${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+        'x',
+      ]),
+    ),
+    invalid,
+  ],
   ['richtext', def('richtext'), '<p>Hi</p>', same],
   ['richtext array', def('richtext'), ['x'], invalid],
   ['email', def('email'), 'user.name+tag@sub.example.org', same],
@@ -168,26 +217,180 @@ const rows: Row[] = [
   ['geo point four numbers', def('geo'), { type: 'Point', coordinates: [0, 0, 0, 0] }, invalid],
   ['geo point NaN', def('geo'), { type: 'Point', coordinates: [Number.NaN, 0] }, invalid],
   ['geo point missing coordinates', def('geo'), { type: 'Point' }, invalid],
-  ['geo multipoint', def('geo'), { type: 'MultiPoint', coordinates: [[0, 0], [1, 1]] }, same],
+  [
+    'geo multipoint',
+    def('geo'),
+    {
+      type: 'MultiPoint',
+      coordinates: [
+        [0, 0],
+        [1, 1],
+      ],
+    },
+    same,
+  ],
   ['geo multipoint empty', def('geo'), { type: 'MultiPoint', coordinates: [] }, same],
-  ['geo linestring', def('geo'), { type: 'LineString', coordinates: [[0, 0], [1, 1]] }, same],
+  [
+    'geo linestring',
+    def('geo'),
+    {
+      type: 'LineString',
+      coordinates: [
+        [0, 0],
+        [1, 1],
+      ],
+    },
+    same,
+  ],
   ['geo linestring one position', def('geo'), { type: 'LineString', coordinates: [[0, 0]] }, invalid],
-  ['geo multilinestring', def('geo'), { type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]], [[2, 2], [3, 3]]] }, same],
+  [
+    'geo multilinestring',
+    def('geo'),
+    {
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+        ],
+        [
+          [2, 2],
+          [3, 3],
+        ],
+      ],
+    },
+    same,
+  ],
   ['geo multilinestring bad line', def('geo'), { type: 'MultiLineString', coordinates: [[[0, 0]]] }, invalid],
   ['geo polygon', def('geo'), { type: 'Polygon', coordinates: square }, same],
-  ['geo polygon with a hole', def('geo'), { type: 'Polygon', coordinates: [...square, [[0.2, 0.2], [0.4, 0.2], [0.4, 0.4], [0.2, 0.2]]] }, same],
-  ['geo polygon not closed', def('geo'), { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] }, invalid],
-  ['geo polygon ring of 3', def('geo'), { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] }, invalid],
+  [
+    'geo polygon with a hole',
+    def('geo'),
+    {
+      type: 'Polygon',
+      coordinates: [
+        ...square,
+        [
+          [0.2, 0.2],
+          [0.4, 0.2],
+          [0.4, 0.4],
+          [0.2, 0.2],
+        ],
+      ],
+    },
+    same,
+  ],
+  [
+    'geo polygon not closed',
+    def('geo'),
+    {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 1],
+        ],
+      ],
+    },
+    invalid,
+  ],
+  [
+    'geo polygon ring of 3',
+    def('geo'),
+    {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [0, 0],
+        ],
+      ],
+    },
+    invalid,
+  ],
   ['geo polygon no rings', def('geo'), { type: 'Polygon', coordinates: [] }, invalid],
-  ['geo polygon latitude out of range', def('geo'), { type: 'Polygon', coordinates: [[[0, 0], [1, 95], [1, 1], [0, 0]]] }, invalid],
+  [
+    'geo polygon latitude out of range',
+    def('geo'),
+    {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 95],
+          [1, 1],
+          [0, 0],
+        ],
+      ],
+    },
+    invalid,
+  ],
   ['geo multipolygon', def('geo'), { type: 'MultiPolygon', coordinates: [square, square] }, same],
-  ['geo multipolygon unclosed', def('geo'), { type: 'MultiPolygon', coordinates: [square, [[[0, 0], [1, 0], [1, 1], [0, 1]]]] }, invalid],
-  ['geo collection', def('geo'), { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [0, 0] }, { type: 'LineString', coordinates: [[0, 0], [1, 1]] }] }, same],
-  ['geo collection nested', def('geo'), { type: 'GeometryCollection', geometries: [{ type: 'GeometryCollection', geometries: [] }] }, invalid],
-  ['geo collection bad member', def('geo'), { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [0, 100] }] }, invalid],
-  ['geo feature', def('geo'), { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} }, invalid],
+  [
+    'geo multipolygon unclosed',
+    def('geo'),
+    {
+      type: 'MultiPolygon',
+      coordinates: [
+        square,
+        [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 1],
+          ],
+        ],
+      ],
+    },
+    invalid,
+  ],
+  [
+    'geo collection',
+    def('geo'),
+    {
+      type: 'GeometryCollection',
+      geometries: [
+        { type: 'Point', coordinates: [0, 0] },
+        {
+          type: 'LineString',
+          coordinates: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+      ],
+    },
+    same,
+  ],
+  [
+    'geo collection nested',
+    def('geo'),
+    { type: 'GeometryCollection', geometries: [{ type: 'GeometryCollection', geometries: [] }] },
+    invalid,
+  ],
+  [
+    'geo collection bad member',
+    def('geo'),
+    { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [0, 100] }] },
+    invalid,
+  ],
+  [
+    'geo feature',
+    def('geo'),
+    { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} },
+    invalid,
+  ],
   ['geo text', def('geo'), 'POINT(0 0)', invalid],
-  ['geo too many positions', def('geo'), { type: 'MultiPoint', coordinates: Array.from({ length: 100_001 }, () => [0, 0]) }, invalid],
+  [
+    'geo too many positions',
+    def('geo'),
+    { type: 'MultiPoint', coordinates: Array.from({ length: 100_001 }, () => [0, 0]) },
+    invalid,
+  ],
   ['lookup', def('lookup', { resultType: 'text' }), 'x', invalid],
   ['rollup', def('rollup', { resultType: 'integer' }), 3, invalid],
 ]
@@ -221,7 +424,12 @@ describe('write', () => {
 
   it('never echoes more than ~60 characters of a refused value', () => {
     const long = `${'<script>'.repeat(2000)}`
-    for (const [type, extra] of [['integer', {}], ['email', {}], ['enum', enumDef], ['text', { validationRules: { maxLength: 3 } }]] as const) {
+    for (const [type, extra] of [
+      ['integer', {}],
+      ['email', {}],
+      ['enum', enumDef],
+      ['text', { validationRules: { maxLength: 3 } }],
+    ] as const) {
       const field = def(type, extra)
       try {
         fieldTypeOf(type).write(long, field)

@@ -24,18 +24,33 @@ export function createR2SqlFilesStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
   const number = (v: unknown) => (v === null || v === undefined ? null : Number(v))
   const row = (r: R2SqlFileRow | undefined): R2SqlFileRow | null =>
-    r ? { ...r, version: Number(r.version), size_bytes: Number(r.size_bytes), published_at: Number(r.published_at), lease_until: number(r.lease_until) } : null
-  const tokenIs = (expected: Expected) => (eb: any) => (expected.token === null ? eb('writer_token', 'is', null) : eb('writer_token', '=', expected.token))
+    r
+      ? {
+          ...r,
+          version: Number(r.version),
+          size_bytes: Number(r.size_bytes),
+          published_at: Number(r.published_at),
+          lease_until: number(r.lease_until),
+        }
+      : null
+  const tokenIs = (expected: Expected) => (eb: any) =>
+    expected.token === null ? eb('writer_token', 'is', null) : eb('writer_token', '=', expected.token)
 
   return {
     async get(collectionId: string): Promise<R2SqlFileRow | null> {
-      return row(await db.selectFrom('r2_sql_files').selectAll().where('collection_id', '=', collectionId).executeTakeFirst())
+      return row(
+        await db.selectFrom('r2_sql_files').selectAll().where('collection_id', '=', collectionId).executeTakeFirst(),
+      )
     },
     async insert(value: R2SqlFileRow): Promise<void> {
       await db.insertInto('r2_sql_files').values(value).execute()
     },
     /** Takes or renews the claim; false when the token moved since it was read. */
-    async claim(collectionId: string, expected: Expected, claim: { writer: string; token: string; leaseUntil: number }): Promise<boolean> {
+    async claim(
+      collectionId: string,
+      expected: Expected,
+      claim: { writer: string; token: string; leaseUntil: number },
+    ): Promise<boolean> {
       const result = await db
         .updateTable('r2_sql_files')
         .set({ writer: claim.writer, writer_token: claim.token, lease_until: claim.leaseUntil })
@@ -45,7 +60,11 @@ export function createR2SqlFilesStore(systemDb: Kysely<any>) {
       return Number(result.numUpdatedRows) === 1
     },
     /** Records a new version, while the claim is still this token's; false otherwise. */
-    async published(collectionId: string, token: string, next: { version: number; sizeBytes: number; publishedAt: number }): Promise<boolean> {
+    async published(
+      collectionId: string,
+      token: string,
+      next: { version: number; sizeBytes: number; publishedAt: number },
+    ): Promise<boolean> {
       const result = await db
         .updateTable('r2_sql_files')
         .set({ version: next.version, size_bytes: next.sizeBytes, published_at: next.publishedAt })
@@ -57,7 +76,12 @@ export function createR2SqlFilesStore(systemDb: Kysely<any>) {
     },
     /** Gives the claim up, if it is still this token's. */
     async release(collectionId: string, token: string): Promise<void> {
-      await db.updateTable('r2_sql_files').set({ writer: null, writer_token: null, lease_until: null }).where('collection_id', '=', collectionId).where('writer_token', '=', token).execute()
+      await db
+        .updateTable('r2_sql_files')
+        .set({ writer: null, writer_token: null, lease_until: null })
+        .where('collection_id', '=', collectionId)
+        .where('writer_token', '=', token)
+        .execute()
     },
     async delete(collectionId: string): Promise<void> {
       await db.deleteFrom('r2_sql_files').where('collection_id', '=', collectionId).execute()

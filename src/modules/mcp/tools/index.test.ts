@@ -22,7 +22,11 @@ describe('the tool registry', () => {
 
   for (const [name, args] of Object.entries(spec)) {
     it(`${name} takes exactly the arguments of addendum §7`, () => {
-      const schema = z.toJSONSchema(toolNamed(name)!.inputSchema, { io: 'input' }) as { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown }
+      const schema = z.toJSONSchema(toolNamed(name)!.inputSchema, { io: 'input' }) as {
+        properties?: Record<string, unknown>
+        required?: string[]
+        additionalProperties?: unknown
+      }
       expect(Object.keys(schema.properties ?? {}).sort()).toEqual([...args.required, ...args.optional].sort())
       expect((schema.required ?? []).sort()).toEqual([...args.required].sort())
       expect(schema.additionalProperties).toBe(false)

@@ -11,7 +11,15 @@ import { searchRecords } from './search-records.js'
 
 /** The tool server's tools (core-api § Tool server, addendum §7), in the spec's order. */
 export const tools: readonly ToolDefinition[] = Object.freeze([
-  searchRecords, listCollectionRecords, aggregateRecords, introspectSchema, listFlows, getFlowDefinition, searchDocs, getDocPage, queryMessageLog,
+  searchRecords,
+  listCollectionRecords,
+  aggregateRecords,
+  introspectSchema,
+  listFlows,
+  getFlowDefinition,
+  searchDocs,
+  getDocPage,
+  queryMessageLog,
 ] as unknown as ToolDefinition[])
 
 const byName = new Map(tools.map((t) => [t.name, t]))

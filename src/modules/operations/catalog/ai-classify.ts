@@ -7,7 +7,10 @@ import { defineOperation, StepError } from '../types.js'
 export function scoresOf(answer: Record<string, unknown>, labels: readonly string[]): Record<string, number> {
   const byKey = new Map(labels.map((label) => [label.trim().toLowerCase(), label]))
   const scores: Record<string, number> = Object.fromEntries(labels.map((label) => [label, 0]))
-  const given = typeof answer.scores === 'object' && answer.scores !== null && !Array.isArray(answer.scores) ? (answer.scores as Record<string, unknown>) : {}
+  const given =
+    typeof answer.scores === 'object' && answer.scores !== null && !Array.isArray(answer.scores)
+      ? (answer.scores as Record<string, unknown>)
+      : {}
   for (const [key, value] of Object.entries(given)) {
     const label = byKey.get(key.trim().toLowerCase())
     const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN
@@ -15,7 +18,10 @@ export function scoresOf(answer: Record<string, unknown>, labels: readonly strin
   }
   const named = typeof answer.label === 'string' ? byKey.get(answer.label.trim().toLowerCase()) : undefined
   if (named !== undefined && Object.values(scores).every((s) => s === 0)) {
-    const confidence = typeof answer.confidence === 'number' && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 1
+    const confidence =
+      typeof answer.confidence === 'number' && Number.isFinite(answer.confidence)
+        ? Math.min(1, Math.max(0, answer.confidence))
+        : 1
     scores[named] = confidence
   }
   return scores
@@ -31,7 +37,8 @@ export const aiClassify = defineOperation({
   type: 'ai_classify',
   category: 'ai',
   label: 'AI classify',
-  description: 'Classifies text into one of the labels; output { label, confidence, scores (per label, summing to 1), model, provider, tokens, tokensEstimated }.',
+  description:
+    'Classifies text into one of the labels; output { label, confidence, scores (per label, summing to 1), model, provider, tokens, tokensEstimated }.',
   effects: 'writes',
   configSchema: z.strictObject({
     text: prompt().describe('The text to classify (a template)'),
@@ -39,7 +46,10 @@ export const aiClassify = defineOperation({
       .array(text(200, 1))
       .min(2, 'At least 2 labels')
       .max(100)
-      .refine((labels) => new Set(labels.map((l) => l.trim().toLowerCase())).size === labels.length, 'labels must differ (case is ignored)')
+      .refine(
+        (labels) => new Set(labels.map((l) => l.trim().toLowerCase())).size === labels.length,
+        'labels must differ (case is ignored)',
+      )
       .describe('The labels to choose from (at least 2)'),
     model: model(),
     provider: provider(),
@@ -53,12 +63,28 @@ export const aiClassify = defineOperation({
     ].join('\n')
     const result = await aiOf(ctx).chat(
       ctx.principal,
-      { provider: config.provider, messages: [{ role: 'system', content: system }, { role: 'user', content: config.text }], model: config.model, temperature: 0, json: true },
+      {
+        provider: config.provider,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: config.text },
+        ],
+        model: config.model,
+        temperature: 0,
+        json: true,
+      },
       ctx.signal,
     )
     const scores = scoresOf(jsonObjectAnswer(result.text, 'ai_classify'), config.labels)
     const total = Object.values(scores).reduce((a, n) => a + n, 0)
-    if (total <= 0) throw new StepError('ai_invalid_output', "The model's answer scores none of the labels", { answer: result.text.slice(0, 500) }, 502, true)
+    if (total <= 0)
+      throw new StepError(
+        'ai_invalid_output',
+        "The model's answer scores none of the labels",
+        { answer: result.text.slice(0, 500) },
+        502,
+        true,
+      )
     let label = config.labels[0]!
     for (const candidate of config.labels) if (scores[candidate]! > scores[label]!) label = candidate
     const normalised = Object.fromEntries(config.labels.map((l) => [l, round(scores[l]! / total)]))

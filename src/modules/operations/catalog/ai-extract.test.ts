@@ -17,7 +17,11 @@ describe('ai_extract config', () => {
 describe('ai_extract', () => {
   it('a field map: the answer keeps exactly those fields, null where missing', async () => {
     const rig = aiRig('{"name": "Ann Lee", "extra": true}')
-    const output = await rig.run(aiExtract, { text: 'Hi, Ann Lee here', schema: { name: 'full name', order: 'order number' }, instructions: 'Be exact.' })
+    const output = await rig.run(aiExtract, {
+      text: 'Hi, Ann Lee here',
+      schema: { name: 'full name', order: 'order number' },
+      instructions: 'Be exact.',
+    })
     expect(output).toMatchObject({ data: { name: 'Ann Lee', order: null }, provider: 'cloudflare', tokens: 10 })
     expect(rig.last().system).toContain('{"name":"full name","order":"order number"}')
     expect(rig.last().system).toContain('Be exact.')
@@ -26,7 +30,12 @@ describe('ai_extract', () => {
     const schema = { type: 'object', required: ['total'], properties: { total: { type: 'number' } } }
     expect(isJsonSchema(schema)).toBe(true)
     expect((await aiRig('{"total": 12.5}').run(aiExtract, { text: 't', schema })).data).toEqual({ total: 12.5 })
-    expect(await failureOf(aiRig('{"total": "twelve"}').run(aiExtract, { text: 't', schema }))).toMatchObject({ code: 'ai_invalid_output', details: { errors: [{ path: '/total', message: 'must be number' }] } })
-    expect(await failureOf(aiRig('[1]').run(aiExtract, { text: 't', schema }))).toMatchObject({ code: 'ai_invalid_output' })
+    expect(await failureOf(aiRig('{"total": "twelve"}').run(aiExtract, { text: 't', schema }))).toMatchObject({
+      code: 'ai_invalid_output',
+      details: { errors: [{ path: '/total', message: 'must be number' }] },
+    })
+    expect(await failureOf(aiRig('[1]').run(aiExtract, { text: 't', schema }))).toMatchObject({
+      code: 'ai_invalid_output',
+    })
   })
 })

@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { aiOf, checkAgainstSchema, compileSchema, jsonObjectAnswer, model, prompt, optionalPrompt, provider, usageOf } from '../ai-step.js'
+import {
+  aiOf,
+  checkAgainstSchema,
+  compileSchema,
+  jsonObjectAnswer,
+  model,
+  prompt,
+  optionalPrompt,
+  provider,
+  usageOf,
+} from '../ai-step.js'
 import { defineOperation } from '../types.js'
 
 // Keywords that make `schema` a JSON Schema rather than a map of field names to descriptions.
@@ -19,13 +29,17 @@ export const aiExtract = defineOperation({
   type: 'ai_extract',
   category: 'ai',
   label: 'AI extract',
-  description: 'Extracts fields from text as JSON: a JSON Schema the answer must match, or a map of field names to descriptions; output { data, model, provider, tokens, tokensEstimated }.',
+  description:
+    'Extracts fields from text as JSON: a JSON Schema the answer must match, or a map of field names to descriptions; output { data, model, provider, tokens, tokensEstimated }.',
   effects: 'writes',
   configSchema: z.strictObject({
     text: prompt().describe('The text to read (a template)'),
     schema: z
       .record(z.string(), z.unknown())
-      .refine((value) => Object.keys(value).length > 0, 'Required: a JSON Schema, or field names with their descriptions')
+      .refine(
+        (value) => Object.keys(value).length > 0,
+        'Required: a JSON Schema, or field names with their descriptions',
+      )
       .superRefine((value, refinement) => {
         if (!isJsonSchema(value) || JSON.stringify(value).includes('{{')) return
         try {
@@ -39,7 +53,10 @@ export const aiExtract = defineOperation({
     model: model(),
     provider: provider(),
   }),
-  example: { text: '{{$trigger.body.email}}', schema: { name: 'the sender\'s full name', orderNumber: 'the order number, if any' } },
+  example: {
+    text: '{{$trigger.body.email}}',
+    schema: { name: "the sender's full name", orderNumber: 'the order number, if any' },
+  },
   async run(config, ctx) {
     const jsonSchema = isJsonSchema(config.schema)
     const validate = jsonSchema ? compileSchema(config.schema) : null
@@ -55,7 +72,16 @@ export const aiExtract = defineOperation({
       .join('\n\n')
     const result = await aiOf(ctx).chat(
       ctx.principal,
-      { provider: config.provider, messages: [{ role: 'system', content: system }, { role: 'user', content: config.text }], model: config.model, temperature: 0, json: true },
+      {
+        provider: config.provider,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: config.text },
+        ],
+        model: config.model,
+        temperature: 0,
+        json: true,
+      },
       ctx.signal,
     )
     const answer = jsonObjectAnswer(result.text, 'ai_extract')

@@ -17,7 +17,18 @@ describe('ai_image', () => {
   it('asks the service for the image, named after the run and step, and outputs the stored file', async () => {
     const rig = aiRig()
     const output = await rig.run(aiImage, { prompt: 'a fox', width: 512, height: 512 })
-    expect(rig.images[0]).toEqual({ prompt: 'a fox', model: undefined, width: 512, height: 512, name: 'ai-image-run-1-gen' })
-    expect(output).toMatchObject({ fileId: 'file-1', file: { id: 'file-1', mimeType: 'image/png', filename: 'ai-image-run-1-gen.png' }, tokens: 1003, tokensEstimated: true })
+    expect(rig.images[0]).toEqual({
+      prompt: 'a fox',
+      model: undefined,
+      width: 512,
+      height: 512,
+      name: 'ai-image-run-1-gen',
+    })
+    expect(output).toMatchObject({
+      fileId: 'file-1',
+      file: { id: 'file-1', mimeType: 'image/png', filename: 'ai-image-run-1-gen.png' },
+      tokens: 1003,
+      tokensEstimated: true,
+    })
   })
 })

@@ -10,7 +10,8 @@ export const aiImage = defineOperation({
   type: 'ai_image',
   category: 'ai',
   label: 'AI image',
-  description: 'Generates an image from a prompt and stores it as a file; output { fileId, file { id, r2Key, filename, mimeType, sizeBytes, visibility }, model, provider, tokens, tokensEstimated }.',
+  description:
+    'Generates an image from a prompt and stores it as a file; output { fileId, file { id, r2Key, filename, mimeType, sizeBytes, visibility }, model, provider, tokens, tokensEstimated }.',
   effects: 'writes',
   configSchema: z.strictObject({
     prompt: prompt().describe('What to draw (a template)'),
@@ -21,7 +22,11 @@ export const aiImage = defineOperation({
   example: { prompt: 'A watercolour of {{$trigger.body.city}} at dawn', width: 1024, height: 768 },
   async run(config, ctx) {
     const name = `ai-image-${ctx.run.id}-${ctx.step.key}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100)
-    const result = await aiOf(ctx).image(ctx.principal, { prompt: config.prompt, model: config.model, width: config.width, height: config.height, name }, ctx.signal)
+    const result = await aiOf(ctx).image(
+      ctx.principal,
+      { prompt: config.prompt, model: config.model, width: config.width, height: config.height, name },
+      ctx.signal,
+    )
     return { fileId: result.file.id, file: result.file, ...usageOf(result) }
   },
 })

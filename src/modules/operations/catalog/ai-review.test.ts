@@ -17,14 +17,38 @@ describe('ai_review config', () => {
 
 describe('ai_review', () => {
   it('outputs score, passed against the threshold, feedback, issues and suggestions', async () => {
-    const rig = aiRig('{"score": 0.65, "feedback": "Mostly clear.", "issues": ["typo in line 2"], "suggestions": ["fix the typo"]}')
+    const rig = aiRig(
+      '{"score": 0.65, "feedback": "Mostly clear.", "issues": ["typo in line 2"], "suggestions": ["fix the typo"]}',
+    )
     const output = await rig.run(aiReview, { content: 'Some text', criteria: ['clear', 'polite'] })
-    expect(output).toMatchObject({ score: 0.65, passed: false, threshold: 0.7, feedback: 'Mostly clear.', issues: ['typo in line 2'], suggestions: ['fix the typo'] })
+    expect(output).toMatchObject({
+      score: 0.65,
+      passed: false,
+      threshold: 0.7,
+      feedback: 'Mostly clear.',
+      issues: ['typo in line 2'],
+      suggestions: ['fix the typo'],
+    })
     expect(rig.last().system).toContain('["clear","polite"]')
-    expect(await aiRig('{"score": 8}').run(aiReview, { content: 'x', threshold: 0.8 })).toMatchObject({ score: 0.8, passed: true, issues: [], suggestions: [], feedback: '' })
+    expect(await aiRig('{"score": 8}').run(aiReview, { content: 'x', threshold: 0.8 })).toMatchObject({
+      score: 0.8,
+      passed: true,
+      issues: [],
+      suggestions: [],
+      feedback: '',
+    })
   })
   it('scores: 0-1 as they are, 1-10 and 1-100 brought down; no score is ai_invalid_output', async () => {
-    expect([scoreOf(0.5), scoreOf('7'), scoreOf(85), scoreOf(500), scoreOf(-1), scoreOf('x')]).toEqual([0.5, 0.7, 0.85, null, null, null])
-    expect(await failureOf(aiRig('{"feedback": "fine"}').run(aiReview, { content: 'x' }))).toMatchObject({ code: 'ai_invalid_output' })
+    expect([scoreOf(0.5), scoreOf('7'), scoreOf(85), scoreOf(500), scoreOf(-1), scoreOf('x')]).toEqual([
+      0.5,
+      0.7,
+      0.85,
+      null,
+      null,
+      null,
+    ])
+    expect(await failureOf(aiRig('{"feedback": "fine"}').run(aiReview, { content: 'x' }))).toMatchObject({
+      code: 'ai_invalid_output',
+    })
   })
 })

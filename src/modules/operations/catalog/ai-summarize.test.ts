@@ -18,7 +18,10 @@ describe('ai_summarize config', () => {
 describe('ai_summarize', () => {
   it('asks for the style and length, and holds the summary to maxLength characters', async () => {
     const rig = aiRig('  - one\n- two\n- three  ')
-    expect(await rig.run(aiSummarize, { text: 'long text', style: 'bullets' })).toMatchObject({ summary: '- one\n- two\n- three', style: 'bullets' })
+    expect(await rig.run(aiSummarize, { text: 'long text', style: 'bullets' })).toMatchObject({
+      summary: '- one\n- two\n- three',
+      style: 'bullets',
+    })
     expect(rig.last().system).toMatch(/bulleted list/)
     const short = aiRig('This summary is far too long for the limit.')
     const output = await short.run(aiSummarize, { text: 'long text', maxLength: 12 })

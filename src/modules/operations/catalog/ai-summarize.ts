@@ -12,7 +12,10 @@ const styles = {
 export function clip(value: string, max: number): string {
   const chars = Array.from(value)
   if (chars.length <= max) return value
-  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`
+  return `${chars
+    .slice(0, Math.max(0, max - 1))
+    .join('')
+    .trimEnd()}…`
 }
 
 /** Summarises text in a style; `maxLength` is asked for and then held to (a longer answer is cut, ending in …). */
@@ -20,7 +23,8 @@ export const aiSummarize = defineOperation({
   type: 'ai_summarize',
   category: 'ai',
   label: 'AI summarize',
-  description: 'Summarises text: style brief (default), detailed or bullets, at most maxLength characters; output { summary, style, model, provider, tokens, tokensEstimated }.',
+  description:
+    'Summarises text: style brief (default), detailed or bullets, at most maxLength characters; output { summary, style, model, provider, tokens, tokensEstimated }.',
   effects: 'writes',
   configSchema: z.strictObject({
     text: prompt().describe('The text to summarise (a template)'),
@@ -30,10 +34,28 @@ export const aiSummarize = defineOperation({
   }),
   example: { text: '{{$steps.fetch.body.article}}', style: 'bullets', maxLength: 500 },
   async run(config, ctx) {
-    const system = ['You summarise the text the user gives, in its language. Answer with the summary only.', styles[config.style]]
+    const system = [
+      'You summarise the text the user gives, in its language. Answer with the summary only.',
+      styles[config.style],
+    ]
     if (config.maxLength !== undefined) system.push(`Use at most ${config.maxLength} characters.`)
-    const result = await aiOf(ctx).chat(ctx.principal, { messages: [{ role: 'system', content: system.join(' ') }, { role: 'user', content: config.text }], model: config.model, temperature: 0.3 }, ctx.signal)
+    const result = await aiOf(ctx).chat(
+      ctx.principal,
+      {
+        messages: [
+          { role: 'system', content: system.join(' ') },
+          { role: 'user', content: config.text },
+        ],
+        model: config.model,
+        temperature: 0.3,
+      },
+      ctx.signal,
+    )
     const summary = result.text.trim()
-    return { summary: config.maxLength === undefined ? summary : clip(summary, config.maxLength), style: config.style, ...usageOf(result) }
+    return {
+      summary: config.maxLength === undefined ? summary : clip(summary, config.maxLength),
+      style: config.style,
+      ...usageOf(result),
+    }
   },
 })

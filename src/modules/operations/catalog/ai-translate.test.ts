@@ -15,12 +15,18 @@ describe('ai_translate config', () => {
 describe('ai_translate', () => {
   it('detects the source language when none is given', async () => {
     const rig = aiRig('{"translation": "Guten Morgen", "sourceLanguage": "English"}')
-    expect(await rig.run(aiTranslate, { text: 'Good morning', targetLanguage: 'German', sourceLanguage: '' })).toMatchObject({ translation: 'Guten Morgen', sourceLanguage: 'English', targetLanguage: 'German' })
+    expect(
+      await rig.run(aiTranslate, { text: 'Good morning', targetLanguage: 'German', sourceLanguage: '' }),
+    ).toMatchObject({ translation: 'Guten Morgen', sourceLanguage: 'English', targetLanguage: 'German' })
     expect(rig.last().system).toMatch(/^Translate the text the user gives into German/)
   })
   it('keeps a given source language; an answer that is no JSON is the translation itself', async () => {
     const rig = aiRig('Bonjour')
-    expect(await rig.run(aiTranslate, { text: 'Hello', targetLanguage: 'fr', sourceLanguage: 'en' })).toMatchObject({ translation: 'Bonjour', sourceLanguage: 'en', targetLanguage: 'fr' })
+    expect(await rig.run(aiTranslate, { text: 'Hello', targetLanguage: 'fr', sourceLanguage: 'en' })).toMatchObject({
+      translation: 'Bonjour',
+      sourceLanguage: 'en',
+      targetLanguage: 'fr',
+    })
     expect(rig.last().system).toContain('from en into fr')
   })
 })

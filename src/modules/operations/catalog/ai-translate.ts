@@ -11,7 +11,8 @@ export const aiTranslate = defineOperation({
   type: 'ai_translate',
   category: 'ai',
   label: 'AI translate',
-  description: 'Translates text into targetLanguage (sourceLanguage detected when empty); output { translation, sourceLanguage, targetLanguage, model, provider, tokens, tokensEstimated }.',
+  description:
+    'Translates text into targetLanguage (sourceLanguage detected when empty); output { translation, sourceLanguage, targetLanguage, model, provider, tokens, tokensEstimated }.',
   effects: 'writes',
   configSchema: z.strictObject({
     text: prompt().describe('The text to translate (a template)'),
@@ -26,7 +27,19 @@ export const aiTranslate = defineOperation({
       `Translate the text the user gives ${source ? `from ${source} ` : ''}into ${config.targetLanguage}. Keep its meaning, tone and formatting.`,
       'Answer with a JSON object and nothing else: {"translation": "<the translated text>", "sourceLanguage": "<the language of the original, in English>"}.',
     ].join(' ')
-    const result = await aiOf(ctx).chat(ctx.principal, { messages: [{ role: 'system', content: system }, { role: 'user', content: config.text }], model: config.model, temperature: 0.2, json: true }, ctx.signal)
+    const result = await aiOf(ctx).chat(
+      ctx.principal,
+      {
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: config.text },
+        ],
+        model: config.model,
+        temperature: 0.2,
+        json: true,
+      },
+      ctx.signal,
+    )
     const parsed = parseJsonAnswer(result.text) as { translation?: unknown; sourceLanguage?: unknown } | undefined
     const answered = typeof parsed === 'object' && parsed !== null && typeof parsed.translation === 'string'
     return {

@@ -13,7 +13,8 @@ export const condition = defineOperation({
   type: 'condition',
   category: 'logic',
   label: 'Condition',
-  description: 'Compares fields with values (eq, neq, gt, gte, lt, lte, in, nin, contains, starts_with, ends_with, is_null, is_empty, matches; _and / _or) and runs the then or else steps; output { result, branch, outputs }.',
+  description:
+    'Compares fields with values (eq, neq, gt, gte, lt, lte, in, nin, contains, starts_with, ends_with, is_null, is_empty, matches; _and / _or) and runs the then or else steps; output { result, branch, outputs }.',
   effects: 'none',
   nestedSteps: ['then', 'else'],
   // Rule fields are paths and branch steps resolve their own templates when they run.

@@ -3,7 +3,8 @@ import { fakeDataServices } from '../data-ops-fake.js'
 import { testContext } from '../test-context.js'
 import { crudAction } from './crud-action.js'
 
-const ok = (config: Record<string, unknown>) => crudAction.configSchema.safeParse({ collection: 'tasks', ...config }).success
+const ok = (config: Record<string, unknown>) =>
+  crudAction.configSchema.safeParse({ collection: 'tasks', ...config }).success
 const parse = (config: Record<string, unknown>) => crudAction.configSchema.parse({ collection: 'tasks', ...config })
 
 describe('crud_action: config', () => {
@@ -35,13 +36,16 @@ describe('crud_action: config', () => {
 })
 
 describe('crud_action: run', () => {
-  it('dispatches each action to the same service calls as the crud_* operations, as the run\'s principal', async () => {
+  it("dispatches each action to the same service calls as the crud_* operations, as the run's principal", async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices({ matchingIds: () => ['a'] })
     const run = (config: Record<string, unknown>) => crudAction.run(parse(config), { ...ctx, services })
     expect(await run({ action: 'create', data: { t: 1 } })).toEqual({ record: { id: 'r1', t: 1 } })
     expect(await run({ filter: { t: { _eq: 1 } }, limit: 3 })).toEqual({ records: [], count: 0, hasMore: false })
-    expect(await run({ action: 'update', filter: {}, data: { t: 2 } })).toEqual({ records: [{ id: 'a', t: 2 }], count: 1 })
+    expect(await run({ action: 'update', filter: {}, data: { t: 2 } })).toEqual({
+      records: [{ id: 'a', t: 2 }],
+      count: 1,
+    })
     expect(await run({ action: 'delete', id: 'a', permanent: true })).toEqual({ ids: ['a'], count: 1 })
     expect(await run({ action: 'query', groupBy: ['t'] })).toEqual({ rows: [], count: 0, hasMore: false })
     expect(calls.map((c) => c.method)).toEqual(['create', 'find', 'matchingIds', 'update', 'delete', 'aggregate'])

@@ -31,21 +31,34 @@ describe('crud_create: config', () => {
 })
 
 describe('crud_create: run', () => {
-  it('creates one record as the run\'s principal and outputs { record }', async () => {
+  it("creates one record as the run's principal and outputs { record }", async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices()
-    const out = await crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: { title: 'x' } }), { ...ctx, services })
+    const out = await crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: { title: 'x' } }), {
+      ...ctx,
+      services,
+    })
     expect(out).toEqual({ record: { id: 'r1', title: 'x' } })
     expect(calls).toEqual([{ method: 'create', principal: ctx.principal, collection: 'tasks', args: [{ title: 'x' }] }])
   })
   it('creates each of a list in order and outputs { records, count }', async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices()
-    const out = await crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: rows(3) }), { ...ctx, services })
-    expect(out).toEqual({ records: [{ id: 'r1', title: 't0' }, { id: 'r2', title: 't1' }, { id: 'r3', title: 't2' }], count: 3 })
+    const out = await crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: rows(3) }), {
+      ...ctx,
+      services,
+    })
+    expect(out).toEqual({
+      records: [
+        { id: 'r1', title: 't0' },
+        { id: 'r2', title: 't1' },
+        { id: 'r3', title: 't2' },
+      ],
+      count: 3,
+    })
     expect(calls.map((c) => c.args[0])).toEqual(rows(3))
   })
-  it('a refusal is a typed step error with the API\'s code and status, not retried; in a list it names the item and what was created', async () => {
+  it("a refusal is a typed step error with the API's code and status, not retried; in a list it names the item and what was created", async () => {
     const { ctx } = testContext()
     let n = 0
     const { services } = fakeDataServices({
@@ -54,13 +67,28 @@ describe('crud_create: run', () => {
         return { id: 'x', ...body }
       },
     })
-    const attempt = crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: rows(3) }), { ...ctx, services })
+    const attempt = crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: rows(3) }), {
+      ...ctx,
+      services,
+    })
     await expect(attempt).rejects.toBeInstanceOf(StepError)
-    await expect(attempt).rejects.toMatchObject({ code: 'forbidden', statusCode: 403, retryable: false, message: 'data[1]: You may not create tasks', details: { resource: 'collections/tasks', index: 1, created: 1 } })
+    await expect(attempt).rejects.toMatchObject({
+      code: 'forbidden',
+      statusCode: 403,
+      retryable: false,
+      message: 'data[1]: You may not create tasks',
+      details: { resource: 'collections/tasks', index: 1, created: 1 },
+    })
   })
   it('a server-side failure (5xx) may be retried', async () => {
     const { ctx } = testContext()
-    const { services } = fakeDataServices({ create: () => { throw new AppError('internal', 'boom') } })
-    await expect(crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: {} }), { ...ctx, services })).rejects.toMatchObject({ code: 'internal', statusCode: 500, retryable: true })
+    const { services } = fakeDataServices({
+      create: () => {
+        throw new AppError('internal', 'boom')
+      },
+    })
+    await expect(
+      crudCreate.run(crudCreate.configSchema.parse({ collection: 'tasks', data: {} }), { ...ctx, services }),
+    ).rejects.toMatchObject({ code: 'internal', statusCode: 500, retryable: true })
   })
 })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { collectionField, createRecords, maxWriteRecords } from '../data-ops.js'
+import { collectionNeed } from '../needs.js'
 import { defineOperation } from '../types.js'
 
 /** Creates one record, or each of a list in order, through the records service as the run's principal. */
@@ -9,11 +10,18 @@ export const crudCreate = defineOperation({
   label: 'Create records',
   description: `Creates a record (data an object; output { record }) or several (data a list of up to ${maxWriteRecords}; output { records, count }) as the run's user: the collection's rules, hooks and events apply.`,
   effects: 'writes',
-  example: { collection: 'orders', data: { customer: '{{$trigger.body.customer}}', total: '{{$trigger.body.total}}', status: 'new' } },
+  needs: (config) => collectionNeed(config, 'create'),
+  example: {
+    collection: 'orders',
+    data: { customer: '{{$trigger.body.customer}}', total: '{{$trigger.body.total}}', status: 'new' },
+  },
   configSchema: z.strictObject({
     collection: collectionField(),
     data: z
-      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1).max(maxWriteRecords)])
+      .union([
+        z.record(z.string(), z.unknown()),
+        z.array(z.record(z.string(), z.unknown())).min(1).max(maxWriteRecords),
+      ])
       .describe(`The record's fields, or a list of up to ${maxWriteRecords} records`),
   }),
   async run(config, ctx) {

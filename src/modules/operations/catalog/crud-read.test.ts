@@ -4,7 +4,8 @@ import { fakeDataServices } from '../data-ops-fake.js'
 import { testContext } from '../test-context.js'
 import { crudRead } from './crud-read.js'
 
-const ok = (config: Record<string, unknown>) => crudRead.configSchema.safeParse({ collection: 'tasks', ...config }).success
+const ok = (config: Record<string, unknown>) =>
+  crudRead.configSchema.safeParse({ collection: 'tasks', ...config }).success
 const sortKeys = (n: number) => Array.from({ length: n }, (_, i) => ({ field: `f${i}` }))
 
 describe('crud_read: config', () => {
@@ -26,7 +27,9 @@ describe('crud_read: config', () => {
   it('sort: at most 10 keys, order asc (default) or desc', () => {
     expect(ok({ sort: sortKeys(10) })).toBe(true)
     expect(ok({ sort: sortKeys(11) })).toBe(false)
-    expect(crudRead.configSchema.parse({ collection: 'tasks', sort: [{ field: 'a' }] }).sort).toEqual([{ field: 'a', order: 'asc' }])
+    expect(crudRead.configSchema.parse({ collection: 'tasks', sort: [{ field: 'a' }] }).sort).toEqual([
+      { field: 'a', order: 'asc' },
+    ])
     expect(ok({ sort: [{ field: 'a', order: 'up' }] })).toBe(false)
     expect(ok({ sort: [{ field: '' }] })).toBe(false)
   })
@@ -41,19 +44,48 @@ describe('crud_read: config', () => {
 })
 
 describe('crud_read: run', () => {
-  it('finds as the run\'s principal with the filter as JSON text, and outputs { records, count, hasMore }', async () => {
+  it("finds as the run's principal with the filter as JSON text, and outputs { records, count, hasMore }", async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices({ find: () => ({ data: [{ id: 'a' }, { id: 'b' }], hasMore: true }) })
-    const config = crudRead.configSchema.parse({ collection: 'tasks', filter: { owner: { _eq: '$CURRENT_USER' } }, sort: [{ field: 'title', order: 'desc' }], limit: 2, offset: 4, fields: ['title'] })
-    expect(await crudRead.run(config, { ...ctx, services })).toEqual({ records: [{ id: 'a' }, { id: 'b' }], count: 2, hasMore: true })
-    expect(calls).toEqual([{
-      method: 'find', principal: ctx.principal, collection: 'tasks',
-      args: [{ filter: '{"owner":{"_eq":"$CURRENT_USER"}}', sort: [{ field: 'title', order: 'desc' }], limit: 2, offset: 4, fields: ['title'] }],
-    }])
+    const config = crudRead.configSchema.parse({
+      collection: 'tasks',
+      filter: { owner: { _eq: '$CURRENT_USER' } },
+      sort: [{ field: 'title', order: 'desc' }],
+      limit: 2,
+      offset: 4,
+      fields: ['title'],
+    })
+    expect(await crudRead.run(config, { ...ctx, services })).toEqual({
+      records: [{ id: 'a' }, { id: 'b' }],
+      count: 2,
+      hasMore: true,
+    })
+    expect(calls).toEqual([
+      {
+        method: 'find',
+        principal: ctx.principal,
+        collection: 'tasks',
+        args: [
+          {
+            filter: '{"owner":{"_eq":"$CURRENT_USER"}}',
+            sort: [{ field: 'title', order: 'desc' }],
+            limit: 2,
+            offset: 4,
+            fields: ['title'],
+          },
+        ],
+      },
+    ])
   })
   it('a refused read is a typed step error', async () => {
     const { ctx } = testContext()
-    const { services } = fakeDataServices({ find: () => { throw new AppError('collection_not_found', 'Collection not found') } })
-    await expect(crudRead.run(crudRead.configSchema.parse({ collection: 'nope' }), { ...ctx, services })).rejects.toMatchObject({ code: 'collection_not_found', statusCode: 404, retryable: false })
+    const { services } = fakeDataServices({
+      find: () => {
+        throw new AppError('collection_not_found', 'Collection not found')
+      },
+    })
+    await expect(
+      crudRead.run(crudRead.configSchema.parse({ collection: 'nope' }), { ...ctx, services }),
+    ).rejects.toMatchObject({ code: 'collection_not_found', statusCode: 404, retryable: false })
   })
 })

@@ -1,5 +1,14 @@
 import { z } from 'zod'
-import { collectionField, fieldsField, filterField, limitField, offsetField, readRecords, sortField } from '../data-ops.js'
+import {
+  collectionField,
+  fieldsField,
+  filterField,
+  limitField,
+  offsetField,
+  readRecords,
+  sortField,
+} from '../data-ops.js'
+import { collectionNeed } from '../needs.js'
 import { defineOperation } from '../types.js'
 
 /** Reads records by filter, sort, offset and limit through the records service as the run's principal. */
@@ -7,9 +16,17 @@ export const crudRead = defineOperation({
   type: 'crud_read',
   category: 'data',
   label: 'Read records',
-  description: 'Reads the records the run\'s user may see (filter, sort, limit 1-1000, offset, fields); output { records, count, hasMore }.',
+  description:
+    "Reads the records the run's user may see (filter, sort, limit 1-1000, offset, fields); output { records, count, hasMore }.",
   effects: 'reads',
-  example: { collection: 'orders', filter: { status: { _eq: 'new' }, owner: { _eq: '$CURRENT_USER' } }, sort: [{ field: 'created_at', order: 'desc' }], limit: 10, fields: ['customer', 'total'] },
+  needs: (config) => collectionNeed(config, 'read'),
+  example: {
+    collection: 'orders',
+    filter: { status: { _eq: 'new' }, owner: { _eq: '$CURRENT_USER' } },
+    sort: [{ field: 'created_at', order: 'desc' }],
+    limit: 10,
+    fields: ['customer', 'total'],
+  },
   configSchema: z.strictObject({
     collection: collectionField(),
     filter: filterField().optional(),

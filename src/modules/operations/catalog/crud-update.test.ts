@@ -4,7 +4,8 @@ import { fakeDataServices } from '../data-ops-fake.js'
 import { testContext } from '../test-context.js'
 import { crudUpdate } from './crud-update.js'
 
-const ok = (config: Record<string, unknown>) => crudUpdate.configSchema.safeParse({ collection: 'tasks', data: { a: 1 }, ...config }).success
+const ok = (config: Record<string, unknown>) =>
+  crudUpdate.configSchema.safeParse({ collection: 'tasks', data: { a: 1 }, ...config }).success
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `id${i}`)
 
 describe('crud_update: config', () => {
@@ -30,17 +31,25 @@ describe('crud_update: config', () => {
 })
 
 describe('crud_update: run', () => {
-  it('by id: one update as the run\'s principal, no version check; outputs { records, count }', async () => {
+  it("by id: one update as the run's principal, no version check; outputs { records, count }", async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices()
-    const out = await crudUpdate.run(crudUpdate.configSchema.parse({ collection: 'tasks', id: 'r1', data: { done: true } }), { ...ctx, services })
+    const out = await crudUpdate.run(
+      crudUpdate.configSchema.parse({ collection: 'tasks', id: 'r1', data: { done: true } }),
+      { ...ctx, services },
+    )
     expect(out).toEqual({ records: [{ id: 'r1', done: true }], count: 1 })
-    expect(calls).toEqual([{ method: 'update', principal: ctx.principal, collection: 'tasks', args: ['r1', { done: true }, null] }])
+    expect(calls).toEqual([
+      { method: 'update', principal: ctx.principal, collection: 'tasks', args: ['r1', { done: true }, null] },
+    ])
   })
   it('by filter: the ids the user may read and update, then each', async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices({ matchingIds: () => ['a', 'b'] })
-    const out = await crudUpdate.run(crudUpdate.configSchema.parse({ collection: 'tasks', filter: { team: { _eq: 'red' } }, data: { team: 'blue' } }), { ...ctx, services })
+    const out = await crudUpdate.run(
+      crudUpdate.configSchema.parse({ collection: 'tasks', filter: { team: { _eq: 'red' } }, data: { team: 'blue' } }),
+      { ...ctx, services },
+    )
     expect(out.count).toBe(2)
     expect(calls.map((c) => [c.method, ...c.args.slice(0, 2)])).toEqual([
       ['matchingIds', 'update', { filter: '{"team":{"_eq":"red"}}', ids: undefined }],
@@ -52,13 +61,30 @@ describe('crud_update: run', () => {
   it('by ids: an id the user may not update fails the step before anything is written', async () => {
     const { ctx } = testContext()
     const { services, calls } = fakeDataServices({ matchingIds: () => ['a'] })
-    const attempt = crudUpdate.run(crudUpdate.configSchema.parse({ collection: 'tasks', ids: ['a', 'hidden'], data: { x: 1 } }), { ...ctx, services })
-    await expect(attempt).rejects.toMatchObject({ code: 'record_not_found', statusCode: 404, retryable: false, details: { missing: 1 } })
+    const attempt = crudUpdate.run(
+      crudUpdate.configSchema.parse({ collection: 'tasks', ids: ['a', 'hidden'], data: { x: 1 } }),
+      { ...ctx, services },
+    )
+    await expect(attempt).rejects.toMatchObject({
+      code: 'record_not_found',
+      statusCode: 404,
+      retryable: false,
+      details: { missing: 1 },
+    })
     expect(calls.map((c) => c.method)).toEqual(['matchingIds'])
   })
-  it('too many matches is the service\'s invalid_request, typed', async () => {
+  it("too many matches is the service's invalid_request, typed", async () => {
     const { ctx } = testContext()
-    const { services } = fakeDataServices({ matchingIds: () => { throw new AppError('invalid_request', 'More than 1000 records match; narrow the filter') } })
-    await expect(crudUpdate.run(crudUpdate.configSchema.parse({ collection: 'tasks', filter: {}, data: { x: 1 } }), { ...ctx, services })).rejects.toMatchObject({ code: 'invalid_request', statusCode: 400 })
+    const { services } = fakeDataServices({
+      matchingIds: () => {
+        throw new AppError('invalid_request', 'More than 1000 records match; narrow the filter')
+      },
+    })
+    await expect(
+      crudUpdate.run(crudUpdate.configSchema.parse({ collection: 'tasks', filter: {}, data: { x: 1 } }), {
+        ...ctx,
+        services,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', statusCode: 400 })
   })
 })

@@ -1,5 +1,14 @@
 import { z } from 'zod'
-import { collectionField, filterField, idField, idsField, maxWriteRecords, oneTarget, updateRecords } from '../data-ops.js'
+import {
+  collectionField,
+  filterField,
+  idField,
+  idsField,
+  maxWriteRecords,
+  oneTarget,
+  updateRecords,
+} from '../data-ops.js'
+import { collectionNeed } from '../needs.js'
 import { defineOperation } from '../types.js'
 
 /** Updates records by id, ids or filter through the records service as the run's principal. */
@@ -9,11 +18,18 @@ export const crudUpdate = defineOperation({
   label: 'Update records',
   description: `Updates one record (id), several (ids) or those matching a filter (at most ${maxWriteRecords}) with data (fields and $set/$push/$pull/$unset) as the run's user; output { records, count }.`,
   effects: 'writes',
-  example: { collection: 'orders', id: '{{$steps.create_order.record.id}}', data: { status: 'paid', $push: { tags: 'invoiced' } } },
+  needs: (config) => collectionNeed(config, 'update'),
+  example: {
+    collection: 'orders',
+    id: '{{$steps.create_order.record.id}}',
+    data: { status: 'paid', $push: { tags: 'invoiced' } },
+  },
   configSchema: z
     .strictObject({
       collection: collectionField(),
-      data: z.record(z.string(), z.unknown()).describe('The fields to change (and JSON operators), as PATCH /records/:id'),
+      data: z
+        .record(z.string(), z.unknown())
+        .describe('The fields to change (and JSON operators), as PATCH /records/:id'),
       id: idField().optional(),
       ids: idsField().optional(),
       filter: filterField().optional(),

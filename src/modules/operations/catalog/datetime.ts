@@ -7,13 +7,27 @@ const units = ['milliseconds', 'seconds', 'minutes', 'hours', 'days', 'weeks', '
 type Unit = (typeof units)[number]
 /** luxon's singular unit names (startOf, endOf). */
 const singular: Record<Unit, 'millisecond' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'> = {
-  milliseconds: 'millisecond', seconds: 'second', minutes: 'minute', hours: 'hour', days: 'day', weeks: 'week', months: 'month', years: 'year',
+  milliseconds: 'millisecond',
+  seconds: 'second',
+  minutes: 'minute',
+  hours: 'hour',
+  days: 'day',
+  weeks: 'week',
+  months: 'month',
+  years: 'year',
 }
 // Formats are written in one locale, so a flow gives the same text on every server.
 const locale = 'en-US'
 
 // An offset ("+02:00") is no IANA name, but newer ICU (Node 26) accepts it as a zone: refused on every Node alike.
-const zone = z.string().min(1).max(100).refine((name) => !/^[+-]/.test(name) && IANAZone.isValidZone(name), 'must be an IANA time zone such as Europe/Paris or UTC')
+const zone = z
+  .string()
+  .min(1)
+  .max(100)
+  .refine(
+    (name) => !/^[+-]/.test(name) && IANAZone.isValidZone(name),
+    'must be an IANA time zone such as Europe/Paris or UTC',
+  )
 
 /** A date as a flow gives it: ISO 8601 (or RFC 2822, HTTP, SQL) text, or milliseconds since the epoch. */
 const dateValue = z.union([z.string().max(200), z.number()])
@@ -31,21 +45,34 @@ export const datetime = defineOperation({
   type: 'datetime',
   category: 'transform',
   label: 'Date and time',
-  description: 'now, format, parse, add, subtract, diff, startOf, endOf on dates (luxon; IANA time zones, UTC by default); output { result }.',
+  description:
+    'now, format, parse, add, subtract, diff, startOf, endOf on dates (luxon; IANA time zones, UTC by default); output { result }.',
   effects: 'none',
   configSchema: z
     .strictObject({
-      operation: z.enum(['now', 'format', 'parse', 'add', 'subtract', 'diff', 'startOf', 'endOf']).describe('What to do'),
-      value: dateValue.optional().describe('The date: ISO 8601 text or epoch milliseconds (a template); now when left out, except for parse'),
+      operation: z
+        .enum(['now', 'format', 'parse', 'add', 'subtract', 'diff', 'startOf', 'endOf'])
+        .describe('What to do'),
+      value: dateValue
+        .optional()
+        .describe('The date: ISO 8601 text or epoch milliseconds (a template); now when left out, except for parse'),
       amount: numeric(z.number().min(-1e9).max(1e9)).optional().describe('How many units to add or subtract'),
-      unit: z.enum(units).optional().describe('The unit of add, subtract, diff (default milliseconds), startOf and endOf'),
-      format: text(200, 1).optional().describe('luxon format tokens (yyyy-MM-dd HH:mm): the output of format (and of other operations when given), the input of parse'),
+      unit: z
+        .enum(units)
+        .optional()
+        .describe('The unit of add, subtract, diff (default milliseconds), startOf and endOf'),
+      format: text(200, 1)
+        .optional()
+        .describe(
+          'luxon format tokens (yyyy-MM-dd HH:mm): the output of format (and of other operations when given), the input of parse',
+        ),
       timezone: zone.default('UTC').describe('An IANA time zone (Europe/Paris); UTC by default'),
       compareTo: dateValue.optional().describe('diff: the date subtracted from value (now by default)'),
     })
     .superRefine((config, ctx) => {
       const need = (field: 'value' | 'amount' | 'unit' | 'format', why: string) => {
-        if (config[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${config.operation} needs ${field}${why}` })
+        if (config[field] === undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: `${config.operation} needs ${field}${why}` })
       }
       if (config.operation === 'parse') need('value', '')
       if (config.operation === 'format') need('format', ' (luxon tokens such as yyyy-MM-dd)')
@@ -57,11 +84,15 @@ export const datetime = defineOperation({
     }),
   async run(config, ctx) {
     const now = DateTime.fromMillis(ctx.clock.now(), { zone: config.timezone, locale })
-    const value = config.operation === 'now' || config.value === undefined ? now : toDate(config.value, config.timezone, config.operation === 'parse' ? config.format : undefined, 'value')
+    const value =
+      config.operation === 'now' || config.value === undefined
+        ? now
+        : toDate(config.value, config.timezone, config.operation === 'parse' ? config.format : undefined, 'value')
     let result: DateTime
     switch (config.operation) {
       case 'diff': {
-        const other = config.compareTo === undefined ? now : toDate(config.compareTo, config.timezone, undefined, 'compareTo')
+        const other =
+          config.compareTo === undefined ? now : toDate(config.compareTo, config.timezone, undefined, 'compareTo')
         const unit: DurationUnit = config.unit ?? 'milliseconds'
         const amount = value.diff(other, unit).as(unit)
         if (!Number.isFinite(amount)) throw failed('the difference is not a finite number')
@@ -82,7 +113,8 @@ export const datetime = defineOperation({
       default:
         result = value
     }
-    if (!result.isValid) throw failed(`the result is not a date (${result.invalidExplanation ?? result.invalidReason ?? 'out of range'})`)
+    if (!result.isValid)
+      throw failed(`the result is not a date (${result.invalidExplanation ?? result.invalidReason ?? 'out of range'})`)
     const wantsText = config.format !== undefined && config.operation !== 'parse'
     return { result: wantsText ? result.toFormat(config.format!) : result.toISO()! }
   },
@@ -100,8 +132,12 @@ function toDate(value: string | number, zone: string, format: string | undefined
   else if (format !== undefined) date = DateTime.fromFormat(value, format, options)
   else {
     date = DateTime.fromISO(value, options)
-    for (const parse of [DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL]) if (!date.isValid) date = parse(value, options)
+    for (const parse of [DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL])
+      if (!date.isValid) date = parse(value, options)
   }
-  if (!date.isValid) throw failed(`${what} is not a date${format ? ` in the format ${format}` : ''}: ${JSON.stringify(value).slice(0, 60)}`)
+  if (!date.isValid)
+    throw failed(
+      `${what} is not a date${format ? ` in the format ${format}` : ''}: ${JSON.stringify(value).slice(0, 60)}`,
+    )
   return date.setZone(zone)
 }

@@ -8,17 +8,28 @@ export const fileRead = defineOperation({
   category: 'files',
   label: 'Read a file',
   description:
-    'Reads a file the run\'s user may read, named by its id, r2Key or flow key (at most 10 MiB); output { id, key, filename, contentType, sizeBytes, encoding, content }, content as text, base64 or parsed JSON.',
+    "Reads a file the run's user may read, named by its id, r2Key or flow key (at most 10 MiB); output { id, key, filename, contentType, sizeBytes, encoding, content }, content as text, base64 or parsed JSON.",
   effects: 'reads',
+  needs: () => [{ resource: 'system/files', action: 'read' }],
   example: { key: '{{$steps.upload.id}}', encoding: 'json' },
   configSchema: z.strictObject({
-    key: fileKey('The file: its id, its r2Key as the File object shows it, or the flow key it was written at (reports/a.csv)'),
+    key: fileKey(
+      'The file: its id, its r2Key as the File object shows it, or the flow key it was written at (reports/a.csv)',
+    ),
     encoding: readEncoding(),
   }),
   async run({ key, encoding }, ctx) {
     const { files } = fileServicesOf(ctx)
     const { file, bytes } = await throughService(() => files.readContent(ctx.principal, key, maxReadBytes))
     const content = decodeContent(bytes, encoding)
-    return { id: file.id, key: file.r2Key, filename: file.filename, contentType: file.mimeType, sizeBytes: file.sizeBytes, encoding, content }
+    return {
+      id: file.id,
+      key: file.r2Key,
+      filename: file.filename,
+      contentType: file.mimeType,
+      sizeBytes: file.sizeBytes,
+      encoding,
+      content,
+    }
   },
 })

@@ -7,23 +7,32 @@ let rig: Awaited<ReturnType<typeof networkRig>>
 
 beforeAll(async () => {
   rig = await networkRig((req, res) => {
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     if (req.path === '/graphql') {
-      const { query, variables, operationName } = JSON.parse(req.body) as { query: string; variables?: { id?: string }; operationName?: string }
-      if (query.includes('broken')) return void json(200, { data: null, errors: [{ message: 'Cannot query field "broken"' }] })
+      const { query, variables, operationName } = JSON.parse(req.body) as {
+        query: string
+        variables?: { id?: string }
+        operationName?: string
+      }
+      if (query.includes('broken'))
+        return void json(200, { data: null, errors: [{ message: 'Cannot query field "broken"' }] })
       return void json(200, { data: { item: { id: variables?.id ?? null, op: operationName ?? null } } })
     }
     if (req.path === '/html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>')
     if (req.path === '/plain-json') return void json(200, { hello: 'world' })
     if (req.path === '/down') return void res.writeHead(503).end('unavailable')
-    if (req.path === '/to-loopback') return void res.writeHead(307, { location: `http://127.0.0.1:${rig.server.port}/graphql` }).end()
+    if (req.path === '/to-loopback')
+      return void res.writeHead(307, { location: `http://127.0.0.1:${rig.server.port}/graphql` }).end()
     res.writeHead(404).end()
   })
 })
 afterAll(() => rig.close())
 
-const parse = (config: Record<string, unknown>) => graphqlRequest.configSchema.parse({ query: '{ item { id } }', ...config })
-const run = async (config: Record<string, unknown>) => (await graphqlRequest.run(parse(config), rig.context().ctx)) as Record<string, any>
+const parse = (config: Record<string, unknown>) =>
+  graphqlRequest.configSchema.parse({ query: '{ item { id } }', ...config })
+const run = async (config: Record<string, unknown>) =>
+  (await graphqlRequest.run(parse(config), rig.context().ctx)) as Record<string, any>
 const failure = async (config: Record<string, unknown>): Promise<StepError> => {
   const err = await graphqlRequest.run(parse(config), rig.context().ctx).then(
     () => null,
@@ -35,7 +44,8 @@ const failure = async (config: Record<string, unknown>): Promise<StepError> => {
 const last = () => rig.server.received[rig.server.received.length - 1]!
 
 describe('graphql_request config', () => {
-  const ok = (config: Record<string, unknown>) => graphqlRequest.configSchema.safeParse({ url: 'https://api.example.com/graphql', query: '{ a }', ...config }).success
+  const ok = (config: Record<string, unknown>) =>
+    graphqlRequest.configSchema.safeParse({ url: 'https://api.example.com/graphql', query: '{ a }', ...config }).success
   it('timeout_ms is 100-30000, default 10000', () => {
     expect(graphqlRequest.configSchema.parse({ url: 'https://e.com', query: '{ a }' }).timeout_ms).toBe(10_000)
     expect(ok({ timeout_ms: 99 })).toBe(false)
@@ -59,7 +69,12 @@ describe('graphql_request config', () => {
 
 describe('graphql_request', () => {
   it('POSTs { query, variables, operationName } as JSON and outputs data and errors', async () => {
-    const output = await run({ url: `${rig.base}/graphql`, variables: { id: 'a1' }, operationName: 'One', headers: { Authorization: 'Bearer g' } })
+    const output = await run({
+      url: `${rig.base}/graphql`,
+      variables: { id: 'a1' },
+      operationName: 'One',
+      headers: { Authorization: 'Bearer g' },
+    })
     expect(output).toEqual({ data: { item: { id: 'a1', op: 'One' } }, errors: [], status: 200 })
     expect(last().method).toBe('POST')
     expect(last().headers['content-type']).toBe('application/json')
@@ -67,11 +82,18 @@ describe('graphql_request', () => {
     expect(JSON.parse(last().body)).toEqual({ query: '{ item { id } }', variables: { id: 'a1' }, operationName: 'One' })
   })
   it('outputs GraphQL errors rather than throwing', async () => {
-    expect(await run({ url: `${rig.base}/graphql`, query: '{ broken }' })).toEqual({ data: null, errors: [{ message: 'Cannot query field "broken"' }], status: 200 })
+    expect(await run({ url: `${rig.base}/graphql`, query: '{ broken }' })).toEqual({
+      data: null,
+      errors: [{ message: 'Cannot query field "broken"' }],
+      status: 200,
+    })
   })
   it('fails with invalid_response on an answer that is no GraphQL response (retried only after a 5xx)', async () => {
     expect(await failure({ url: `${rig.base}/html` })).toMatchObject({ code: 'invalid_response', retryable: false })
-    expect(await failure({ url: `${rig.base}/plain-json` })).toMatchObject({ code: 'invalid_response', retryable: false })
+    expect(await failure({ url: `${rig.base}/plain-json` })).toMatchObject({
+      code: 'invalid_response',
+      retryable: false,
+    })
     expect(await failure({ url: `${rig.base}/down` })).toMatchObject({ code: 'invalid_response', retryable: true })
   })
   it('refuses private addresses: a loopback literal, a private name, a redirect to loopback', async () => {

@@ -14,7 +14,8 @@ export const graphqlRequest = defineOperation({
   type: 'graphql_request',
   category: 'network',
   label: 'GraphQL request',
-  description: 'Sends a GraphQL query or mutation (POST, JSON); output { data, errors, status }. Private and internal addresses are refused.',
+  description:
+    'Sends a GraphQL query or mutation (POST, JSON); output { data, errors, status }. Private and internal addresses are refused.',
   effects: 'writes',
   configSchema: z.strictObject({
     url: url(),
@@ -27,9 +28,19 @@ export const graphqlRequest = defineOperation({
   async run(config, ctx) {
     const requestHeaders: Record<string, string> = { ...config.headers }
     if (!hasHeader(requestHeaders, 'content-type')) requestHeaders['content-type'] = 'application/json'
-    if (!hasHeader(requestHeaders, 'accept')) requestHeaders.accept = 'application/graphql-response+json, application/json'
-    const payload = { query: config.query, ...(config.variables ? { variables: config.variables } : {}), ...(config.operationName ? { operationName: config.operationName } : {}) }
-    const res = await send(ctx, config.url, { method: 'POST', headers: requestHeaders, body: JSON.stringify(payload), timeoutMs: config.timeout_ms })
+    if (!hasHeader(requestHeaders, 'accept'))
+      requestHeaders.accept = 'application/graphql-response+json, application/json'
+    const payload = {
+      query: config.query,
+      ...(config.variables ? { variables: config.variables } : {}),
+      ...(config.operationName ? { operationName: config.operationName } : {}),
+    }
+    const res = await send(ctx, config.url, {
+      method: 'POST',
+      headers: requestHeaders,
+      body: JSON.stringify(payload),
+      timeoutMs: config.timeout_ms,
+    })
     let answer: unknown
     try {
       answer = res.json()
@@ -37,15 +48,30 @@ export const graphqlRequest = defineOperation({
       if (isOutboundError(err)) throw stepErrorOf(err)
       throw invalidResponse(res.status, 'the response is not JSON')
     }
-    if (typeof answer !== 'object' || answer === null || Array.isArray(answer) || !('data' in answer || 'errors' in answer)) {
+    if (
+      typeof answer !== 'object' ||
+      answer === null ||
+      Array.isArray(answer) ||
+      !('data' in answer || 'errors' in answer)
+    ) {
       throw invalidResponse(res.status, 'the response has neither data nor errors')
     }
     const { data, errors } = answer as { data?: unknown; errors?: unknown }
-    return { data: data ?? null, errors: Array.isArray(errors) ? errors : errors === undefined || errors === null ? [] : [errors], status: res.status }
+    return {
+      data: data ?? null,
+      errors: Array.isArray(errors) ? errors : errors === undefined || errors === null ? [] : [errors],
+      status: res.status,
+    }
   },
 })
 
 function invalidResponse(status: number, why: string): StepError {
   // A server error may well pass on retry; a 2xx/4xx that is no GraphQL will not.
-  return new StepError('invalid_response', `The GraphQL server answered ${status}, and ${why}`, { status }, 502, status >= 500)
+  return new StepError(
+    'invalid_response',
+    `The GraphQL server answered ${status}, and ${why}`,
+    { status },
+    502,
+    status >= 500,
+  )
 }

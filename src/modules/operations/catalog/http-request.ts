@@ -13,7 +13,11 @@ const auth = z
     z.strictObject({ type: z.literal('basic'), username: text(1_000), password: text(8_192) }),
     z.strictObject({
       type: z.literal('api_key'),
-      header: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/, 'must be an HTTP header name').default('X-API-Key').describe('The header carrying the key'),
+      header: z
+        .string()
+        .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/, 'must be an HTTP header name')
+        .default('X-API-Key')
+        .describe('The header carrying the key'),
       token: text(8_192, 1).describe('The key'),
     }),
   ])
@@ -22,13 +26,21 @@ const auth = z
 export type HttpAuth = z.output<typeof auth>
 
 /** The auth object as request headers, and the header names that hold credentials (dropped on a redirect to another origin). */
-export function authHeaders(given: HttpAuth | undefined): { headers: Record<string, string>; credentialHeaders: string[] } {
+export function authHeaders(given: HttpAuth | undefined): {
+  headers: Record<string, string>
+  credentialHeaders: string[]
+} {
   if (!given) return { headers: {}, credentialHeaders: [] }
   switch (given.type) {
     case 'bearer':
       return { headers: { authorization: `Bearer ${given.token}` }, credentialHeaders: [] }
     case 'basic':
-      return { headers: { authorization: `Basic ${Buffer.from(`${given.username}:${given.password}`, 'utf8').toString('base64')}` }, credentialHeaders: [] }
+      return {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${given.username}:${given.password}`, 'utf8').toString('base64')}`,
+        },
+        credentialHeaders: [],
+      }
     case 'api_key':
       return { headers: { [given.header]: given.token }, credentialHeaders: [given.header] }
   }
@@ -43,14 +55,18 @@ export const httpRequest = defineOperation({
   type: 'http_request',
   category: 'network',
   label: 'HTTP request',
-  description: 'Sends an HTTP request (auth bearer, basic or api_key; body objects as JSON); output { status, statusText, headers, body, durationMs }. Private and internal addresses are refused.',
+  description:
+    'Sends an HTTP request (auth bearer, basic or api_key; body objects as JSON); output { status, statusText, headers, body, durationMs }. Private and internal addresses are refused.',
   effects: 'writes',
   configSchema: z.strictObject({
     url: url(),
     method: z.enum(methods).default('GET').describe('The HTTP method'),
     headers: headers().optional(),
     body: z.unknown().optional().describe('The body: a string as it is, anything else as JSON'),
-    responseType: z.enum(['json', 'text', 'binary']).default('json').describe('How to read the response body: json (text when it is not JSON), text, or binary (base64)'),
+    responseType: z
+      .enum(['json', 'text', 'binary'])
+      .default('json')
+      .describe('How to read the response body: json (text when it is not JSON), text, or binary (base64)'),
     timeout_ms: timeoutMs(),
     auth: auth.optional(),
   }),
@@ -59,7 +75,8 @@ export const httpRequest = defineOperation({
     let body: string | undefined
     if (config.body !== undefined && config.body !== null && config.method !== 'GET' && config.method !== 'HEAD') {
       body = typeof config.body === 'string' ? config.body : JSON.stringify(config.body)
-      if (typeof config.body !== 'string' && !hasHeader(requestHeaders, 'content-type')) requestHeaders['content-type'] = 'application/json'
+      if (typeof config.body !== 'string' && !hasHeader(requestHeaders, 'content-type'))
+        requestHeaders['content-type'] = 'application/json'
     }
     const credentials = authHeaders(config.auth)
     const started = performance.now() // a duration, not a time of day: the run's clock may be a test's
@@ -71,12 +88,22 @@ export const httpRequest = defineOperation({
       credentialHeaders: credentials.credentialHeaders,
     })
     const durationMs = Math.round(performance.now() - started)
-    return { status: res.status, statusText: res.statusText, headers: headersObject(res.headers), body: readBody(res, config.responseType, ctx), durationMs }
+    return {
+      status: res.status,
+      statusText: res.statusText,
+      headers: headersObject(res.headers),
+      body: readBody(res, config.responseType, ctx),
+      durationMs,
+    }
   },
 })
 
 /** The body as the step's responseType asks: JSON (its text when it does not parse, with a warning), text, or base64. */
-function readBody(res: { body: Uint8Array; text(): string; json(): unknown }, responseType: 'json' | 'text' | 'binary', ctx: { log(line: { level: 'warn'; message: string }): void }): unknown {
+function readBody(
+  res: { body: Uint8Array; text(): string; json(): unknown },
+  responseType: 'json' | 'text' | 'binary',
+  ctx: { log(line: { level: 'warn'; message: string }): void },
+): unknown {
   if (responseType === 'binary') return Buffer.from(res.body).toString('base64')
   const raw = res.text()
   if (responseType === 'text') return raw

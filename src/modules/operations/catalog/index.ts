@@ -48,25 +48,57 @@ import { webhookDispatch } from './webhook-dispatch.js'
  * issue 15's first set: the rest are registered here by their own issues).
  */
 export const operationCatalog: readonly OperationDefinition[] = Object.freeze([
-  condition, stop, throwError, setVariable, math, log, delay,
+  condition,
+  stop,
+  throwError,
+  setVariable,
+  math,
+  log,
+  delay,
   // Data (issue 16, ops-data).
-  crudAction, crudCreate, crudRead, crudUpdate, crudDelete, crudQuery,
+  crudAction,
+  crudCreate,
+  crudRead,
+  crudUpdate,
+  crudDelete,
+  crudQuery,
   // Network (issue 16, ops-network).
-  httpRequest, graphqlRequest, webhookDispatch,
+  httpRequest,
+  graphqlRequest,
+  webhookDispatch,
   // Script (issue 16, ops-scripts).
-  runScript, runExpression,
+  runScript,
+  runExpression,
   // Logic and transform (issue 16, ops-logic).
-  loop, switchOperation, triggerFlow, transform, jsonParse, textFormat, datetime,
+  loop,
+  switchOperation,
+  triggerFlow,
+  transform,
+  jsonParse,
+  textFormat,
+  datetime,
   // Communication: email (issue 17, email).
   sendEmail,
   // Search indexes (issue 17, searchidx).
   buildSearchIndex,
   // Communication: send_notification; System: the system flows' operations (issue 17, notify).
-  sendNotification, systemArchival, systemLimitCheck, systemMonthlySummary,
+  sendNotification,
+  systemArchival,
+  systemLimitCheck,
+  systemMonthlySummary,
   // AI (issue 17, ai).
-  aiGenerate, aiClassify, aiExtract, aiSummarize, aiTranslate, aiReview, aiImage,
+  aiGenerate,
+  aiClassify,
+  aiExtract,
+  aiSummarize,
+  aiTranslate,
+  aiReview,
+  aiImage,
   // Lenses (issue 17, item 5).
   renderLensTemplate,
   // Files (issue 17, fileops).
-  fileRead, fileUpload, fileTransform, s3Action,
+  fileRead,
+  fileUpload,
+  fileTransform,
+  s3Action,
 ])

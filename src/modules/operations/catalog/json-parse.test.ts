@@ -34,13 +34,20 @@ describe('json_parse', () => {
     expect((await run({ input: '{"a":{}}', path: 'a.toString' })).out).toEqual({ result: null })
   })
   it('fails with json_parse_failed on text that is not JSON, not retried', async () => {
-    await expect(run({ input: '{"a":' })).rejects.toMatchObject({ code: 'json_parse_failed', retryable: false, message: expect.stringMatching(/not JSON/) })
+    await expect(run({ input: '{"a":' })).rejects.toMatchObject({
+      code: 'json_parse_failed',
+      retryable: false,
+      message: expect.stringMatching(/not JSON/),
+    })
     await expect(run({ input: '' })).rejects.toMatchObject({ code: 'json_parse_failed' })
   })
   it(`reads at most ${maxJsonTextLength} characters`, async () => {
     const big = `"${'x'.repeat(maxJsonTextLength - 2)}"`
     expect(((await run({ input: big })).out as { result: string }).result).toHaveLength(maxJsonTextLength - 2)
-    await expect(run({ input: `${big} ` })).rejects.toMatchObject({ code: 'json_parse_failed', message: expect.stringMatching(/longer than/) })
+    await expect(run({ input: `${big} ` })).rejects.toMatchObject({
+      code: 'json_parse_failed',
+      message: expect.stringMatching(/longer than/),
+    })
   })
   it('config: input required, path 0-500 characters', () => {
     expect(jsonParse.configSchema.safeParse({}).success).toBe(false)

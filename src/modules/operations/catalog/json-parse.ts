@@ -35,17 +35,32 @@ export const jsonParse = defineOperation({
     let value: unknown = config.input
     if (typeof config.input === 'string') {
       const text = config.input
-      if (text.length > maxJsonTextLength) throw new StepError('json_parse_failed', `The text is longer than ${maxJsonTextLength} characters`, {}, 400, false)
+      if (text.length > maxJsonTextLength)
+        throw new StepError(
+          'json_parse_failed',
+          `The text is longer than ${maxJsonTextLength} characters`,
+          {},
+          400,
+          false,
+        )
       try {
         value = parseJsonBounded(text)
       } catch (err) {
-        if (err instanceof JsonTooLarge) throw new StepError('json_parse_failed', err.message, { limit: err.limit }, 400, false)
-        throw new StepError('json_parse_failed', `The input is not JSON: ${(err as Error).message}`, { preview: text.slice(0, 100) }, 400, false)
+        if (err instanceof JsonTooLarge)
+          throw new StepError('json_parse_failed', err.message, { limit: err.limit }, 400, false)
+        throw new StepError(
+          'json_parse_failed',
+          `The input is not JSON: ${(err as Error).message}`,
+          { preview: text.slice(0, 100) },
+          400,
+          false,
+        )
       }
     }
     if (config.path === undefined || config.path === '') return { result: value }
     const found = readItemPath(value, parseItemPath(config.path) as Exclude<ReturnType<typeof parseItemPath>, string>)
-    if (found === undefined) ctx.log({ level: 'warn', message: `json_parse: nothing at ${config.path}; the result is null` })
+    if (found === undefined)
+      ctx.log({ level: 'warn', message: `json_parse: nothing at ${config.path}; the result is null` })
     return { result: found ?? null }
   },
 })

@@ -8,13 +8,19 @@ describe('log', () => {
   it('writes a line to the step log at its level and outputs it', async () => {
     for (const level of ['info', 'warn', 'error', 'debug'] as const) {
       const { ctx, lines } = testContext()
-      expect(await log.run(log.configSchema.parse({ message: 'hello', level }), ctx)).toEqual({ message: 'hello', level })
+      expect(await log.run(log.configSchema.parse({ message: 'hello', level }), ctx)).toEqual({
+        message: 'hello',
+        level,
+      })
       expect(lines).toEqual([{ level, message: 'hello' }])
     }
   })
   it('defaults to info and writes objects as JSON, numbers as written', async () => {
     const { ctx, lines } = testContext()
-    expect(await log.run(log.configSchema.parse({ message: { a: 1 } }), ctx)).toEqual({ message: '{"a":1}', level: 'info' })
+    expect(await log.run(log.configSchema.parse({ message: { a: 1 } }), ctx)).toEqual({
+      message: '{"a":1}',
+      level: 'info',
+    })
     expect(await log.run(log.configSchema.parse({ message: 12.5 }), ctx)).toEqual({ message: '12.5', level: 'info' })
     expect(lines.map((l) => l.message)).toEqual(['{"a":1}', '12.5'])
   })

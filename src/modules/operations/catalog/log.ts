@@ -7,7 +7,7 @@ export const log = defineOperation({
   type: 'log',
   category: 'transform',
   label: 'Log',
-  description: 'Writes a message to the run\'s step log.',
+  description: "Writes a message to the run's step log.",
   effects: 'none',
   configSchema: z.strictObject({
     message: text(10_000).describe('The message (a template; objects are written as JSON)'),

@@ -36,20 +36,33 @@ export const loop = defineOperation({
   type: 'loop',
   category: 'logic',
   label: 'Loop',
-  description: 'Runs its steps once per item of a list (serial, parallel, or in batches of 1-50), with $steps.<loop key>.item and .index; output { count, results }.',
+  description:
+    'Runs its steps once per item of a list (serial, parallel, or in batches of 1-50), with $steps.<loop key>.item and .index; output { count, results }.',
   effects: 'none',
   nestedSteps: ['operations'],
   // The body's steps resolve their own templates, pass by pass.
   rawPaths: ['operations'],
   configSchema: z.strictObject({
-    items: itemsSchema.describe(`The list to go through (a template such as {{$steps.query.rows}}; at most ${maxLoopItems} items)`),
-    mode: z.enum(['serial', 'parallel', 'batch']).default('serial').describe('serial: one pass at a time; parallel: up to 50 at once; batch: batchSize at once, batch after batch'),
-    batchSize: numeric(z.number().int().min(1).max(50)).default(10).describe('Passes run together in batch mode (1-50)'),
+    items: itemsSchema.describe(
+      `The list to go through (a template such as {{$steps.query.rows}}; at most ${maxLoopItems} items)`,
+    ),
+    mode: z
+      .enum(['serial', 'parallel', 'batch'])
+      .default('serial')
+      .describe('serial: one pass at a time; parallel: up to 50 at once; batch: batchSize at once, batch after batch'),
+    batchSize: numeric(z.number().int().min(1).max(50))
+      .default(10)
+      .describe('Passes run together in batch mode (1-50)'),
     operations: StepListSchema.min(1).describe('The steps run for each item'),
   }),
   async run(config, ctx) {
     const items = config.items
-    const pass = (index: number) => ctx.runSteps(config.operations as readonly StepNode[], { [ctx.step.key]: { item: items[index], index } }, { iteration: index })
+    const pass = (index: number) =>
+      ctx.runSteps(
+        config.operations as readonly StepNode[],
+        { [ctx.step.key]: { item: items[index], index } },
+        { iteration: index },
+      )
     const results: Record<string, unknown>[] = new Array(items.length)
     if (config.mode === 'serial') {
       for (let index = 0; index < items.length; index++) results[index] = await pass(index)
@@ -66,14 +79,24 @@ export const loop = defineOperation({
 })
 
 /** Runs every pass of `indexes` at once and waits for all; the first failure (in item order) is thrown after they have ended. */
-async function settleAll(indexes: readonly number[], pass: (index: number) => Promise<Record<string, unknown>>, results: Record<string, unknown>[]): Promise<void> {
+async function settleAll(
+  indexes: readonly number[],
+  pass: (index: number) => Promise<Record<string, unknown>>,
+  results: Record<string, unknown>[],
+): Promise<void> {
   const settled = await Promise.allSettled(indexes.map(async (index) => (results[index] = await pass(index))))
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
   if (failed) throw failed.reason
 }
 
 /** Up to `limit` passes in flight, starting the next as one ends; after a failure (or an abort) no new pass starts, and the first failure is thrown once the running ones have ended. */
-async function runPooled(count: number, limit: number, pass: (index: number) => Promise<Record<string, unknown>>, results: Record<string, unknown>[], ctx: OperationContext): Promise<void> {
+async function runPooled(
+  count: number,
+  limit: number,
+  pass: (index: number) => Promise<Record<string, unknown>>,
+  results: Record<string, unknown>[],
+  ctx: OperationContext,
+): Promise<void> {
   let next = 0
   let failure: { reason: unknown } | null = null
   async function worker(): Promise<void> {

@@ -37,12 +37,20 @@ describe('math', () => {
     ['a formula syntax error', { operation: 'formula', formula: '1 +' }, /formula: the formula ends too early/],
     ['a division by zero', { operation: 'formula', formula: '1 / (2 - 2)' }, /division by zero/],
     ['an overflow', { operation: 'sum', values: [1e308, 1e308] }, /not a finite number/],
-    ['a hostile formula', { operation: 'formula', formula: 'constructor.constructor("return process")()' }, /unexpected "\."/],
+    [
+      'a hostile formula',
+      { operation: 'formula', formula: 'constructor.constructor("return process")()' },
+      /unexpected "\."/,
+    ],
   ]
   it.each(failures)('fails with math_error on %s', async (_name, config, message) => {
     const attempt = run(config)
     await expect(attempt).rejects.toBeInstanceOf(StepError)
-    await expect(attempt).rejects.toMatchObject({ code: 'math_error', retryable: false, message: expect.stringMatching(message) })
+    await expect(attempt).rejects.toMatchObject({
+      code: 'math_error',
+      retryable: false,
+      message: expect.stringMatching(message),
+    })
   })
 
   it('its schema asks for what each operation needs', () => {
@@ -74,7 +82,9 @@ describe('math', () => {
   })
   it('a formula nests parentheses at most 50 deep', async () => {
     expect(await run({ operation: 'formula', formula: `${'('.repeat(50)}1${')'.repeat(50)}` })).toEqual({ result: 1 })
-    await expect(run({ operation: 'formula', formula: `${'('.repeat(51)}1${')'.repeat(51)}` })).rejects.toMatchObject({ code: 'math_error' })
+    await expect(run({ operation: 'formula', formula: `${'('.repeat(51)}1${')'.repeat(51)}` })).rejects.toMatchObject({
+      code: 'math_error',
+    })
   })
   it('rounds by shifting the decimal point in the text', () => {
     expect(roundTo(1.005, 2, Math.round)).toBe(1.01)

@@ -19,18 +19,27 @@ export const math = defineOperation({
   type: 'math',
   category: 'transform',
   label: 'Math',
-  description: 'Computes sum, avg, min, max over values, round, floor, ceil, abs of one value, or a formula (+ - * / % ^, parentheses, min max abs round floor ceil sqrt); output { result }.',
+  description:
+    'Computes sum, avg, min, max over values, round, floor, ceil, abs of one value, or a formula (+ - * / % ^, parentheses, min max abs round floor ceil sqrt); output { result }.',
   effects: 'none',
   configSchema: z
     .strictObject({
       operation: z.enum([...aggregates, ...unary, 'formula']).describe('What to compute'),
-      values: z.array(z.union([z.number(), z.string().max(100)])).max(10_000).optional().describe('The numbers (or strings spelling numbers); a template may give the whole list'),
-      formula: z.union([z.string().min(1).max(maxFormulaLength), z.number()]).optional().describe('An arithmetic formula; templates are resolved into it first'),
+      values: z
+        .array(z.union([z.number(), z.string().max(100)]))
+        .max(10_000)
+        .optional()
+        .describe('The numbers (or strings spelling numbers); a template may give the whole list'),
+      formula: z
+        .union([z.string().min(1).max(maxFormulaLength), z.number()])
+        .optional()
+        .describe('An arithmetic formula; templates are resolved into it first'),
       precision: numeric(z.number().int().min(0).max(20)).optional().describe('Decimals to round the result to (0-20)'),
     })
     .superRefine((config, ctx) => {
       if (config.operation === 'formula') {
-        if (config.formula === undefined) ctx.addIssue({ code: 'custom', path: ['formula'], message: 'formula needs a formula' })
+        if (config.formula === undefined)
+          ctx.addIssue({ code: 'custom', path: ['formula'], message: 'formula needs a formula' })
       } else if (config.values === undefined) {
         ctx.addIssue({ code: 'custom', path: ['values'], message: `${config.operation} needs values` })
       } else if ((unary as readonly string[]).includes(config.operation) && config.values.length !== 1) {
@@ -43,7 +52,12 @@ export const math = defineOperation({
   },
 })
 
-function compute(operation: MathOperation, raw: readonly (number | string)[], formula: string | number | undefined, precision: number | undefined): number {
+function compute(
+  operation: MathOperation,
+  raw: readonly (number | string)[],
+  formula: string | number | undefined,
+  precision: number | undefined,
+): number {
   if (operation === 'formula') {
     try {
       return roundTo(evaluateFormula(String(formula)), precision, Math.round)
@@ -57,15 +71,28 @@ function compute(operation: MathOperation, raw: readonly (number | string)[], fo
     if (n === null) throw mathError(`values[${index}] is not a number: ${JSON.stringify(value).slice(0, 50)}`)
     return n
   })
-  if (operation === 'sum') return roundTo(values.reduce((a, b) => a + b, 0), precision, Math.round)
+  if (operation === 'sum')
+    return roundTo(
+      values.reduce((a, b) => a + b, 0),
+      precision,
+      Math.round,
+    )
   if (values.length === 0) throw mathError(`${operation} needs at least one value`)
   switch (operation) {
     case 'avg':
       return roundTo(values.reduce((a, b) => a + b, 0) / values.length, precision, Math.round)
     case 'min':
-      return roundTo(values.reduce((a, b) => Math.min(a, b)), precision, Math.round)
+      return roundTo(
+        values.reduce((a, b) => Math.min(a, b)),
+        precision,
+        Math.round,
+      )
     case 'max':
-      return roundTo(values.reduce((a, b) => Math.max(a, b)), precision, Math.round)
+      return roundTo(
+        values.reduce((a, b) => Math.max(a, b)),
+        precision,
+        Math.round,
+      )
     case 'round':
       return roundTo(values[0]!, precision ?? 0, Math.round)
     case 'floor':

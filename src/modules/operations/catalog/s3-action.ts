@@ -1,6 +1,14 @@
 import { z } from 'zod'
 import { BucketError, openBucket } from '../../storage-connections/index.js'
-import { decodeContent, encodeContent, fileServicesOf, maxReadBytes, maxWriteBytes, readEncoding, throughService } from '../file-ops.js'
+import {
+  decodeContent,
+  encodeContent,
+  fileServicesOf,
+  maxReadBytes,
+  maxWriteBytes,
+  readEncoding,
+  throughService,
+} from '../file-ops.js'
 import { numeric, text } from '../schema-helpers.js'
 import { defineOperation, StepError } from '../types.js'
 
@@ -20,7 +28,8 @@ function unsafeBucketKey(key: string): string | null {
   if (key.includes('\\')) return 'a key may not contain a backslash'
   if (key.startsWith('/')) return 'a key may not start with "/"'
   for (const form of [key, key.normalize('NFKC')]) {
-    if (form.split(/[\\/]/).some((segment) => segment === '.' || segment === '..')) return 'a key may not have a "." or ".." segment'
+    if (form.split(/[\\/]/).some((segment) => segment === '.' || segment === '..'))
+      return 'a key may not have a "." or ".." segment'
   }
   return null
 }
@@ -39,7 +48,13 @@ function stepErrorOf(err: BucketError): StepError {
     case 'timeout':
       return new StepError(err.reason === 'timeout' ? 'timed_out' : 'network_error', err.message, details, 502, true)
     default:
-      return new StepError('s3_request_failed', err.message, details, 502, err.remoteStatus !== null && err.remoteStatus >= 500)
+      return new StepError(
+        's3_request_failed',
+        err.message,
+        details,
+        502,
+        err.remoteStatus !== null && err.remoteStatus >= 500,
+      )
   }
 }
 
@@ -55,33 +70,70 @@ export const s3Action = defineOperation({
   label: 'S3 action',
   description:
     'put, get, delete, list or head on the bucket of a storage connection; outputs: put { key, sizeBytes, etag }, get { key, content, encoding, contentType, sizeBytes, etag, lastModified }, delete { key, deleted }, list { objects, count, truncated }, head { key, exists, sizeBytes, contentType, etag, lastModified }.',
+  // get, list and head only read the bucket (a dry run runs them); put and delete write, as does an action a template chooses.
   effects: 'writes',
-  example: { connectionId: '{{$trigger.body.connectionId}}', action: 'put', key: 'exports/{{$run.id}}.json', content: '{{$steps.report.result}}', contentType: 'application/json' },
+  effectsNote: 'reads when action is get, list or head',
+  effectsWhen: (config) => (s3Use(config.action) === 'read' ? 'reads' : 'writes'),
+  needs: (config) => [
+    { resource: 'system/storage-connections', action: s3Use(config.action) === 'read' ? 'read' : 'update' },
+  ],
+  example: {
+    connectionId: '{{$trigger.body.connectionId}}',
+    action: 'put',
+    key: 'exports/{{$run.id}}.json',
+    content: '{{$steps.report.result}}',
+    contentType: 'application/json',
+  },
   configSchema: z
     .strictObject({
-      connectionId: text(64, 1).describe('The storage connection\'s id'),
+      connectionId: text(64, 1).describe("The storage connection's id"),
       action: z.enum(['put', 'get', 'delete', 'list', 'head']).describe('What to do'),
-      key: text(1024).optional().describe('The object key (put, get, delete, head); no "." or ".." segment, backslash, leading "/" or control character'),
-      content: text(Math.ceil((maxWriteBytes * 4) / 3) + 4).optional().describe('What put writes: text, or base64 with encoding base64'),
+      key: text(1024)
+        .optional()
+        .describe(
+          'The object key (put, get, delete, head); no "." or ".." segment, backslash, leading "/" or control character',
+        ),
+      content: text(Math.ceil((maxWriteBytes * 4) / 3) + 4)
+        .optional()
+        .describe('What put writes: text, or base64 with encoding base64'),
       contentType: text(255, 1).optional().describe('The media type put stores (default application/octet-stream)'),
-      encoding: readEncoding().describe('get: the content as text, base64 or parsed JSON; put: content given as text or base64'),
+      encoding: readEncoding().describe(
+        'get: the content as text, base64 or parsed JSON; put: content given as text or base64',
+      ),
       prefix: text(1024).default('').describe('list: only keys starting with this'),
-      maxKeys: numeric(z.number().int().min(1).max(1000)).default(100).describe('list: at most this many keys (1-1000)'),
+      maxKeys: numeric(z.number().int().min(1).max(1000))
+        .default(100)
+        .describe('list: at most this many keys (1-1000)'),
     })
     .superRefine((config, issues) => {
-      if (keyed.has(config.action) && (config.key === undefined || config.key === '')) issues.addIssue({ code: 'custom', path: ['key'], message: `Required for ${config.action}` })
+      if (keyed.has(config.action) && (config.key === undefined || config.key === ''))
+        issues.addIssue({ code: 'custom', path: ['key'], message: `Required for ${config.action}` })
       const unsafe = keyed.has(config.action) && config.key ? unsafeBucketKey(config.key) : null
       if (unsafe) issues.addIssue({ code: 'custom', path: ['key'], message: unsafe })
-      if (config.action === 'put' && config.content === undefined) issues.addIssue({ code: 'custom', path: ['content'], message: 'Required for put' })
-      if (config.action === 'put' && config.encoding === 'json') issues.addIssue({ code: 'custom', path: ['encoding'], message: 'put takes text or base64 content' })
+      if (config.action === 'put' && config.content === undefined)
+        issues.addIssue({ code: 'custom', path: ['content'], message: 'Required for put' })
+      if (config.action === 'put' && config.encoding === 'json')
+        issues.addIssue({ code: 'custom', path: ['encoding'], message: 'put takes text or base64 content' })
     }),
   async run(config, ctx) {
     const services = fileServicesOf(ctx)
     const write = config.action === 'put' || config.action === 'delete'
-    const target = await throughService(() => services.storageConnections.target(ctx.principal, config.connectionId, write ? 'write' : 'read'))
+    const target = await throughService(() =>
+      services.storageConnections.target(ctx.principal, config.connectionId, write ? 'write' : 'read'),
+    )
     const key = config.key ?? ''
-    const body = config.action === 'put' ? encodeContent(config.content ?? '', config.encoding === 'base64' ? 'base64' : 'text') : null
-    if (body && body.length > maxWriteBytes) throw new StepError('limit_exceeded', `A flow writes at most ${maxWriteBytes} bytes in one step`, { limit: maxWriteBytes }, 400, false)
+    const body =
+      config.action === 'put'
+        ? encodeContent(config.content ?? '', config.encoding === 'base64' ? 'base64' : 'text')
+        : null
+    if (body && body.length > maxWriteBytes)
+      throw new StepError(
+        'limit_exceeded',
+        `A flow writes at most ${maxWriteBytes} bytes in one step`,
+        { limit: maxWriteBytes },
+        400,
+        false,
+      )
     let bucket: Awaited<ReturnType<typeof openBucket>> | undefined
     try {
       bucket = await openBucket(target, { sockets: services.outbound.sockets(), signal: ctx.signal })
@@ -92,7 +144,15 @@ export const s3Action = defineOperation({
         }
         case 'get': {
           const object = await bucket.get(key, maxReadBytes)
-          return { key, content: decodeContent(object.body, config.encoding), encoding: config.encoding, contentType: object.contentType, sizeBytes: object.body.length, etag: object.etag, lastModified: object.lastModified }
+          return {
+            key,
+            content: decodeContent(object.body, config.encoding),
+            encoding: config.encoding,
+            contentType: object.contentType,
+            sizeBytes: object.body.length,
+            etag: object.etag,
+            lastModified: object.lastModified,
+          }
         }
         case 'delete':
           await bucket.delete(key)
@@ -103,7 +163,9 @@ export const s3Action = defineOperation({
         }
         case 'head': {
           const object = await bucket.head(key)
-          return object ? { ...object, exists: true } : { key, exists: false, sizeBytes: null, contentType: null, etag: null, lastModified: null }
+          return object
+            ? { ...object, exists: true }
+            : { key, exists: false, sizeBytes: null, contentType: null, etag: null, lastModified: null }
         }
       }
     } catch (err) {
@@ -114,3 +176,8 @@ export const s3Action = defineOperation({
     }
   },
 })
+
+/** Whether the action as saved reads or writes the bucket (a template: it may write); storageConnections.target's `use`. */
+function s3Use(action: unknown): 'read' | 'write' {
+  return action === 'get' || action === 'list' || action === 'head' ? 'read' : 'write'
+}

@@ -30,10 +30,17 @@ function escapeDeep(value: unknown): unknown {
  * else text. In a template that is itself HTML, the data's text is HTML-escaped, so a value cannot add
  * markup (decision 037). Placeholders that find nothing give "" and are written to the step log.
  */
-export function renderBody(template: string, data: Record<string, unknown>, ctx: Pick<OperationContext, 'log'>): { html?: string; text?: string } {
+export function renderBody(
+  template: string,
+  data: Record<string, unknown>,
+  ctx: Pick<OperationContext, 'log'>,
+): { html?: string; text?: string } {
   const source = holdsHtml(template)
-  const { text: rendered, unresolved } = renderTemplateText(template, source ? escapeDeep(data) : data, { maxLength: maxBodyLength })
-  for (const miss of unresolved) ctx.log({ level: 'warn', message: `template: ${miss.tag} gave the empty value (${miss.reason}): ${miss.message}` })
+  const { text: rendered, unresolved } = renderTemplateText(template, source ? escapeDeep(data) : data, {
+    maxLength: maxBodyLength,
+  })
+  for (const miss of unresolved)
+    ctx.log({ level: 'warn', message: `template: ${miss.tag} gave the empty value (${miss.reason}): ${miss.message}` })
   return holdsHtml(rendered) ? { html: rendered } : { text: rendered }
 }
 
@@ -52,7 +59,8 @@ export const sendEmail = defineOperation({
   type: 'send_email',
   category: 'communication',
   label: 'Send email',
-  description: 'Sends an email (to one address or a list) through the configured channel; every quota and recipient check comes before anything is sent; output { messageId, status, to, channel, quotaRemaining }.',
+  description:
+    'Sends an email (to one address or a list) through the configured channel; every quota and recipient check comes before anything is sent; output { messageId, status, to, channel, quotaRemaining }.',
   effects: 'writes',
   rawPaths: ['template'],
   configSchema: z
@@ -68,14 +76,26 @@ export const sendEmail = defineOperation({
         .max(maxBodyLength)
         .refine((value) => checkTemplate(value) === null, 'does not parse as a template')
         .optional()
-        .describe('The body with {{key}} placeholders over templateData (dot paths); sent as HTML when the rendered output holds tags, else as text. It takes the place of html or text'),
-      templateData: z.record(z.string(), z.unknown()).optional().describe('The values of the template\'s placeholders (templates resolved)'),
+        .describe(
+          'The body with {{key}} placeholders over templateData (dot paths); sent as HTML when the rendered output holds tags, else as text. It takes the place of html or text',
+        ),
+      templateData: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("The values of the template's placeholders (templates resolved)"),
     })
-    .refine((config) => config.template !== undefined || config.html !== undefined || config.text !== undefined, { message: 'Give a template, html or text', path: ['text'] }),
-  example: { to: '{{$trigger.body.email}}', subject: 'Welcome, {{$trigger.body.name}}', template: '<p>Hello {{name}}, your order {{order.id}} is on its way.</p>', templateData: { name: '{{$trigger.body.name}}', order: { id: '{{$trigger.body.orderId}}' } } },
+    .refine((config) => config.template !== undefined || config.html !== undefined || config.text !== undefined, {
+      message: 'Give a template, html or text',
+      path: ['text'],
+    }),
+  example: {
+    to: '{{$trigger.body.email}}',
+    subject: 'Welcome, {{$trigger.body.name}}',
+    template: '<p>Hello {{name}}, your order {{order.id}} is on its way.</p>',
+    templateData: { name: '{{$trigger.body.name}}', order: { id: '{{$trigger.body.orderId}}' } },
+  },
   async run(config, ctx) {
     const { email, quotas } = emailServicesOf(ctx)
-    if (!email || !quotas) throw new StepError('email_no_channel', 'This server sends no email from flows', {}, 503, false)
     const body = config.template !== undefined ? renderBody(config.template, config.templateData ?? {}, ctx) : {}
     const html = body.html ?? config.html
     const textBody = body.text ?? config.text
@@ -83,7 +103,14 @@ export const sendEmail = defineOperation({
     try {
       return await email.send(
         ctx.principal,
-        { to: config.to, subject: config.subject, ...(html !== undefined ? { html } : {}), ...(textBody !== undefined ? { text: textBody } : {}), ...(config.from !== undefined ? { from: config.from } : {}), ...(config.replyTo !== undefined ? { replyTo: config.replyTo } : {}) },
+        {
+          to: config.to,
+          subject: config.subject,
+          ...(html !== undefined ? { html } : {}),
+          ...(textBody !== undefined ? { text: textBody } : {}),
+          ...(config.from !== undefined ? { from: config.from } : {}),
+          ...(config.replyTo !== undefined ? { replyTo: config.replyTo } : {}),
+        },
         { dailyLimit: limits.maxEmailsPerDay, flowId: ctx.run.flowId, runId: ctx.run.id, stepKey: ctx.step.key },
       )
     } catch (err) {

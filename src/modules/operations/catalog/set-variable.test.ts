@@ -7,7 +7,8 @@ const safe = (config: Record<string, unknown>) => setVariable.configSchema.safeP
 describe('set_variable', () => {
   it('outputs the value itself (read as $steps.<step key>), any JSON', async () => {
     const { ctx } = testContext()
-    for (const value of [{ a: [1, 2] }, [1], 'text', 0, false, null]) expect(await setVariable.run(setVariable.configSchema.parse({ key: 'v', value }), ctx)).toEqual(value)
+    for (const value of [{ a: [1, 2] }, [1], 'text', 0, false, null])
+      expect(await setVariable.run(setVariable.configSchema.parse({ key: 'v', value }), ctx)).toEqual(value)
   })
   it('key is 1-100 characters; key and value are required; nothing else is accepted', () => {
     expect(safe({ key: '', value: 1 })).toBe(false)

@@ -8,7 +8,9 @@ const safe = (config: Record<string, unknown>) => stop.configSchema.safeParse(co
 describe('stop', () => {
   it('throws StopRun with its status and message', async () => {
     const { ctx } = testContext()
-    await expect(stop.run(stop.configSchema.parse({}), ctx)).rejects.toEqual(new StopRun('success', 'Flow execution stopped'))
+    await expect(stop.run(stop.configSchema.parse({}), ctx)).rejects.toEqual(
+      new StopRun('success', 'Flow execution stopped'),
+    )
     const attempt = stop.run(stop.configSchema.parse({ status: 'error', message: 'Not allowed' }), ctx)
     await expect(attempt).rejects.toBeInstanceOf(StopRun)
     await expect(attempt).rejects.toMatchObject({ status: 'error', message: 'Not allowed' })

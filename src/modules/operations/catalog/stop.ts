@@ -7,7 +7,8 @@ export const stop = defineOperation({
   type: 'stop',
   category: 'logic',
   label: 'Stop',
-  description: 'Ends the run at this step with status success (completed) or error (failed; in an event_filter flow the triggering write is rejected with the message).',
+  description:
+    'Ends the run at this step with status success (completed) or error (failed; in an event_filter flow the triggering write is rejected with the message).',
   effects: 'none',
   configSchema: z.strictObject({
     status: z.enum(['success', 'error']).default('success').describe('success completes the run, error fails it'),

@@ -18,7 +18,8 @@ export const switchOperation = defineOperation({
   type: 'switch',
   category: 'logic',
   label: 'Switch',
-  description: 'Runs the steps of the first case whose match equals the value (as eq compares), or the default steps; output { value, case, outputs }.',
+  description:
+    'Runs the steps of the first case whose match equals the value (as eq compares), or the default steps; output { value, case, outputs }.',
   effects: 'none',
   nestedSteps: ['cases[].steps', 'default'],
   // Case steps resolve their own templates when they run; value and match are resolved here.

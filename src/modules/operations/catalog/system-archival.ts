@@ -16,7 +16,8 @@ export const systemArchival = defineOperation({
   type: 'system_archival',
   category: 'system',
   label: 'Archival',
-  description: 'Purges records soft-deleted longer ago than the setting automate.archival_days (30), in every collection of the project. System-managed flows only.',
+  description:
+    'Purges records soft-deleted longer ago than the setting automate.archival_days (30), in every collection of the project. System-managed flows only.',
   effects: 'writes',
   system: true,
   configSchema: z.strictObject({}),
@@ -30,14 +31,23 @@ export const systemArchival = defineOperation({
     for (const { name } of await throughService(() => services.collections.visibleTo(ctx.principal))) {
       let count = 0
       while (count < maxPerCollection) {
-        const page = await throughService(() => services.records.list(ctx.principal, name, { page: 1, limit: chunk, filter, fields: 'id', includeDeleted: true }))
+        const page = await throughService(() =>
+          services.records.list(ctx.principal, name, {
+            page: 1,
+            limit: chunk,
+            filter,
+            fields: 'id',
+            includeDeleted: true,
+          }),
+        )
         const ids = page.data.map((r) => String((r as { id: unknown }).id))
         if (ids.length === 0) break
         const deleted = await throughService(() => services.dataTools.bulk.delete(ctx.principal, name, ids, true))
         count += deleted
         if (deleted === 0 || ids.length < chunk) break
       }
-      if (count >= maxPerCollection) ctx.log({ level: 'warn', message: `${name}: ${count} purged; more remain for the next run` })
+      if (count >= maxPerCollection)
+        ctx.log({ level: 'warn', message: `${name}: ${count} purged; more remain for the next run` })
       if (count > 0) purged[name] = count
       total += count
     }

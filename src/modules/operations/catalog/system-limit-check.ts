@@ -1,16 +1,16 @@
 import { z } from 'zod'
-import { notifyAdmins, systemServicesOf, throughService } from '../notify-step.js'
+import { notifyAdmins, systemServicesOf, throughService, type WatchedQuota } from '../notify-step.js'
 import { numeric } from '../schema-helpers.js'
 import { defineOperation } from '../types.js'
 
 /** Each usage figure of GET /automate/quotas and the limit it is held against. */
-const pairs = [
+const pairs: readonly WatchedQuota[] = [
   ['flows', 'maxFlows'],
   ['concurrentRuns', 'maxConcurrentRuns'],
   ['runsThisHour', 'maxRunsPerHour'],
   ['aiTokensToday', 'maxAiTokensPerDay'],
   ['emailsToday', 'maxEmailsPerDay'],
-] as const
+]
 
 /**
  * system_limit_check (decision 038): the project's automation usage against its quotas; each quota used to
@@ -21,10 +21,15 @@ export const systemLimitCheck = defineOperation({
   type: 'system_limit_check',
   category: 'system',
   label: 'Limit check',
-  description: "Warns the project's admins (notifications) of every automation quota used to the threshold (80%) or more. System-managed flows only.",
+  description:
+    "Warns the project's admins (notifications) of every automation quota used to the threshold (80%) or more. System-managed flows only.",
   effects: 'writes',
   system: true,
-  configSchema: z.strictObject({ threshold: numeric(z.number().int().min(1).max(100)).default(80).describe('Percent of a quota from which admins are warned') }),
+  configSchema: z.strictObject({
+    threshold: numeric(z.number().int().min(1).max(100))
+      .default(80)
+      .describe('Percent of a quota from which admins are warned'),
+  }),
   async run({ threshold }, ctx) {
     const { quotas } = systemServicesOf(ctx)
     const { limits, usage } = await throughService(() => quotas.get(ctx.principal))

@@ -11,7 +11,8 @@ export const systemMonthlySummary = defineOperation({
   type: 'system_monthly_summary',
   category: 'system',
   label: 'Monthly summary',
-  description: "Sends the project's admins a summary of last month (UTC): flow runs by status and records created. System-managed flows only.",
+  description:
+    "Sends the project's admins a summary of last month (UTC): flow runs by status and records created. System-managed flows only.",
   effects: 'writes',
   system: true,
   configSchema: z.strictObject({}),
@@ -26,7 +27,9 @@ export const systemMonthlySummary = defineOperation({
     const records: Record<string, number> = {}
     let created = 0
     for (const { name } of await throughService(() => services.collections.visibleTo(ctx.principal))) {
-      const result = await throughService(() => services.records.aggregate(ctx.principal, name, { filter, aggregate: [{ fn: 'count' }], limit: 1 }))
+      const result = await throughService(() =>
+        services.records.aggregate(ctx.principal, name, { filter, aggregate: [{ fn: 'count' }], limit: 1 }),
+      )
       const count = Number(result.data[0]?.count ?? 0)
       if (count > 0) records[name] = count
       created += count
@@ -34,7 +37,13 @@ export const systemMonthlySummary = defineOperation({
     const failed = runs.byStatus.failed ?? 0
     const { sent } = await notifyAdmins(ctx, {
       title: `Summary of ${month}`,
-      message: `${plural(runs.total, 'flow run')} (${failed} failed); ${plural(created, 'record')} created and still there${Object.keys(records).length > 0 ? ` (${Object.entries(records).map(([n, c]) => `${n}: ${c}`).join(', ')})` : ''}.`,
+      message: `${plural(runs.total, 'flow run')} (${failed} failed); ${plural(created, 'record')} created and still there${
+        Object.keys(records).length > 0
+          ? ` (${Object.entries(records)
+              .map(([n, c]) => `${n}: ${c}`)
+              .join(', ')})`
+          : ''
+      }.`,
       type: 'info',
     })
     return { month, runs, records: { created, byCollection: records }, notified: sent }

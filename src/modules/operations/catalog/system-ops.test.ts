@@ -27,9 +27,24 @@ function fakes(options: { usage?: Record<string, number>; limits?: Record<string
       },
       aggregate: async () => ({ data: [{ count: 7 }] }),
     },
-    dataTools: { bulk: { delete: async (_p: Principal, _n: string, ids: readonly string[], permanent: boolean) => (permanent ? (purged.push(...ids), ids.length) : 0) } },
-    quotas: { get: async () => ({ limits: { maxFlows: 10, maxRunsPerHour: 100, ...options.limits }, usage: { flows: 1, runsThisHour: 1, ...options.usage } }) },
-    runStats: { between: async (_p: Principal, from: number, to: number) => ({ total: from === Date.UTC(2026, 1, 1) && to === Date.UTC(2026, 2, 1) ? 5 : -1, byStatus: { completed: 4, failed: 1 } }) },
+    dataTools: {
+      bulk: {
+        delete: async (_p: Principal, _n: string, ids: readonly string[], permanent: boolean) =>
+          permanent ? (purged.push(...ids), ids.length) : 0,
+      },
+    },
+    quotas: {
+      get: async () => ({
+        limits: { maxFlows: 10, maxRunsPerHour: 100, ...options.limits },
+        usage: { flows: 1, runsThisHour: 1, ...options.usage },
+      }),
+    },
+    runStats: {
+      between: async (_p: Principal, from: number, to: number) => ({
+        total: from === Date.UTC(2026, 1, 1) && to === Date.UTC(2026, 2, 1) ? 5 : -1,
+        byStatus: { completed: 4, failed: 1 },
+      }),
+    },
     notifications: {
       adminIds: async () => ['a', 'b'],
       async send(_p: Principal, input: Record<string, unknown>) {
@@ -55,26 +70,50 @@ describe('system operations', () => {
     const { ctx } = testContext({}, { services, clock: createManualClock(now) })
     const out = await systemArchival.run({}, ctx)
     expect(purged).toEqual(['old'])
-    expect(out).toEqual({ days: 30, cutoff: new Date(now - 30 * 86_400_000).toISOString(), purged: 1, collections: { notes: 1 } })
+    expect(out).toEqual({
+      days: 30,
+      cutoff: new Date(now - 30 * 86_400_000).toISOString(),
+      purged: 1,
+      collections: { notes: 1 },
+    })
   })
 
   it('system_limit_check: nothing under the threshold; at or over it, each admin warned with a dedupe key per quota', async () => {
     const quiet = fakes({ usage: { flows: 7 } })
-    expect(await systemLimitCheck.run({ threshold: 80 }, testContext({}, { services: quiet.services }).ctx)).toMatchObject({ warnings: [], notified: 0 })
+    expect(
+      await systemLimitCheck.run({ threshold: 80 }, testContext({}, { services: quiet.services }).ctx),
+    ).toMatchObject({ warnings: [], notified: 0 })
     expect(quiet.sent).toEqual([])
     const busy = fakes({ usage: { flows: 8, runsThisHour: 120 } })
     const out = await systemLimitCheck.run({ threshold: 80 }, testContext({}, { services: busy.services }).ctx)
-    expect(out).toMatchObject({ warnings: [{ quota: 'maxFlows', percent: 80 }, { quota: 'maxRunsPerHour', percent: 120 }], notified: 4 })
+    expect(out).toMatchObject({
+      warnings: [
+        { quota: 'maxFlows', percent: 80 },
+        { quota: 'maxRunsPerHour', percent: 120 },
+      ],
+      notified: 4,
+    })
     expect(busy.sent.map((n) => [n.userId, n.type, n.dedupeKey])).toEqual([
-      ['a', 'warning', 'system_limit_check:maxFlows'], ['b', 'warning', 'system_limit_check:maxFlows'],
-      ['a', 'error', 'system_limit_check:maxRunsPerHour'], ['b', 'error', 'system_limit_check:maxRunsPerHour'],
+      ['a', 'warning', 'system_limit_check:maxFlows'],
+      ['b', 'warning', 'system_limit_check:maxFlows'],
+      ['a', 'error', 'system_limit_check:maxRunsPerHour'],
+      ['b', 'error', 'system_limit_check:maxRunsPerHour'],
     ])
   })
 
   it('system_monthly_summary covers the previous calendar month (UTC) and tells each admin', async () => {
     const { services, sent } = fakes()
     const out = await systemMonthlySummary.run({}, testContext({}, { services, clock: createManualClock(now) }).ctx)
-    expect(out).toMatchObject({ month: '2026-02', runs: { total: 5 }, records: { created: 7, byCollection: { notes: 7 } }, notified: 2 })
-    expect(sent[0]).toMatchObject({ userId: 'a', title: 'Summary of 2026-02', message: '5 flow runs (1 failed); 7 records created and still there (notes: 7).' })
+    expect(out).toMatchObject({
+      month: '2026-02',
+      runs: { total: 5 },
+      records: { created: 7, byCollection: { notes: 7 } },
+      notified: 2,
+    })
+    expect(sent[0]).toMatchObject({
+      userId: 'a',
+      title: 'Summary of 2026-02',
+      message: '5 flow runs (1 failed); 7 records created and still there (notes: 7).',
+    })
   })
 })

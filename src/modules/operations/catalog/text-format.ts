@@ -11,12 +11,34 @@ export const maxParts = 10_000
 const position = numeric(z.number().int().min(-maxTextLength).max(maxTextLength))
 
 const TextStep = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('concat'), values: z.array(text(100_000)).max(100).default([]), separator: text(1000).default('') }),
-  z.strictObject({ type: z.literal('split'), separator: text(1000).default(','), limit: numeric(z.number().int().min(1).max(maxParts)).optional() }),
-  z.strictObject({ type: z.literal('replace'), search: text(10_000, 1), replacement: text(100_000).default(''), all: flag.default(true) }),
-  z.strictObject({ type: z.literal('regex_replace'), pattern: z.string().min(1).max(500), flags: z.string().regex(/^[gimsu]*$/, 'flags may be g, i, m, s and u').default('g'), replacement: text(100_000).default('') })
+  z.strictObject({
+    type: z.literal('concat'),
+    values: z.array(text(100_000)).max(100).default([]),
+    separator: text(1000).default(''),
+  }),
+  z.strictObject({
+    type: z.literal('split'),
+    separator: text(1000).default(','),
+    limit: numeric(z.number().int().min(1).max(maxParts)).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('replace'),
+    search: text(10_000, 1),
+    replacement: text(100_000).default(''),
+    all: flag.default(true),
+  }),
+  z
+    .strictObject({
+      type: z.literal('regex_replace'),
+      pattern: z.string().min(1).max(500),
+      flags: z
+        .string()
+        .regex(/^[gimsu]*$/, 'flags may be g, i, m, s and u')
+        .default('g'),
+      replacement: text(100_000).default(''),
+    })
     .superRefine((step, ctx) => {
-      // The ReDoS check of rules.ts' matches: shapes with exponential backtracking and back-references are refused.
+      // As rules.ts' matches: refused is what RE2 cannot run (back-references, lookaround).
       const refused = checkPattern(step.pattern, step.flags.replace('g', ''))
       if (refused) ctx.addIssue({ code: 'custom', path: ['pattern'], message: refused })
     }),
@@ -24,22 +46,28 @@ const TextStep = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('uppercase') }),
   z.strictObject({ type: z.literal('lowercase') }),
   z.strictObject({ type: z.literal('substring'), start: position.default(0), end: position.optional() }),
-  z.strictObject({ type: z.literal('pad'), length: numeric(z.number().int().min(0).max(10_000)), fill: text(100, 1).default(' '), side: z.enum(['start', 'end']).default('start') }),
+  z.strictObject({
+    type: z.literal('pad'),
+    length: numeric(z.number().int().min(0).max(10_000)),
+    fill: text(100, 1).default(' '),
+    side: z.enum(['start', 'end']).default('start'),
+  }),
 ])
 type TextStep = z.output<typeof TextStep>
 
 /**
  * Starts from `template` (its templates resolved) and applies the operations in order. After a split the
  * value is a list of texts: the text operations then apply to each part, and concat joins the parts
- * (with its values after them). regex_replace patterns pass the ReDoS check of the condition operator and
- * run under its time bound (50 ms, 100,000 characters). substring counts characters (code points), with
+ * (with its values after them). regex_replace patterns are checked as the condition operator's and run on
+ * RE2 under its bounds (100,000 characters, the work bound). substring counts characters (code points), with
  * negative positions from the end. Output `{ result }` (text, or a list of texts after a split).
  */
 export const textFormat = defineOperation({
   type: 'text_format',
   category: 'transform',
   label: 'Text format',
-  description: 'Builds text from a template and applies concat, split, replace, regex_replace, trim, uppercase, lowercase, substring, pad in order; output { result }.',
+  description:
+    'Builds text from a template and applies concat, split, replace, regex_replace, trim, uppercase, lowercase, substring, pad in order; output { result }.',
   effects: 'none',
   configSchema: z.strictObject({
     template: text(maxTextLength).default('').describe('The text to start from (templates resolved)'),
@@ -51,14 +79,34 @@ export const textFormat = defineOperation({
       // Checked before the operation runs too: replace and pad can build far more than the bound (1,000,000
       // characters replacing each with 100,000) in one call nothing interrupts.
       const predicted = predictedSize(operation, value)
-      if (predicted > maxTextLength) throw new StepError('text_format_failed', `operations[${index}] (${operation.type}): the result would be longer than ${maxTextLength} characters`, { index, type: operation.type }, 400, false)
+      if (predicted > maxTextLength)
+        throw new StepError(
+          'text_format_failed',
+          `operations[${index}] (${operation.type}): the result would be longer than ${maxTextLength} characters`,
+          { index, type: operation.type },
+          400,
+          false,
+        )
       try {
         value = apply(operation, value)
       } catch (err) {
-        throw new StepError('text_format_failed', `operations[${index}] (${operation.type}): ${(err as Error).message}`, { index, type: operation.type }, 400, false)
+        throw new StepError(
+          'text_format_failed',
+          `operations[${index}] (${operation.type}): ${(err as Error).message}`,
+          { index, type: operation.type },
+          400,
+          false,
+        )
       }
       const size = typeof value === 'string' ? value.length : value.reduce((n, part) => n + part.length, 0)
-      if (size > maxTextLength) throw new StepError('text_format_failed', `operations[${index}] (${operation.type}): the result is longer than ${maxTextLength} characters`, { index, type: operation.type }, 400, false)
+      if (size > maxTextLength)
+        throw new StepError(
+          'text_format_failed',
+          `operations[${index}] (${operation.type}): the result is longer than ${maxTextLength} characters`,
+          { index, type: operation.type },
+          400,
+          false,
+        )
     }
     return { result: value }
   },
@@ -87,10 +135,17 @@ function predictedSize(operation: TextStep, value: string | string[]): number {
   const sum = (size: (part: string) => number) => parts.reduce((n, part) => n + size(part), 0)
   switch (operation.type) {
     case 'concat':
-      return sum((part) => part.length) + operation.values.reduce((n, v) => n + v.length, 0) + operation.separator.length * Math.max(0, parts.length + operation.values.length - 1)
+      return (
+        sum((part) => part.length) +
+        operation.values.reduce((n, v) => n + v.length, 0) +
+        operation.separator.length * Math.max(0, parts.length + operation.values.length - 1)
+      )
     case 'replace':
       if (!operation.all) return sum((part) => part.length + operation.replacement.length)
-      return sum((part) => part.length + occurrences(part, operation.search) * (operation.replacement.length - operation.search.length))
+      return sum(
+        (part) =>
+          part.length + occurrences(part, operation.search) * (operation.replacement.length - operation.search.length),
+      )
     case 'pad':
       return sum((part) => Math.max(part.length, operation.length))
     default:
@@ -107,7 +162,9 @@ function occurrences(text: string, search: string): number {
 function applyToText(operation: Exclude<TextStep, { type: 'concat' | 'split' }>, value: string): string {
   switch (operation.type) {
     case 'replace':
-      return operation.all ? value.split(operation.search).join(operation.replacement) : value.replace(operation.search, () => operation.replacement)
+      return operation.all
+        ? value.split(operation.search).join(operation.replacement)
+        : value.replace(operation.search, () => operation.replacement)
     case 'regex_replace':
       return boundedReplace(new RegExp(operation.pattern, operation.flags), value, operation.replacement, maxTextLength)
     case 'trim':
@@ -119,6 +176,8 @@ function applyToText(operation: Exclude<TextStep, { type: 'concat' | 'split' }>,
     case 'substring':
       return Array.from(value).slice(operation.start, operation.end).join('')
     case 'pad':
-      return operation.side === 'start' ? value.padStart(operation.length, operation.fill) : value.padEnd(operation.length, operation.fill)
+      return operation.side === 'start'
+        ? value.padStart(operation.length, operation.fill)
+        : value.padEnd(operation.length, operation.fill)
   }
 }

@@ -10,7 +10,13 @@ describe('throw_error', () => {
     const { ctx } = testContext()
     const attempt = throwError.run(throwError.configSchema.parse({ message: 'Quota reached', statusCode: 429 }), ctx)
     await expect(attempt).rejects.toBeInstanceOf(StepError)
-    await expect(attempt).rejects.toMatchObject({ code: 'flow_error', message: 'Quota reached', statusCode: 429, retryable: false, details: {} })
+    await expect(attempt).rejects.toMatchObject({
+      code: 'flow_error',
+      message: 'Quota reached',
+      statusCode: 429,
+      retryable: false,
+      details: {},
+    })
   })
   it('statusCode is an integer 100-599, 400 by default; a numeric string is taken', () => {
     expect(throwError.configSchema.parse({ message: 'x' })).toEqual({ message: 'x', statusCode: 400 })

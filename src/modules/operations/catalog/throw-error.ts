@@ -7,11 +7,14 @@ export const throwError = defineOperation({
   type: 'throw_error',
   category: 'logic',
   label: 'Throw error',
-  description: 'Fails the run with a message and an HTTP status (100-599, default 400); an event_filter flow rejects the write with them.',
+  description:
+    'Fails the run with a message and an HTTP status (100-599, default 400); an event_filter flow rejects the write with them.',
   effects: 'none',
   configSchema: z.strictObject({
     message: text(2000, 1).describe('The error message (a template)'),
-    statusCode: numeric(z.number().int().min(100).max(599)).default(400).describe('The HTTP status a blocking trigger answers'),
+    statusCode: numeric(z.number().int().min(100).max(599))
+      .default(400)
+      .describe('The HTTP status a blocking trigger answers'),
   }),
   async run({ message, statusCode }): Promise<never> {
     throw new StepError('flow_error', message, {}, statusCode, false)

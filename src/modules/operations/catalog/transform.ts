@@ -12,23 +12,41 @@ export const maxTransformItems = 100_000
 const filterRoots = [...templateRoots, '$item', '$index']
 
 /** A path option (`customer.name`), checked when saved. */
-const path = z.string().max(500).superRefine((value, ctx) => {
-  const parsed = parseItemPath(value)
-  if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed })
-})
+const path = z
+  .string()
+  .max(500)
+  .superRefine((value, ctx) => {
+    const parsed = parseItemPath(value)
+    if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed })
+  })
 const fieldList = z.array(z.string().min(1).max(200)).min(1).max(200)
 
 /** A filter's rule tree over `$item` and `$index`: checked on save, evaluated per item (no `{{= }}`: JSONata is not run per item). */
 const itemRules = z.unknown().superRefine((tree, ctx) => {
   if (tree === undefined) return void ctx.addIssue({ code: 'custom', message: 'Required', params: { rule: true } })
-  if (JSON.stringify(tree).includes('{{=')) return void ctx.addIssue({ code: 'custom', message: 'filter rules compare paths and values; {{= }} expressions are not run per item', params: { rule: true } })
+  if (JSON.stringify(tree).includes('{{='))
+    return void ctx.addIssue({
+      code: 'custom',
+      message: 'filter rules compare paths and values; {{= }} expressions are not run per item',
+      params: { rule: true },
+    })
   const parsed = parseRule(tree, { roots: filterRoots })
-  if (!parsed.ok) for (const issue of parsed.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path], params: { rule: true } })
+  if (!parsed.ok)
+    for (const issue of parsed.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path], params: { rule: true } })
 })
 
 const TransformStep = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('map'), field: path.optional(), fields: z.record(z.string().min(1).max(200), path).optional() })
-    .refine((o) => (o.field === undefined) !== (o.fields === undefined), 'map takes field (one value per item) or fields ({ name: path }), not both'),
+  z
+    .strictObject({
+      type: z.literal('map'),
+      field: path.optional(),
+      fields: z.record(z.string().min(1).max(200), path).optional(),
+    })
+    .refine(
+      (o) => (o.field === undefined) !== (o.fields === undefined),
+      'map takes field (one value per item) or fields ({ name: path }), not both',
+    ),
   z.strictObject({ type: z.literal('filter'), rules: itemRules }),
   z.strictObject({ type: z.literal('pick'), fields: fieldList }),
   z.strictObject({ type: z.literal('omit'), fields: fieldList }),
@@ -37,7 +55,11 @@ const TransformStep = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('unique'), field: path.optional() }),
   z.strictObject({ type: z.literal('sort'), field: path.optional(), order: z.enum(['asc', 'desc']).default('asc') }),
   z.strictObject({ type: z.literal('reverse') }),
-  z.strictObject({ type: z.literal('slice'), start: numeric(z.number().int().min(-maxTransformItems).max(maxTransformItems)).default(0), end: numeric(z.number().int().min(-maxTransformItems).max(maxTransformItems)).optional() }),
+  z.strictObject({
+    type: z.literal('slice'),
+    start: numeric(z.number().int().min(-maxTransformItems).max(maxTransformItems)).default(0),
+    end: numeric(z.number().int().min(-maxTransformItems).max(maxTransformItems)).optional(),
+  }),
   z.strictObject({ type: z.literal('groupBy'), field: path }),
 ])
 type TransformStep = z.output<typeof TransformStep>
@@ -52,7 +74,8 @@ export const transform = defineOperation({
   type: 'transform',
   category: 'transform',
   label: 'Transform',
-  description: 'Reshapes a list or object: map, filter, pick, omit, merge, flatten, unique, sort, reverse, slice, groupBy, applied in order; output { result }.',
+  description:
+    'Reshapes a list or object: map, filter, pick, omit, merge, flatten, unique, sort, reverse, slice, groupBy, applied in order; output { result }.',
   effects: 'none',
   // A filter's rules read $item per item: resolved then, not before the step runs.
   rawPaths: ['operations[].rules'],
@@ -67,7 +90,13 @@ export const transform = defineOperation({
         value = apply(operation, value, ctx.data)
       } catch (err) {
         if (!(err instanceof TransformFailure)) throw err
-        throw new StepError('transform_failed', `operations[${index}] (${operation.type}): ${err.message}`, { index, type: operation.type }, 400, false)
+        throw new StepError(
+          'transform_failed',
+          `operations[${index}] (${operation.type}): ${err.message}`,
+          { index, type: operation.type },
+          400,
+          false,
+        )
       }
     }
     return { result: value }
@@ -93,15 +122,21 @@ function apply(operation: TransformStep, value: unknown, data: Readonly<Record<s
       return listOf(value).filter((item, index) => test(parsed.rule, { ...data, $item: item, $index: index }))
     }
     case 'pick':
-      return eachObject(value, (object) => Object.fromEntries(operation.fields.filter((f) => Object.hasOwn(object, f)).map((f) => [f, object[f]])))
+      return eachObject(value, (object) =>
+        Object.fromEntries(operation.fields.filter((f) => Object.hasOwn(object, f)).map((f) => [f, object[f]])),
+      )
     case 'omit': {
       const omitted = new Set(operation.fields)
       return eachObject(value, (object) => Object.fromEntries(Object.entries(object).filter(([f]) => !omitted.has(f))))
     }
     case 'merge': {
       // A list of objects becomes one object (later keys win); an object is merged with `with`.
-      if (Array.isArray(value)) return Object.fromEntries(listOf(value).flatMap((item, i) => Object.entries(objectOf(item, `item ${i}`))))
-      return Object.fromEntries([...Object.entries(objectOf(value, 'the value')), ...Object.entries(operation.with ?? {})])
+      if (Array.isArray(value))
+        return Object.fromEntries(listOf(value).flatMap((item, i) => Object.entries(objectOf(item, `item ${i}`))))
+      return Object.fromEntries([
+        ...Object.entries(objectOf(value, 'the value')),
+        ...Object.entries(operation.with ?? {}),
+      ])
     }
     case 'flatten':
       return listOf(value).flat(operation.depth)

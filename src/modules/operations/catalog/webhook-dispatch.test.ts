@@ -18,14 +18,16 @@ beforeAll(async () => {
     }
     if (req.path === '/gone') return void res.writeHead(410).end()
     if (req.path === '/busy') return void res.writeHead(503).end()
-    if (req.path === '/to-loopback') return void res.writeHead(308, { location: `http://127.0.0.1:${rig.server.port}/hook` }).end()
+    if (req.path === '/to-loopback')
+      return void res.writeHead(308, { location: `http://127.0.0.1:${rig.server.port}/hook` }).end()
     res.writeHead(404).end()
   })
 })
 afterAll(() => rig.close())
 
 const parse = (config: Record<string, unknown>) => webhookDispatch.configSchema.parse(config)
-const run = async (config: Record<string, unknown>, data?: Record<string, unknown>) => (await webhookDispatch.run(parse(config), rig.context(data).ctx)) as Record<string, any>
+const run = async (config: Record<string, unknown>, data?: Record<string, unknown>) =>
+  (await webhookDispatch.run(parse(config), rig.context(data).ctx)) as Record<string, any>
 const failure = async (config: Record<string, unknown>): Promise<StepError> => {
   const err = await webhookDispatch.run(parse(config), rig.context().ctx).then(
     () => null,
@@ -37,7 +39,8 @@ const failure = async (config: Record<string, unknown>): Promise<StepError> => {
 const last = () => rig.server.received[rig.server.received.length - 1]!
 
 describe('webhook_dispatch config', () => {
-  const ok = (config: Record<string, unknown>) => webhookDispatch.configSchema.safeParse({ url: 'https://hooks.example.com/x', ...config }).success
+  const ok = (config: Record<string, unknown>) =>
+    webhookDispatch.configSchema.safeParse({ url: 'https://hooks.example.com/x', ...config }).success
   it('timeout_ms is 100-30000, default 10000', () => {
     expect(parse({ url: 'https://e.com' }).timeout_ms).toBe(10_000)
     expect(ok({ timeout_ms: 99 })).toBe(false)
@@ -62,18 +65,32 @@ describe('webhook_dispatch', () => {
     expect(got.method).toBe('POST')
     expect(got.headers['content-type']).toBe('application/json')
     expect(JSON.parse(got.body)).toEqual({ order: 7, note: 'ü' })
-    expect(got.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(got.body).digest('hex')}`)
+    expect(got.headers['x-service-signature']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(got.body).digest('hex')}`,
+    )
     expect(got.headers['x-service-timestamp']).toBe('2026-01-01T00:00:00.000Z') // the run's clock
   })
   it('a receiver holding another secret refuses it (the signature really depends on the secret)', async () => {
-    expect(await failure({ url: `${rig.base}/hook`, payload: { a: 1 }, secret: 'not-the-secret' })).toMatchObject({ code: 'webhook_failed', details: { status: 401 } })
+    expect(await failure({ url: `${rig.base}/hook`, payload: { a: 1 }, secret: 'not-the-secret' })).toMatchObject({
+      code: 'webhook_failed',
+      details: { status: 401 },
+    })
   })
   it('sends the trigger body by default, unsigned without a secret; a configured header cannot replace the signature', async () => {
-    expect(await run({ url: `${rig.base}/hook` }, { $trigger: { body: { from: 'trigger' } } })).toMatchObject({ signed: false })
+    expect(await run({ url: `${rig.base}/hook` }, { $trigger: { body: { from: 'trigger' } } })).toMatchObject({
+      signed: false,
+    })
     expect(JSON.parse(last().body)).toEqual({ from: 'trigger' })
     expect(last().headers['x-service-signature']).toBeUndefined()
-    await run({ url: `${rig.base}/hook`, payload: { a: 1 }, secret: SECRET, headers: { 'X-Service-Signature': 'sha256=forged', 'X-Extra': 'yes' } })
-    expect(last().headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update('{"a":1}').digest('hex')}`)
+    await run({
+      url: `${rig.base}/hook`,
+      payload: { a: 1 },
+      secret: SECRET,
+      headers: { 'X-Service-Signature': 'sha256=forged', 'X-Extra': 'yes' },
+    })
+    expect(last().headers['x-service-signature']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update('{"a":1}').digest('hex')}`,
+    )
     expect(last().headers['x-extra']).toBe('yes')
   })
   it('fails on an answer other than 2xx: retryable after 5xx, not after 410', async () => {
@@ -82,7 +99,9 @@ describe('webhook_dispatch', () => {
   })
   it('refuses private addresses: a loopback literal, a private name, a redirect to loopback', async () => {
     const before = rig.server.received.length
-    expect((await failure({ url: `http://127.0.0.1:${rig.server.port}/hook`, secret: SECRET })).code).toBe('blocked_address')
+    expect((await failure({ url: `http://127.0.0.1:${rig.server.port}/hook`, secret: SECRET })).code).toBe(
+      'blocked_address',
+    )
     expect((await failure({ url: `http://private.test:${rig.server.port}/hook` })).code).toBe('blocked_address')
     expect(rig.server.received.length).toBe(before)
     expect((await failure({ url: `${rig.base}/to-loopback` })).code).toBe('blocked_address')

@@ -19,11 +19,15 @@ export const webhookDispatch = defineOperation({
   type: 'webhook_dispatch',
   category: 'network',
   label: 'Webhook dispatch',
-  description: 'POSTs a JSON payload (default: the trigger body), signed with X-Service-Signature and X-Service-Timestamp when a secret is set; output { status, durationMs, signed }.',
+  description:
+    'POSTs a JSON payload (default: the trigger body), signed with X-Service-Signature and X-Service-Timestamp when a secret is set; output { status, durationMs, signed }.',
   effects: 'writes',
   configSchema: z.strictObject({
     url: url(),
-    payload: z.record(z.string(), z.unknown()).optional().describe('The JSON object to send (default: the trigger body)'),
+    payload: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('The JSON object to send (default: the trigger body)'),
     headers: headers().optional(),
     // A credential: masked in step logs, exports and flow reads (flows/masking.ts).
     secret: text(1_000).optional().describe('Signs the payload (HMAC-SHA256) when set'),
@@ -40,10 +44,21 @@ export const webhookDispatch = defineOperation({
     const signed = typeof config.secret === 'string' && config.secret !== ''
     const signing = signed ? webhookSignatureHeaders(config.secret!, body, new Date(ctx.clock.now())) : {}
     const started = performance.now()
-    const res = await send(ctx, config.url, { method: 'POST', headers: { ...given, 'content-type': 'application/json', ...signing }, body, timeoutMs: config.timeout_ms })
+    const res = await send(ctx, config.url, {
+      method: 'POST',
+      headers: { ...given, 'content-type': 'application/json', ...signing },
+      body,
+      timeoutMs: config.timeout_ms,
+    })
     const durationMs = Math.round(performance.now() - started)
     if (res.status < 200 || res.status > 299) {
-      throw new StepError('webhook_failed', `The receiver answered ${res.status}`, { status: res.status, durationMs }, 502, retryableStatus(res.status))
+      throw new StepError(
+        'webhook_failed',
+        `The receiver answered ${res.status}`,
+        { status: res.status, durationMs },
+        502,
+        retryableStatus(res.status),
+      )
     }
     return { status: res.status, durationMs, signed }
   },

@@ -1,0 +1,333 @@
+import { createAiProviders } from '../lib/ai/index.js'
+import { newId } from '../lib/ids.js'
+import { createAccessModule } from '../modules/access/index.js'
+import { createAiService } from '../modules/ai/index.js'
+import { createApiKeysModule } from '../modules/apikeys/index.js'
+import { createAuditModule } from '../modules/audit/index.js'
+import { createAuthModule } from '../modules/auth/index.js'
+import { createAutomateModule } from '../modules/automate/index.js'
+import { createCapabilityTokensModule } from '../modules/capability-tokens/index.js'
+import { createCollectionsModule } from '../modules/collections/index.js'
+import { createDatabasesModule } from '../modules/databases/index.js'
+import { createEmailModule } from '../modules/email/index.js'
+import { createFilesModule } from '../modules/files/index.js'
+import { createLensesModule } from '../modules/lenses/index.js'
+import { createMcpModule, sharedDocsIndex } from '../modules/mcp/index.js'
+import { createNotificationsModule } from '../modules/notifications/index.js'
+import { createOperationsModule } from '../modules/operations/index.js'
+import { createProjectsModule } from '../modules/projects/index.js'
+import { createRealtimeModule } from '../modules/realtime/index.js'
+import { createFileReferences, createRecordsModule } from '../modules/records/index.js'
+import { createSearchIndexesModule } from '../modules/search-indexes/index.js'
+import { createSettingsModule } from '../modules/settings/index.js'
+import { createStorageConnectionsModule } from '../modules/storage-connections/index.js'
+import { createStorageObjectsModule } from '../modules/storage-objects/index.js'
+import { createStructureModule } from '../modules/structure/index.js'
+import { createSystemModule } from '../modules/system/index.js'
+import { createUsersModule } from '../modules/users/index.js'
+import { createWebhooksModule } from '../modules/webhooks/index.js'
+import { moduleList } from './module-list.js'
+import type { AppContext } from './context.js'
+
+/**
+ * Every module, in the order it is built (the table in docs/architecture.md): each entry gets only the
+ * modules above it. Where an earlier module must hear from a later one, the later one registers at its own
+ * construction (users.onChange, collections.onRemoved and fieldChanges, access.grantFilterChecks, records'
+ * write hooks), so nothing is bound late (decision 023). They close in reverse order.
+ */
+export const appModules = moduleList<AppContext>()
+  .add('access', (c) => createAccessModule({ ...c.base, pubsub: c.pubsub, audit: c.auditLog }))
+  .add('audit', (c, m) => createAuditModule({ auditLog: c.auditLog, access: m.access.service }))
+  .add('settings', (c, m) =>
+    createSettingsModule({
+      systemDb: c.base.systemDb,
+      clock: c.clock,
+      pubsub: c.pubsub,
+      audit: m.audit.service,
+      access: m.access.service,
+    }),
+  )
+  .add('projects', (c, m) =>
+    createProjectsModule({ registry: c.registry, clock: c.clock, audit: m.audit.service, access: m.access.service }),
+  )
+  .add('users', (c, m) =>
+    createUsersModule({
+      systemDb: c.base.systemDb,
+      clock: c.clock,
+      dbKind: c.registry.kind,
+      access: m.access.service,
+      audit: m.audit.service,
+      passwordIterations: c.config.auth.passwordIterations,
+      requireEmail: (projectId: string) => m.settings.service.get(projectId, 'auth.requireEmail'),
+    }),
+  )
+  .add('apiKeys', (c, m) => {
+    const pace = c.options.credentialLoadPace
+    return createApiKeysModule({
+      systemDb: c.base.systemDb,
+      clock: c.clock,
+      access: m.access.service,
+      audit: m.audit.service,
+      pubsub: c.pubsub,
+      users: m.users.service,
+      loadPace: pace && (() => pace('api_key')),
+    })
+  })
+  .add('auth', (c, m) => {
+    const { config } = c
+    const pace = c.options.credentialLoadPace
+    return createAuthModule({
+      ...c.base,
+      pubsub: c.pubsub,
+      mailer: c.mailer,
+      limiter: c.limiter,
+      events: c.events,
+      secretKey: config.secretKey,
+      publicUrl: config.publicUrl,
+      passwordIterations: config.auth.passwordIterations,
+      users: m.users.service,
+      userChanges: m.users.onChange,
+      apiKeys: m.apiKeys.service,
+      access: m.access.service,
+      projects: m.projects.service,
+      settings: m.settings.service,
+      audit: m.audit.service,
+      defaultProjectId: m.projects.defaultProject.id,
+      trustedOrigins: config.corsOrigins,
+      trustProxy: config.trustProxy,
+      oauth: config.oauth,
+      sessionTtlSeconds: config.auth.sessionTtlSeconds,
+      rateLimitPerMinute: config.auth.rateLimitPerMinute,
+      sessionLoadPace: pace && (() => pace('session')),
+    })
+  })
+  .add('collections', (c, m) =>
+    createCollectionsModule({
+      ...c.base,
+      registry: c.options.collectionDatabases?.(c.registry) ?? c.registry,
+      access: m.access.service,
+      pubsub: c.pubsub,
+      audit: m.audit.service,
+      // Alone (no Redis), the instance keeps one name, so a restart finds its r2_sql working copies (decision 036).
+      r2Sql: {
+        ...c.options.r2Sql,
+        storage: c.storage,
+        dataDir: c.config.dataDir,
+        queue: c.queue,
+        instanceId: c.queue.shared ? newId() : 'local',
+      },
+    }),
+  )
+  .add('databases', (c, m) =>
+    createDatabasesModule({
+      ...c.base,
+      secretKey: c.config.secretKey,
+      audit: m.audit.service,
+      registry: c.registry,
+      dataDir: c.config.dataDir,
+      collections: m.collections.service,
+      access: m.access.service,
+    }),
+  )
+  .add('storageConnections', (c, m) =>
+    createStorageConnectionsModule({
+      ...c.base,
+      secretKey: c.config.secretKey,
+      audit: m.audit.service,
+      access: m.access.service,
+      allowPrivateNetwork: c.config.allowPrivateNetwork,
+    }),
+  )
+  // Before records: records ask files which file ids a writer may read; files ask which ids records still hold, a function of collections alone.
+  .add('files', (c, m) =>
+    createFilesModule({
+      ...c.base,
+      systemKind: c.registry.system.kind,
+      storage: c.options.filesStorage?.(c.storage) ?? c.storage,
+      access: m.access.service,
+      settings: m.settings.service,
+      events: c.events,
+      collections: m.collections.service,
+      removedCollections: m.collections.onRemoved,
+      referencedFiles: createFileReferences(m.collections.service),
+    }),
+  )
+  .add('records', (c, m) =>
+    createRecordsModule({
+      ...c.base,
+      collections: m.collections.service,
+      access: m.access.service,
+      grantFilterChecks: m.access.grantFilterChecks,
+      settings: m.settings.service,
+      users: m.users.service,
+      audit: m.audit.service,
+      events: c.events,
+      writeVersions: c.writeVersions,
+      readableFiles: (principal, ids) => m.files.service.readable(principal, ids),
+      importPace: c.options.importPace,
+    }),
+  )
+  .add('searchIndexes', (c, m) =>
+    createSearchIndexesModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      records: m.records.service,
+      storage: c.storage,
+      dataDir: c.config.dataDir,
+      searchIndexSeam: m.records.searchIndexes,
+      removedCollections: m.collections.onRemoved,
+    }),
+  )
+  // Lenses read through records as the caller; flows render them (render_lens_template), so before automate.
+  .add('lenses', (c, m) =>
+    createLensesModule({ ...c.base, access: m.access.service, audit: m.audit.service, records: m.records.service }),
+  )
+  .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
+  .add('structure', (c, m) =>
+    createStructureModule({
+      ...c.base,
+      collections: m.collections.service,
+      fieldChanges: m.collections.fieldChanges,
+      records: m.records.service,
+      access: m.access.service,
+      settings: m.settings.service,
+      pace: c.options.structureJobPace,
+    }),
+  )
+  .add('email', (c, m) =>
+    createEmailModule({
+      ...c.base,
+      mailer: c.mailer,
+      access: m.access.service,
+      receiptSecret: c.config.email.receiptSecret,
+    }),
+  )
+  // Inboxes and each user's live channel (served as a stream by the realtime module, built later).
+  .add('notifications', (c, m) =>
+    createNotificationsModule({
+      systemDb: c.base.systemDb,
+      clock: c.clock,
+      pubsub: c.pubsub,
+      log: c.log,
+      users: m.users.service,
+      access: m.access.service,
+    }),
+  )
+  .add('automate', (c, m) => {
+    const { config, options } = c
+    const files = m.files.service
+    return createAutomateModule({
+      ...c.base,
+      dbKind: c.registry.system.kind,
+      pubsub: c.pubsub,
+      access: m.access.service,
+      audit: m.audit.service,
+      publicUrl: config.publicUrl,
+      operations: options.operations?.(m.operations.service) ?? m.operations.service,
+      findUser: m.users.service.findRow,
+      findApiKey: m.apiKeys.service.byId,
+      findCollection: (projectId, name) => m.collections.service.find(projectId, name),
+      limiter: c.limiter,
+      slots: c.slots,
+      queue: c.queue,
+      services: {
+        records: m.records.service,
+        files,
+        collections: m.collections.service,
+        outbound: c.outbound,
+        dataTools: m.records.dataTools,
+        email: m.email.service,
+        searchIndexes: m.searchIndexes.service,
+        notifications: m.notifications.service,
+        settings: m.settings.service,
+        lenses: m.lenses.service,
+        storageConnections: m.storageConnections.service,
+      },
+      projects: m.projects.service,
+      projectCreated: m.projects.onCreated,
+      events: c.events,
+      hooks: m.records.service.hooks,
+      trustProxy: config.trustProxy,
+      runLeaseMs: config.runLeaseMs,
+      outbound: c.outbound,
+      usage: [m.email.service.usage],
+      // The ai_* operations' service: providers from CF_* / OPENAI_* (their base URLs reached on any address: the operator's, decision 039), the daily token quota, images as files (docs/ai.md).
+      quotaServices: (quotas) => {
+        const { systemDb, clock } = c.base
+        const ai = createAiService({ systemDb, clock, providers: createAiProviders(config.ai), files, quotas })
+        return { services: { ai: ai.steps }, close: ai.close }
+      },
+    })
+  })
+  .add('webhooks', (c, m) =>
+    createWebhooksModule({
+      ...c.base,
+      pubsub: c.pubsub,
+      secretKey: c.config.secretKey,
+      audit: m.audit.service,
+      access: m.access.service,
+      collections: m.collections.service,
+      removedCollections: m.collections.onRemoved,
+      allowPrivateNetwork: c.config.allowPrivateNetwork,
+      queue: c.queue,
+      events: c.events,
+      outbound: c.outbound,
+      delivery: c.options.webhookDelivery,
+    }),
+  )
+  // The tool server (issue 18, decision 043): every tool and resource read as the key, through the services above.
+  .add('mcp', async (c, m) =>
+    createMcpModule({
+      ...c.base,
+      limiter: c.limiter,
+      version: c.config.version,
+      access: m.access.service,
+      services: {
+        records: m.records.service,
+        collections: m.collections.service,
+        access: m.access.service,
+        flows: m.automate.service,
+        email: m.email.service,
+        settings: m.settings.service,
+        // search_docs / get_doc_page: the project's own docs/ pages, indexed once per process (docs/mcp-docs-search.md).
+        docs: c.options.mcpDocs ?? (await sharedDocsIndex()),
+      },
+    }),
+  )
+  .add('capabilityTokens', (c, m) =>
+    createCapabilityTokensModule({
+      secretKey: c.config.secretKey,
+      clock: c.clock,
+      open: m.records.service.open,
+      users: m.users.service,
+      access: m.access.service,
+    }),
+  )
+  .add('realtime', (c, m) =>
+    createRealtimeModule({
+      ...c.options.realtime,
+      events: c.events,
+      pubsub: c.pubsub,
+      open: m.records.service.open,
+      clock: c.clock,
+      log: c.log,
+      authenticate: m.auth.security.authenticate,
+      capabilities: m.capabilityTokens.service,
+      inbox: m.notifications.live,
+    }),
+  )
+  .add('system', (c, m) =>
+    createSystemModule({
+      version: c.config.version,
+      database: c.config.database.kind,
+      storage: c.config.storage.kind,
+      cache: c.config.redisUrl ? 'redis' : 'memory',
+      emailChannel: c.config.email.channel,
+      emailReceipts: m.email.service.receipts,
+    }),
+  )
+  .add('storageObjects', (c) => createStorageObjectsModule(c.storage))
+
+/** Every module of the list, by name, once built. */
+export type AppModules = Awaited<ReturnType<typeof appModules.compose>>

@@ -1,0 +1,98 @@
+import { AppError } from '../../../lib/errors.js'
+import type { FieldDef } from '../field-types/index.js'
+import type { ChangeRequest, FieldChange } from './define-change.js'
+import { changeKinds } from './registry.js'
+
+/** What a PATCH (the complete, normalised field list) changes: added fields and the changes to existing ones. */
+export interface ChangePlan {
+  /** New fields, in the order of the new list. */
+  readonly added: FieldDef[]
+  /** Existing fields whose `indexed` flips, as they are in the new list. */
+  readonly indexToggled: FieldDef[]
+  /** Each change of an existing field, by kind (see registry.ts); order of the fields does not matter. */
+  readonly changes: FieldChange[]
+}
+
+/**
+ * Plans a PATCH: each changed property of an existing field must belong to a kind of change (registry.ts),
+ * whose request check then runs. Throws AppError invalid_field (400) naming the first existing field
+ * that is missing (removed or renamed) or changed in a way no kind makes, and invalid_request (400) for
+ * `enumChanges` that name no such change or map values wrongly.
+ */
+export function planChanges(
+  existing: readonly FieldDef[],
+  next: readonly FieldDef[],
+  request: ChangeRequest = { enumChanges: {} },
+): ChangePlan {
+  const nextByName = new Map(next.map((f, index) => [f.name, { def: f, index }]))
+  const changes: FieldChange[] = []
+  existing.forEach((old, index) => {
+    const found = nextByName.get(old.name)
+    if (!found) {
+      throw new AppError(
+        'invalid_field',
+        `Field "${old.name}" is missing: removing or renaming a field is not supported`,
+        { field: old.name, index },
+      )
+    }
+    const changed = changedProperties(old, found.def)
+    const covered = new Set(changeKinds.flatMap((k) => k.properties as string[]))
+    const unsupported = changed.filter((p) => !covered.has(p))
+    if (unsupported.length > 0) {
+      throw new AppError(
+        'invalid_field',
+        `Field "${old.name}": changing ${unsupported.join(', ')} of an existing field is not supported (see "Changing a collection" in the docs)`,
+        { field: old.name, index: found.index, changed: unsupported },
+      )
+    }
+    for (const kind of changeKinds) {
+      if (kind.properties.some((p) => changed.includes(p)))
+        changes.push({ kind: kind.kind, field: old.name, before: old, after: found.def })
+    }
+  })
+  for (const field of Object.keys(request.enumChanges)) {
+    if (!changes.some((c) => c.kind === 'enumValues' && c.field === field))
+      throw new AppError(
+        'invalid_request',
+        `enumChanges names "${field.slice(0, 60)}", which is not an existing enum or multi_enum field whose enumValues change`,
+        { field: field.slice(0, 60) },
+      )
+  }
+  for (const change of changes) changeKinds.find((k) => k.kind === change.kind)?.validate?.(change, request)
+  const existingNames = new Set(existing.map((f) => f.name))
+  return {
+    added: next.filter((f) => !existingNames.has(f.name)),
+    indexToggled: changes.filter((c) => c.kind === 'indexed').map((c) => c.after),
+    changes,
+  }
+}
+
+// Compared in canonical form: absent, undefined and (for flags) false are the same.
+function changedProperties(a: FieldDef, b: FieldDef): string[] {
+  const left = canonicalDef(a)
+  const right = canonicalDef(b)
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)])
+  return [...keys].filter((key) => stableJson(left[key]) !== stableJson(right[key])).sort()
+}
+
+function canonicalDef(def: FieldDef): Record<string, unknown> {
+  return {
+    ...def,
+    required: def.required === true,
+    unique: def.unique === true,
+    indexed: def.indexed === true,
+    translatable: def.translatable === true,
+  }
+}
+
+function stableJson(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto'
+import { AppError } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { Principal } from '../../lib/principal.js'
+import { checkFilename, checkMimeType } from './checks.js'
+import type { FilesContext } from './context.js'
+import { limits, originalKey, ownerOf, type FileWire, type Visibility } from './model.js'
+import type { UploadCommit } from './upload-commit.js'
+
+/** A new file from bytes in hand (flows): the filename, its type, and the fields the upload routes take. */
+export interface BytesUpload {
+  filename: string
+  mimeType: string
+  bytes: Buffer
+  visibility?: Visibility
+  collectionName?: string
+  /** The flow key the new file is written at (unique per project: a file already there makes this throw already_exists). */
+  flowKey?: string
+}
+
+/** Files from bytes in hand (flows' file_upload, file_transform, render_lens_template): new files and replacements. */
+export function createBytesIngest(ctx: FilesContext, commit: UploadCommit) {
+  const { access } = ctx
+  const { storage } = ctx.deps
+  const { forget, commitUpload, commitReplace } = commit
+
+  return {
+    /**
+     * A new file from bytes in hand (flows' file_upload and file_transform), with the proxy upload's rules:
+     * an uploader, the collection visible to the caller, the project quota; complete at once, file.upload
+     * published with `via: "flow"`. With `flowKey`, the row holds that key; a file already holding it makes
+     * this throw already_exists (the unique index), the caller's cue to replace it instead. Nothing stays
+     * stored when it fails: the object is written at the new file's own key first and removed if the row
+     * cannot be. Throws unauthorized, invalid_request, limit_exceeded, already_exists.
+     */
+    async uploadBytes(principal: Principal, input: BytesUpload): Promise<FileWire> {
+      const owner = ownerOf(principal)
+      if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
+      const filename = checkFilename(input.filename, 'key')
+      const mimeType = checkMimeType(input.mimeType, 'contentType')
+      if (input.bytes.length === 0) throw new AppError('invalid_request', 'The content is empty', { field: 'content' })
+      if (input.bytes.length > limits.maxProxyBytes)
+        throw new AppError('limit_exceeded', `A file stored by a flow may be at most ${limits.maxProxyBytes} bytes`, {
+          limit: limits.maxProxyBytes,
+        })
+      const projectId = principal.projectId
+      const collection = await ctx.checkCollection(principal, input.collectionName)
+      await ctx.assertQuota(projectId, input.bytes.length)
+      const id = newId()
+      const key = originalKey(projectId, id, filename)
+      await storage.put(key, input.bytes, { contentType: mimeType, sizeBytes: input.bytes.length })
+      try {
+        const sha256 = createHash('sha256').update(input.bytes).digest('hex')
+        return await commitUpload(
+          principal,
+          owner,
+          {
+            id,
+            key,
+            filename,
+            mimeType,
+            sizeBytes: input.bytes.length,
+            sha256,
+            visibility: input.visibility ?? 'public',
+            collection,
+            flowKey: input.flowKey,
+          },
+          'flow',
+        )
+      } catch (err) {
+        await forget(key)
+        throw err
+      }
+    },
+
+    /**
+     * Replaces a file's bytes with bytes in hand (flows), with replace's rules: seen by the caller, complete,
+     * inside its update grant's item_filter, within the quota. Throws not_found, forbidden, invalid_request,
+     * limit_exceeded, service_unavailable, conflict.
+     */
+    async replaceBytes(
+      principal: Principal,
+      id: string,
+      input: { bytes: Buffer; mimeType: string },
+    ): Promise<FileWire> {
+      const row = await access.visible(principal, id)
+      if (row.status !== 'complete')
+        throw new AppError('invalid_request', 'This upload was never completed; confirm it before replacing it')
+      await access.assertInScope(principal, row, 'update')
+      const mimeType = checkMimeType(input.mimeType, 'contentType')
+      if (input.bytes.length === 0)
+        throw new AppError('invalid_request', 'The replacement is empty', { field: 'content' })
+      if (input.bytes.length > limits.maxProxyBytes)
+        throw new AppError('limit_exceeded', `A file stored by a flow may be at most ${limits.maxProxyBytes} bytes`, {
+          limit: limits.maxProxyBytes,
+        })
+      await ctx.assertQuota(row.project_id, input.bytes.length, row.size_bytes)
+      const key = originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12))
+      await storage.put(key, input.bytes, { contentType: mimeType, sizeBytes: input.bytes.length })
+      const sha256 = createHash('sha256').update(input.bytes).digest('hex')
+      return commitReplace(row, { key, mimeType, sizeBytes: input.bytes.length, sha256 })
+    },
+  }
+}
