@@ -101,8 +101,8 @@ export const appModules = moduleList<AppContext>()
       sessionLoadPace: pace && (() => pace('session')),
     })
   })
-  .add('collections', (c, m) =>
-    createCollectionsModule({
+  .add('collections', async (c, m) => {
+    const collections = await createCollectionsModule({
       ...c.base,
       registry: c.options.collectionDatabases?.(c.registry) ?? c.registry,
       access: m.access.service,
@@ -116,8 +116,13 @@ export const appModules = moduleList<AppContext>()
         queue: c.queue,
         instanceId: c.queue.shared ? newId() : 'local',
       },
-    }),
-  )
+    })
+    // Grants name fields of collections: built before collections, so registered here (decision 062).
+    const grants = m.access.service.grantFieldReferences
+    collections.fieldReferences.add((query, found) => grants.find(query, found))
+    collections.fieldRenamed.add((query, to) => grants.rename(query, to))
+    return collections
+  })
   .add('databases', (c, m) =>
     createDatabasesModule({
       ...c.base,

@@ -7,6 +7,7 @@ import { createDecider } from './decider.js'
 import type { Role } from './grants.js'
 import { createRoleAdmin, type GrantFilterCheck } from './role-admin.js'
 import { createRoleCache } from './role-cache.js'
+import { createGrantFieldReferences } from './field-references.js'
 import { createAccessStore } from './store.js'
 import { createReachChecks } from './within-reach.js'
 
@@ -40,6 +41,8 @@ export async function createAccessService(deps: AccessDeps) {
     missingPermissions: decider.missingPermissions,
     assertMayAssign: reach.assertMayAssign,
     ...admin,
+    /** Grants that name a collection's field: found for drops and renames, rewritten by renames (decision 062). */
+    grantFieldReferences: createGrantFieldReferences({ store, invalidate: roles.invalidate }),
 
     /** A role of the project by id, or null. */
     async roleById(projectId: string, id: string): Promise<Role | null> {

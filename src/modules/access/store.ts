@@ -78,6 +78,10 @@ export function createAccessStore(systemDb: Kysely<any>) {
         .executeTakeFirst()
       return Number(result.numDeletedRows)
     },
+    /** Rewrites one grant's row filter and field list (a renamed field, decision 062). */
+    async updateGrantRules(id: string, patch: Pick<GrantRow, 'item_filter' | 'fields'>): Promise<void> {
+      await db.updateTable('grants').set(patch).where('id', '=', id).execute()
+    },
     transaction<T>(run: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
       return db.transaction().execute(run)
     },

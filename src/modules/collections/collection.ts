@@ -1,4 +1,4 @@
-import type { TableLayout } from './ddl.js'
+import type { TableLayout } from './table-layout.js'
 import { isDocumentStorage } from './document-table.js'
 import type { AccessControl, CompoundIndex } from './definition/index.js'
 import type { FieldDef } from './field-types/index.js'

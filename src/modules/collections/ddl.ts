@@ -1,9 +1,21 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { lockTransaction, orderedIndexColumn, tableIdentifier, type DbHandle } from '../../lib/db/index.js'
-import { indexColumn, indexColumnIsText, systemColumns, type CompoundIndex } from './definition/index.js'
+import { sql, type RawBuilder } from 'kysely'
+import { lockTransaction, tableIdentifier, type DbHandle } from '../../lib/db/index.js'
+import {
+  columnType,
+  createCompoundIndex,
+  createCreatedAtIndex,
+  createdAtIndexName,
+  createFieldIndex,
+  createIndexes,
+  dropCompoundIndex,
+  dropFieldIndex,
+} from './ddl-indexes.js'
+import { dropFieldStorage, renameFieldStorage } from './ddl-fields.js'
+import { systemColumns, type CompoundIndex } from './definition/index.js'
 import { derivedName } from './derived-name.js'
-import { documentColumn, documentColumnType, fieldExpression } from './document-table.js'
-import { fieldTypeOf, type FieldDef } from './field-types/index.js'
+import { documentColumn, documentColumnType } from './document-table.js'
+import type { FieldDef } from './field-types/index.js'
+import type { TableLayout } from './table-layout.js'
 import { createSearchIndex, dropSearchIndex, searchableFields } from './search-index.js'
 
 /**
@@ -22,27 +34,7 @@ import { createSearchIndex, dropSearchIndex, searchableFields } from './search-i
 /** The layout of indexes this build makes; the registry records each collection's (`index_layout`). */
 export const currentIndexLayout = 2
 
-/**
- * Where a table keeps its fields: a column each (`d1`, `remote`, `durable_object`), or keys of one JSON
- * document (`kv`, document-table.ts), whose indexes are expression indexes over the same expressions reads use.
- */
-export type TableLayout = 'columns' | 'document'
-
-/** What an index names for a field (or a system column): its column, or its expression in the document. */
-function fieldKey(
-  handle: DbHandle,
-  name: string,
-  fields: readonly FieldDef[],
-  layout: TableLayout,
-): RawBuilder<unknown> {
-  const def = layout === 'document' ? fields.find((f) => f.name === name) : undefined
-  return def ? sql`(${fieldExpression(handle.kind, def)})` : sql.id(name)
-}
-
-/** The column type of a stored field in this dialect (null for computed fields). */
-function columnType(def: FieldDef, handle: DbHandle): string | null {
-  return fieldTypeOf(def.type).column(def, handle.kind)
-}
+export type { TableLayout } from './table-layout.js'
 
 function columnDefinition(def: FieldDef, handle: DbHandle, creating: boolean): RawBuilder<unknown> | null {
   const type = columnType(def, handle)
@@ -52,192 +44,6 @@ function columnDefinition(def: FieldDef, handle: DbHandle, creating: boolean): R
   // each of them; the records layer enforces `required` on every write either way.
   if (def.required && creating) parts.push(sql`not null`)
   return sql.join(parts, sql` `)
-}
-
-// Before derivedName, a long name was used as it was (PostgreSQL cut it to 63 bytes itself); dropping
-// an index also tries that name, so indexes made then can still be toggled off.
-function legacyIndexName(table: string, field: string, unique: boolean): string {
-  return `${table}__${field}__${unique ? 'uq' : 'idx'}`
-}
-
-function indexName(table: string, field: string, unique: boolean): string {
-  return derivedName(legacyIndexName(table, field, unique))
-}
-
-function createdAtIndexName(table: string): string {
-  return derivedName(`${table}__created_at__idx`)
-}
-
-/** The condition of live-row indexes; records/store.ts writes the same words in every live-row query. */
-const liveRows = sql`where deleted_at is null`
-
-/**
- * The last column of a live-row index. SQLite reads a row to test a query's `deleted_at is null` even
- * when the partial index implies it, unless the index holds `deleted_at` (always null in it, a byte per
- * entry): with it a count or an id walk is answered from the index alone. PostgreSQL drops conditions
- * its partial index implies by itself.
- */
-function liveTail(handle: DbHandle): RawBuilder<unknown> {
-  return handle.kind === 'sqlite' ? sql`, deleted_at` : sql``
-}
-
-/** An `indexed` field's index column, built to serve list sorts (see orderedIndexColumn). */
-function sortable(def: FieldDef, handle: DbHandle, layout: TableLayout) {
-  const text = fieldTypeOf(def.type).valueKind(def) === 'text'
-  if (layout === 'columns') return orderedIndexColumn(handle, def.name, text)
-  const key = fieldKey(handle, def.name, [def], layout)
-  if (handle.kind === 'sqlite') return key
-  return text ? sql`${key} collate "C" nulls first` : sql`${key} nulls first`
-}
-
-async function createFieldIndex(
-  db: Kysely<any>,
-  handle: DbHandle,
-  table: string,
-  def: FieldDef,
-  layout: TableLayout,
-): Promise<void> {
-  const name = indexName(table, def.name, false)
-  await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sortable(def, handle, layout)}, id${liveTail(handle)}) ${liveRows}`.execute(
-    db,
-  )
-  await createExpressionStatistics(db, handle, table, name, [def.name], [def], layout)
-}
-
-/**
- * PostgreSQL estimates a condition on an expression from the statistics of an index on it, but never of a
- * partial index (every live-row index is one): without more, `doc ->> 'status' = 'published'` is guessed
- * at 0.5 % of the rows and a kv list sorts a bitmap scan instead of walking the index in order. Extended
- * statistics on the index's expressions (named like the index: they have a namespace of their own) give
- * ANALYZE something to measure. Column tables need none: their columns have statistics of their own.
- */
-async function createExpressionStatistics(
-  db: Kysely<any>,
-  handle: DbHandle,
-  table: string,
-  name: string,
-  names: readonly string[],
-  fields: readonly FieldDef[],
-  layout: TableLayout,
-): Promise<void> {
-  if (handle.kind !== 'postgres' || layout !== 'document') return
-  const expressions = names
-    .filter((n) => fields.some((f) => f.name === n))
-    .map((n) => fieldKey(handle, n, fields, layout))
-  if (expressions.length === 0) return
-  await sql`create statistics ${tableIdentifier(handle, name)} on ${sql.join(expressions)} from ${tableIdentifier(handle, table)}`.execute(
-    db,
-  )
-}
-
-async function dropExpressionStatistics(
-  db: Kysely<any>,
-  handle: DbHandle,
-  name: string,
-  layout: TableLayout,
-): Promise<void> {
-  if (handle.kind === 'postgres' && layout === 'document')
-    await sql`drop statistics if exists ${tableIdentifier(handle, name)}`.execute(db)
-}
-
-async function dropFieldIndex(
-  db: Kysely<any>,
-  handle: DbHandle,
-  table: string,
-  field: string,
-  layout: TableLayout = 'columns',
-): Promise<void> {
-  const name = indexName(table, field, false)
-  await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(db)
-  await dropExpressionStatistics(db, handle, name, layout)
-  const legacy = legacyIndexName(table, field, false)
-  if (legacy !== name) await sql`drop index if exists ${tableIdentifier(handle, legacy)}`.execute(db)
-}
-
-async function createCreatedAtIndex(db: Kysely<any>, handle: DbHandle, table: string): Promise<void> {
-  await sql`create index ${sql.id(createdAtIndexName(table))} on ${tableIdentifier(handle, table)} (${orderedIndexColumn(handle, 'created_at', false)}, id${liveTail(handle)}) ${liveRows}`.execute(
-    db,
-  )
-}
-
-async function createIndexes(
-  db: Kysely<any>,
-  table: string,
-  fields: readonly FieldDef[],
-  handle: DbHandle,
-  layout: TableLayout,
-): Promise<void> {
-  for (const def of fields) {
-    if (columnType(def, handle) === null) continue
-    if (def.unique)
-      await sql`create unique index ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${fieldKey(handle, def.name, [def], layout)})`.execute(
-        db,
-      )
-    if (def.indexed) await createFieldIndex(db, handle, table, def, layout)
-  }
-}
-
-/**
- * One column of a compound index. In the list order (nulls smallest, records/list.ts): ascending NULLS
- * FIRST, descending NULLS LAST on PostgreSQL, SQLite's own order. On PostgreSQL a text column is collated
- * "C" (the list's code-point order) only when it is the last one, the one a list sorts by: the columns
- * before it serve equality filters, which compare in the database's collation, and an index serves a
- * comparison only in its own.
- */
-function compoundColumn(
-  handle: DbHandle,
-  spec: string,
-  last: boolean,
-  fields: readonly FieldDef[],
-  layout: TableLayout,
-): RawBuilder<unknown> {
-  const { field, descending } = indexColumn(spec)
-  const key = fieldKey(handle, field, fields, layout)
-  if (handle.kind === 'sqlite') return descending ? sql`${key} desc` : key
-  const collate = last && indexColumnIsText(field, fields) ? sql` collate "C"` : sql``
-  return descending ? sql`${key}${collate} desc nulls last` : sql`${key}${collate} nulls first`
-}
-
-async function createCompoundIndex(
-  db: Kysely<any>,
-  handle: DbHandle,
-  table: string,
-  index: CompoundIndex,
-  fields: readonly FieldDef[],
-  layout: TableLayout,
-): Promise<void> {
-  const columns = index.fields.map((spec, i) =>
-    compoundColumn(handle, spec, i === index.fields.length - 1, fields, layout),
-  )
-  const on = tableIdentifier(handle, table)
-  if (index.unique) {
-    await sql`create unique index ${sql.id(index.name)} on ${on} (${sql.join(columns)})`.execute(db)
-    return
-  }
-  const descending = indexColumn(index.fields[index.fields.length - 1]!).descending
-  columns.push(descending ? sql`id desc` : sql`id`)
-  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(
-    db,
-  )
-  await createExpressionStatistics(
-    db,
-    handle,
-    table,
-    index.name,
-    index.fields.map((spec) => indexColumn(spec).field),
-    fields,
-    layout,
-  )
-}
-
-async function dropCompoundIndex(
-  db: Kysely<any>,
-  handle: DbHandle,
-  name: string,
-  layout: TableLayout = 'columns',
-): Promise<void> {
-  await sql`drop index if exists ${tableIdentifier(handle, name)}`.execute(db)
-  await dropExpressionStatistics(db, handle, name, layout)
 }
 
 /**
@@ -280,6 +86,9 @@ export interface TableChange {
   readonly indexToggled: readonly FieldDef[]
   readonly indexesDropped: readonly CompoundIndex[]
   readonly indexesAdded: readonly CompoundIndex[]
+  /** Fields renamed, with their definitions before (old name) and after (new name). */
+  readonly renamed?: readonly { readonly from: FieldDef; readonly to: FieldDef }[]
+  readonly dropped?: readonly FieldDef[]
 }
 
 /** Whether a change touches indexes (then the planner's statistics are refreshed after it). */
@@ -288,14 +97,19 @@ export function changesIndexes(change: TableChange): boolean {
     change.added.some((f) => f.indexed || f.unique) ||
     change.indexToggled.length > 0 ||
     change.indexesDropped.length > 0 ||
-    change.indexesAdded.length > 0
+    change.indexesAdded.length > 0 ||
+    (change.renamed ?? []).some(({ to }) => to.indexed || to.unique) ||
+    (change.dropped ?? []).some((f) => f.indexed || f.unique)
   )
 }
 
 /**
- * Adds fields, toggles indexes, drops and creates compound indexes, and rebuilds the search index when
- * the searchable fields changed, in one transaction: a refusal changes nothing. A document table gets no
- * column for a new field (it is a new key of the documents); only its indexes are made. `within` runs
+ * Renames and drops fields, adds fields, toggles indexes, drops and creates compound indexes, and rebuilds
+ * the search index when the searchable fields changed, in one transaction: a refusal changes nothing. A
+ * document table gets no column for a new field (it is a new key of the documents); only its indexes are
+ * made. The search index and the compound indexes dropped go before any column changes (SQLite refuses to
+ * drop a column an index or trigger uses; an index over a renamed field has a new derived name, so it is
+ * one dropped and one added). `within` runs
  * last, in the same transaction, with the transaction's handle.
  */
 export async function alterCollectionTable(
@@ -307,31 +121,33 @@ export async function alterCollectionTable(
   layout: TableLayout = 'columns',
   within?: (scoped: DbHandle) => Promise<void>,
 ): Promise<void> {
+  const searchNames = (fields: readonly FieldDef[]) =>
+    searchableFields(fields)
+      .map((f) => f.name)
+      .join(',')
+  const searchChanged = searchNames(before) !== searchNames(after)
+  const renamed = change.renamed ?? []
   await handle.db.transaction().execute(async (trx) => {
+    const scoped = { ...handle, db: trx }
+    if (searchChanged) await dropSearchIndex(scoped, table, layout)
+    for (const index of change.indexesDropped) await dropCompoundIndex(trx, handle, index.name, layout)
+    for (const { from, to } of renamed) await renameFieldStorage(trx, handle, table, from, to, layout)
+    for (const def of change.dropped ?? []) await dropFieldStorage(trx, handle, table, def, layout)
     for (const def of layout === 'columns' ? change.added : []) {
       const column = columnDefinition(def, handle, false)
       if (column) await sql`alter table ${tableIdentifier(handle, table)} add column ${column}`.execute(trx)
     }
     await createIndexes(trx, table, change.added, handle, layout)
-    for (const def of change.indexToggled) {
+    // A renamed field's indexes were made under its new name, as its new definition says.
+    const renamedNames = new Set(renamed.map(({ to }) => to.name))
+    for (const def of change.indexToggled.filter((d) => !renamedNames.has(d.name))) {
       if (def.indexed) await createFieldIndex(trx, handle, table, def, layout)
       else await dropFieldIndex(trx, handle, table, def.name, layout)
     }
-    for (const index of change.indexesDropped) await dropCompoundIndex(trx, handle, index.name, layout)
     for (const index of change.indexesAdded) await createCompoundIndex(trx, handle, table, index, after, layout)
-    const searchBefore = searchableFields(before)
-      .map((f) => f.name)
-      .join(',')
-    const searchAfter = searchableFields(after)
-      .map((f) => f.name)
-      .join(',')
-    if (searchBefore !== searchAfter) {
-      const scoped = { ...handle, db: trx }
-      await dropSearchIndex(scoped, table, layout)
-      if (searchAfter !== '') await createSearchIndex(scoped, table, after, layout)
-    }
+    if (searchChanged && searchNames(after) !== '') await createSearchIndex(scoped, table, after, layout)
     // Rows the change rewrites (enum values mapped), in the same transaction: a refusal undoes the DDL too.
-    if (within) await within({ ...handle, db: trx })
+    if (within) await within(scoped)
   })
 }
 

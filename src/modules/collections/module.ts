@@ -11,6 +11,7 @@ import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { FieldDef } from './field-types/index.js'
+import type { FieldReference, FieldReferenceQuery } from './references.js'
 import { createR2Sql } from './r2-sql/r2-sql.js'
 import { collectionsRoutes } from './routes.js'
 import { createCollectionsService, type Collection, type FieldChangeHooks } from './service.js'
@@ -39,14 +40,17 @@ export interface CollectionsModuleDeps {
 
 /**
  * Collections: the registry and each collection's table. The modules built after it register here at
- * their own construction: `onRemoved` (files settle the files of removed collections) and `fieldChanges`
- * (structure may refuse a field list change, and supersedes its jobs after one).
+ * their own construction: `onRemoved` (files settle the files of removed collections), `fieldChanges`
+ * (structure may refuse a field list change, and supersedes its jobs after one), and `fieldReferences` and
+ * `fieldRenamed` (what names a field, for drops and renames).
  */
 export async function createCollectionsModule(deps: CollectionsModuleDeps) {
   const { access } = deps
   const removed = createObservers<[actor: Principal, projectId: string, names: readonly string[]]>()
   const before = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
   const after = createObservers<[collection: Collection, next: readonly FieldDef[]]>()
+  const references = createObservers<[query: FieldReferenceQuery, found: FieldReference[]]>()
+  const renamed = createObservers<[query: FieldReferenceQuery, to: string]>()
   const r2Sql = createR2Sql({
     ...deps.r2Sql,
     systemDb: deps.systemDb,
@@ -77,12 +81,18 @@ export async function createCollectionsModule(deps: CollectionsModuleDeps) {
       (await access.reachesAny(principal, 'collections/*', 'read')),
     onRemoved: removed.notify,
     fieldChanges: { before: before.notify, after: after.notify },
+    findFieldReferences: references.notify,
+    onFieldRenamed: renamed.notify,
   })
   // Collections made before live-row indexes get them now, before any request is served (decision 024).
   await service.upgradeIndexes()
   return {
     service,
     onRemoved: { add: removed.add },
+    /** What other modules keep that names a field: a drop is refused while any exists (decision 062). */
+    fieldReferences: { add: references.add },
+    /** Told after a field was renamed: other modules rewrite what they keep. */
+    fieldRenamed: { add: renamed.add },
     fieldChanges: {
       /** Adds a pair of field change hooks; returns its removal. */
       add(hooks: FieldChangeHooks): () => void {

@@ -14,6 +14,7 @@ import {
   CollectionSchema,
   CreateCollectionSchema,
   NameParams,
+  RenameReportSchema,
   UpdateCollectionSchema,
 } from './schemas.js'
 import type { Collection, CollectionsService } from './service.js'
@@ -73,12 +74,18 @@ const updateCollection = defineRoute({
   path: '/api/v1/collections/{name}',
   operationId: 'collections.update',
   summary:
-    'Add fields, change existing ones (enum values, labels, indexes), declare compound indexes, change access control',
+    'Add, rename, drop and change fields (enum values, required, labels, indexes), declare compound indexes, change access control',
   tags,
   permission: 'schema/*:update',
   request: { params: NameParams, ...jsonBody(UpdateCollectionSchema) },
   responses: {
-    200: jsonContent(dataEnvelope(CollectionSchema), 'Updated'),
+    200: jsonContent(
+      z.object({
+        data: CollectionSchema,
+        meta: z.object({ renames: z.array(RenameReportSchema) }).optional(),
+      }),
+      'Updated; meta.renames tells what each rename rewrote and what it left',
+    ),
     ...errorResponses(...schemaErrors, 'collection_not_found', 'already_exists', 'conflict', 'ddl_error'),
   },
 })
@@ -137,7 +144,8 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
   writes.openapi(updateCollection, async (c) => {
     const p = principalOf(c)
     // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
-    const { fields, indexes, accessControl, name, storageType, databaseId, enumChanges } = c.req.valid('json')
+    const { fields, indexes, accessControl, name, storageType, databaseId, enumChanges, renames, drop } =
+      c.req.valid('json')
     const updated = await collections.update(p, c.req.valid('param').name, {
       fields,
       indexes,
@@ -146,8 +154,11 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
       storageType,
       databaseId,
       enumChanges,
+      renames,
+      drop,
     })
-    return c.json({ data: wire(updated) }, 200)
+    const meta = updated.renames.length > 0 ? { renames: updated.renames } : undefined
+    return c.json({ data: wire(updated.collection), meta }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {
     const p = principalOf(c)

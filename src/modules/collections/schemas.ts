@@ -109,6 +109,23 @@ export const UpdateCollectionSchema = z.strictObject({
         'Per enum or multi_enum field, each value the new enumValues remove → the kept value its records get (rewritten in the same transaction). Without it, removing or renaming a value that records hold is 409 conflict with the count per value.',
       example: { status: { waiting: 'open' } },
     }),
+  renames: z
+    .record(z.string().max(100), z.string().max(100))
+    .optional()
+    .openapi({
+      description:
+        'Existing field → its new name; the field list holds it under the new name. Data is kept; grants, indexes, relations, lookups, rollups and search indexes that name it follow; lenses and flows are reported in meta.renames[].kept (docs/collections.md).',
+      example: { title: 'name' },
+    }),
+  drop: z
+    .array(z.string().max(100))
+    .max(500)
+    .optional()
+    .openapi({
+      description:
+        'Existing fields to drop with their data; the field list leaves them out. A field missing from the list without being named here is 400. Refused (409) while anything names the field.',
+      example: ['legacy_code'],
+    }),
   id: readOnly('id'),
   projectId: readOnly('projectId'),
   schemaVersion: readOnly('schemaVersion'),
@@ -119,3 +136,20 @@ export const UpdateCollectionSchema = z.strictObject({
 })
 
 export const NameParams = z.object({ name: z.string().min(1).max(100) })
+
+const FieldReferenceSchema = z.object({
+  kind: z.enum(['field', 'index', 'grant', 'search_index', 'lens', 'flow']),
+  id: z.string(),
+  name: z.string(),
+  updatable: z.boolean(),
+})
+
+/** Per renamed field, what named it: rewritten by the rename (`updated`) or left as it was (`kept`). */
+export const RenameReportSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    updated: z.array(FieldReferenceSchema),
+    kept: z.array(FieldReferenceSchema),
+  })
+  .openapi('FieldRenameReport')

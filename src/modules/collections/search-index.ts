@@ -1,7 +1,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
-import type { TableLayout } from './ddl.js'
+import type { TableLayout } from './table-layout.js'
 import { derivedName } from './derived-name.js'
 import { fieldExpression } from './document-table.js'
 import { fieldTypeOf, type FieldDef } from './field-types/index.js'

@@ -5,6 +5,10 @@ import type { FieldRows } from './field-rows.js'
 export interface ChangeRequest {
   /** Per enum or multi_enum field, each removed value → the value its rows get (`enumChanges`). */
   readonly enumChanges: Readonly<Record<string, Readonly<Record<string, string>>>>
+  /** Existing field → its new name (`renames`); the field list holds it under the new name. */
+  readonly renames?: Readonly<Record<string, string>>
+  /** Existing fields to drop with their data (`drop`); the field list no longer holds them. */
+  readonly drop?: readonly string[]
 }
 
 /** One change of one field: `before` is null for an added field. */

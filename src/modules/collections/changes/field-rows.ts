@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { DbHandle } from '../../../lib/db/index.js'
 import { AppError, isAppError } from '../../../lib/errors.js'
-import type { TableLayout } from '../ddl.js'
+import type { TableLayout } from '../table-layout.js'
 import { documentSet, documentSource, fieldExpression } from '../document-table.js'
 import { fieldTypeOf, type FieldDef } from '../field-types/index.js'
 import { makeColumnNullable } from '../nullable-column.js'

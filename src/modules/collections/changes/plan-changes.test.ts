@@ -20,11 +20,23 @@ const existing = [f('title'), status, owner]
 
 describe('planChanges allows', () => {
   it('no change', () => {
-    expect(planChanges(existing, existing)).toEqual({ added: [], indexToggled: [], changes: [] })
+    expect(planChanges(existing, existing)).toEqual({
+      added: [],
+      indexToggled: [],
+      changes: [],
+      renamed: [],
+      dropped: [],
+    })
   })
 
   it('a reordered list', () => {
-    expect(planChanges(existing, [...existing].reverse())).toEqual({ added: [], indexToggled: [], changes: [] })
+    expect(planChanges(existing, [...existing].reverse())).toEqual({
+      added: [],
+      indexToggled: [],
+      changes: [],
+      renamed: [],
+      dropped: [],
+    })
   })
 
   it('additions, in the order given', () => {
@@ -44,7 +56,13 @@ describe('planChanges allows', () => {
 
   it('the same definition written differently (absent vs false vs undefined)', () => {
     const written = { ...f('title'), translatable: false, label: undefined } as FieldDef
-    expect(planChanges([f('title')], [written])).toEqual({ added: [], indexToggled: [], changes: [] })
+    expect(planChanges([f('title')], [written])).toEqual({
+      added: [],
+      indexToggled: [],
+      changes: [],
+      renamed: [],
+      dropped: [],
+    })
   })
 
   it('keys in another order inside configs', () => {
@@ -59,9 +77,9 @@ describe('planChanges allows', () => {
 type Row = [label: string, next: FieldDef[], field: string, pattern: RegExp]
 
 const rows: Row[] = [
-  ['a removed field', [f('title'), status], 'owner', /removing or renaming/],
-  ['a renamed field', [f('headline'), status, owner], 'title', /removing or renaming/],
-  ['an emptied list', [], 'title', /removing or renaming/],
+  ['a removed field', [f('title'), status], 'owner', /is missing from fields.*"drop".*"renames"/],
+  ['a renamed field', [f('headline'), status, owner], 'title', /is missing from fields.*"drop".*"renames"/],
+  ['an emptied list', [], 'title', /is missing from fields.*"drop".*"renames"/],
   ['a changed type', [f('title', { type: 'richtext' }), status, owner], 'title', /changing type/],
   ['unique turned on', [f('title', { unique: true }), status, owner], 'title', /changing unique/],
   ['translatable turned on', [f('title', { translatable: true }), status, owner], 'title', /changing translatable/],
@@ -138,5 +156,24 @@ describe('planChanges refuses', () => {
       expect(error.details.field).toBe(field)
       expect(error.message).toMatch(pattern)
     }
+  })
+})
+
+describe('planChanges with renames and drop', () => {
+  it('a renamed field keeps its place as a rename, not an addition, and its other changes are kinds', () => {
+    const next = [f('headline', { label: 'Headline' }), status, owner]
+    const plan = planChanges(existing, next, { enumChanges: {}, renames: { title: 'headline' } })
+    expect(plan.added).toEqual([])
+    expect(plan.renamed).toEqual([{ from: f('title'), to: next[0] }])
+    expect(plan.changes.map((c) => [c.kind, c.field])).toEqual([['label', 'headline']])
+  })
+
+  it('a dropped field is planned as dropped; listed again in the same PATCH it is refused (two PATCHes replace it)', () => {
+    const plan = planChanges(existing, [status, owner], { enumChanges: {}, drop: ['title'] })
+    expect(plan.dropped).toEqual([f('title')])
+    expect(plan.added).toEqual([])
+    expect(() =>
+      planChanges(existing, [status, owner, f('title', { type: 'integer' })], { enumChanges: {}, drop: ['title'] }),
+    ).toThrow(/"title" is dropped but fields still lists it/)
   })
 })

@@ -11,6 +11,10 @@ export interface ChangePlan {
   readonly indexToggled: FieldDef[]
   /** Each change of an existing field, by kind (see registry.ts); order of the fields does not matter. */
   readonly changes: FieldChange[]
+  /** Fields renamed (`renames`): as they were, and as the new list holds them. */
+  readonly renamed: { readonly from: FieldDef; readonly to: FieldDef }[]
+  /** Fields dropped (`drop`), as they were. */
+  readonly dropped: FieldDef[]
 }
 
 /**
@@ -25,17 +29,29 @@ export function planChanges(
   request: ChangeRequest = { enumChanges: {} },
 ): ChangePlan {
   const nextByName = new Map(next.map((f, index) => [f.name, { def: f, index }]))
+  const renames = request.renames ?? {}
+  const drop = new Set(request.drop ?? [])
+  checkRenamesAndDrops(existing, nextByName, renames, drop)
   const changes: FieldChange[] = []
+  const renamed: ChangePlan['renamed'] = []
+  const dropped: FieldDef[] = []
   existing.forEach((old, index) => {
-    const found = nextByName.get(old.name)
+    if (drop.has(old.name)) {
+      dropped.push(old)
+      return
+    }
+    const newName = renames[old.name]
+    const found = nextByName.get(newName ?? old.name)
     if (!found) {
       throw new AppError(
         'invalid_field',
-        `Field "${old.name}" is missing: removing or renaming a field is not supported`,
+        `Field "${old.name}" is missing from fields: to remove it and its data, name it in "drop"; to rename it, map it in "renames" (e.g. { "${old.name}": "new_name" }); nothing was changed`,
         { field: old.name, index },
       )
     }
-    const changed = changedProperties(old, found.def)
+    if (newName !== undefined) renamed.push({ from: old, to: found.def })
+    // A renamed field's other properties change through the kinds below, as any field's do.
+    const changed = changedProperties({ ...old, name: found.def.name }, found.def)
     const covered = new Set(changeKinds.flatMap((k) => k.properties as string[]))
     const unsupported = changed.filter((p) => !covered.has(p))
     if (unsupported.length > 0) {
@@ -47,7 +63,7 @@ export function planChanges(
     }
     for (const kind of changeKinds) {
       if (kind.properties.some((p) => changed.includes(p)))
-        changes.push({ kind: kind.kind, field: old.name, before: old, after: found.def })
+        changes.push({ kind: kind.kind, field: found.def.name, before: old, after: found.def })
     }
   })
   for (const field of Object.keys(request.enumChanges)) {
@@ -59,11 +75,44 @@ export function planChanges(
       )
   }
   for (const change of changes) changeKinds.find((k) => k.kind === change.kind)?.validate?.(change, request)
-  const existingNames = new Set(existing.map((f) => f.name))
+  const kept = new Set(existing.filter((f) => !drop.has(f.name)).map((f) => renames[f.name] ?? f.name))
   return {
-    added: next.filter((f) => !existingNames.has(f.name)),
+    added: next.filter((f) => !kept.has(f.name)),
     indexToggled: changes.filter((c) => c.kind === 'indexed').map((c) => c.after),
     changes,
+    renamed,
+    dropped,
+  }
+}
+
+/**
+ * `renames` maps existing fields to names no existing field has (a swap takes two PATCHes), and `drop` names
+ * existing fields the list leaves out: a field both renamed and dropped, or dropped yet still listed, is
+ * a contradiction the client should see rather than have resolved for it. Throws invalid_request (400).
+ */
+function checkRenamesAndDrops(
+  existing: readonly FieldDef[],
+  next: ReadonlyMap<string, unknown>,
+  renames: Readonly<Record<string, string>>,
+  drop: ReadonlySet<string>,
+): void {
+  const names = new Set(existing.map((f) => f.name))
+  const refuse = (message: string, field: string) => {
+    throw new AppError('invalid_request', message, { field: field.slice(0, 60) })
+  }
+  const targets = new Set<string>()
+  for (const [from, to] of Object.entries(renames)) {
+    if (!names.has(from)) refuse(`renames names "${from.slice(0, 60)}", which is not a field of the collection`, from)
+    if (drop.has(from)) refuse(`"${from}" is both renamed and dropped`, from)
+    if (to === from) refuse(`renames maps "${from}" to itself`, from)
+    if (names.has(to)) refuse(`renames maps "${from}" to "${to}", which is already a field; rename one at a time`, from)
+    if (targets.has(to)) refuse(`renames gives two fields the name "${to.slice(0, 60)}"`, to)
+    if (next.has(from)) refuse(`"${from}" is renamed to "${to}" but fields still lists "${from}"`, from)
+    targets.add(to)
+  }
+  for (const name of drop) {
+    if (!names.has(name)) refuse(`drop names "${name.slice(0, 60)}", which is not a field of the collection`, name)
+    if (next.has(name) && !targets.has(name)) refuse(`"${name}" is dropped but fields still lists it`, name)
   }
 }
 

@@ -13,6 +13,7 @@ import type { CompoundIndex } from '../definition/index.js'
 import type { FieldDef } from '../field-types/index.js'
 import type { R2Sql } from '../r2-sql/r2-sql.js'
 import { createCollectionsStore } from '../store.js'
+import type { FieldReferenceFinder, FieldRenameListener } from '../references.js'
 
 export interface CollectionsDeps {
   systemDb: Kysely<any>
@@ -33,6 +34,10 @@ export interface CollectionsDeps {
   /** The files of r2_sql collections: working copies, published versions, the writer claim (decision 036). */
   r2Sql: R2Sql
   fieldChanges?: FieldChangeHooks
+  /** Other modules' references to a field (grants, search indexes, lenses, flows): a drop is refused while one exists. */
+  findFieldReferences?: FieldReferenceFinder
+  /** Told after a field was renamed: other modules rewrite their updatable references. A failure is logged. */
+  onFieldRenamed?: FieldRenameListener
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
 }

@@ -1,67 +1,38 @@
-import { AppError } from '../../../lib/errors.js'
 import type { Principal } from '../../../lib/principal.js'
 import { layoutOf, type Collection } from '../collection.js'
-import { alterCollectionTable, changesIndexes, type TableChange } from '../ddl.js'
-import { changeKinds, fieldRows, planChanges, type ChangeRequest } from '../changes/index.js'
-import { normaliseFields, normaliseIndexes } from '../definition/index.js'
+import { alterCollectionTable, changesIndexes } from '../ddl.js'
+import { changeKinds, fieldRows } from '../changes/index.js'
 import type { CollectionsContext } from './context.js'
-import { parseAccessControl } from './inputs.js'
+import { applyRenames, type RenameReport } from './field-references.js'
+import { planUpdate, type UpdateInput } from './update-plan.js'
+
+export interface UpdateResult {
+  readonly collection: Collection
+  /** Per renamed field, the references rewritten and those left as they were (decision 062). */
+  readonly renames: RenameReport[]
+}
 
 /**
- * Replaces the field list (additions, and the changes of existing fields that changes/registry.ts lists,
- * rows rewritten in the table's transaction) and optionally the
- * compound indexes (the complete list: those left out are dropped, new ones made) and the access control. `name`, `storageType` and `databaseId` may come along (a client sending back what it read)
- * only with their current values: renaming or moving a collection is not supported. schemaVersion goes
- * up by one. Throws collection_not_found, invalid_field, invalid_request, already_exists (a new unique
- * index the rows break), ddl_error, conflict (rows a change cannot take, e.g. records holding a removed enum value), and
- * whatever the field-change hook refuses with (conflict).
+ * Replaces the field list (additions, renames and drops, and the changes of existing fields that
+ * changes/registry.ts lists, rows rewritten in the table's transaction) and optionally the compound indexes
+ * (the complete list: those left out are dropped, new ones made) and the access control. `name`,
+ * `storageType` and `databaseId` may come along (a client sending back what it read) only with their
+ * current values. schemaVersion goes up by one. Throws collection_not_found, invalid_field,
+ * invalid_request, already_exists (a new unique index the rows break), ddl_error, conflict (rows a change
+ * cannot take, or a dropped field something still names), and whatever the field-change hook refuses with.
  */
 export async function updateCollection(
   ctx: CollectionsContext,
   actor: Principal,
   name: string,
-  input: {
-    fields: unknown
-    indexes?: unknown
-    accessControl?: unknown
-    name?: string
-    storageType?: string
-    databaseId?: string
-    enumChanges?: ChangeRequest['enumChanges']
-  },
-): Promise<Collection> {
-  await ctx.deps.access.authorize(actor, 'schema/*:update')
+  input: UpdateInput,
+): Promise<UpdateResult> {
+  const planned = await planUpdate(ctx, actor, name, input)
+  const { collection, fields, indexes, accessControl, plan, change, request } = planned
   const projectId = actor.projectId
-  const collection = await ctx.require(projectId, name)
-  for (const key of ['name', 'storageType', 'databaseId'] as const) {
-    const sent = input[key]
-    if (sent === undefined || sent === collection[key]) continue
-    throw new AppError(
-      'invalid_request',
-      `${key} is "${collection[key]}": renaming or moving a collection is not supported`,
-      {
-        property: key,
-        current: collection[key],
-      },
-    )
-  }
-  const fields = normaliseFields(input.fields, { collection: name, collections: await ctx.others(projectId, name) })
-  const plan = planChanges(collection.fields, fields, { enumChanges: input.enumChanges ?? {} })
-  const indexes = input.indexes === undefined ? collection.indexes : normaliseIndexes(input.indexes, name, fields)
-  const before = new Set(collection.indexes.map((i) => i.name))
-  const after = new Set(indexes.map((i) => i.name))
-  const change: TableChange = {
-    added: plan.added,
-    indexToggled: plan.indexToggled,
-    indexesDropped: collection.indexes.filter((i) => !after.has(i.name)),
-    indexesAdded: indexes.filter((i) => !before.has(i.name)),
-  }
-  const accessControl =
-    input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
   await ctx.deps.fieldChanges?.before(collection, fields)
   const handle = await ctx.handleOf(collection, 'write')
   const now = ctx.deps.clock.seconds()
-  const request = { enumChanges: input.enumChanges ?? {} }
   const rewriteRows = async (scoped: typeof handle) => {
     const rows = fieldRows(scoped, name, layoutOf(collection), fields, now)
     for (const each of plan.changes)
@@ -82,6 +53,7 @@ export async function updateCollection(
     owner_scoped: collection.ownerScoped || accessControl?.preset === 'private',
     updated_at: now,
   })
+  await applyRenames(ctx, planned.all, collection, plan, now)
   await ctx.changed(projectId)
   await ctx.deps.fieldChanges?.after(collection, fields)
   await ctx.deps.audit.record({
@@ -96,17 +68,22 @@ export async function updateCollection(
       // Each change of an existing field with the field before and after it (enum values, labels, …).
       changes: plan.changes.map((c) => ({ kind: c.kind, field: c.field, before: c.before, after: c.after })),
       ...(Object.keys(request.enumChanges).length > 0 ? { enumChanges: request.enumChanges } : {}),
+      ...(planned.renames.length > 0 ? { renamed: planned.renames } : {}),
+      ...(plan.dropped.length > 0 ? { dropped: plan.dropped } : {}),
       indexesAdded: change.indexesAdded.map((i) => i.name),
       indexesDropped: change.indexesDropped.map((i) => i.name),
     },
   })
   return {
-    ...collection,
-    fields,
-    indexes,
-    accessControl,
-    schemaVersion: collection.schemaVersion + 1,
-    ownerScoped: collection.ownerScoped || accessControl?.preset === 'private',
-    updatedAt: now,
+    collection: {
+      ...collection,
+      fields,
+      indexes,
+      accessControl,
+      schemaVersion: collection.schemaVersion + 1,
+      ownerScoped: collection.ownerScoped || accessControl?.preset === 'private',
+      updatedAt: now,
+    },
+    renames: planned.renames,
   }
 }
