@@ -5,13 +5,13 @@ import { createAiService } from '../modules/ai/index.js'
 import { createApiKeysModule } from '../modules/apikeys/index.js'
 import { createAuditModule } from '../modules/audit/index.js'
 import { createAuthModule } from '../modules/auth/index.js'
-import { createAutomateModule } from '../modules/automate/index.js'
+import { createAutomateModule, createFlowFieldReferences } from '../modules/automate/index.js'
 import { createCapabilityTokensModule } from '../modules/capability-tokens/index.js'
 import { createCollectionsModule } from '../modules/collections/index.js'
 import { createDatabasesModule } from '../modules/databases/index.js'
 import { createEmailModule } from '../modules/email/index.js'
 import { createFilesModule } from '../modules/files/index.js'
-import { createLensesModule } from '../modules/lenses/index.js'
+import { createLensesModule, createLensFieldReferences } from '../modules/lenses/index.js'
 import { createMcpModule, sharedDocsIndex } from '../modules/mcp/index.js'
 import { createNotificationsModule } from '../modules/notifications/index.js'
 import { createOperationsModule } from '../modules/operations/index.js'
@@ -182,12 +182,21 @@ export const appModules = moduleList<AppContext>()
       dataDir: c.config.dataDir,
       searchIndexSeam: m.records.searchIndexes,
       removedCollections: m.collections.onRemoved,
+      fieldReferences: m.collections.fieldReferences,
+      fieldRenamed: m.collections.fieldRenamed,
     }),
   )
   // Lenses read through records as the caller; flows render them (render_lens_template), so before automate.
-  .add('lenses', (c, m) =>
-    createLensesModule({ ...c.base, access: m.access.service, audit: m.audit.service, records: m.records.service }),
-  )
+  .add('lenses', (c, m) => {
+    // Lenses name fields in their definitions: a drop is refused, a rename reports them (decision 062).
+    m.collections.fieldReferences.add(createLensFieldReferences(c.base.systemDb))
+    return createLensesModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      records: m.records.service,
+    })
+  })
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
   .add('structure', (c, m) =>
     createStructureModule({
@@ -221,6 +230,8 @@ export const appModules = moduleList<AppContext>()
   )
   .add('automate', (c, m) => {
     const { config, options } = c
+    // Flows name fields in their steps: a drop is refused, a rename reports them (decision 062).
+    m.collections.fieldReferences.add(createFlowFieldReferences(c.base.systemDb))
     const files = m.files.service
     return createAutomateModule({
       ...c.base,

@@ -287,3 +287,67 @@ describe('dropping a field', () => {
     )
   })
 })
+
+describe('search indexes, lenses and flows naming a field', () => {
+  async function dependents() {
+    const made = await notes()
+    const { name } = made
+    const index = await server.request('POST', '/api/v1/search-indexes', {
+      token: owner.token,
+      body: { name: freshName('idx').replace(/_/g, '-'), sources: [{ collection: name, fields: ['title'] }] },
+    })
+    expect(index.status, index.text).toBe(201)
+    const lens = await server.request('POST', '/api/v1/lenses', {
+      token: owner.token,
+      body: { name: freshName('lens'), collection: name, filter: { note: { _nnull: true } } },
+    })
+    expect(lens.status, lens.text).toBe(201)
+    const flow = await server.request('POST', '/api/v1/automate/flows', {
+      token: owner.token,
+      body: {
+        name: freshName('ages'),
+        triggerType: 'manual',
+        triggerConfig: {},
+        operations: [{ key: 'old', type: 'crud_read', config: { collection: name, filter: { age: { _gt: 1 } } } }],
+      },
+    })
+    expect(flow.status, flow.text).toBe(201)
+    return { ...made, index: index.body.data, lens: lens.body.data, flow: flow.body.data }
+  }
+
+  it('refuses to drop what they name, listing each', async () => {
+    const { name, fields, index, lens, flow } = await dependents()
+    const cases: [string, string, string][] = [
+      ['title', 'search_index', index.id],
+      ['note', 'lens', lens.id],
+      ['age', 'flow', flow.id],
+    ]
+    for (const [field, kind, id] of cases) {
+      const reply = await patch(name, { fields: without(fields, field), drop: [field], indexes: [] })
+      expectError(reply, 409, 'conflict')
+      expect(reply.body.details.fields[0].dependents).toContainEqual(expect.objectContaining({ kind, id }))
+    }
+  })
+
+  it('a rename rewrites the search index (stale until rebuilt) and reports the lens and the flow', async () => {
+    const { name, fields, index, lens, flow } = await dependents()
+    const reply = await patch(name, {
+      fields: renamed(renamed(renamed(fields, 'title', 'headline'), 'note', 'body'), 'age', 'years'),
+      renames: { title: 'headline', note: 'body', age: 'years' },
+    })
+    expect(reply.status, reply.text).toBe(200)
+    const byField = Object.fromEntries(reply.body.meta.renames.map((r: any) => [r.from, r]))
+    expect(byField.title.updated).toEqual([expect.objectContaining({ kind: 'search_index', id: index.id })])
+    expect(byField.note.kept).toEqual([expect.objectContaining({ kind: 'lens', id: lens.id, updatable: false })])
+    expect(byField.age.kept).toEqual([expect.objectContaining({ kind: 'flow', id: flow.id, updatable: false })])
+    const stored = await server.request('GET', `/api/v1/search-indexes/${index.name}`, { token: owner.token })
+    expect(stored.body.data.sources).toEqual([{ collection: name, fields: ['headline'] }])
+    expect(stored.body.data.status).toBe('stale')
+    // The audit entry keeps the same report.
+    const audit = await server.request('GET', '/api/v1/audit-log?action=collection.updated&limit=1', {
+      token: owner.token,
+    })
+    expect(audit.status, audit.text).toBe(200)
+    expect(audit.body.data[0].details.renamed.map((r: any) => r.to)).toEqual(['headline', 'body', 'years'])
+  })
+})

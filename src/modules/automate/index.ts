@@ -20,3 +20,4 @@ export {
   type Triggers,
 } from './triggers/index.js'
 export * from './model.js'
+export { createFlowFieldReferences } from './flows/field-references.js'

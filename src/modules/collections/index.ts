@@ -16,4 +16,4 @@ export {
 export * as structures from './field-types/structure.js'
 export { collectionsRoutes } from './routes.js'
 export { createCollectionsModule, type CollectionsModuleDeps } from './module.js'
-export type { FieldReference, FieldReferenceQuery } from './references.js'
+export { mentionsField, type FieldReference, type FieldReferenceQuery } from './references.js'

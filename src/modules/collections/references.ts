@@ -134,3 +134,12 @@ export function renameOwnReferences(fields: unknown, renames: Readonly<Record<st
     }
   })
 }
+
+/**
+ * Whether free text (a lens's template, a flow's step configs as JSON) names `field` as a word: what a
+ * drop refuses and a rename reports, since such text cannot be rewritten safely (a `title` in a template
+ * may be the field or a word of the page). Field names are `[a-z][a-z0-9_]*`, so the name is a plain pattern.
+ */
+export function mentionsField(text: string, field: string): boolean {
+  return new RegExp(`(?<![A-Za-z0-9_$])${field}(?![A-Za-z0-9_])`).test(text)
+}

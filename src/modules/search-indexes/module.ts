@@ -3,9 +3,12 @@ import type { Observers } from '../../lib/observers.js'
 import type { Principal } from '../../lib/principal.js'
 import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { SearchIndexSeam } from '../records/index.js'
+import type { FieldReference, FieldReferenceQuery } from '../collections/index.js'
+import { createSearchIndexFieldReferences } from './field-references.js'
 import { createIndexFiles } from './files.js'
 import { searchIndexesRoutes } from './routes.js'
 import { createSearchIndexesService, type SearchIndexesDeps } from './service.js'
+import { createSearchIndexesStore } from './store.js'
 
 /** The service's deps, with what its built files need in place of the files themselves. */
 export interface SearchIndexesModuleDeps extends Omit<SearchIndexesDeps, 'files'> {
@@ -17,6 +20,9 @@ export interface SearchIndexesModuleDeps extends Omit<SearchIndexesDeps, 'files'
   searchIndexSeam: SearchIndexSeam
   /** The collections module's onRemoved: removed collections leave the indexes drawing from them. */
   removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]>
+  /** The collections module's field references: indexes name fields in their sources (decision 062). */
+  fieldReferences: Observers<[query: FieldReferenceQuery, found: FieldReference[]]>
+  fieldRenamed: Observers<[query: FieldReferenceQuery, to: string]>
 }
 
 /** Search indexes (decision 042): CRUD, builds into SQLite FTS5 files in object storage, queries over them, staleness. */
@@ -30,6 +36,12 @@ export function createSearchIndexesModule(deps: SearchIndexesModuleDeps) {
     async (actor, collection, found) => void found.push(...(await service.rebuildDependents(actor, collection))),
   )
   deps.removedCollections.add(async (_actor, projectId, names) => service.removeCollections(projectId, names))
+  const references = createSearchIndexFieldReferences({
+    store: createSearchIndexesStore(deps.systemDb),
+    now: () => deps.clock.now(),
+  })
+  deps.fieldReferences.add(references.find)
+  deps.fieldRenamed.add(references.rename)
   return {
     service,
     routers: ({ security }) => [searchIndexesRoutes(service, security)],
