@@ -216,6 +216,36 @@ describe('writing, filtering and expanding', () => {
     expect(negatedAsViewer.body.data).toEqual([])
   })
 
+  it('compares hostile names as plain values (quotes, LIKE wildcards, backslashes)', async () => {
+    const odd = await createAccount(server, owner.token, { role: 'editor', name: "O'Brien 100%_\\ x" })
+    const theirs = await createRecord(server, owner.token, tasks, { title: 'odd', assignee: odd.id })
+    for (const [op, value] of [
+      ['_contains', '%_'],
+      ['_contains', "'"],
+      ['_starts_with', "O'Brien 100%"],
+      ['_ends_with', '\\ x'],
+      ['_eq', "O'Brien 100%_\\ x"],
+    ]) {
+      const reply = await api.get(
+        recordsPath(tasks, undefined, { filter: filterOf({ 'assignee.name': { [op!]: value } }) }),
+        viewer.token,
+      )
+      expect(reply.status, reply.text).toBe(200)
+      expect(ids(reply), `${op} ${value}`).toEqual([theirs.id])
+    }
+    const wildcard = await api.get(
+      recordsPath(tasks, undefined, { filter: filterOf({ 'assignee.name': { _contains: '_' } }) }),
+      viewer.token,
+    )
+    expect(ids(wildcard)).toEqual([theirs.id])
+    expect((await api.del(recordsPath(tasks, theirs.id, { permanent: true }), owner.token)).status).toBe(200)
+  })
+
+  it('keeps refusing a sort through the relation (400)', async () => {
+    const reply = await api.get(recordsPath(tasks, undefined, { sortBy: 'assignee.name' }), owner.token)
+    expect(reply.status, reply.text).toBe(400)
+  })
+
   it('refuses a path past the profile fields (400 naming it)', async () => {
     for (const path of ['assignee.password_hash', 'assignee.name.first', 'assignee.role']) {
       const reply = await api.get(

@@ -59,7 +59,8 @@ export function followUsers(
   }
   if (!users || (field === 'email' && !users.withEmail) || users.profiles.length === 0) return nothing
   const alias = `__via${step.hops}`
-  const values = sql.join(users.profiles.map((p) => sql`(${p.id}, ${p.name}, ${p.email})`))
+  // Emails go into the statement only for a caller who may read them, though nothing else could compare them.
+  const values = sql.join(users.profiles.map((p) => sql`(${p.id}, ${p.name}, ${users.withEmail ? p.email : null})`))
   // VALUES names its columns column1… on both SQLite and PostgreSQL; they are renamed here.
   const rows = sql`select column1 as id, column2 as name, column3 as email from (values ${values}) as __users`
   const key = sql.ref(`${step.outer}.${relation}`)
