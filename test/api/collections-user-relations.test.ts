@@ -170,6 +170,27 @@ describe('writing, filtering and expanding', () => {
     expect(list.body.data).toHaveLength(2)
   })
 
+  it('checks each line of an NDJSON import the same way', async () => {
+    const lines = [
+      { title: 'imported', assignee: ada.id, watchers: [sam.id] },
+      { title: 'foreign', assignee: foreignUserId },
+      { title: 'foreign watcher', watchers: [ada.id, foreignUserId] },
+    ]
+    const reply = await server.request('POST', `/api/v1/collections/${tasks}/records/import-ndjson`, {
+      token: owner.token,
+      rawBody: lines.map((line) => JSON.stringify(line)).join('\n'),
+      headers: { 'content-type': 'application/x-ndjson' },
+    })
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body).toMatchObject({ imported: 1, failed: 2 })
+    expect(reply.body.errors).toEqual([
+      expect.objectContaining({ line: 2, code: 'validation_error', field: 'assignee' }),
+      expect.objectContaining({ line: 3, code: 'validation_error', field: 'watchers' }),
+    ])
+    const imported = reply.body.records[0].id as string
+    expect((await api.del(recordsPath(tasks, imported, { permanent: true }), owner.token)).status).toBe(200)
+  })
+
   it('filters on the id, with $CURRENT_USER', async () => {
     const mine = await api.get(
       recordsPath(tasks, undefined, { filter: filterOf({ assignee: { _eq: '$CURRENT_USER' } }) }),
@@ -177,6 +198,20 @@ describe('writing, filtering and expanding', () => {
     )
     expect(mine.status, mine.text).toBe(200)
     expect(ids(mine)).toEqual([forSam.id])
+  })
+
+  it("scopes a grant with item_filter assignee = $CURRENT_USER to each user's own records", async () => {
+    const role = await api.post('/api/v1/roles', owner.token, { name: freshName('assignees') })
+    expect(role.status, role.text).toBe(201)
+    await setGrants(server, owner.token, role.body.data.name, [
+      { resource: `collections/${tasks}`, action: 'read', item_filter: { assignee: { _eq: '$CURRENT_USER' } } },
+    ])
+    const worker = await createAccount(server, owner.token, { role: role.body.data.name, name: 'Worker' })
+    const theirs = await createRecord(server, owner.token, tasks, { title: 'w', assignee: worker.id })
+    const reply = await api.get(recordsPath(tasks, undefined, { limit: 100 }), worker.token)
+    expect(reply.status, reply.text).toBe(200)
+    expect(ids(reply)).toEqual([theirs.id])
+    expect((await api.del(recordsPath(tasks, theirs.id, { permanent: true }), owner.token)).status).toBe(200)
   })
 
   it('filters through the relation on profile fields, in both formats', async () => {

@@ -61,8 +61,8 @@ async function planUserDeletion(deps: RecordsDeps, projectId: string, userId: st
     if (!isAppError(err) || err.code !== 'conflict' || !details?.field) throw err
     throw new AppError(
       'conflict',
-      `${details.count} record(s) of ${details.collection} still point at this user (${details.field}, which ` +
-        'refuses the deletion: onDelete restrict, or a required field); change them first',
+      `${details.count} record(s) of ${details.collection} refuse the deletion of this user (${details.field}: ` +
+        'onDelete restrict, or a required field), directly or through a record it would cascade to; change them first',
       details,
     )
   }
