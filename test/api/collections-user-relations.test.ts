@@ -363,6 +363,9 @@ describe.runIf(oneDatabase)('a path through a collection to users', () => {
     )
     expect(reply.status, reply.text).toBe(200)
     expect(ids(reply)).toEqual([one.id])
+    const expanded = await api.get(recordsPath(items, one.id, { expand: 'board.owner' }), viewer.token)
+    expect(expanded.status, expanded.text).toBe(200)
+    expect(expanded.body.data.board.owner).toEqual({ id: sam.id, name: 'Sam' })
   })
 })
 
