@@ -165,6 +165,7 @@ export const appModules = moduleList<AppContext>()
       grantFilterChecks: m.access.grantFilterChecks,
       settings: m.settings.service,
       users: m.users.service,
+      userDeletes: m.users.beforeDelete,
       audit: m.audit.service,
       events: c.events,
       writeVersions: c.writeVersions,

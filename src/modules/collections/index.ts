@@ -1,6 +1,14 @@
 export { searchCondition, searchableFields } from './search-index.js'
 export { systemColumns } from './definition/index.js'
-export { fieldTypeOf, FieldValueError, type FieldDef, type FieldTypeName } from './field-types/index.js'
+export {
+  fieldTypeOf,
+  FieldValueError,
+  targetsUsers,
+  userProfileFields,
+  usersTarget,
+  type FieldDef,
+  type FieldTypeName,
+} from './field-types/index.js'
 export { jsonDepthLimit, jsonProblem } from './field-types/json-value.js'
 export type { PublishResult } from './r2-sql/r2-sql.js'
 export { documentReturning, documentSet, documentSource, packDocument } from './document-table.js'

@@ -15,6 +15,7 @@ import type { Freshness } from './freshness.js'
 import type { RecordScope } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 import { createRecordStore, type RecordStore } from './store.js'
+import type { UserDirectory } from './user-directory.js'
 
 /**
  * Which of these file ids the caller may read: those GET /api/v1/files/:id would show it. The files module
@@ -29,6 +30,8 @@ export interface RecordsDeps {
   settings: SettingsService
   shares: SharesStore
   readableFiles: ReadableFiles
+  /** The project's users, for relations to them (decision 061). */
+  users: UserDirectory
   events: EventBus<RecordEvents>
   hooks: WriteHooks
   /** Write versions, cached totals and ETags (decision 025). */
@@ -56,6 +59,8 @@ export interface Opened {
   readonly targets: RelationTargets
   /** The files the caller may read, for the check of `file` field values. */
   readonly readableFiles: ReadableFiles
+  /** The project's users: who a relation to users may name, what its expand and filters show (decision 061). */
+  readonly users: UserDirectory
 }
 
 export interface RelationTargets {
@@ -158,6 +163,7 @@ export function createOpener(deps: RecordsDeps) {
       scope,
       targets,
       readableFiles: deps.readableFiles,
+      users: deps.users,
     }
   }
 }

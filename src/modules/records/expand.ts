@@ -1,10 +1,11 @@
 import { AppError, isAppError } from '../../lib/errors.js'
-import type { FieldDef } from '../collections/index.js'
+import { targetsUsers, type FieldDef } from '../collections/index.js'
 import { readValue } from './codec.js'
 import type { Opened, Opener } from './context.js'
 import type { ApiRecord } from './events.js'
 import { present, shows } from './present.js'
 import type { Row } from './store.js'
+import { expandUsers } from './user-relations.js'
 
 export const expandLimits = { paths: 10, depth: 3 } as const
 
@@ -89,6 +90,10 @@ export async function enrich(
     // A relation field the caller may not read stays absent, expanded or not (asking to expand it
     // includes it even when `fields` does not name it).
     if (!shows(head, { ...view, projection: null })) continue
+    if (targetsUsers(def)) {
+      await expandUsers(source, def, rows, records, children)
+      continue
+    }
     const many = def.relationConfig!.relationType === 'hasMany'
     const { target, byId } = await fetchTargets(open, source, def, rows)
     const targetRows = target ? [...byId.values()] : []

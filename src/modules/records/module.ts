@@ -10,6 +10,7 @@ import type { CollectionsService } from '../collections/index.js'
 import type { SettingsService } from '../settings/index.js'
 import type { UsersService } from '../users/index.js'
 import type { Observers } from '../../lib/observers.js'
+import type { Principal } from '../../lib/principal.js'
 import { createRecordAccess } from './access.js'
 import { recordAggregateRoutes } from './aggregate-routes.js'
 import { createBulkDelete } from './bulk.js'
@@ -31,6 +32,8 @@ import { createTransfer } from './transfer.js'
 import { createPublish } from './publish.js'
 import { createTruncate } from './truncate.js'
 import { createSearchIndexSeam } from './search-indexes.js'
+import { createUserDirectory } from './user-directory.js'
+import { userDeletionCleanup } from './user-relations.js'
 
 export interface RecordsModuleDeps {
   systemDb: Kysely<any>
@@ -40,6 +43,8 @@ export interface RecordsModuleDeps {
   grantFilterChecks: Observers<Parameters<GrantFilterCheck>>
   settings: SettingsService
   users: UsersService
+  /** Where this module registers the onDelete of relations to users (users.beforeDelete, decision 061). */
+  userDeletes: Observers<[projectId: string, userId: string, actor: Principal]>
   audit: AuditService
   /** Which file ids a caller may read (the files module, built before this one). */
   readableFiles: ReadableFiles
@@ -85,6 +90,7 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     settings,
     shares,
     readableFiles,
+    users: createUserDirectory({ users, access }),
     events,
     hooks: createWriteHooks(),
     freshness,
@@ -92,6 +98,8 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     log,
   }
   const service = createRecordsService(recordDeps)
+  // Deleting an account applies the onDelete of every relation to users first; restrict refuses it (409).
+  deps.userDeletes.add(userDeletionCleanup(recordDeps))
   const { open } = service
   const dataTools = {
     bulk: createBulkDelete(recordDeps, open),

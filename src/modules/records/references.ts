@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js'
-import type { FieldDef } from '../collections/index.js'
+import { usersTarget, type FieldDef } from '../collections/index.js'
 import type { Opened } from './context.js'
 import type { ApiRecord } from './events.js'
 import type { Row } from './store.js'
@@ -71,14 +71,24 @@ export async function missingReferences(
     })
     const distinct = [...new Set(wanted.flat())]
     if (distinct.length === 0) continue
-    const target = await opened.targets.storeOf(opened.collection.projectId, config.targetCollection)
-    const active = target ? await target.activeIds(distinct) : new Set<string>()
+    const active = await existingIds(opened, config.targetCollection, distinct)
     wanted.forEach((ids, i) => {
       const missing = ids.filter((id) => !active.has(id))
       if (missing.length > 0) out[i] = { kind: 'relation', field: def.name, missing }
     })
   }
   return out
+}
+
+/**
+ * Which of these ids name what the relation may point at: active records of the target collection, or, for
+ * a relation to users (decision 061), users of the project (one of another project is as absent as none).
+ */
+async function existingIds(opened: Opened, target: string, ids: readonly string[]): Promise<ReadonlySet<string>> {
+  const projectId = opened.collection.projectId
+  if (target === usersTarget) return new Set((await opened.users.members(projectId, ids)).keys())
+  const store = await opened.targets.storeOf(projectId, target)
+  return store ? store.activeIds(ids) : new Set<string>()
 }
 
 /** Marks the writes whose value of this file field names a file the writer may not read. */
@@ -107,7 +117,11 @@ export function missingReferencesError(opened: Opened, { kind, field, missing }:
   if (kind === 'file') return new AppError('validation_error', `"${field}" must name a file you may read`, { field })
   const target = opened.shape.byName.get(field)?.relationConfig?.targetCollection ?? 'its target'
   const what = missing.length === 1 ? 'a record' : `${missing.length} records`
-  return new AppError('validation_error', `"${field}" names ${what} of ${target} that do not exist`, {
+  const message =
+    target === usersTarget
+      ? `"${field}" names ${missing.length === 1 ? 'an id that is not a user' : `${missing.length} ids that are not users`} of this project`
+      : `"${field}" names ${what} of ${target} that do not exist`
+  return new AppError('validation_error', message, {
     field,
     missing: missing.slice(0, missingIdsShown),
     ...(missing.length > missingIdsShown ? { missingCount: missing.length } : {}),

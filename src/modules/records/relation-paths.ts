@@ -7,17 +7,24 @@ import {
   type FilterNode,
   type ResolvedField,
 } from '../../lib/filter/index.js'
-import type { FieldDef } from '../collections/index.js'
+import { usersTarget, type FieldDef } from '../collections/index.js'
 import { alwaysReadable } from './codec.js'
 import type { Opened, Opener } from './context.js'
 import { openTarget } from './expand.js'
 import { withFieldValues } from './filter-values.js'
+import { followUsers, loadUsersInFilter, type UsersInFilter } from './user-paths.js'
 
 /** How many belongsTo relations one filter path may follow (`a.b.c.field`: three). */
 export const relationPathLimits = { hops: 3 } as const
 
-/** The collections a filter's paths lead to, opened for the caller's read; null where the caller may not read one. */
-type Targets = Map<string, Opened | null>
+/**
+ * The collections a filter's paths lead to, opened for the caller's read (null where the caller may not read
+ * one), and the project's users when a path leads to them (decision 061; null: the caller sees no profiles).
+ */
+interface Targets {
+  readonly collections: Map<string, Opened | null>
+  users?: UsersInFilter | null
+}
 
 /**
  * The caller's collection with a request resolver that also follows dotted paths through belongsTo
@@ -29,9 +36,9 @@ type Targets = Map<string, Opened | null>
 export async function withRelationPaths(open: Opener, opened: Opened, raw: string | undefined): Promise<Opened> {
   // A relation path has a dot (or an escape spelling one); most filters have none and skip a second parse.
   if (raw === undefined || (!raw.includes('.') && !raw.includes('\\u'))) return opened
-  const targets: Targets = new Map()
+  const targets: Targets = { collections: new Map() }
   for (const path of fieldPaths(parseFilter(raw))) await openAlong(open, opened, path, 0, targets)
-  if (targets.size === 0) return opened
+  if (targets.collections.size === 0 && targets.users === undefined) return opened
   return { ...opened, requestResolver: relationResolver(opened, targets) }
 }
 
@@ -49,15 +56,26 @@ function hopOf(at: Opened, path: FieldPath): FieldDef | null {
   return def
 }
 
-async function openAlong(open: Opener, at: Opened, path: FieldPath, hops: number, targets: Targets): Promise<void> {
+async function openAlong(
+  open: Opener,
+  at: Opened,
+  path: FieldPath,
+  hops: number,
+  targets: Targets,
+  whole: FieldPath = path,
+): Promise<void> {
   const def = hopOf(at, path)
   // Past the last allowed hop nothing is opened: the resolver refuses the path.
   if (!def || hops >= relationPathLimits.hops) return
   const name = def.relationConfig!.targetCollection
-  if (!targets.has(name)) targets.set(name, await openTarget(open, at, name))
-  const target = targets.get(name)
+  if (name === usersTarget) {
+    if (targets.users === undefined) targets.users = await loadUsersInFilter(at, `filter.${whole.join('.')}`)
+    return
+  }
+  if (!targets.collections.has(name)) targets.collections.set(name, await openTarget(open, at, name))
+  const target = targets.collections.get(name)
   const [, ...rest] = path
-  if (target && rest.length > 0) await openAlong(open, target, rest as unknown as FieldPath, hops + 1, targets)
+  if (target && rest.length > 0) await openAlong(open, target, rest as unknown as FieldPath, hops + 1, targets, whole)
 }
 
 /** Every comparison on it is false: a path through something the caller may not read. */
@@ -93,7 +111,9 @@ function follow(from: Opened, def: FieldDef, rest: readonly string[], step: Step
       field: step.path.join('.'),
     })
   }
-  const target = step.targets.get(def.relationConfig!.targetCollection) ?? null
+  if (def.relationConfig!.targetCollection === usersTarget)
+    return followUsers(step.targets.users ?? null, def.name, rest, { hops: step.hops, outer: step.outer, where })
+  const target = step.targets.collections.get(def.relationConfig!.targetCollection) ?? null
   if (!target) return nothing
   // One statement reaches one database: a target elsewhere cannot be joined (said only to a caller who may read it).
   if (target.handle !== from.handle) {

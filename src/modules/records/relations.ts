@@ -115,7 +115,7 @@ async function referencesTo(
  */
 export async function planCascade(
   deps: Pick<RecordsDeps, 'collections'>,
-  root: Collection,
+  root: Pick<Collection, 'name' | 'projectId'>,
   ids: readonly string[],
   permanent: boolean,
 ): Promise<CascadePlan> {
@@ -123,7 +123,11 @@ export async function planCascade(
   const deleting = new Set(ids.map((id) => keyOf(root.name, id)))
   const deletes: PlannedDelete[] = []
   const touched = new Map<string, PlannedUpdate>()
-  let level: { collection: Collection; id: string }[] = ids.map((id) => ({ collection: root, id }))
+  // The roots are records of a collection, or the project's users (`users`, decision 061).
+  let level: { collection: Pick<Collection, 'name' | 'projectId'>; id: string }[] = ids.map((id) => ({
+    collection: root,
+    id,
+  }))
   for (let depth = 0; level.length > 0; depth++) {
     if (depth > maxDepth)
       throw new AppError('conflict', 'The delete would cascade too deep; delete the dependent records first')
@@ -140,10 +144,7 @@ export async function planCascade(
           throw new AppError(
             'conflict',
             `${active} record(s) of ${ref.collection.name} still reference this record (${ref.field.name})`,
-            {
-              collection: ref.collection.name,
-              field: ref.field.name,
-            },
+            { collection: ref.collection.name, field: ref.field.name, count: active },
           )
         }
         if (!permanent) continue

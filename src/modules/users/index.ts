@@ -1,5 +1,5 @@
 export { usersRoutes } from './routes.js'
 export { email, password, username, displayName, UserSchema, type User } from './schemas.js'
 export { createUsersService, normaliseEmail, type NewUser, type UserChange, type UsersService } from './service.js'
-export type { UserRow } from './store.js'
+export type { ProfileRow, UserRow } from './store.js'
 export { createUsersModule } from './module.js'

@@ -1,4 +1,5 @@
 import type { AppModule } from '../../lib/module.js'
+import type { Principal } from '../../lib/principal.js'
 import { createObservers } from '../../lib/observers.js'
 import { usersRoutes } from './routes.js'
 import { createUsersService, type UserChange, type UsersDeps } from './service.js'
@@ -8,12 +9,15 @@ import { createUsersService, type UserChange, type UsersDeps } from './service.j
  * deletion) is told to `onChange` listeners before the changing request answers; the auth module,
  * built after this one, registers what each change ends (sessions, links, cached keys).
  */
-export function createUsersModule(deps: Omit<UsersDeps, 'onChange'>) {
+export function createUsersModule(deps: Omit<UsersDeps, 'onChange' | 'beforeDelete'>) {
   const changes = createObservers<[userId: string, change: UserChange]>()
-  const service = createUsersService({ ...deps, onChange: changes.notify })
+  const deleting = createObservers<[projectId: string, userId: string, actor: Principal]>()
+  const service = createUsersService({ ...deps, onChange: changes.notify, beforeDelete: deleting.notify })
   return {
     service,
     onChange: { add: changes.add },
+    /** Where records register the onDelete of relations to users: before the account goes, a throw keeps it. */
+    beforeDelete: { add: deleting.add },
     routers: ({ security }) => [usersRoutes(service, security)],
   } satisfies AppModule
 }

@@ -8,7 +8,7 @@ import { isSuperAdmin, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { User } from './schemas.js'
-import { createUsersStore, type UserRow, type UsersDb } from './store.js'
+import { createUsersStore, type ProfileRow, type UserRow, type UsersDb } from './store.js'
 
 /** What other modules must hear about a user, to drop cached sessions at once. */
 export type UserChange = 'profile' | 'role' | 'banned' | 'password' | 'deleted'
@@ -22,6 +22,11 @@ export interface UsersDeps {
   passwordIterations: number
   /** The project's `auth.requireEmail` setting. */
   requireEmail: (projectId: string) => Promise<boolean>
+  /**
+   * Called before an account is deleted, once the actor may delete it: what points at the user is cleaned up
+   * or refuses the deletion (records' relations to users, decision 061). A throw leaves the account.
+   */
+  beforeDelete?: (projectId: string, userId: string, actor: Principal) => Promise<void>
   /** Called after a change that must take effect on the user's very next request. */
   onChange: (userId: string, change: UserChange) => Promise<void>
 }
@@ -252,13 +257,17 @@ export function createUsersService(deps: UsersDeps) {
       return { user: await toUser({ ...row, ...set }), changes }
     },
 
-    /** Deletes the account (its sessions and keys go with it). Throws not_found, forbidden, invalid_request. */
+    /**
+     * Deletes the account (its sessions and keys go with it), after `beforeDelete` has applied the onDelete of
+     * relations to it. Throws not_found, forbidden, invalid_request, conflict (a restrict relation).
+     */
     async delete(actor: Principal, id: string): Promise<void> {
       await access.authorize(actor, 'system/users:delete')
       const projectId = actor.projectId
       const row = await requireUser(projectId, id)
       await assertMayManage(actor, row, null, projectId)
       if (actor.userId === id) throw new AppError('invalid_request', 'You cannot delete your own account')
+      await deps.beforeDelete?.(projectId, id, actor)
       await store.delete(id)
       await deps.onChange(id, 'deleted')
       await deps.audit.record({ projectId, action: 'user.deleted', actor, target: { type: 'user', id } })
@@ -273,6 +282,10 @@ export function createUsersService(deps: UsersDeps) {
     /** The account with this username, or null. */
     findRowByUsername: async (name: string): Promise<UserRow | null> =>
       (await store.byUsername(normaliseUsername(name))) ?? null,
+    /** The users of the project among these ids: id, name, email (whoever asks; callers decide what to show). */
+    profiles: (projectId: string, ids: readonly string[]): Promise<ProfileRow[]> => store.profiles(projectId, ids),
+    /** The project's first `limit` users by id: id, name, email. */
+    profilePage: (projectId: string, limit: number): Promise<ProfileRow[]> => store.profilePage(projectId, limit),
     /** The API shape of a row. */
     toUser,
     /** Records a successful sign-in (and a password hash upgraded to the current iteration count). */

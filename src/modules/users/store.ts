@@ -17,6 +17,9 @@ export interface UserRow {
   last_sign_in_at: number | null
 }
 
+/** What a relation to users may show of an account: its public profile, and its email to those who may read users. */
+export type ProfileRow = Pick<UserRow, 'id' | 'name' | 'email'>
+
 type Tables = { users: UserRow }
 export type UsersDb = Kysely<Tables> | Transaction<Tables>
 
@@ -59,6 +62,32 @@ export function createUsersStore(systemDb: Kysely<any>) {
           .executeTakeFirstOrThrow(),
       ])
       return { rows, total: Number(total.n) }
+    },
+    /** The project's users among these ids (public profile columns and email), in chunks of 500. */
+    async profiles(projectId: string, ids: readonly string[]): Promise<ProfileRow[]> {
+      const out: ProfileRow[] = []
+      for (let at = 0; at < ids.length; at += 500) {
+        const chunk = ids.slice(at, at + 500)
+        out.push(
+          ...(await db
+            .selectFrom('users')
+            .select(['id', 'name', 'email'])
+            .where('project_id', '=', projectId)
+            .where('id', 'in', chunk)
+            .execute()),
+        )
+      }
+      return out
+    },
+    /** The project's first `limit` users by id (public profile columns and email). */
+    async profilePage(projectId: string, limit: number): Promise<ProfileRow[]> {
+      return db
+        .selectFrom('users')
+        .select(['id', 'name', 'email'])
+        .where('project_id', '=', projectId)
+        .orderBy('id')
+        .limit(limit)
+        .execute()
     },
     async insert(row: UserRow, trx: UsersDb = db): Promise<void> {
       await trx.insertInto('users').values(row).execute()

@@ -23,7 +23,7 @@ export const ValidationRulesSchema = z.strictObject({
 const name = z.string().min(1).max(50)
 
 export const RelationConfigSchema = z.strictObject({
-  targetCollection: name,
+  targetCollection: name.describe('A collection of the project, or "users": the project\'s users (decision 061)'),
   relationType: z.enum(['belongsTo', 'hasMany']),
   displayField: name.optional(),
   onDelete: z.enum(['set-null', 'cascade', 'restrict']).optional(),

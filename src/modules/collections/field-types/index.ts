@@ -24,3 +24,4 @@ export {
 export { FieldValueError, preview, type FieldValueCode } from './field-value-error.js'
 export { fieldTypeOf, fieldTypes, findFieldType } from './registry.js'
 export { patternLimits } from './safe-pattern.js'
+export { notThroughUsers, targetsUsers, userProfileFields, usersTarget } from './users-target.js'

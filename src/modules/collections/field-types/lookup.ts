@@ -4,6 +4,7 @@ import { fieldsOf, type DefinitionContext, type FieldDef, type StoredTypeName } 
 import { FieldValueError } from './field-value-error.js'
 // Read inside functions only: the registry imports this file (the cycle is safe at run time).
 import { plainValueKind } from './registry.js'
+import { notThroughUsers, usersTarget } from './users-target.js'
 
 /**
  * A field of the record a belongsTo relation points at, read through it. Computed: never written, no
@@ -45,6 +46,7 @@ function findTarget(def: FieldDef, context: DefinitionContext): FieldDef | strin
     return `lookupConfig.relationField "${config.relationField}" is not a belongsTo relation field of this collection`
   }
   const target = relation.relationConfig.targetCollection
+  if (target === usersTarget) return notThroughUsers(relation.name, 'lookups')
   const targetFields = fieldsOf(context, target)
   if (!targetFields)
     return `relation "${relation.name}" points at "${target}", which is not a collection of this project`

@@ -3,10 +3,11 @@ import { defineFieldType } from './define-field-type.js'
 import { fieldsOf, type FieldDef } from './field-def.js'
 import { invalidValue } from './field-value-error.js'
 import { jsonColumn, textColumn } from './text-like.js'
+import { userProfileFields, usersTarget } from './users-target.js'
 
 /**
- * A link to records of `relationConfig.targetCollection`: belongsTo holds one record id, hasMany a list of
- * distinct ids (stored as JSON). Record ids are checked for shape only (privileged callers may choose
+ * A link to records of `relationConfig.targetCollection`, or to the project's users when it is `users`
+ * (decision 061): belongsTo holds one id, hasMany a list of distinct ids (stored as JSON). Record ids are checked for shape only (privileged callers may choose
  * their own ids); whether the records exist is the records service's check.
  */
 export const recordIdPattern = /^[A-Za-z0-9_-]{1,64}$/
@@ -39,6 +40,14 @@ export const relationField = defineFieldType({
   checkDefinition(def, context) {
     const config = def.relationConfig
     if (!config) return ['type relation needs relationConfig { targetCollection, relationType: belongsTo | hasMany }']
+    if (config.targetCollection === usersTarget) {
+      const display = config.displayField
+      if (display !== undefined && !(userProfileFields as readonly string[]).includes(display))
+        return [
+          `relationConfig.displayField "${display}" is not a profile field of users (${userProfileFields.join(', ')})`,
+        ]
+      return []
+    }
     const targetFields = fieldsOf(context, config.targetCollection)
     if (!targetFields)
       return [`relationConfig.targetCollection "${config.targetCollection}" is not a collection of this project`]

@@ -4,6 +4,7 @@ import { fieldsOf, type DefinitionContext, type FieldDef, type RollupConfig, typ
 import { FieldValueError } from './field-value-error.js'
 // Read inside functions only: the registry imports this file (the cycle is safe at run time).
 import { plainValueKind } from './registry.js'
+import { notThroughUsers, usersTarget } from './users-target.js'
 
 /** The target types each aggregate accepts; min and max also order datetimes and dates. */
 export const rollupTargetTypes: Readonly<
@@ -58,6 +59,7 @@ function findTarget(def: FieldDef, context: DefinitionContext): FieldDef | null 
     return `rollupConfig.relationField "${config.relationField}" is not a hasMany relation field of this collection`
   }
   const target = relation.relationConfig.targetCollection
+  if (target === usersTarget) return notThroughUsers(relation.name, 'rollups')
   const targetFields = fieldsOf(context, target)
   if (!targetFields)
     return `relation "${relation.name}" points at "${target}", which is not a collection of this project`
