@@ -4,6 +4,7 @@ import { layoutOf, type Collection } from '../collection.js'
 import { alterCollectionTable, changesIndexes, type TableChange } from '../ddl.js'
 import { changeKinds, fieldRows, planChanges, type ChangeRequest } from '../changes/index.js'
 import { normaliseFields, normaliseIndexes } from '../definition/index.js'
+import { collectionUpdateEvent } from '../events.js'
 import type { CollectionsContext } from './context.js'
 import { parseAccessControl } from './inputs.js'
 
@@ -100,6 +101,18 @@ export async function updateCollection(
       indexesDropped: change.indexesDropped.map((i) => i.name),
     },
   })
+  ctx.deps.events?.emit(
+    'collection.update',
+    collectionUpdateEvent({
+      actor,
+      collection,
+      schemaVersion: collection.schemaVersion + 1,
+      change,
+      fieldChanges: plan.changes,
+      enumChanges: request.enumChanges,
+      at: now,
+    }),
+  )
   return {
     ...collection,
     fields,
