@@ -26,6 +26,10 @@ export interface CollectionChanges {
   fields: CollectionFieldChange[]
   /** The removed enum values and what their rows were mapped to, when the request said. */
   enumChanges?: Record<string, Record<string, string>>
+  /** Existing field → its new name, when the request renamed fields. */
+  renames?: Record<string, string>
+  /** The fields dropped with their data, when the request dropped fields. */
+  drop?: string[]
   /** Compound indexes made and dropped, by name. */
   indexesAdded: string[]
   indexesDropped: string[]
@@ -55,7 +59,12 @@ export interface CommittedUpdate {
     readonly indexesDropped: readonly { name: string }[]
   }
   fieldChanges: readonly FieldChange[]
-  enumChanges: ChangeRequest['enumChanges']
+  /** What the body said beside the field list; renames and drops are named only when it made some. */
+  request: {
+    readonly enumChanges: ChangeRequest['enumChanges']
+    readonly renames?: Readonly<Record<string, string>>
+    readonly drop?: readonly string[]
+  }
   at: number
 }
 
@@ -64,9 +73,10 @@ export interface CommittedUpdate {
  * only; the principal as its snapshot, so no session, key or capability of the caller is in it.
  */
 export function collectionUpdateEvent(update: CommittedUpdate): CollectionUpdateEvent {
-  const { change } = update
+  const { change, request } = update
   const names = (list: readonly { name: string }[]) => list.map((item) => item.name)
-  const enumChanges = Object.entries(update.enumChanges)
+  const enumChanges = Object.entries(request.enumChanges)
+  const renames = Object.entries(request.renames ?? {})
   return {
     projectId: update.collection.projectId,
     collection: update.collection.name,
@@ -78,6 +88,8 @@ export function collectionUpdateEvent(update: CommittedUpdate): CollectionUpdate
       ...(enumChanges.length > 0
         ? { enumChanges: Object.fromEntries(enumChanges.map(([field, map]) => [field, { ...map }])) }
         : {}),
+      ...(renames.length > 0 ? { renames: Object.fromEntries(renames) } : {}),
+      ...(request.drop && request.drop.length > 0 ? { drop: [...request.drop] } : {}),
       indexesAdded: names(change.indexesAdded),
       indexesDropped: names(change.indexesDropped),
     },

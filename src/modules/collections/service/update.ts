@@ -109,7 +109,7 @@ export async function updateCollection(
       schemaVersion: collection.schemaVersion + 1,
       change,
       fieldChanges: plan.changes,
-      enumChanges: request.enumChanges,
+      request,
       at: now,
     }),
   )
