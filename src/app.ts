@@ -35,7 +35,7 @@ export interface Plinth {
   readonly projects: ProjectsService
   /** The records API in process: hooks for blocking write checks, and what flows will build on. */
   readonly records: RecordsService
-  /** In-process events (user.login, record.create|update|delete, file.upload). */
+  /** In-process events (user.login, record.create|update|delete, file.upload, collection.update). */
   readonly events: EventBus<PlinthEvents>
   /** Realtime record streams (SSE and WebSocket) served by this instance. */
   readonly realtime: Realtime

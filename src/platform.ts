@@ -12,11 +12,12 @@ import { createMemorySlots, createRedisSlots, type Slots } from './lib/slots/ind
 import { createStorage, type LocalStorage, type S3Storage } from './lib/storage/index.js'
 import { systemMigrations } from './migrations/system/index.js'
 import type { AuthEvents } from './modules/auth/index.js'
+import type { CollectionEvents } from './modules/collections/index.js'
 import { bindingsBox, createBindingResolver } from './modules/databases/index.js'
 import type { FileEvents } from './modules/files/index.js'
 import type { RecordEvents } from './modules/records/index.js'
 
-export type PlinthEvents = AuthEvents & RecordEvents & FileEvents
+export type PlinthEvents = AuthEvents & RecordEvents & FileEvents & CollectionEvents
 
 /** What every module is built on: databases, shared state, jobs, mail, events and object storage. */
 export interface Platform {

@@ -108,6 +108,7 @@ export const appModules = moduleList<AppContext>()
       access: m.access.service,
       pubsub: c.pubsub,
       audit: m.audit.service,
+      events: c.events,
       // Alone (no Redis), the instance keeps one name, so a restart finds its r2_sql working copies (decision 036).
       r2Sql: {
         ...c.options.r2Sql,

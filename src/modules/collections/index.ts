@@ -1,3 +1,4 @@
+export type { CollectionEvents, CollectionUpdateEvent } from './events.js'
 export { searchCondition, searchableFields } from './search-index.js'
 export { systemColumns } from './definition/index.js'
 export {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import type { EventBus } from '../../lib/events/index.js'
 import type { DatabaseRegistry } from '../../lib/db/index.js'
 import type { Logger } from '../../lib/log.js'
 import type { AppModule } from '../../lib/module.js'
@@ -11,6 +12,7 @@ import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
 import type { FieldDef } from './field-types/index.js'
+import type { CollectionEvents } from './events.js'
 import type { FieldReference, FieldReferenceQuery } from './references.js'
 import { createR2Sql } from './r2-sql/r2-sql.js'
 import { collectionsRoutes } from './routes.js'
@@ -24,6 +26,8 @@ export interface CollectionsModuleDeps {
   pubsub: PubSub
   audit: AuditService
   log: Logger
+  /** collection.update is published here (docs/events.md). */
+  events: EventBus<CollectionEvents>
   /** r2_sql collections (decision 036): their files go to this object storage, their copies under dataDir. */
   r2Sql: {
     storage: ObjectStorage

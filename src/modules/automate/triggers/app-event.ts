@@ -6,22 +6,20 @@ import type { TriggerInput } from '../model.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { liveFlow } from './match.js'
 
-const appEvents = ['user.login', 'file.upload'] as const
+const appEvents = ['user.login', 'file.upload', 'collection.update'] as const
 type AppEventName = (typeof appEvents)[number]
 
 /** The app_event trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
 export const appEventConfig = z
   .object({
-    events: z
-      .array(z.enum(['user.login', 'file.upload']))
-      .min(1)
-      .max(2),
+    events: z.array(z.enum(appEvents)).min(1).max(appEvents.length),
   })
   .strict()
 
 /**
- * app_event: a sign-in (user.login) or a completed upload (file.upload) starts a run of every active
- * app_event flow of the project whose `events` has it, in the background. `$trigger` is `{ event, body:
+ * app_event: a sign-in (user.login), a completed upload (file.upload) or a schema change
+ * (collection.update) starts a run of every active app_event flow of the project whose `events` has it,
+ * in the background. `$trigger` is `{ event, body:
  * the payload }` (docs/events.md). The run is initiated by the person behind the event, rebuilt from its
  * snapshot with their current role (a key or an anonymous caller initiates nothing: runAs
  * triggering_user then falls back as for webhooks).

@@ -8,12 +8,13 @@ import type { RouteGuards } from '../../../lib/module.js'
 import type { Principal } from '../../../lib/principal.js'
 import type { JobQueue } from '../../../lib/queue/index.js'
 import type { AuthEvents } from '../../auth/index.js'
+import type { CollectionEvents } from '../../collections/index.js'
 import type { FileEvents } from '../../files/index.js'
 import type { RecordEvents, WriteHooks } from '../../records/index.js'
 import type { FlowForRun, FlowLookup, RunStarter } from '../model.js'
 
-/** The events triggers listen to: record writes (event_action), sign-ins and uploads (app_event). */
-export type TriggerEvents = RecordEvents & AuthEvents & FileEvents
+/** The events triggers listen to: record writes (event_action), sign-ins, uploads and schema changes (app_event). */
+export type TriggerEvents = RecordEvents & AuthEvents & FileEvents & CollectionEvents
 
 /** What every trigger is built on; `createTriggers` gets it once and hands it to each trigger's `start`. */
 export interface TriggerDeps {
@@ -27,8 +28,8 @@ export interface TriggerDeps {
   readonly log: Logger
   /**
    * The principal of a person as they are now (their current role, no session), for events that carry
-   * only a snapshot (user.login, file.upload): who a triggering_user run acts as. Null when the person is
-   * gone or banned.
+   * only a snapshot (user.login, file.upload, collection.update): who a triggering_user run acts as. Null
+   * when the person is gone or banned.
    */
   readonly personOf: (projectId: string, userId: string) => Promise<Principal | null>
   /** The access check (access.authorize): throws unauthorized or forbidden unless the principal holds the permission. */

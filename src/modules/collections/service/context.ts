@@ -3,12 +3,14 @@ import { createProjectCache } from '../../../lib/cache/project-cache.js'
 import type { Clock } from '../../../lib/clock.js'
 import { refreshStatistics, type DatabaseRegistry, type DbHandle } from '../../../lib/db/index.js'
 import { AppError, isAppError } from '../../../lib/errors.js'
+import type { EventBus } from '../../../lib/events/index.js'
 import type { Logger } from '../../../lib/log.js'
 import type { Principal } from '../../../lib/principal.js'
 import type { PubSub } from '../../../lib/pubsub/index.js'
 import type { AccessService } from '../../access/index.js'
 import type { AuditService } from '../../audit/index.js'
 import { toCollection, type Collection, type FieldChangeHooks } from '../collection.js'
+import type { CollectionEvents } from '../events.js'
 import type { CompoundIndex } from '../definition/index.js'
 import type { FieldDef } from '../field-types/index.js'
 import type { R2Sql } from '../r2-sql/r2-sql.js'
@@ -38,6 +40,8 @@ export interface CollectionsDeps {
   findFieldReferences?: FieldReferenceFinder
   /** Told after a field was renamed: other modules rewrite their updatable references. A failure is logged. */
   onFieldRenamed?: FieldRenameListener
+  /** Where `collection.update` is published once a change committed (docs/events.md). */
+  events?: EventBus<CollectionEvents>
   /** Told after collections are removed, with who removed them (their files are settled); a failure is logged, not thrown. */
   onRemoved?: (actor: Principal, projectId: string, names: readonly string[]) => Promise<void>
 }

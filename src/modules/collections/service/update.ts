@@ -2,6 +2,7 @@ import type { Principal } from '../../../lib/principal.js'
 import { layoutOf, type Collection } from '../collection.js'
 import { alterCollectionTable, changesIndexes } from '../ddl.js'
 import { changeKinds, fieldRows } from '../changes/index.js'
+import { collectionUpdateEvent } from '../events.js'
 import type { CollectionsContext } from './context.js'
 import { applyRenames, type RenameReport } from './field-references.js'
 import { planUpdate, type UpdateInput } from './update-plan.js'
@@ -74,6 +75,18 @@ export async function updateCollection(
       indexesDropped: change.indexesDropped.map((i) => i.name),
     },
   })
+  ctx.deps.events?.emit(
+    'collection.update',
+    collectionUpdateEvent({
+      actor,
+      collection,
+      schemaVersion: collection.schemaVersion + 1,
+      change,
+      fieldChanges: plan.changes,
+      request,
+      at: now,
+    }),
+  )
   return {
     collection: {
       ...collection,
