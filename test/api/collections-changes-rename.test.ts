@@ -22,6 +22,14 @@ afterAll(async () => {
   await server?.stop()
 })
 
+const signIn = async (account: Account) => {
+  const reply = await server.request('POST', '/api/auth/sign-in/email', {
+    body: { email: account.email, password: account.password },
+  })
+  expect(reply.status, reply.text).toBe(200)
+  return reply.body as { token: string }
+}
+
 const patch = (name: string, body: unknown, token = owner.token) =>
   server.request('PATCH', `/api/v1/collections/${name}`, { token, body })
 const definition = async (name: string) => {
@@ -193,6 +201,47 @@ describe('renaming a field', () => {
     const read = await server.request('GET', recordsPath(links, link.id), { token: owner.token })
     expect(read.status, read.text).toBe(200)
     expect(read.body.data.target_title).toBe('banana')
+  })
+})
+
+describe('a crash between the table change and the registry write', () => {
+  it('the same PATCH sent again finds the table changed and completes', async () => {
+    const { name, fields, rows, version } = await notes()
+    const stored = await server.app.registry.system.db
+      .selectFrom('collections')
+      .selectAll()
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow()
+    const body = {
+      fields: [
+        ...without(renamed(fields, 'title', 'headline'), 'note'),
+        f('extra', 'text', { indexed: true, unique: true }),
+      ],
+      renames: { title: 'headline' },
+      drop: ['note'],
+    }
+    expect((await patch(name, body)).status).toBe(200)
+    // The registry row as it was: what the system database holds when the process died before writing it.
+    await server.app.registry.system.db
+      .updateTable('collections')
+      .set({ fields: stored.fields, indexes: stored.indexes, schema_version: stored.schema_version })
+      .where('id', '=', stored.id)
+      .execute()
+    server = await server.restart()
+    owner = { ...owner, token: (await signIn(owner)).token }
+    expect((await definition(name)).schemaVersion).toBe(version)
+    const again = await patch(name, body)
+    expect(again.status, again.text).toBe(200)
+    expect(again.body.data.fields.map((x: Field) => x.name)).toEqual(['headline', 'code', 'age', 'extra'])
+    const listed = await listAll(server, owner.token, name, { sortBy: 'headline', order: 'asc' })
+    expect(listed.map((r) => [r.id, r.headline, r.note])).toEqual([
+      [rows[1]!.id, 'apple', undefined],
+      [rows[0]!.id, 'banana', undefined],
+      [rows[2]!.id, 'cherry', undefined],
+    ])
+    await createRecord(server, owner.token, name, { headline: 'd', code: 'd', extra: 'x' })
+    const duplicate = await server.request('POST', recordsPath(name), { token: owner.token, body: { extra: 'x' } })
+    expect(duplicate.status, duplicate.text).toBe(409)
   })
 })
 

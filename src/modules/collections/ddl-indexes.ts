@@ -71,7 +71,7 @@ export async function createFieldIndex(
   layout: TableLayout,
 ): Promise<void> {
   const name = indexName(table, def.name, false)
-  await sql`create index ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sortable(def, handle, layout)}, id${liveTail(handle)}) ${liveRows}`.execute(
+  await sql`create index if not exists ${sql.id(name)} on ${tableIdentifier(handle, table)} (${sortable(def, handle, layout)}, id${liveTail(handle)}) ${liveRows}`.execute(
     db,
   )
   await createExpressionStatistics(db, handle, table, name, [def.name], [def], layout)
@@ -98,7 +98,7 @@ async function createExpressionStatistics(
     .filter((n) => fields.some((f) => f.name === n))
     .map((n) => fieldKey(handle, n, fields, layout))
   if (expressions.length === 0) return
-  await sql`create statistics ${tableIdentifier(handle, name)} on ${sql.join(expressions)} from ${tableIdentifier(handle, table)}`.execute(
+  await sql`create statistics if not exists ${tableIdentifier(handle, name)} on ${sql.join(expressions)} from ${tableIdentifier(handle, table)}`.execute(
     db,
   )
 }
@@ -149,7 +149,7 @@ export async function createIndexes(
   for (const def of fields) {
     if (columnType(def, handle) === null) continue
     if (def.unique)
-      await sql`create unique index ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${fieldKey(handle, def.name, [def], layout)})`.execute(
+      await sql`create unique index if not exists ${sql.id(indexName(table, def.name, true))} on ${tableIdentifier(handle, table)} (${fieldKey(handle, def.name, [def], layout)})`.execute(
         db,
       )
     if (def.indexed) await createFieldIndex(db, handle, table, def, layout)
@@ -190,12 +190,12 @@ export async function createCompoundIndex(
   )
   const on = tableIdentifier(handle, table)
   if (index.unique) {
-    await sql`create unique index ${sql.id(index.name)} on ${on} (${sql.join(columns)})`.execute(db)
+    await sql`create unique index if not exists ${sql.id(index.name)} on ${on} (${sql.join(columns)})`.execute(db)
     return
   }
   const descending = indexColumn(index.fields[index.fields.length - 1]!).descending
   columns.push(descending ? sql`id desc` : sql`id`)
-  await sql`create index ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(
+  await sql`create index if not exists ${sql.id(index.name)} on ${on} (${sql.join(columns)}${liveTail(handle)}) ${liveRows}`.execute(
     db,
   )
   await createExpressionStatistics(

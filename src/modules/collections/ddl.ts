@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import { lockTransaction, tableIdentifier, type DbHandle } from '../../lib/db/index.js'
+import { describeTable, lockTransaction, tableIdentifier, type DbHandle } from '../../lib/db/index.js'
 import {
   columnType,
   createCompoundIndex,
@@ -129,11 +129,22 @@ export async function alterCollectionTable(
   const renamed = change.renamed ?? []
   await handle.db.transaction().execute(async (trx) => {
     const scoped = { ...handle, db: trx }
+    // The registry is written after this commits, in another database: if the process dies in between, the
+    // client sends the PATCH again, so each step finds its work done and passes (columns as they are, and
+    // indexes made `if not exists`).
+    const columns = new Set(layout === 'columns' ? (await describeTable(scoped, table)).map((c) => c.name) : [])
     if (searchChanged) await dropSearchIndex(scoped, table, layout)
     for (const index of change.indexesDropped) await dropCompoundIndex(trx, handle, index.name, layout)
-    for (const { from, to } of renamed) await renameFieldStorage(trx, handle, table, from, to, layout)
-    for (const def of change.dropped ?? []) await dropFieldStorage(trx, handle, table, def, layout)
+    for (const { from, to } of renamed) {
+      const done = layout === 'columns' && !columns.has(from.name) && columns.has(to.name)
+      await renameFieldStorage(trx, handle, table, from, to, layout, done)
+    }
+    for (const def of change.dropped ?? []) {
+      const done = layout === 'columns' && !columns.has(def.name)
+      await dropFieldStorage(trx, handle, table, def, layout, done)
+    }
     for (const def of layout === 'columns' ? change.added : []) {
+      if (columns.has(def.name)) continue
       const column = columnDefinition(def, handle, false)
       if (column) await sql`alter table ${tableIdentifier(handle, table)} add column ${column}`.execute(trx)
     }
