@@ -10,6 +10,7 @@ import {
   type Security,
 } from '../../lib/http/index.js'
 import {
+  ChangePreviewSchema,
   CollectionDetailSchema,
   CollectionSchema,
   CreateCollectionSchema,
@@ -89,6 +90,20 @@ const updateCollection = defineRoute({
     ...errorResponses(...schemaErrors, 'collection_not_found', 'already_exists', 'conflict', 'ddl_error'),
   },
 })
+const previewChanges = defineRoute({
+  method: 'post',
+  path: '/api/v1/collections/{name}/changes/preview',
+  operationId: 'collections.previewChanges',
+  summary:
+    'What a PATCH with this body would do: each change, the rows it touches, what it would refuse; writes nothing',
+  tags,
+  permission: 'schema/*:update',
+  request: { params: NameParams, ...jsonBody(UpdateCollectionSchema) },
+  responses: {
+    200: jsonContent(dataEnvelope(ChangePreviewSchema), 'The preview (a refusal the rows make is in data.refusal)'),
+    ...errorResponses(...schemaErrors, 'collection_not_found', 'ddl_error'),
+  },
+})
 const deleteCollection = defineRoute({
   method: 'delete',
   path: '/api/v1/collections/{name}',
@@ -141,24 +156,27 @@ export function collectionsRoutes(collections: CollectionsService, security: Sec
     const p = principalOf(c)
     return c.json({ data: wire(await collections.create(p, c.req.valid('json'))) }, 201)
   })
+  // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
+  const changeInput = (body: z.infer<typeof UpdateCollectionSchema>) => {
+    const { fields, indexes, accessControl, name, storageType, databaseId, enumChanges, renames, drop } = body
+    return { fields, indexes, accessControl, name, storageType, databaseId, enumChanges, renames, drop }
+  }
   writes.openapi(updateCollection, async (c) => {
-    const p = principalOf(c)
-    // The read-only properties a client sent back (id, schemaVersion, …) are ignored: not passed on.
-    const { fields, indexes, accessControl, name, storageType, databaseId, enumChanges, renames, drop } =
-      c.req.valid('json')
-    const updated = await collections.update(p, c.req.valid('param').name, {
-      fields,
-      indexes,
-      accessControl,
-      name,
-      storageType,
-      databaseId,
-      enumChanges,
-      renames,
-      drop,
-    })
+    const updated = await collections.update(
+      principalOf(c),
+      c.req.valid('param').name,
+      changeInput(c.req.valid('json')),
+    )
     const meta = updated.renames.length > 0 ? { renames: updated.renames } : undefined
     return c.json({ data: wire(updated.collection), meta }, 200)
+  })
+  writes.openapi(previewChanges, async (c) => {
+    const preview = await collections.preview(
+      principalOf(c),
+      c.req.valid('param').name,
+      changeInput(c.req.valid('json')),
+    )
+    return c.json({ data: preview }, 200)
   })
   writes.openapi(deleteCollection, async (c) => {
     const p = principalOf(c)

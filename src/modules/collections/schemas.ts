@@ -153,3 +153,38 @@ export const RenameReportSchema = z
     kept: z.array(FieldReferenceSchema),
   })
   .openapi('FieldRenameReport')
+
+/** What a PATCH with the same body would do (POST /collections/:name/changes/preview); nothing is written. */
+export const ChangePreviewSchema = z
+  .object({
+    accepted: z.boolean(),
+    schemaVersion: z.object({ from: z.number().int(), to: z.number().int() }),
+    records: z.number().int().openapi({ description: 'Records in the collection, soft-deleted ones too' }),
+    changes: z.array(
+      z.object({
+        kind: z
+          .string()
+          .openapi({ description: 'added, renamed, dropped, or the kind of change of an existing field' }),
+        field: z.string(),
+        from: z.string().optional(),
+        updated: z.array(FieldReferenceSchema).optional(),
+        kept: z.array(FieldReferenceSchema).optional(),
+        valuesLost: z.number().int().optional(),
+        before: z.record(z.string(), z.unknown()).nullable().optional(),
+        after: z.record(z.string(), z.unknown()).optional(),
+        rowsRewritten: z.number().int().optional(),
+      }),
+    ),
+    indexesAdded: z.array(z.string()),
+    indexesDropped: z.array(z.string()),
+    refusal: z
+      .object({
+        status: z.number().int(),
+        error: z.string(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()),
+      })
+      .nullable()
+      .openapi({ description: 'The error the PATCH would answer now (409), or null' }),
+  })
+  .openapi('CollectionChangePreview')

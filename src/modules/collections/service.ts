@@ -10,6 +10,7 @@ import type { PublishResult } from './r2-sql/r2-sql.js'
 import { createCollectionsContext, type CollectionsDeps } from './service/context.js'
 import { createCollection } from './service/create.js'
 import { deleteCollection, forgetCollections } from './service/remove.js'
+import { previewChanges } from './service/preview.js'
 import { updateCollection } from './service/update.js'
 
 export {
@@ -158,6 +159,10 @@ export async function createCollectionsService(deps: CollectionsDeps) {
     /** Replaces the field list, compound indexes and access control (service/update.ts). */
     update: (actor: Principal, name: string, input: Parameters<typeof updateCollection>[3]) =>
       updateCollection(ctx, actor, name, input),
+
+    /** What an update with the same input would do, written nowhere (service/preview.ts). */
+    preview: (actor: Principal, name: string, input: Parameters<typeof previewChanges>[3]) =>
+      previewChanges(ctx, actor, name, input),
 
     /** Drops the table and all its data, then the registry entry (service/remove.ts). */
     delete: (actor: Principal, name: string) => deleteCollection(ctx, actor, name),

@@ -40,6 +40,7 @@ export interface PlannedUpdate {
   readonly plan: ChangePlan
   readonly change: TableChange
   readonly renames: RenameReport[]
+  readonly keptIndexes: readonly CompoundIndex[]
 }
 
 /**
@@ -73,8 +74,6 @@ export async function planUpdate(
   })
   const plan = planChanges(collection.fields, fields, request)
   const all = await ctx.load(projectId)
-  // Dependents are checked before the indexes are: a kept index naming a dropped field is one of them.
-  await checkDrops(ctx, all, collection, plan, input.indexes === undefined ? collection.indexes : [])
   const indexes = indexesAfter(collection, input.indexes, renames, fields)
   const before = new Set(collection.indexes.map((i) => i.name))
   const after = new Set(indexes.map((i) => i.name))
@@ -89,7 +88,14 @@ export async function planUpdate(
   const accessControl =
     input.accessControl === undefined ? collection.accessControl : parseAccessControl(input.accessControl)
   const reports = await planRenameReports(ctx, all, collection, plan)
-  return { collection, all, fields, indexes, accessControl, request, plan, change, renames: reports }
+  // A stored index kept while its field is dropped is one of the field's dependents (checkPlannedDrops).
+  const keptIndexes = input.indexes === undefined ? collection.indexes : []
+  return { collection, all, fields, indexes, accessControl, request, plan, change, renames: reports, keptIndexes }
+}
+
+/** Refuses (409) a planned drop of a field something still names; see checkDrops. */
+export function checkPlannedDrops(ctx: CollectionsContext, planned: PlannedUpdate): Promise<void> {
+  return checkDrops(ctx, planned.all, planned.collection, planned.plan, planned.keptIndexes)
 }
 
 /**

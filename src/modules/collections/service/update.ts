@@ -5,7 +5,7 @@ import { changeKinds, fieldRows } from '../changes/index.js'
 import { collectionUpdateEvent } from '../events.js'
 import type { CollectionsContext } from './context.js'
 import { applyRenames, type RenameReport } from './field-references.js'
-import { planUpdate, type UpdateInput } from './update-plan.js'
+import { checkPlannedDrops, planUpdate, type UpdateInput } from './update-plan.js'
 
 export interface UpdateResult {
   readonly collection: Collection
@@ -29,6 +29,7 @@ export async function updateCollection(
   input: UpdateInput,
 ): Promise<UpdateResult> {
   const planned = await planUpdate(ctx, actor, name, input)
+  await checkPlannedDrops(ctx, planned)
   const { collection, fields, indexes, accessControl, plan, change, request } = planned
   const projectId = actor.projectId
   await ctx.deps.fieldChanges?.before(collection, fields)
