@@ -197,6 +197,20 @@ describe('among text-like types and uuid', () => {
     await expectUnchanged(t.name, before, rows)
   })
 
+  it('text → url cannot smuggle in what a url write refuses (a javascript: URL): 409, nothing changed', async () => {
+    const t = await collection(
+      'tx_url',
+      [f('link', 'text')],
+      [{ link: 'https://example.com/a' }, { link: 'javascript:alert(1)' }],
+    )
+    const before = await definition(t.name)
+    const rows = await byId(t.name)
+    const reply = await patch(t.name, { fields: fieldsWith(t.fields, 'link', { type: 'url' }) })
+    expectError(reply, 409, 'conflict')
+    expect(reply.body.details).toMatchObject({ records: 1, ids: [t.ids[1]] })
+    await expectUnchanged(t.name, before, rows)
+  })
+
   it('text → uuid: values put in canonical form (those rows move to a new version), the others untouched', async () => {
     const canonical = '0f8e2c1a-9b3d-4e5f-8a7b-6c5d4e3f2a1b'
     const t = await collection(
@@ -320,6 +334,16 @@ describe('number ↔ integer', () => {
     expect(sorted.map((r) => r.n)).toEqual([1, 1.5, 2])
     const table = await sqliteTable(t.name, 'n')
     if (table) expect(table.type).toBe('REAL')
+  })
+
+  it('a number type change with indexed turned on in the same PATCH: 400, one at a time', async () => {
+    const t = await collection('nums_idx', [f('n', 'number')], [{ n: 2.5 }])
+    const before = await definition(t.name)
+    const rows = await byId(t.name)
+    const reply = await patch(t.name, { fields: fieldsWith(t.fields, 'n', { type: 'integer', indexed: true }) })
+    expectError(reply, 400, 'invalid_field')
+    expect(reply.body.details).toEqual({ field: 'n', changed: ['type', 'indexed'] })
+    await expectUnchanged(t.name, before, rows)
   })
 
   it('number → decimal → integer: each step converts', async () => {
@@ -478,6 +502,30 @@ describe('relationConfig', () => {
     const reply = await patch(tasks.name, { fields: relationWith(tasks.fields, { targetCollection: other.name }) })
     expectError(reply, 400, 'invalid_field')
     expect(reply.body.details).toEqual({ field: 'owner', property: 'relationConfig.targetCollection' })
+  })
+})
+
+describe('a lookup of a field whose type changed', () => {
+  it('keeps reading it, and its collection can still be changed (its resultType follows)', async () => {
+    const products = await collection('products', [f('price', 'number')], [{ price: 12 }])
+    const orders = await collection(
+      'orders',
+      [
+        f('product', 'relation', {
+          relationConfig: { targetCollection: products.name, relationType: 'belongsTo' },
+        }),
+        f('price', 'lookup', { lookupConfig: { relationField: 'product', targetField: 'price' } }),
+      ],
+      [{ product: products.ids[0] }],
+    )
+    expect((await fieldOf(orders.name, 'price'))?.resultType).toBe('number')
+    const changed = await patch(products.name, { fields: fieldsWith(products.fields, 'price', { type: 'integer' }) })
+    expect(changed.status, changed.text).toBe(200)
+    const order = await readRecord(server, owner.token, orders.name, orders.ids[0] as string)
+    expect(order.price).toBe(12)
+    const added = await patch(orders.name, { fields: [...orders.fields, f('note', 'text')] })
+    expect(added.status, added.text).toBe(200)
+    expect((await fieldOf(orders.name, 'price'))?.resultType).toBe('integer')
   })
 })
 

@@ -4,6 +4,7 @@ import { fieldTypeChange } from './field-type.js'
 import { indexedChange, labelChange, structureChange } from './metadata.js'
 import { relationConfigChange } from './relation-config.js'
 import { defaultValueChange, requiredChange } from './required.js'
+import { resultTypeChange } from './result-type.js'
 import { uniqueChange } from './unique.js'
 import { validationRulesChange } from './validation-rules.js'
 
@@ -22,4 +23,5 @@ export const changeKinds: readonly ChangeKind[] = Object.freeze([
   // Last: the values it checks are the ones the changes above leave.
   uniqueChange,
   relationConfigChange,
+  resultTypeChange,
 ])
