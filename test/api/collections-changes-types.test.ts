@@ -98,10 +98,14 @@ describe('text ↔ enum', () => {
       statuses.map((status, i) => ({ title: `t${i}`, status })),
     )
     const rows = await byId(t.name)
+    const searched = async () => (await listAll(server, owner.token, t.name, { search: 'closed' })).map((r) => r.id)
+    expect(await searched()).toEqual([t.ids[1]])
     const reply = await patch(t.name, {
       fields: fieldsWith(t.fields, 'status', { type: 'enum', enumValues: ['open', 'closed', 'waiting'] }),
     })
     expect(reply.status, reply.text).toBe(200)
+    // An enum does not feed search: the search index was made again without it.
+    expect(await searched()).toEqual([])
     expect(reply.body.data.schemaVersion).toBe(t.schemaVersion + 1)
     expect(await fieldOf(t.name, 'status')).toMatchObject({ type: 'enum', enumValues: ['open', 'closed', 'waiting'] })
     expect(await byId(t.name)).toEqual(rows)
@@ -154,6 +158,31 @@ describe('text ↔ enum', () => {
     expect(free.status, free.text).toBe(201)
     const found = await listAll(server, owner.token, t.name, { search: 'closed' })
     expect(found.map((r) => r.id)).toEqual([t.ids[1]])
+  })
+
+  it('writes the type change to the audit log with the field before and after', async () => {
+    const t = await collection('tx_audit', [f('status', 'text')], [{ status: 'open' }])
+    const fields = fieldsWith(t.fields, 'status', { type: 'enum', enumValues: ['open'] })
+    expect((await patch(t.name, { fields })).status).toBe(200)
+    const log = await server.request('GET', '/api/v1/audit-log?action=collection.updated&limit=100', {
+      token: owner.token,
+    })
+    expect(log.status, log.text).toBe(200)
+    const entry = log.body.data.find((e: { details: { name: string } }) => e.details.name === t.name)
+    expect(entry.details.changes).toEqual([
+      {
+        kind: 'type',
+        field: 'status',
+        before: expect.objectContaining({ type: 'text' }),
+        after: expect.objectContaining({ type: 'enum', enumValues: ['open'] }),
+      },
+      {
+        kind: 'enumValues',
+        field: 'status',
+        before: expect.objectContaining({ type: 'text' }),
+        after: expect.objectContaining({ type: 'enum' }),
+      },
+    ])
   })
 
   it('names the first 20 ids of many refused records, in id order, and counts them all', async () => {
