@@ -375,6 +375,26 @@ describe('number ↔ integer', () => {
     await expectUnchanged(t.name, before, rows)
   })
 
+  it('renamed and made an integer in one PATCH: values kept under the new name, fractions still refused', async () => {
+    const t = await collection('nums_ren', [f('n', 'number', { unique: true })], [{ n: 1 }, { n: 7 }])
+    const fields = t.fields.map((x) => (x.name === 'n' ? { ...x, name: 'amount', type: 'integer' } : x))
+    const reply = await patch(t.name, { fields, renames: { n: 'amount' } })
+    expect(reply.status, reply.text).toBe(200)
+    const after = await byId(t.name)
+    expect(t.ids.map((id) => after.get(id)?.amount)).toEqual([1, 7])
+    expectError(await write(t.name, { amount: 7 }), 409, 'already_exists')
+    const fraction = await collection('nums_ren_no', [f('n', 'number')], [{ n: 1.5 }])
+    const before = await definition(fraction.name)
+    const rows = await byId(fraction.name)
+    const refused = await patch(fraction.name, {
+      fields: fraction.fields.map((x) => (x.name === 'n' ? { ...x, name: 'amount', type: 'integer' } : x)),
+      renames: { n: 'amount' },
+    })
+    expectError(refused, 409, 'conflict')
+    expect(refused.body.details).toMatchObject({ field: 'amount', records: 1, ids: fraction.ids })
+    await expectUnchanged(fraction.name, before, rows)
+  })
+
   it('number → decimal → integer: each step converts', async () => {
     const t = await collection('decs', [f('n', 'number')], [{ n: 4 }, { n: 0 }])
     expect((await patch(t.name, { fields: fieldsWith(t.fields, 'n', { type: 'decimal' }) })).status).toBe(200)
