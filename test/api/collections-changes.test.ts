@@ -111,9 +111,9 @@ describe('metadata changes: enum values added, labels changed', () => {
 
   it('other changes of an existing field stay refused with 400 invalid_field', async () => {
     const t = await tickets()
-    const reply = await patch(t.name, { fields: fieldsWith(t.fields, 'title', { type: 'richtext' }) })
+    const reply = await patch(t.name, { fields: fieldsWith(t.fields, 'title', { translatable: true }) })
     expectError(reply, 400, 'invalid_field')
-    expect(reply.body.details).toMatchObject({ field: 'title', changed: ['type'] })
+    expect(reply.body.details).toMatchObject({ field: 'title', changed: ['translatable'] })
   })
 })
 

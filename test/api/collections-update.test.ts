@@ -398,10 +398,11 @@ describe('PATCH /api/v1/collections/:name', () => {
       ['removing a field', () => created.fields.slice(1), 'title'],
       ['removing every field', () => [], 'title'],
       ['renaming a field', () => withField(title, { name: 'heading' }), 'title'],
-      ['changing a type', () => withField(n, { type: 'decimal' }), 'n'],
-      ['changing unique', () => withField(n, { unique: false }), 'n'],
-      ['changing validationRules', () => withField(title, { validationRules: { maxLength: 20 } }), 'title'],
-      ['changing an enum to text', () => withField(kind, { type: 'text', enumValues: undefined }), 'kind'],
+      // Type, unique and rules changes that convert are accepted (collections-changes-types.test.ts).
+      ['changing a type to one that does not convert', () => withField(n, { type: 'boolean' }), 'n'],
+      ['changing translatable', () => withField(title, { translatable: true }), 'title'],
+      ['changing an integer to text', () => withField(n, { type: 'text' }), 'n'],
+      ['changing an enum to multi_enum', () => withField(kind, { type: 'multi_enum' }), 'kind'],
       ['adding a field while removing another', () => [...created.fields.slice(0, 2), field('extra', 'text')], 'n'],
     ])('%s: 400 invalid_field naming the field', async (_what, fields, named) => {
       const reply = await patch(name, { fields: fields() })

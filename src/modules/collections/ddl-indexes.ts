@@ -12,7 +12,7 @@ import type { TableLayout } from './table-layout.js'
  */
 
 /** What an index names for a field (or a system column): its column, or its expression in the document. */
-function fieldKey(
+export function fieldKey(
   handle: DbHandle,
   name: string,
   fields: readonly FieldDef[],

@@ -37,6 +37,8 @@ export const enumValuesChange = defineChange({
     }
   },
   async apply(change, { rows, request }) {
+    // To or from another type (text → enum): the type change checks every value against the new list.
+    if (change.before?.type !== change.after.type) return
     const removed = removedValues(change)
     if (removed.length === 0) return
     const mapping = request.enumChanges[change.field] ?? {}

@@ -80,26 +80,25 @@ const rows: Row[] = [
   ['a removed field', [f('title'), status], 'owner', /is missing from fields.*"drop".*"renames"/],
   ['a renamed field', [f('headline'), status, owner], 'title', /is missing from fields.*"drop".*"renames"/],
   ['an emptied list', [], 'title', /is missing from fields.*"drop".*"renames"/],
-  ['a changed type', [f('title', { type: 'richtext' }), status, owner], 'title', /changing type/],
-  ['unique turned on', [f('title', { unique: true }), status, owner], 'title', /changing unique/],
+  ['a type that does not convert', [f('title', { type: 'boolean' }), status, owner], 'title', /from text to boolean/],
   ['translatable turned on', [f('title', { translatable: true }), status, owner], 'title', /changing translatable/],
   [
-    'new rules',
-    [f('title', { validationRules: { maxLength: 5 } }), status, owner],
-    'title',
-    /changing validationRules/,
-  ],
-  [
-    'a changed onDelete',
-    [f('title'), status, { ...owner, relationConfig: { ...owner.relationConfig!, onDelete: 'cascade' } }],
+    'another relation target',
+    [f('title'), status, { ...owner, relationConfig: { ...owner.relationConfig!, targetCollection: 'teams' } }],
     'owner',
-    /changing relationConfig/,
+    /relationConfig\.targetCollection/,
   ],
   [
-    'two changes at once',
-    [f('title', { type: 'email', unique: true }), status, owner],
+    'another relationType',
+    [f('title'), status, { ...owner, relationConfig: { ...owner.relationConfig!, relationType: 'hasMany' } }],
+    'owner',
+    /relationConfig\.relationType/,
+  ],
+  [
+    'a convertible type with a change no kind makes',
+    [f('title', { type: 'email', translatable: true }), status, owner],
     'title',
-    /changing type, unique/,
+    /changing translatable/,
   ],
 ]
 
@@ -116,6 +115,20 @@ describe('planChanges plans', () => {
   it('required and a default together, the default first (it fills the rows required finds empty)', () => {
     const next = [f('title', { required: true, defaultValue: 'x' }), status, owner]
     expect(planChanges(existing, next).changes.map((c) => c.kind)).toEqual(['defaultValue', 'required'])
+  })
+
+  it('type, rules, unique and relationConfig as typed changes, in the order they are applied', () => {
+    const next = [
+      f('title', { type: 'email', unique: true, validationRules: { maxLength: 5 } }),
+      status,
+      { ...owner, relationConfig: { ...owner.relationConfig!, onDelete: 'cascade' as const, displayField: 'name' } },
+    ]
+    expect(planChanges(existing, next).changes.map((c) => [c.kind, c.field])).toEqual([
+      ['type', 'title'],
+      ['validationRules', 'title'],
+      ['unique', 'title'],
+      ['relationConfig', 'owner'],
+    ])
   })
 
   it('a removed value mapped by enumChanges', () => {

@@ -36,7 +36,7 @@ export async function updateCollection(
   const handle = await ctx.handleOf(collection, 'write')
   const now = ctx.deps.clock.seconds()
   const rewriteRows = async (scoped: typeof handle) => {
-    const rows = fieldRows(scoped, name, layoutOf(collection), fields, now)
+    const rows = fieldRows(scoped, name, layoutOf(collection), fields, now, indexes)
     for (const each of plan.changes)
       await changeKinds.find((k) => k.kind === each.kind)?.apply?.(each, { rows, request })
   }
