@@ -96,6 +96,13 @@ describe('renaming a field', () => {
     })
     expect(filtered.map((r) => r.id)).toEqual([rows[1]!.id])
     expect((await listAll(server, owner.token, name, { search: 'yellow' })).map((r) => r.id)).toEqual([rows[0]!.id])
+    // The search index follows writes under the new name (its triggers were renamed with the column).
+    const edited = await server.request('PATCH', recordsPath(name, rows[2]!.id), {
+      token: owner.token,
+      body: { body: 'purple stone' },
+    })
+    expect(edited.status, edited.text).toBe(200)
+    expect((await listAll(server, owner.token, name, { search: 'purple' })).map((r) => r.id)).toEqual([rows[2]!.id])
     // The old name is gone from filters; the unique index still holds; new records take the new names.
     const old = await server.request('GET', recordsPath(name, undefined, { filter: '{"title":{"_eq":"apple"}}' }), {
       token: owner.token,

@@ -125,8 +125,13 @@ export async function alterCollectionTable(
     searchableFields(fields)
       .map((f) => f.name)
       .join(',')
-  const searchChanged = searchNames(before) !== searchNames(after)
   const renamed = change.renamed ?? []
+  // A renamed column keeps its place in the search index: SQLite rewrites the triggers that name it and
+  // PostgreSQL the generated column, so only another set of fields rebuilds it (a document's keys move, so
+  // a kv table's is rebuilt).
+  const formerName = new Map(renamed.map(({ from, to }) => [to.name, from.name]))
+  const asBefore = layout === 'columns' ? after.map((f) => ({ ...f, name: formerName.get(f.name) ?? f.name })) : after
+  const searchChanged = searchNames(before) !== searchNames(asBefore)
   await handle.db.transaction().execute(async (trx) => {
     const scoped = { ...handle, db: trx }
     // The registry is written after this commits, in another database: if the process dies in between, the
