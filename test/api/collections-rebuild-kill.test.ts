@@ -220,7 +220,7 @@ describe.skipIf(skipReason !== null)('SIGKILL in the middle of a SQLite table re
     // The file: the old table, untouched, with every row, value and index, and no leftover copy.
     const after = schemaOf(probe!, name)
     expect(after).toEqual(before)
-    expect(after.objects.some((o) => o.includes('__nullable'))).toBe(false)
+    expect(after.objects.some((o) => o.includes('__rebuild'))).toBe(false)
     expect(contentOf(probe!, name)).toEqual(expected)
     expect(probe!.pragma('integrity_check', { simple: true })).toBe('ok')
 
@@ -271,7 +271,7 @@ describe.skipIf(skipReason !== null)('SIGKILL in the middle of a SQLite table re
     expect(rebuilt.objects.filter((o) => !o.startsWith('table '))).toEqual(
       before!.objects.filter((o) => !o.startsWith('table ')),
     )
-    expect(rebuilt.objects.some((o) => o.includes('__nullable'))).toBe(false)
+    expect(rebuilt.objects.some((o) => o.includes('__rebuild'))).toBe(false)
     const untitledNow = await call('POST', `/api/v1/collections/${name}/records`, {
       token,
       body: { code: 'new-3', n: -4 },
