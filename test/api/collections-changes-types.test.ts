@@ -607,3 +607,23 @@ describe('refused without reading rows', () => {
     expect(read.n).toBe(1)
   })
 })
+
+describe('a type change the rows refuse, with new indexes over the field in the same PATCH', () => {
+  it('is the 409 naming the records, not a database error (the rows are checked before any index is made)', async () => {
+    const renaming = await collection(
+      'nums_ix',
+      [f('n', 'number', { indexed: true, unique: true }), f('tag', 'text')],
+      [{ n: 1.5, tag: 'x' }],
+    )
+    const before = await definition(renaming.name)
+    const rows = await byId(renaming.name)
+    const refused = await patch(renaming.name, {
+      fields: renaming.fields.map((x) => (x.name === 'n' ? { ...x, name: 'amount', type: 'integer' } : x)),
+      renames: { n: 'amount' },
+      indexes: [{ fields: ['tag', 'amount'] }],
+    })
+    expectError(refused, 409, 'conflict')
+    expect(refused.body.details).toMatchObject({ field: 'amount', records: 1, ids: renaming.ids })
+    await expectUnchanged(renaming.name, before, rows)
+  })
+})

@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely'
 import { tableIdentifier, type DbHandle } from '../../lib/db/index.js'
-import { columnType, createIndexes, dropFieldIndex, dropUniqueIndex } from './ddl-indexes.js'
+import { columnType, dropFieldIndex, dropUniqueIndex } from './ddl-indexes.js'
 import { documentColumn } from './document-table.js'
 import type { FieldDef } from './field-types/index.js'
 import type { TableLayout } from './table-layout.js'
 
 /**
  * Renaming and dropping a field's storage, inside the caller's transaction. The field's own indexes are
- * dropped first and (for a rename) made again under the new name: index names are derived from field
- * names, and a document table's indexes are expressions over the key. SQLite (3.35+) and PostgreSQL both
+ * dropped first (the caller makes a renamed field's again under its new name: index names are derived from
+ * field names, and a document table's indexes are expressions over the key). SQLite (3.35+) and PostgreSQL both
  * rename and drop columns in place; the caller has dropped the search index and the compound indexes that
  * name the field beforehand (SQLite refuses to drop a column an index or trigger uses).
  */
@@ -27,7 +27,6 @@ export async function renameFieldStorage(
   await dropFieldIndex(db, handle, table, from.name, layout)
   await dropUniqueIndex(db, handle, table, from.name)
   if (!done) await moveField(db, handle, table, from.name, to.name, layout)
-  await createIndexes(db, table, [to], handle, layout)
 }
 
 export async function dropFieldStorage(

@@ -109,8 +109,8 @@ export function changesIndexes(change: TableChange): boolean {
  * document table gets no column for a new field (it is a new key of the documents); only its indexes are
  * made. The search index and the compound indexes dropped go before any column changes (SQLite refuses to
  * drop a column an index or trigger uses; an index over a renamed field has a new derived name, so it is
- * one dropped and one added). `within` runs
- * last, in the same transaction, with the transaction's handle.
+ * one dropped and one added). `within` (the rows' checks and rewrites) runs after the columns change and
+ * before any index is made, in the same transaction, with the transaction's handle.
  */
 export async function alterCollectionTable(
   handle: DbHandle,
@@ -153,8 +153,12 @@ export async function alterCollectionTable(
       const column = columnDefinition(def, handle, false)
       if (column) await sql`alter table ${tableIdentifier(handle, table)} add column ${column}`.execute(trx)
     }
-    await createIndexes(trx, table, change.added, handle, layout)
-    // A renamed field's indexes were made under its new name, as its new definition says.
+    // Rows the change checks and rewrites, before any new index exists: a value the rows refuse is the
+    // change's 409 naming them, never a database error from an index over the new definition (a kv table's
+    // indexes are over a cast to the field's type). A refusal undoes the DDL above too.
+    if (within) await within(scoped)
+    // A renamed field's indexes are made under its new name, as its new definition says.
+    await createIndexes(trx, table, [...change.added, ...renamed.map(({ to }) => to)], handle, layout)
     const renamedNames = new Set(renamed.map(({ to }) => to.name))
     for (const def of change.indexToggled.filter((d) => !renamedNames.has(d.name))) {
       if (def.indexed) await createFieldIndex(trx, handle, table, def, layout)
@@ -162,8 +166,6 @@ export async function alterCollectionTable(
     }
     for (const index of change.indexesAdded) await createCompoundIndex(trx, handle, table, index, after, layout)
     if (searchChanged && searchNames(after) !== '') await createSearchIndex(scoped, table, after, layout)
-    // Rows the change rewrites (enum values mapped), in the same transaction: a refusal undoes the DDL too.
-    if (within) await within(scoped)
   })
 }
 
