@@ -527,8 +527,9 @@ describe('docs/events.md documents exactly what is emitted', () => {
       : typeof value
   const asPublished = (event: unknown) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>
 
-  it('documents the five events', () => {
+  it('documents the six events', () => {
     expect([...documented.keys()].sort()).toEqual([
+      'collection.update',
       'file.upload',
       'record.create',
       'record.delete',
@@ -582,5 +583,25 @@ describe('docs/events.md documents exactly what is emitted', () => {
     expect(shape(asPublished(uploads[0]))).toEqual(shape(documented.get('file.upload')))
     const file = (asPublished(uploads[0]) as { file: Record<string, unknown> }).file
     expect(Object.keys(file).sort()).toEqual(Object.keys(documented.get('file.upload')!.file as object).sort())
+  })
+
+  it('collection.update has the documented keys', async () => {
+    const updates: unknown[] = []
+    removals.push(server.app.events.on('collection.update', (e) => void updates.push(e)))
+    const name = await createCollection(server, owner.token, freshName('doc'), noteFields)
+    const reply = await server.request('PATCH', `/api/v1/collections/${name}`, {
+      token: owner.token,
+      body: { fields: [...noteFields, { name: 'extra', type: 'text', required: false }] },
+    })
+    expect(reply.status, reply.text).toBe(200)
+    await vi.waitFor(() => expect(updates).toHaveLength(1))
+    const published = asPublished(updates[0]) as Record<string, unknown>
+    const example = documented.get('collection.update')!
+    expect(Object.keys(published).sort()).toEqual(Object.keys(example).sort())
+    expect(Object.keys(published.changes as object).sort()).toEqual(
+      Object.keys(example.changes as object)
+        .filter((k) => (published.changes as Record<string, unknown>)[k] !== undefined)
+        .sort(),
+    )
   })
 })

@@ -136,6 +136,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
     s.collections.create(p, { name: 'sneaky', fields: [{ name: 'title', type: 'text' }] }),
   'collections.get': (s, p) => s.collections.visible(p, collection),
   'collections.update': (s, p) => s.collections.update(p, collection, { fields: [] }),
+  'collections.previewChanges': (s, p) => s.collections.preview(p, collection, { fields: [] }),
   'collections.delete': (s, p) => s.collections.delete(p, collection),
   'collections.truncate': (s, p) => s.dataTools.truncate.truncate(p, collection),
   'collections.publish': (s, p) => s.dataTools.publish.publish(p, collection),
