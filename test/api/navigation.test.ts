@@ -457,3 +457,34 @@ describe("the caller's tree", () => {
     expect((await allItems()).map((i) => i.label)).toContain('Lens for some')
   })
 })
+
+describe('bounds', () => {
+  it('a project holds at most 500 items: the 501st is a conflict counting them', async () => {
+    const project = await request('POST', '/api/v1/projects', owner.token, { name: 'full menu' })
+    expect(project.status, project.text).toBe(201)
+    const projectId = project.body.data.id as string
+    const here = { 'x-project-id': projectId }
+    const body = { label: 'One more', target: { kind: 'url', ref: 'https://example.com' } }
+    expect((await request('POST', NAV, owner.token, body, here)).status).toBe(201)
+    // Filling the rest through the module's own store keeps the test quick; the refusal is checked over HTTP.
+    await server.app.services.navigation.store.write(projectId, async (w) => {
+      for (let i = 1; i < 500; i++)
+        await w.insert({
+          id: `filler-${i}`,
+          project_id: projectId,
+          label: `Filler ${i}`,
+          icon: null,
+          target_kind: 'url',
+          target_ref: 'https://example.com',
+          parent_id: null,
+          sort_order: i,
+          created_by: null,
+          created_at: 0,
+          updated_at: 0,
+        })
+    })
+    const full = await request('POST', NAV, owner.token, body, here)
+    refused(full, 409, 'conflict')
+    expect(full.body.details).toMatchObject({ items: 500, max: 500 })
+  })
+})
