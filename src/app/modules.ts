@@ -13,6 +13,7 @@ import { createEmailModule } from '../modules/email/index.js'
 import { createFilesModule } from '../modules/files/index.js'
 import { createLensesModule, createLensFieldReferences } from '../modules/lenses/index.js'
 import { createMcpModule, sharedDocsIndex } from '../modules/mcp/index.js'
+import { createNavigationModule } from '../modules/navigation/index.js'
 import { createNotificationsModule } from '../modules/notifications/index.js'
 import { createOperationsModule } from '../modules/operations/index.js'
 import { createProjectsModule } from '../modules/projects/index.js'
@@ -199,6 +200,17 @@ export const appModules = moduleList<AppContext>()
       records: m.records.service,
     })
   })
+  // The menu: its tree asks collections, access and lenses what each caller may read (decision 064).
+  .add('navigation', (c, m) =>
+    createNavigationModule({
+      ...c.base,
+      dbKind: c.registry.system.kind,
+      access: m.access.service,
+      audit: m.audit.service,
+      readableCollections: async (actor) => (await m.collections.service.visibleTo(actor)).map((col) => col.name),
+      lensExists: async (projectId, id) => (await m.lenses.service.store.byId(projectId, id)) !== undefined,
+    }),
+  )
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
   .add('structure', (c, m) =>
     createStructureModule({

@@ -64,7 +64,8 @@ function pathOf(op: Operation): string {
     op.path.startsWith('/api/v1/databases/') ||
     op.path.startsWith('/api/v1/storage-connections/') ||
     op.path.startsWith('/api/v1/webhooks/') ||
-    op.path.startsWith('/api/v1/lenses/')
+    op.path.startsWith('/api/v1/lenses/') ||
+    op.path.startsWith('/api/v1/navigation/')
   )
     values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
@@ -267,6 +268,20 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'lenses.publish': (s, p) => s.lenses.publish(p, 'x1', ''),
   'lenses.versions': (s, p) => s.lenses.versions(p, 'x1'),
   'lenses.render': (s, p) => s.lenses.render(p, 'x1', { format: 'csv', params: {} }),
+  // The navigation tree (issue 29 item 2).
+  'navigation.tree': (s, p) => s.navigation.tree(p),
+  'navigation.list': (s, p) => s.navigation.list(p, 1, 25),
+  'navigation.get': (s, p) => s.navigation.get(p, 'x1'),
+  'navigation.create': (s, p) =>
+    s.navigation.create(p, {
+      label: 'x',
+      icon: null,
+      target: { kind: 'url', ref: 'https://example.com' },
+      parentId: null,
+    }),
+  'navigation.update': (s, p) => s.navigation.update(p, 'x1', { label: 'y' }),
+  'navigation.delete': (s, p) => s.navigation.delete(p, 'x1'),
+  'navigation.reorder': (s, p) => s.navigation.reorder(p, { items: [] }),
   // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }

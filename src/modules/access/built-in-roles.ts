@@ -38,6 +38,11 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/files', action: 'delete', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } } },
       { resource: 'system/automate', action: 'read' },
       { resource: 'system/automate', action: 'execute' },
+      // The shared menu (decision 064): editors build it.
+      { resource: 'system/navigation', action: 'read' },
+      { resource: 'system/navigation', action: 'create' },
+      { resource: 'system/navigation', action: 'update' },
+      { resource: 'system/navigation', action: 'delete' },
     ],
   },
   {
@@ -47,6 +52,7 @@ export const builtInRoles: readonly BuiltInRole[] = [
     grants: [
       { resource: 'collections/*', action: 'read' },
       { resource: 'system/files', action: 'read' },
+      { resource: 'system/navigation', action: 'read' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

@@ -18,6 +18,8 @@ export const systemResources = [
   'files',
   // Lenses (issue 17, item 5): read renders, create/update/delete manage; publish is update.
   'lenses',
+  // The navigation tree (decision 064): read answers the caller's tree; create/update/delete edit the menu.
+  'navigation',
   'roles',
   // Search indexes (decision 042): read (list, get, query), create, update, delete, execute (build).
   'search-indexes',

@@ -58,6 +58,11 @@ export type AuditAction =
   | 'lens.updated'
   | 'lens.deleted'
   | 'lens.published'
+  // The navigation tree (decision 064).
+  | 'navigation.created'
+  | 'navigation.updated'
+  | 'navigation.deleted'
+  | 'navigation.reordered'
 
 export interface AuditEntry {
   projectId: string
