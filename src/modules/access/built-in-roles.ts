@@ -38,6 +38,15 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/files', action: 'delete', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } } },
       { resource: 'system/automate', action: 'read' },
       { resource: 'system/automate', action: 'execute' },
+      // Builder resources a team shares (decision 065).
+      { resource: 'system/renderers', action: 'read' },
+      { resource: 'system/renderers', action: 'create' },
+      { resource: 'system/renderers', action: 'update' },
+      { resource: 'system/renderers', action: 'delete' },
+      { resource: 'system/lens-attachments', action: 'read' },
+      { resource: 'system/lens-attachments', action: 'create' },
+      { resource: 'system/lens-attachments', action: 'update' },
+      { resource: 'system/lens-attachments', action: 'delete' },
     ],
   },
   {
@@ -47,6 +56,8 @@ export const builtInRoles: readonly BuiltInRole[] = [
     grants: [
       { resource: 'collections/*', action: 'read' },
       { resource: 'system/files', action: 'read' },
+      { resource: 'system/renderers', action: 'read' },
+      { resource: 'system/lens-attachments', action: 'read' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

@@ -58,6 +58,13 @@ export type AuditAction =
   | 'lens.updated'
   | 'lens.deleted'
   | 'lens.published'
+  // Renderers and lens attachments (issue 29, decision 065).
+  | 'renderer.created'
+  | 'renderer.updated'
+  | 'renderer.deleted'
+  | 'lens_attachment.created'
+  | 'lens_attachment.updated'
+  | 'lens_attachment.deleted'
 
 export interface AuditEntry {
   projectId: string
