@@ -180,6 +180,16 @@ describe('the template is checked when saved', () => {
       404,
       'collection_not_found',
     )
+    // The collection is opened as the saver: one they may not read is refused, nothing saved.
+    const unread = await createCollection(server, owner.token, freshName('unread'), [
+      { name: 'title', type: 'text', required: true },
+    ])
+    refused(
+      await request('POST', RENDERERS, manager.token, { name: 'x', collection: unread, kind: 'row', template: '' }),
+      403,
+      'forbidden',
+    )
+    expect((await request('GET', `${RENDERERS}?collection=${unread}`, manager.token)).body.total).toBe(0)
     // Keys inside a plain section may be a list item's: not checked. System columns are known.
     await createRenderer({ name: 'Items', template: '{{#tags}}<i>{{.}}{{label}}</i>{{/tags}} {{id}} {{created_at}}' })
     refused(
