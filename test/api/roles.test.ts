@@ -355,16 +355,27 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/navigation', action: 'create', item_filter: null, fields: null },
         { resource: 'system/navigation', action: 'update', item_filter: null, fields: null },
         { resource: 'system/navigation', action: 'delete', item_filter: null, fields: null },
+        // Builder resources (issue 29, decision 065).
+        ...['system/renderers', 'system/lens-attachments'].flatMap((resource) =>
+          ['read', 'create', 'update', 'delete'].map((action) => ({
+            resource,
+            action,
+            item_filter: null,
+            fields: null,
+          })),
+        ),
       ]),
     )
   })
 
-  it("the viewer's defaults are collections/*, system/files and system/navigation read", async () => {
+  it("the viewer's defaults are collections/*, system/files, and system/navigation, system/renderers and system/lens-attachments read", async () => {
     expect(byKey(await grantsOf(viewerId))).toEqual(
       byKey([
         { resource: 'collections/*', action: 'read', item_filter: null, fields: null },
         { resource: 'system/files', action: 'read', item_filter: null, fields: null },
         { resource: 'system/navigation', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/renderers', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/lens-attachments', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
@@ -745,7 +756,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(14)
+    expect((await grantsOf(editorId)).length).toBe(22)
   })
 })
 

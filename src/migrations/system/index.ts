@@ -27,6 +27,7 @@ import { m0025RunsLeases } from './0025-runs-leases.js'
 import { m0026QueueJobs } from './0026-queue-jobs.js'
 import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
 import { m0029Navigation } from './0029-navigation.js'
+import { m0030RenderersLensAttachments } from './0030-renderers-lens-attachments.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -58,4 +59,5 @@ export const systemMigrations: readonly Migration[] = [
   m0026QueueJobs,
   m0027RunsLiveIndex,
   m0029Navigation,
+  m0030RenderersLensAttachments,
 ]

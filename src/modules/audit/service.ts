@@ -63,6 +63,13 @@ export type AuditAction =
   | 'navigation.updated'
   | 'navigation.deleted'
   | 'navigation.reordered'
+  // Renderers and lens attachments (issue 29, decision 065).
+  | 'renderer.created'
+  | 'renderer.updated'
+  | 'renderer.deleted'
+  | 'lens_attachment.created'
+  | 'lens_attachment.updated'
+  | 'lens_attachment.deleted'
 
 export interface AuditEntry {
   projectId: string
