@@ -20,7 +20,7 @@ import { createOperationsModule } from '../modules/operations/index.js'
 import { createProjectsModule } from '../modules/projects/index.js'
 import { createRealtimeModule } from '../modules/realtime/index.js'
 import { createFileReferences, createRecordsModule } from '../modules/records/index.js'
-import { createRenderersModule } from '../modules/renderers/index.js'
+import { createRendererFieldReferences, createRenderersModule } from '../modules/renderers/index.js'
 import { createSearchIndexesModule } from '../modules/search-indexes/index.js'
 import { createSettingsModule } from '../modules/settings/index.js'
 import { createStorageConnectionsModule } from '../modules/storage-connections/index.js'
@@ -214,15 +214,17 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   // Renderers read one record through records as the caller; removed with their collection (decision 065).
-  .add('renderers', (c, m) =>
-    createRenderersModule({
+  .add('renderers', (c, m) => {
+    // Templates name fields: a drop is refused, a rename reports them (decision 062).
+    m.collections.fieldReferences.add(createRendererFieldReferences(c.base.systemDb))
+    return createRenderersModule({
       ...c.base,
       access: m.access.service,
       audit: m.audit.service,
       records: m.records.service,
       removedCollections: m.collections.onRemoved,
-    }),
-  )
+    })
+  })
   // Which lens a collection offers; removed with their lens and with their collection (decision 065).
   .add('lensAttachments', (c, m) =>
     createLensAttachmentsModule({
