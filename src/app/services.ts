@@ -31,6 +31,7 @@ import type { SettingsService } from '../modules/settings/index.js'
 import type { StorageConnectionsService } from '../modules/storage-connections/index.js'
 import type { StructureService } from '../modules/structure/index.js'
 import type { UsersService } from '../modules/users/index.js'
+import type { ViewsService } from '../modules/views/index.js'
 import type { WebhooksService } from '../modules/webhooks/index.js'
 import type { AppModules } from './modules.js'
 
@@ -86,6 +87,8 @@ export interface PlinthServices {
   readonly notifications: NotificationsService
   /** Lenses: drafts, published versions, renders as the caller (issue 17, item 5). */
   readonly lenses: LensesService
+  /** Saved views: personal or shared ways to look at a collection, listed as the caller (decision 063). */
+  readonly views: ViewsService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
 }
@@ -122,6 +125,7 @@ export function servicesOf(m: AppModules): PlinthServices {
     searchIndexes: m.searchIndexes.service,
     notifications: m.notifications.service,
     lenses: m.lenses.service,
+    views: m.views.service,
     mcp: m.mcp.service,
   })
 }

@@ -350,15 +350,21 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/files', action: 'delete', item_filter: mine, fields: null },
         { resource: 'system/automate', action: 'read', item_filter: null, fields: null },
         { resource: 'system/automate', action: 'execute', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'create', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'update', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'delete', item_filter: null, fields: null },
       ]),
     )
   })
 
-  it("the viewer's defaults are collections/* and system/files read", async () => {
+  it("the viewer's defaults are collections/* and system/files read, and personal views (decision 063)", async () => {
     expect(byKey(await grantsOf(viewerId))).toEqual(
       byKey([
         { resource: 'collections/*', action: 'read', item_filter: null, fields: null },
         { resource: 'system/files', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'create', item_filter: null, fields: null },
       ]),
     )
   })
@@ -739,7 +745,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(10)
+    expect((await grantsOf(editorId)).length).toBe(14)
   })
 })
 

@@ -64,7 +64,8 @@ function pathOf(op: Operation): string {
     op.path.startsWith('/api/v1/databases/') ||
     op.path.startsWith('/api/v1/storage-connections/') ||
     op.path.startsWith('/api/v1/webhooks/') ||
-    op.path.startsWith('/api/v1/lenses/')
+    op.path.startsWith('/api/v1/lenses/') ||
+    op.path.startsWith('/api/v1/views/')
   )
     values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
@@ -267,6 +268,12 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'lenses.publish': (s, p) => s.lenses.publish(p, 'x1', ''),
   'lenses.versions': (s, p) => s.lenses.versions(p, 'x1'),
   'lenses.render': (s, p) => s.lenses.render(p, 'x1', { format: 'csv', params: {} }),
+  'views.list': (s, p) => s.views.list(p, 1, 25),
+  'views.get': (s, p) => s.views.get(p, 'x1'),
+  'views.create': (s, p) => s.views.create(p, { name: 'x', collection, shared: false }),
+  'views.update': (s, p) => s.views.update(p, 'x1', { name: 'y' }),
+  'views.delete': (s, p) => s.views.delete(p, 'x1'),
+  'views.records': (s, p) => s.views.records(p, 'x1', { page: 1 }),
   // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }

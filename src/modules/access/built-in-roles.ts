@@ -38,6 +38,10 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/files', action: 'delete', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } } },
       { resource: 'system/automate', action: 'read' },
       { resource: 'system/automate', action: 'execute' },
+      { resource: 'system/views', action: 'read' },
+      { resource: 'system/views', action: 'create' },
+      { resource: 'system/views', action: 'update' },
+      { resource: 'system/views', action: 'delete' },
     ],
   },
   {
@@ -47,6 +51,9 @@ export const builtInRoles: readonly BuiltInRole[] = [
     grants: [
       { resource: 'collections/*', action: 'read' },
       { resource: 'system/files', action: 'read' },
+      // Personal views, as Directus users keep bookmarks; sharing one needs update (decision 063).
+      { resource: 'system/views', action: 'read' },
+      { resource: 'system/views', action: 'create' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

@@ -58,6 +58,10 @@ export type AuditAction =
   | 'lens.updated'
   | 'lens.deleted'
   | 'lens.published'
+  // Saved views (decision 063).
+  | 'view.created'
+  | 'view.updated'
+  | 'view.deleted'
 
 export interface AuditEntry {
   projectId: string
