@@ -154,6 +154,41 @@ describe('CRUD', () => {
     expect(next.body.data.map((r: any) => r.title)).toEqual(['D'])
   })
 
+  it("a view's filter follows relations and reads $CURRENT_USER as the reader", async () => {
+    const people = await createCollection(server, owner.token, freshName('people'), [
+      { name: 'name', type: 'text', required: true },
+    ])
+    const ann = await createRecord(server, owner.token, people, { name: 'Ann' })
+    const ben = await createRecord(server, owner.token, people, { name: 'Ben' })
+    const jobs = await createCollection(server, owner.token, freshName('jobs'), [
+      { name: 'title', type: 'text', required: true },
+      {
+        name: 'person',
+        type: 'relation',
+        required: false,
+        relationConfig: { targetCollection: people, relationType: 'belongsTo' },
+      },
+    ])
+    await createRecord(server, owner.token, jobs, { title: 'for ann', person: ann.id })
+    await createRecord(server, owner.token, jobs, { title: 'for ben', person: ben.id })
+    const view = await createView({
+      name: freshName('rel'),
+      collection: jobs,
+      shared: true,
+      filter: { 'person.name': { _eq: 'Ann' } },
+    })
+    expect(titles(await request('GET', `${VIEWS}/${view.id}/records`, alice.token))).toEqual(['for ann'])
+    const mine = await createView({
+      name: freshName('me'),
+      collection: jobs,
+      shared: true,
+      filter: { created_by: { _eq: '$CURRENT_USER' } },
+    })
+    await createRecord(server, editor.token, jobs, { title: "editor's" })
+    expect(titles(await request('GET', `${VIEWS}/${mine.id}/records`, editor.token))).toEqual(["editor's"])
+    expect(titles(await request('GET', `${VIEWS}/${mine.id}/records`, owner.token))).toEqual(['for ann', 'for ben'])
+  })
+
   it('names clash among shared views (409), not with a personal view of the same name', async () => {
     const name = freshName('same')
     await createView({ name, shared: true })
