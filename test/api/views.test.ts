@@ -155,20 +155,31 @@ describe('CRUD', () => {
   })
 
   it("a view's filter follows relations and reads $CURRENT_USER as the reader", async () => {
-    const people = await createCollection(server, owner.token, freshName('people'), [
-      { name: 'name', type: 'text', required: true },
-    ])
+    // Both in the default database: a filter follows relations only within one (an r2_sql file is its own).
+    const people = await createCollection(
+      server,
+      owner.token,
+      freshName('people'),
+      [{ name: 'name', type: 'text', required: true }],
+      { storageType: 'd1' },
+    )
     const ann = await createRecord(server, owner.token, people, { name: 'Ann' })
     const ben = await createRecord(server, owner.token, people, { name: 'Ben' })
-    const jobs = await createCollection(server, owner.token, freshName('jobs'), [
-      { name: 'title', type: 'text', required: true },
-      {
-        name: 'person',
-        type: 'relation',
-        required: false,
-        relationConfig: { targetCollection: people, relationType: 'belongsTo' },
-      },
-    ])
+    const jobs = await createCollection(
+      server,
+      owner.token,
+      freshName('jobs'),
+      [
+        { name: 'title', type: 'text', required: true },
+        {
+          name: 'person',
+          type: 'relation',
+          required: false,
+          relationConfig: { targetCollection: people, relationType: 'belongsTo' },
+        },
+      ],
+      { storageType: 'd1' },
+    )
     await createRecord(server, owner.token, jobs, { title: 'for ann', person: ann.id })
     await createRecord(server, owner.token, jobs, { title: 'for ben', person: ben.id })
     const view = await createView({
