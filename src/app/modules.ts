@@ -28,6 +28,7 @@ import { createStorageObjectsModule } from '../modules/storage-objects/index.js'
 import { createStructureModule } from '../modules/structure/index.js'
 import { createSystemModule } from '../modules/system/index.js'
 import { createUsersModule } from '../modules/users/index.js'
+import { createViewsModule } from '../modules/views/index.js'
 import { createWebhooksModule } from '../modules/webhooks/index.js'
 import { moduleList } from './module-list.js'
 import type { AppContext } from './context.js'
@@ -234,6 +235,16 @@ export const appModules = moduleList<AppContext>()
       lenses: m.lenses.service,
       deletedLenses: m.lenses.onDeleted,
       collections: m.collections.service,
+      removedCollections: m.collections.onRemoved,
+    }),
+  )
+  // Saved views read through records as the caller and go with their collections (decision 063).
+  .add('views', (c, m) =>
+    createViewsModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      records: m.records.service,
       removedCollections: m.collections.onRemoved,
     }),
   )

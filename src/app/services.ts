@@ -34,6 +34,7 @@ import type { SettingsService } from '../modules/settings/index.js'
 import type { StorageConnectionsService } from '../modules/storage-connections/index.js'
 import type { StructureService } from '../modules/structure/index.js'
 import type { UsersService } from '../modules/users/index.js'
+import type { ViewsService } from '../modules/views/index.js'
 import type { WebhooksService } from '../modules/webhooks/index.js'
 import type { AppModules } from './modules.js'
 
@@ -94,6 +95,8 @@ export interface PlinthServices {
   readonly renderers: RenderersService
   /** Lens attachments: which lens a collection offers on a record or a list (decision 065). */
   readonly lensAttachments: LensAttachmentsService
+  /** Saved views: personal or shared ways to look at a collection, listed as the caller (decision 063). */
+  readonly views: ViewsService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
 }
@@ -133,6 +136,7 @@ export function servicesOf(m: AppModules): PlinthServices {
     navigation: m.navigation.service,
     renderers: m.renderers.service,
     lensAttachments: m.lensAttachments.service,
+    views: m.views.service,
     mcp: m.mcp.service,
   })
 }

@@ -364,11 +364,15 @@ describe('GET /api/v1/roles/:id/grants', () => {
             fields: null,
           })),
         ),
+        { resource: 'system/views', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'create', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'update', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'delete', item_filter: null, fields: null },
       ]),
     )
   })
 
-  it("the viewer's defaults are collections/*, system/files, and system/navigation, system/renderers and system/lens-attachments read", async () => {
+  it("the viewer's defaults are collections/* and system/files read, navigation, renderers and lens attachments read, and personal views (decision 063)", async () => {
     expect(byKey(await grantsOf(viewerId))).toEqual(
       byKey([
         { resource: 'collections/*', action: 'read', item_filter: null, fields: null },
@@ -376,6 +380,8 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/navigation', action: 'read', item_filter: null, fields: null },
         { resource: 'system/renderers', action: 'read', item_filter: null, fields: null },
         { resource: 'system/lens-attachments', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/views', action: 'create', item_filter: null, fields: null },
       ]),
     )
   })
@@ -756,7 +762,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(22)
+    expect((await grantsOf(editorId)).length).toBe(26)
   })
 })
 

@@ -67,7 +67,8 @@ function pathOf(op: Operation): string {
     op.path.startsWith('/api/v1/lenses/') ||
     op.path.startsWith('/api/v1/navigation/') ||
     op.path.startsWith('/api/v1/renderers/') ||
-    op.path.startsWith('/api/v1/lens-attachments/')
+    op.path.startsWith('/api/v1/lens-attachments/') ||
+    op.path.startsWith('/api/v1/views/')
   )
     values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
@@ -297,6 +298,12 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
     s.lensAttachments.create(p, { lensId: 'x1', collection, placement: 'record', label: 'x' }),
   'lensAttachments.update': (s, p) => s.lensAttachments.update(p, 'x1', { label: 'y' }),
   'lensAttachments.delete': (s, p) => s.lensAttachments.delete(p, 'x1'),
+  'views.list': (s, p) => s.views.list(p, 1, 25),
+  'views.get': (s, p) => s.views.get(p, 'x1'),
+  'views.create': (s, p) => s.views.create(p, { name: 'x', collection, shared: false }),
+  'views.update': (s, p) => s.views.update(p, 'x1', { name: 'y' }),
+  'views.delete': (s, p) => s.views.delete(p, 'x1'),
+  'views.records': (s, p) => s.views.records(p, 'x1', { page: 1 }),
   // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }

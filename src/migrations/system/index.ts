@@ -26,6 +26,7 @@ import { m0024FlowsPublishedBy } from './0024-flows-published-by.js'
 import { m0025RunsLeases } from './0025-runs-leases.js'
 import { m0026QueueJobs } from './0026-queue-jobs.js'
 import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
+import { m0028Views } from './0028-views.js'
 import { m0029Navigation } from './0029-navigation.js'
 import { m0030RenderersLensAttachments } from './0030-renderers-lens-attachments.js'
 
@@ -58,6 +59,7 @@ export const systemMigrations: readonly Migration[] = [
   m0025RunsLeases,
   m0026QueueJobs,
   m0027RunsLiveIndex,
+  m0028Views,
   m0029Navigation,
   m0030RenderersLensAttachments,
 ]

@@ -52,6 +52,10 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/lens-attachments', action: 'create' },
       { resource: 'system/lens-attachments', action: 'update' },
       { resource: 'system/lens-attachments', action: 'delete' },
+      { resource: 'system/views', action: 'read' },
+      { resource: 'system/views', action: 'create' },
+      { resource: 'system/views', action: 'update' },
+      { resource: 'system/views', action: 'delete' },
     ],
   },
   {
@@ -64,6 +68,9 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/navigation', action: 'read' },
       { resource: 'system/renderers', action: 'read' },
       { resource: 'system/lens-attachments', action: 'read' },
+      // Personal views, as Directus users keep bookmarks; sharing one needs update (decision 063).
+      { resource: 'system/views', action: 'read' },
+      { resource: 'system/views', action: 'create' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

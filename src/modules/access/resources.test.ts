@@ -23,6 +23,7 @@ describe('isKnownResource', () => {
     'system/webhooks',
     'system/search-indexes',
     'system/lenses',
+    'system/views',
     'instance/*',
     'instance/projects',
   ])('knows %s', (resource) => {

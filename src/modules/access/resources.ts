@@ -30,6 +30,8 @@ export const systemResources = [
   'settings',
   'storage-connections',
   'users',
+  // Saved views (decision 063): read (see, list through), create (personal views), update/delete (shared ones).
+  'views',
   // Collection webhooks (core-api § Events).
   'webhooks',
 ] as const

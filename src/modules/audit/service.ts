@@ -70,6 +70,10 @@ export type AuditAction =
   | 'lens_attachment.created'
   | 'lens_attachment.updated'
   | 'lens_attachment.deleted'
+  // Saved views (decision 063).
+  | 'view.created'
+  | 'view.updated'
+  | 'view.deleted'
 
 export interface AuditEntry {
   projectId: string

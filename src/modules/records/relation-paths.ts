@@ -33,11 +33,17 @@ interface Targets {
  * matches nothing, as through a null relation. The targets are opened here (it is asynchronous); the
  * resolver then answers synchronously, as the compiler needs. Throws what parsing the filter throws.
  */
-export async function withRelationPaths(open: Opener, opened: Opened, raw: string | undefined): Promise<Opened> {
+export async function withRelationPaths(
+  open: Opener,
+  opened: Opened,
+  ...raws: (string | undefined)[]
+): Promise<Opened> {
   // A relation path has a dot (or an escape spelling one); most filters have none and skip a second parse.
-  if (raw === undefined || (!raw.includes('.') && !raw.includes('\\u'))) return opened
+  const texts = raws.filter((raw): raw is string => raw !== undefined && (raw.includes('.') || raw.includes('\\u')))
+  if (texts.length === 0) return opened
   const targets: Targets = { collections: new Map() }
-  for (const path of fieldPaths(parseFilter(raw))) await openAlong(open, opened, path, 0, targets)
+  for (const raw of texts)
+    for (const path of fieldPaths(parseFilter(raw))) await openAlong(open, opened, path, 0, targets)
   if (targets.collections.size === 0 && targets.users === undefined) return opened
   return { ...opened, requestResolver: relationResolver(opened, targets) }
 }

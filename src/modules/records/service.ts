@@ -5,7 +5,7 @@ import { createOpener, type Opened, type RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
 import { enrich, parseExpand } from './expand.js'
 import { ifNoneMatch } from './freshness.js'
-import { listRows, requestFilter, type ListParams } from './list.js'
+import { both, listRows, requestFilter, type ListParams } from './list.js'
 import { present } from './present.js'
 import { aggregateRows, type AggregateQuery, type AggregateRow } from './aggregate.js'
 import { findRows, matchingIds, type FindQuery } from './query.js'
@@ -26,6 +26,8 @@ export interface ListQuery extends ReadOptions {
   sortBy?: string
   order?: 'asc' | 'desc'
   filter?: string
+  /** A filter the page is held to besides `filter` (a saved view's): checked and resolved as the caller, as `filter` is, the two ANDed. */
+  baseFilter?: string
   search?: string
   cursor?: string
   path?: string
@@ -146,8 +148,9 @@ export function createRecordsService(deps: RecordsDeps) {
     const own = await open(principal, name, 'read', query.locale)
     if (query.includeDeleted) await assertMayViewDeleted(own)
     const params: ListParams = { ...query, includeDeleted: query.includeDeleted ?? false }
-    const opened = await withRelationPaths(open, own, query.filter)
-    const filter = requestFilter(opened, query.filter, deps.clock.seconds())
+    const opened = await withRelationPaths(open, own, query.filter, query.baseFilter)
+    const now = deps.clock.seconds()
+    const filter = both(requestFilter(opened, query.baseFilter, now), requestFilter(opened, query.filter, now))
     // A filter through relations reads other collections, whose writes move other versions: such a
     // page is counted afresh and carries no ETag, as an expanded one.
     const version = opened === own ? await deps.freshness.version(opened.collection) : null

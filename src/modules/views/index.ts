@@ -1,0 +1,3 @@
+export { createViewsModule, type ViewsModuleDeps } from './module.js'
+export type { View } from './schemas.js'
+export { createViewsService, VIEWS_RESOURCE, type ViewsDeps, type ViewsService } from './service.js'
