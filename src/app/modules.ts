@@ -28,7 +28,7 @@ import { createStorageObjectsModule } from '../modules/storage-objects/index.js'
 import { createStructureModule } from '../modules/structure/index.js'
 import { createSystemModule } from '../modules/system/index.js'
 import { createUsersModule } from '../modules/users/index.js'
-import { createViewsModule } from '../modules/views/index.js'
+import { createViewFieldReferences, createViewsModule } from '../modules/views/index.js'
 import { createWebhooksModule } from '../modules/webhooks/index.js'
 import { moduleList } from './module-list.js'
 import type { AppContext } from './context.js'
@@ -239,15 +239,17 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   // Saved views read through records as the caller and go with their collections (decision 063).
-  .add('views', (c, m) =>
-    createViewsModule({
+  .add('views', (c, m) => {
+    // A view's definition names fields: a drop is refused, a rename reports it (decision 062).
+    m.collections.fieldReferences.add(createViewFieldReferences(c.base.systemDb))
+    return createViewsModule({
       ...c.base,
       access: m.access.service,
       audit: m.audit.service,
       records: m.records.service,
       removedCollections: m.collections.onRemoved,
-    }),
-  )
+    })
+  })
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
   .add('structure', (c, m) =>
     createStructureModule({

@@ -406,4 +406,26 @@ describe('search indexes, lenses and flows naming a field', () => {
     expect(audit.status, audit.text).toBe(200)
     expect(audit.body.data[0].details.renamed.map((r: any) => r.to)).toEqual(['headline', 'body', 'years'])
   })
+
+  it('saved views and renderers naming the field refuse its drop and are reported by a rename', async () => {
+    const { name, fields } = await notes()
+    const view = await server.request('POST', '/api/v1/views', {
+      token: owner.token,
+      body: { name: freshName('v'), collection: name, fields: ['title', 'code'], shared: true },
+    })
+    expect(view.status, view.text).toBe(201)
+    const renderer = await server.request('POST', '/api/v1/renderers', {
+      token: owner.token,
+      body: { name: freshName('r'), collection: name, kind: 'card', template: '<b>{{code}}</b>' },
+    })
+    expect(renderer.status, renderer.text).toBe(201)
+    const refused = await patch(name, { fields: without(fields, 'code'), drop: ['code'] })
+    expectError(refused, 409, 'conflict')
+    expect(refused.body.details.fields[0].dependents.map((d: Field) => d.kind).sort()).toEqual(['renderer', 'view'])
+    const reply = await patch(name, { fields: renamed(fields, 'code', 'sku'), renames: { code: 'sku' } })
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body.meta.renames[0].kept.map((d: Field) => d.id).sort()).toEqual(
+      [view.body.data.id, renderer.body.data.id].sort(),
+    )
+  })
 })

@@ -10,7 +10,7 @@ import type { FieldDef } from './field-types/index.js'
  */
 export interface FieldReference {
   /** What holds it. */
-  readonly kind: 'field' | 'index' | 'grant' | 'search_index' | 'lens' | 'flow' | 'renderer'
+  readonly kind: 'field' | 'index' | 'grant' | 'search_index' | 'lens' | 'flow' | 'renderer' | 'view'
   /** Its id (a collection's name for `field`, an index's name for `index`). */
   readonly id: string
   /** Where the field is named, for people: `tasks.project_title (lookup)`, `role editor: fields`. */

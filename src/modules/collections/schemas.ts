@@ -138,7 +138,7 @@ export const UpdateCollectionSchema = z.strictObject({
 export const NameParams = z.object({ name: z.string().min(1).max(100) })
 
 const FieldReferenceSchema = z.object({
-  kind: z.enum(['field', 'index', 'grant', 'search_index', 'lens', 'flow', 'renderer']),
+  kind: z.enum(['field', 'index', 'grant', 'search_index', 'lens', 'flow', 'renderer', 'view']),
   id: z.string(),
   name: z.string(),
   updatable: z.boolean(),
