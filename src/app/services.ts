@@ -9,6 +9,7 @@ import type { DatabasesService } from '../modules/databases/index.js'
 import type { EmailService } from '../modules/email/index.js'
 import type { FilesService } from '../modules/files/index.js'
 import type { LensesService } from '../modules/lenses/index.js'
+import type { ContainersService } from '../modules/containers/index.js'
 import type { McpService } from '../modules/mcp/index.js'
 import type { NotificationsService } from '../modules/notifications/index.js'
 import type { OperationsService } from '../modules/operations/index.js'
@@ -86,6 +87,7 @@ export interface PlinthServices {
   readonly notifications: NotificationsService
   /** Lenses: drafts, published versions, renders as the caller (issue 17, item 5). */
   readonly lenses: LensesService
+  readonly containers: ContainersService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
 }
@@ -122,6 +124,7 @@ export function servicesOf(m: AppModules): PlinthServices {
     searchIndexes: m.searchIndexes.service,
     notifications: m.notifications.service,
     lenses: m.lenses.service,
+    containers: m.containers.service,
     mcp: m.mcp.service,
   })
 }

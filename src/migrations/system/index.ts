@@ -26,6 +26,7 @@ import { m0024FlowsPublishedBy } from './0024-flows-published-by.js'
 import { m0025RunsLeases } from './0025-runs-leases.js'
 import { m0026QueueJobs } from './0026-queue-jobs.js'
 import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
+import { m0031FileContainers } from './0031-file-containers.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -56,4 +57,5 @@ export const systemMigrations: readonly Migration[] = [
   m0025RunsLeases,
   m0026QueueJobs,
   m0027RunsLiveIndex,
+  m0031FileContainers,
 ]

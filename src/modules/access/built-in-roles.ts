@@ -38,6 +38,7 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/files', action: 'delete', item_filter: { uploadedBy: { _eq: '$CURRENT_USER' } } },
       { resource: 'system/automate', action: 'read' },
       { resource: 'system/automate', action: 'execute' },
+      { resource: 'system/containers', action: 'read' },
     ],
   },
   {
@@ -47,6 +48,7 @@ export const builtInRoles: readonly BuiltInRole[] = [
     grants: [
       { resource: 'collections/*', action: 'read' },
       { resource: 'system/files', action: 'read' },
+      { resource: 'system/containers', action: 'read' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

@@ -14,6 +14,8 @@ export const systemResources = [
   'audit-log',
   // Reserved for the automation module (flows); the editor role holds it by default.
   'automate',
+  // File containers (decision 066): read (list, get), create, update, delete.
+  'containers',
   'databases',
   'files',
   // Lenses (issue 17, item 5): read renders, create/update/delete manage; publish is update.

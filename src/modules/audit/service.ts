@@ -58,6 +58,10 @@ export type AuditAction =
   | 'lens.updated'
   | 'lens.deleted'
   | 'lens.published'
+  // File containers (issue 29, item 5).
+  | 'container.created'
+  | 'container.updated'
+  | 'container.deleted'
 
 export interface AuditEntry {
   projectId: string
