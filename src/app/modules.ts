@@ -166,6 +166,7 @@ export const appModules = moduleList<AppContext>()
       collections: m.collections.service,
       removedCollections: m.collections.onRemoved,
       referencedFiles: createFileReferences(m.collections.service),
+      containers: m.containers.service,
     }),
   )
   .add('records', (c, m) =>

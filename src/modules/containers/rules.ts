@@ -34,6 +34,9 @@ export function checkDefinition(input: ContainerDefinition & { name: string }): 
       'segments of lower-case letters, digits, ., - or _, separated by /, no leading or trailing /',
     )
   if (input.prefix.length > 200) throw invalid('prefix', 'at most 200 characters')
+  // A 32-hex segment would read as a file id in a file's key (files/content.ts parses keys by it).
+  if (input.prefix.split('/').some((s) => /^[0-9a-f]{32}$/.test(s)))
+    throw invalid('prefix', 'a segment may not be 32 hexadecimal digits (it would read as a file id)')
   if (input.bucketName !== null) {
     if (input.storageConnectionId === null)
       throw invalid('bucketName', "a bucket is named only with a storage connection (the instance's storage has one)")

@@ -208,6 +208,10 @@ const proxyUpload = defineRoute({
       },
       visibility: { type: 'string', enum: ['public', 'private'], description: 'Default public' },
       collection_name: { type: 'string', description: 'Default __system' },
+      container_id: {
+        type: 'string',
+        description: 'A file container (sent before file): its types, size, prefix, visibility and variants apply',
+      },
     },
     ['file'],
   ),

@@ -98,12 +98,10 @@ export const RegenerateBody = z
       .max(1_000_000)
       .optional()
       .openapi({ description: 'Default 10; values above 50 are capped at 50' }),
-    containerId: z
-      .string()
-      .max(100)
-      .nullable()
-      .optional()
-      .openapi({ description: 'A collection name (`__system` for unattached files); null for all' }),
+    containerId: z.string().max(100).nullable().optional().openapi({
+      description:
+        'A container id (files uploaded into it) or a collection name (`__system` for unattached files); a container of that id wins; null for all',
+    }),
   })
   .strict()
 export const RegenerateReply = z.object({
