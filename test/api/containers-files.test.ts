@@ -114,6 +114,34 @@ describe('uploads into a container', () => {
   })
 })
 
+describe('token uploads into a container', () => {
+  it('the announced type and size are refused with the same codes; a confirmed file lands under the prefix', async () => {
+    const box = await container({ prefix: 'scans', allowedTypes: ['image/jpeg'], maxFileBytes: 5000 })
+    const token = (body: Record<string, unknown>) =>
+      server.request('POST', `${FILES}/upload-token`, {
+        token: editor.token,
+        body: { filename: 'x.jpg', mime_type: 'image/jpeg', size_bytes: 100, container_id: box.id, ...body },
+      })
+    refused(await token({ mime_type: 'text/plain', filename: 'x.txt' }), 400, 'invalid_request')
+    refused(await token({ size_bytes: 5001 }), 400, 'limit_exceeded')
+    const bytes = someBytes(4000)
+    const reserved = await token({ size_bytes: bytes.length })
+    expect(reserved.status, reserved.text).toBe(200)
+    const put = await fetch(reserved.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/jpeg' },
+      body: bytes,
+    })
+    expect(put.status).toBe(200)
+    const confirmed = await server.request('POST', `${FILES}/confirm-upload/${reserved.body.id}`, {
+      token: editor.token,
+    })
+    expect(confirmed.status, confirmed.text).toBe(200)
+    const file = await metadata(server, editor.token, reserved.body.id)
+    expect(file.r2Key).toMatch(new RegExp(`^projects/[^/]+/files/scans/${file.id}/`))
+  })
+})
+
 describe('regenerate and delete', () => {
   it('regenerate takes a container id: only the files uploaded into it, made at its sizes', async () => {
     const box = await container({ imageSizes: [{ name: 'wide', size: 100 }] })

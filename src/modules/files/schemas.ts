@@ -56,6 +56,11 @@ export const UploadTokenBody = z
     size_bytes: z.number().int().min(1),
     collection_name: z.string().min(1).max(100).optional(),
     visibility: z.enum(['public', 'private']).optional(),
+    container_id: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: 'A file container: its types, size, prefix, visibility and variant sizes apply' }),
     ...ignoredServerOwned,
   })
   .strict()
