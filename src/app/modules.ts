@@ -12,13 +12,16 @@ import { createCollectionsModule } from '../modules/collections/index.js'
 import { createDatabasesModule } from '../modules/databases/index.js'
 import { createEmailModule } from '../modules/email/index.js'
 import { createFilesModule } from '../modules/files/index.js'
+import { createLensAttachmentsModule } from '../modules/lens-attachments/index.js'
 import { createLensesModule, createLensFieldReferences } from '../modules/lenses/index.js'
 import { createMcpModule, sharedDocsIndex } from '../modules/mcp/index.js'
+import { createNavigationModule } from '../modules/navigation/index.js'
 import { createNotificationsModule } from '../modules/notifications/index.js'
 import { createOperationsModule } from '../modules/operations/index.js'
 import { createProjectsModule } from '../modules/projects/index.js'
 import { createRealtimeModule } from '../modules/realtime/index.js'
 import { createFileReferences, createRecordsModule } from '../modules/records/index.js'
+import { createRenderersModule } from '../modules/renderers/index.js'
 import { createSearchIndexesModule } from '../modules/search-indexes/index.js'
 import { createSettingsModule } from '../modules/settings/index.js'
 import { createStorageConnectionsModule } from '../modules/storage-connections/index.js'
@@ -210,6 +213,39 @@ export const appModules = moduleList<AppContext>()
       records: m.records.service,
     })
   })
+  // The menu: its tree asks collections, access and lenses what each caller may read (decision 064).
+  .add('navigation', (c, m) =>
+    createNavigationModule({
+      ...c.base,
+      dbKind: c.registry.system.kind,
+      access: m.access.service,
+      audit: m.audit.service,
+      readableCollections: async (actor) => (await m.collections.service.visibleTo(actor)).map((col) => col.name),
+      lensExists: async (projectId, id) => (await m.lenses.service.store.byId(projectId, id)) !== undefined,
+    }),
+  )
+  // Renderers read one record through records as the caller; removed with their collection (decision 065).
+  .add('renderers', (c, m) =>
+    createRenderersModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      records: m.records.service,
+      removedCollections: m.collections.onRemoved,
+    }),
+  )
+  // Which lens a collection offers; removed with their lens and with their collection (decision 065).
+  .add('lensAttachments', (c, m) =>
+    createLensAttachmentsModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      lenses: m.lenses.service,
+      deletedLenses: m.lenses.onDeleted,
+      collections: m.collections.service,
+      removedCollections: m.collections.onRemoved,
+    }),
+  )
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
   .add('structure', (c, m) =>
     createStructureModule({

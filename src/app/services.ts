@@ -8,7 +8,9 @@ import type { CollectionsService } from '../modules/collections/index.js'
 import type { DatabasesService } from '../modules/databases/index.js'
 import type { EmailService } from '../modules/email/index.js'
 import type { FilesService } from '../modules/files/index.js'
+import type { LensAttachmentsService } from '../modules/lens-attachments/index.js'
 import type { LensesService } from '../modules/lenses/index.js'
+import type { NavigationService } from '../modules/navigation/index.js'
 import type { ContainersService } from '../modules/containers/index.js'
 import type { McpService } from '../modules/mcp/index.js'
 import type { NotificationsService } from '../modules/notifications/index.js'
@@ -27,6 +29,7 @@ import type {
   Transfer,
   Truncate,
 } from '../modules/records/index.js'
+import type { RenderersService } from '../modules/renderers/index.js'
 import type { SearchIndexesService } from '../modules/search-indexes/index.js'
 import type { SettingsService } from '../modules/settings/index.js'
 import type { StorageConnectionsService } from '../modules/storage-connections/index.js'
@@ -87,6 +90,11 @@ export interface PlinthServices {
   readonly notifications: NotificationsService
   /** Lenses: drafts, published versions, renders as the caller (issue 17, item 5). */
   readonly lenses: LensesService
+  readonly navigation: NavigationService
+  /** Renderers: presentation templates for one collection's records, rendered as the caller (decision 065). */
+  readonly renderers: RenderersService
+  /** Lens attachments: which lens a collection offers on a record or a list (decision 065). */
+  readonly lensAttachments: LensAttachmentsService
   readonly containers: ContainersService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
@@ -124,6 +132,9 @@ export function servicesOf(m: AppModules): PlinthServices {
     searchIndexes: m.searchIndexes.service,
     notifications: m.notifications.service,
     lenses: m.lenses.service,
+    navigation: m.navigation.service,
+    renderers: m.renderers.service,
+    lensAttachments: m.lensAttachments.service,
     containers: m.containers.service,
     mcp: m.mcp.service,
   })

@@ -350,15 +350,35 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/files', action: 'delete', item_filter: mine, fields: null },
         { resource: 'system/automate', action: 'read', item_filter: null, fields: null },
         { resource: 'system/automate', action: 'execute', item_filter: null, fields: null },
+        // The shared menu (decision 064).
+        { resource: 'system/navigation', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/navigation', action: 'create', item_filter: null, fields: null },
+        { resource: 'system/navigation', action: 'update', item_filter: null, fields: null },
+        { resource: 'system/navigation', action: 'delete', item_filter: null, fields: null },
+        // Builder resources (issue 29, decision 065).
+        ...['system/renderers', 'system/lens-attachments'].flatMap((resource) =>
+          ['read', 'create', 'update', 'delete'].map((action) => ({
+            resource,
+            action,
+            item_filter: null,
+            fields: null,
+          })),
+        ),
+        // File containers (decision 066): read; managing them is the admin's.
+        { resource: 'system/containers', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
 
-  it("the viewer's defaults are collections/* and system/files read", async () => {
+  it("the viewer's defaults are collections/*, system/files, and system/navigation, system/renderers, system/lens-attachments and system/containers read", async () => {
     expect(byKey(await grantsOf(viewerId))).toEqual(
       byKey([
         { resource: 'collections/*', action: 'read', item_filter: null, fields: null },
         { resource: 'system/files', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/navigation', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/renderers', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/lens-attachments', action: 'read', item_filter: null, fields: null },
+        { resource: 'system/containers', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
@@ -739,7 +759,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(10)
+    expect((await grantsOf(editorId)).length).toBe(23)
   })
 })
 

@@ -65,6 +65,9 @@ function pathOf(op: Operation): string {
     op.path.startsWith('/api/v1/storage-connections/') ||
     op.path.startsWith('/api/v1/webhooks/') ||
     op.path.startsWith('/api/v1/lenses/') ||
+    op.path.startsWith('/api/v1/navigation/') ||
+    op.path.startsWith('/api/v1/renderers/') ||
+    op.path.startsWith('/api/v1/lens-attachments/') ||
     op.path.startsWith('/api/v1/containers/')
   )
     values.id = 'x1'
@@ -284,6 +287,33 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'lenses.publish': (s, p) => s.lenses.publish(p, 'x1', ''),
   'lenses.versions': (s, p) => s.lenses.versions(p, 'x1'),
   'lenses.render': (s, p) => s.lenses.render(p, 'x1', { format: 'csv', params: {} }),
+  // The navigation tree (issue 29 item 2).
+  'navigation.tree': (s, p) => s.navigation.tree(p),
+  'navigation.list': (s, p) => s.navigation.list(p, 1, 25),
+  'navigation.get': (s, p) => s.navigation.get(p, 'x1'),
+  'navigation.create': (s, p) =>
+    s.navigation.create(p, {
+      label: 'x',
+      icon: null,
+      target: { kind: 'url', ref: 'https://example.com' },
+      parentId: null,
+    }),
+  'navigation.update': (s, p) => s.navigation.update(p, 'x1', { label: 'y' }),
+  'navigation.delete': (s, p) => s.navigation.delete(p, 'x1'),
+  'navigation.reorder': (s, p) => s.navigation.reorder(p, { items: [] }),
+  // Renderers and lens attachments (issue 29, decision 065).
+  'renderers.list': (s, p) => s.renderers.list(p, 1, 25),
+  'renderers.get': (s, p) => s.renderers.get(p, 'x1'),
+  'renderers.create': (s, p) => s.renderers.create(p, { name: 'x', collection, kind: 'card', template: '{{title}}' }),
+  'renderers.update': (s, p) => s.renderers.update(p, 'x1', { name: 'y' }),
+  'renderers.delete': (s, p) => s.renderers.delete(p, 'x1'),
+  'renderers.render': (s, p) => s.renderers.render(p, 'x1', memoId),
+  'lensAttachments.list': (s, p) => s.lensAttachments.list(p, 1, 25),
+  'lensAttachments.get': (s, p) => s.lensAttachments.get(p, 'x1'),
+  'lensAttachments.create': (s, p) =>
+    s.lensAttachments.create(p, { lensId: 'x1', collection, placement: 'record', label: 'x' }),
+  'lensAttachments.update': (s, p) => s.lensAttachments.update(p, 'x1', { label: 'y' }),
+  'lensAttachments.delete': (s, p) => s.lensAttachments.delete(p, 'x1'),
   // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }

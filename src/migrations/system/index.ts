@@ -26,6 +26,8 @@ import { m0024FlowsPublishedBy } from './0024-flows-published-by.js'
 import { m0025RunsLeases } from './0025-runs-leases.js'
 import { m0026QueueJobs } from './0026-queue-jobs.js'
 import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
+import { m0029Navigation } from './0029-navigation.js'
+import { m0030RenderersLensAttachments } from './0030-renderers-lens-attachments.js'
 import { m0031FileContainers } from './0031-file-containers.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
@@ -57,5 +59,7 @@ export const systemMigrations: readonly Migration[] = [
   m0025RunsLeases,
   m0026QueueJobs,
   m0027RunsLiveIndex,
+  m0029Navigation,
+  m0030RenderersLensAttachments,
   m0031FileContainers,
 ]

@@ -18,8 +18,14 @@ export const systemResources = [
   'containers',
   'databases',
   'files',
+  // Lens attachments (issue 29, decision 065): which lens a collection offers on a record or a list.
+  'lens-attachments',
   // Lenses (issue 17, item 5): read renders, create/update/delete manage; publish is update.
   'lenses',
+  // The navigation tree (decision 064): read answers the caller's tree; create/update/delete edit the menu.
+  'navigation',
+  // Renderers (issue 29, decision 065): read lists and renders, create/update/delete manage.
+  'renderers',
   'roles',
   // Search indexes (decision 042): read (list, get, query), create, update, delete, execute (build).
   'search-indexes',

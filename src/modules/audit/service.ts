@@ -58,6 +58,18 @@ export type AuditAction =
   | 'lens.updated'
   | 'lens.deleted'
   | 'lens.published'
+  // The navigation tree (decision 064).
+  | 'navigation.created'
+  | 'navigation.updated'
+  | 'navigation.deleted'
+  | 'navigation.reordered'
+  // Renderers and lens attachments (issue 29, decision 065).
+  | 'renderer.created'
+  | 'renderer.updated'
+  | 'renderer.deleted'
+  | 'lens_attachment.created'
+  | 'lens_attachment.updated'
+  | 'lens_attachment.deleted'
   // File containers (issue 29, item 5).
   | 'container.created'
   | 'container.updated'

@@ -21,3 +21,4 @@ export {
 } from './triggers/index.js'
 export * from './model.js'
 export { createFlowFieldReferences } from './flows/field-references.js'
+export { flowCreateShape, scriptCreateShape } from './create-shape.js'

@@ -20,6 +20,8 @@ export interface LensesDeps {
   audit: Pick<AuditService, 'record'>
   /** Reads go through the records service as the caller: row and column rules apply to every render. */
   records: Pick<RecordsService, 'find' | 'open'>
+  /** Told once a lens is deleted (the module's onDeleted: what names the lens goes with it). */
+  deleted?: (projectId: string, lensId: string) => Promise<void>
 }
 
 export const LENSES_RESOURCE = 'system/lenses'
@@ -215,6 +217,7 @@ export function createLensesService(deps: LensesDeps) {
       await may(actor, 'delete')
       const row = await rowOf(actor.projectId, id)
       if (!(await store.delete(actor.projectId, id))) throw notFound()
+      await deps.deleted?.(actor.projectId, id)
       await deps.audit.record({
         projectId: actor.projectId,
         action: 'lens.deleted',

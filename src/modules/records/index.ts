@@ -42,3 +42,4 @@ export {
   type AggregateSpec,
 } from './aggregate.js'
 export { maxSortKeys, type FindQuery, type SortKey } from './query.js'
+export { recordCreateShape } from './create-shape.js'

@@ -2,3 +2,4 @@ export { createSearchIndexesModule, type SearchIndexesModuleDeps } from './modul
 export type { SearchHit, SearchIndex, SearchIndexSource } from './schemas.js'
 export type { SearchIndexesService } from './service.js'
 export { ftsExpression } from './fts-query.js'
+export { searchIndexCreateShape } from './create-shape.js'

@@ -1,0 +1,9 @@
+export { createNavigationModule } from './module.js'
+export type { NavigationItem, NavigationNode } from './schemas.js'
+export {
+  createNavigationService,
+  NAVIGATION_RESOURCE,
+  type NavigationDeps,
+  type NavigationService,
+} from './service.js'
+export { navigationTargetKinds, type NavigationTargetKind } from './targets.js'
