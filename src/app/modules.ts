@@ -7,6 +7,7 @@ import { createAuditModule } from '../modules/audit/index.js'
 import { createAuthModule } from '../modules/auth/index.js'
 import { createAutomateModule, createFlowFieldReferences } from '../modules/automate/index.js'
 import { createCapabilityTokensModule } from '../modules/capability-tokens/index.js'
+import { createContainersModule } from '../modules/containers/index.js'
 import { createCollectionsModule } from '../modules/collections/index.js'
 import { createDatabasesModule } from '../modules/databases/index.js'
 import { createEmailModule } from '../modules/email/index.js'
@@ -148,6 +149,15 @@ export const appModules = moduleList<AppContext>()
       allowPrivateNetwork: c.config.allowPrivateNetwork,
     }),
   )
+  // File containers name storage connections (checked as the caller); files read their rules at upload.
+  .add('containers', (c, m) =>
+    createContainersModule({
+      ...c.base,
+      access: m.access.service,
+      audit: m.audit.service,
+      storageConnections: m.storageConnections.service,
+    }),
+  )
   // Before records: records ask files which file ids a writer may read; files ask which ids records still hold, a function of collections alone.
   .add('files', (c, m) =>
     createFilesModule({
@@ -160,6 +170,7 @@ export const appModules = moduleList<AppContext>()
       collections: m.collections.service,
       removedCollections: m.collections.onRemoved,
       referencedFiles: createFileReferences(m.collections.service),
+      containers: m.containers.service,
     }),
   )
   .add('records', (c, m) =>

@@ -11,6 +11,7 @@ import type { FilesService } from '../modules/files/index.js'
 import type { LensAttachmentsService } from '../modules/lens-attachments/index.js'
 import type { LensesService } from '../modules/lenses/index.js'
 import type { NavigationService } from '../modules/navigation/index.js'
+import type { ContainersService } from '../modules/containers/index.js'
 import type { McpService } from '../modules/mcp/index.js'
 import type { NotificationsService } from '../modules/notifications/index.js'
 import type { OperationsService } from '../modules/operations/index.js'
@@ -97,6 +98,7 @@ export interface PlinthServices {
   readonly lensAttachments: LensAttachmentsService
   /** Saved views: personal or shared ways to look at a collection, listed as the caller (decision 063). */
   readonly views: ViewsService
+  readonly containers: ContainersService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
 }
@@ -137,6 +139,7 @@ export function servicesOf(m: AppModules): PlinthServices {
     renderers: m.renderers.service,
     lensAttachments: m.lensAttachments.service,
     views: m.views.service,
+    containers: m.containers.service,
     mcp: m.mcp.service,
   })
 }

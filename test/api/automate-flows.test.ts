@@ -1,3 +1,4 @@
+import { builtInRoles, VIEWER } from '../../src/modules/access/index.js'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -7,6 +8,8 @@ import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, roleId, signUpOwner, type Account } from '../support/identity.js'
 import { runScenarios } from '../support/scenarios.js'
 import { accountWithGrants } from './collections-support.js'
+
+const viewerDefaults = builtInRoles.find((r) => r.name === VIEWER)!.grants.map((g) => ({ ...g }))
 
 /**
  * /api/v1/automate/flows, /assignable-roles (automation spec "Flows", "Credential masking", "runAs
@@ -140,8 +143,8 @@ beforeAll(async () => {
   updater = await accountWithGrants(server, owner.token, automate(['read', 'create', 'update']))
   manager = await accountWithGrants(server, owner.token, [
     ...automate(['read', 'create', 'update', 'delete', 'write', 'manage', 'execute']),
-    { resource: 'collections/*', action: 'read' },
-    { resource: 'system/files', action: 'read' },
+    // Everything the viewer holds by default, so the viewer is within the manager's reach.
+    ...viewerDefaults,
   ])
   const key = await call('POST', '/api/auth/api-keys', owner.token, {
     label: 'read only',

@@ -30,6 +30,7 @@ let server: TestServer
 let owner: Account
 let mcpKey: string
 let lensId: string
+let viewId: string
 let flowId: string
 let templatedFlowId: string
 let roleId: string
@@ -78,6 +79,8 @@ const envelope = (reply: Reply, statuses: number[], codes: RegExp) => {
 /** A query string past the HTTP layer's 64 KiB of request line and headers is 431 before the app sees it; one within it reaches the filter's bounds (400). */
 const queryRefused = (reply: Reply) => envelope(reply, [400, 431], /^(invalid_request|headers_too_large)$/)
 const saveRefused = (reply: Reply) => envelope(reply, [422], /^validation_error$/)
+const viewsState = async () =>
+  body(await get('/api/v1/views?limit=100')).data.map((v: any) => [v.id, JSON.stringify(v.filter), v.updatedAt])
 const lensesState = async () =>
   body(await get('/api/v1/lenses?limit=100')).data.map((l: any) => [l.id, l.filter, l.updatedAt])
 const flowsState = async () =>
@@ -173,6 +176,26 @@ const cases: Case[] = [
     send: (f) => send('POST', '/api/v1/lenses', `{"name":"deep","collection":"notes","filter":${f}}`),
     refused: saveRefused,
     state: lensesState,
+  },
+  {
+    operation: 'POST /api/v1/views',
+    name: 'saved view create',
+    send: (f) => send('POST', '/api/v1/views', `{"name":"deep","collection":"notes","shared":true,"filter":${f}}`),
+    refused: (reply) => envelope(reply, [400, 422], /^(invalid_request|validation_error)$/),
+    state: viewsState,
+  },
+  {
+    operation: 'PATCH /api/v1/views/{id}',
+    name: 'saved view update',
+    send: (f) => send('PATCH', `/api/v1/views/${viewId}`, `{"filter":${f}}`),
+    refused: (reply) => envelope(reply, [400, 422], /^(invalid_request|validation_error)$/),
+    state: viewsState,
+  },
+  {
+    operation: 'GET /api/v1/views/{id}/records',
+    name: 'saved view records',
+    send: (f) => get(`/api/v1/views/${viewId}/records?filter=${qs(f)}`),
+    refused: queryRefused,
   },
   {
     operation: 'PATCH /api/v1/lenses/{id}',
@@ -291,6 +314,9 @@ beforeAll(async () => {
   })
   expect(lens.status, lens.text).toBe(201)
   lensId = lens.body.data.id
+  const view = await call('POST', '/api/v1/views', { name: 'plain', collection: 'notes', shared: true })
+  expect(view.status, view.text).toBe(201)
+  viewId = view.body.data.id
   const flow = await call('POST', FLOWS, {
     name: 'plain',
     triggerType: 'manual',

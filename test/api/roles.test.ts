@@ -368,11 +368,13 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/views', action: 'create', item_filter: null, fields: null },
         { resource: 'system/views', action: 'update', item_filter: null, fields: null },
         { resource: 'system/views', action: 'delete', item_filter: null, fields: null },
+        // File containers (decision 066): read; managing them is the admin's.
+        { resource: 'system/containers', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
 
-  it("the viewer's defaults are collections/* and system/files read, navigation, renderers and lens attachments read, and personal views (decision 063)", async () => {
+  it("the viewer's defaults are collections/* and system/files read, navigation, renderers, lens attachments and containers read, and personal views (decision 063)", async () => {
     expect(byKey(await grantsOf(viewerId))).toEqual(
       byKey([
         { resource: 'collections/*', action: 'read', item_filter: null, fields: null },
@@ -382,6 +384,7 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/lens-attachments', action: 'read', item_filter: null, fields: null },
         { resource: 'system/views', action: 'read', item_filter: null, fields: null },
         { resource: 'system/views', action: 'create', item_filter: null, fields: null },
+        { resource: 'system/containers', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
@@ -762,7 +765,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(26)
+    expect((await grantsOf(editorId)).length).toBe(27)
   })
 })
 

@@ -68,7 +68,8 @@ function pathOf(op: Operation): string {
     op.path.startsWith('/api/v1/navigation/') ||
     op.path.startsWith('/api/v1/renderers/') ||
     op.path.startsWith('/api/v1/lens-attachments/') ||
-    op.path.startsWith('/api/v1/views/')
+    op.path.startsWith('/api/v1/views/') ||
+    op.path.startsWith('/api/v1/containers/')
   )
     values.id = 'x1'
   return op.path.replace(/\{(\w+)\}/g, (_, param: string) => values[param] ?? 'x1')
@@ -252,6 +253,22 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'searchIndexes.delete': (s, p) => s.searchIndexes.delete(p, collection),
   'searchIndexes.rebuild': (s, p) => s.searchIndexes.rebuild(p, collection),
   'searchIndexes.query': (s, p) => s.searchIndexes.query(p, collection, 'secret', 10),
+  // File containers (issue 29, item 5).
+  'containers.list': (s, p) => s.containers.list(p, 1, 25),
+  'containers.get': (s, p) => s.containers.get(p, 'x1'),
+  'containers.create': (s, p) =>
+    s.containers.create(p, {
+      name: 'sneaky',
+      storageConnectionId: null,
+      bucketName: null,
+      prefix: '',
+      visibility: 'public',
+      imageSizes: [],
+      maxFileBytes: null,
+      allowedTypes: [],
+    }),
+  'containers.update': (s, p) => s.containers.update(p, 'x1', { name: 'y' }),
+  'containers.delete': (s, p) => s.containers.delete(p, 'x1'),
   // Lenses (issue 17, item 5).
   'lenses.list': (s, p) => s.lenses.list(p, 1, 25),
   'lenses.get': (s, p) => s.lenses.get(p, 'x1'),

@@ -1,3 +1,4 @@
+import { builtInRoles, VIEWER } from '../../src/modules/access/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
@@ -601,8 +602,8 @@ describe('a non-admin role that manages users reaches no higher than itself', ()
       body: {
         grants: [
           ...grants,
-          { resource: 'collections/*', action: 'read' },
-          { resource: 'system/files', action: 'read' },
+          // Everything the viewer holds by default, so the viewer is within the role's reach.
+          ...builtInRoles.find((r) => r.name === VIEWER)!.grants,
         ],
       },
     })

@@ -29,6 +29,7 @@ import { m0027RunsLiveIndex } from './0027-runs-live-index.js'
 import { m0028Views } from './0028-views.js'
 import { m0029Navigation } from './0029-navigation.js'
 import { m0030RenderersLensAttachments } from './0030-renderers-lens-attachments.js'
+import { m0031FileContainers } from './0031-file-containers.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -62,4 +63,5 @@ export const systemMigrations: readonly Migration[] = [
   m0028Views,
   m0029Navigation,
   m0030RenderersLensAttachments,
+  m0031FileContainers,
 ]

@@ -56,6 +56,7 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/views', action: 'create' },
       { resource: 'system/views', action: 'update' },
       { resource: 'system/views', action: 'delete' },
+      { resource: 'system/containers', action: 'read' },
     ],
   },
   {
@@ -71,6 +72,7 @@ export const builtInRoles: readonly BuiltInRole[] = [
       // Personal views, as Directus users keep bookmarks; sharing one needs update (decision 063).
       { resource: 'system/views', action: 'read' },
       { resource: 'system/views', action: 'create' },
+      { resource: 'system/containers', action: 'read' },
     ],
   },
   { name: API, description: 'API key identity: each key carries its own capabilities', adminAccess: false, grants: [] },

@@ -14,6 +14,8 @@ export const systemResources = [
   'audit-log',
   // Reserved for the automation module (flows); the editor role holds it by default.
   'automate',
+  // File containers (decision 066): read (list, get), create, update, delete.
+  'containers',
   'databases',
   'files',
   // Lens attachments (issue 29, decision 065): which lens a collection offers on a record or a list.

@@ -74,6 +74,10 @@ export type AuditAction =
   | 'view.created'
   | 'view.updated'
   | 'view.deleted'
+  // File containers (issue 29, item 5).
+  | 'container.created'
+  | 'container.updated'
+  | 'container.deleted'
 
 export interface AuditEntry {
   projectId: string

@@ -9,6 +9,11 @@ describe("parseFileRef: what a flow's key names (decision 040)", () => {
     [` ${id} `, { kind: 'id', id }],
     [`projects/p1/files/${id}/rev1/photo.png`, { kind: 'id', id, r2Key: `projects/p1/files/${id}/rev1/photo.png` }],
     [`projects/p1/files/${id}/photo.png`, { kind: 'id', id, r2Key: `projects/p1/files/${id}/photo.png` }],
+    // Under a container's prefix (decision 066).
+    [
+      `projects/p1/files/people/avatars/${id}/photo.png`,
+      { kind: 'id', id, r2Key: `projects/p1/files/people/avatars/${id}/photo.png` },
+    ],
     ['report.csv', { kind: 'flow', flowKey: 'report.csv' }],
     ['reports/2026/a.csv', { kind: 'flow', flowKey: 'reports/2026/a.csv' }],
     // Not a file's own key, so a flow key (which no file holds unless a flow wrote there): variants, upload URLs' keys, upper-case ids.

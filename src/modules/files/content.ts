@@ -16,7 +16,8 @@ export type FileRef =
   | { readonly kind: 'id'; readonly id: string; readonly r2Key?: string }
   | { readonly kind: 'flow'; readonly flowKey: string }
 
-const r2KeyPattern = /^projects\/([^/]+)\/files\/([0-9a-f]{32})\/.+$/
+// A container's prefix may stand before the id (decision 066); a prefix never holds a 32-hex segment.
+const r2KeyPattern = /^projects\/([^/]+)\/files\/(?:[a-z0-9][a-z0-9_.-]*\/)*?([0-9a-f]{32})\/.+$/
 /** One segment of a flow key: letters, digits, `.`, `-`, `_`. */
 const segment = /^[A-Za-z0-9._-]{1,120}$/
 

@@ -8,6 +8,7 @@ import type { Principal } from '../../lib/principal.js'
 import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { AccessService } from '../access/index.js'
 import type { CollectionsService } from '../collections/index.js'
+import type { Container } from '../containers/index.js'
 import type { RecordEvents } from '../records/index.js'
 import type { SettingsService } from '../settings/index.js'
 import { createFileAccess, type FileAccess } from './access.js'
@@ -28,6 +29,8 @@ export interface FilesDeps {
   referencedFiles: (projectId: string, ids: readonly string[]) => Promise<ReadonlySet<string>>
   clock: Clock
   log: Logger
+  /** A container's rules by id, unchecked (decision 066); absent: uploads naming a container are refused. */
+  containerRules?: (projectId: string, id: string) => Promise<Container | undefined>
 }
 
 /** What every part of the files module shares, built once. */
@@ -71,7 +74,13 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
       })
     }
   }
-  const variants = createVariants({ store, storage: deps.storage, settings: deps.settings, log: deps.log })
+  const variants = createVariants({
+    store,
+    storage: deps.storage,
+    settings: deps.settings,
+    log: deps.log,
+    containerSizes: async (projectId, id) => (await deps.containerRules?.(projectId, id))?.imageSizes,
+  })
   return {
     deps,
     store,

@@ -8,6 +8,7 @@ import { readMultipart, type MultipartResult } from './multipart.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import type { UploadCommit } from './upload-commit.js'
 import { loadSharp } from './variants.js'
+import { checkContainerSize, containerOf, type Container } from './container-rules.js'
 
 /** A request body as the route hands it over: unread, streaming. */
 export interface UploadBody {
@@ -60,7 +61,7 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
   async function receive(
     body: UploadBody,
     maxBytes: number,
-    keyFor: (filename: string) => string,
+    keyFor: (filename: string, mimeType: string, fields: Readonly<Record<string, string>>) => Promise<string> | string,
   ): Promise<{ result: MultipartResult; key: string | null; mimeType: string }> {
     refuseLargeBody(body, maxBytes)
     let key: string | null = null
@@ -70,10 +71,10 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
         fileField: 'file',
         maxFileBytes: maxBytes,
         maxFields: maxFormFields,
-        onFile: async (file) => {
+        onFile: async (file, fields) => {
           checkFilename(file.filename, 'file')
           mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
-          key = keyFor(file.filename)
+          key = await keyFor(file.filename, mimeType, fields)
           await storage.put(key, file.stream, { contentType: mimeType })
         },
       })
@@ -98,13 +99,18 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
       const projectId = principal.projectId
       await ctx.assertQuota(projectId, 1)
       const id = newId()
-      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, (filename) =>
-        originalKey(projectId, id, filename),
-      )
+      let container: Container | undefined
+      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, async (filename, type, fields) => {
+        container = await containerOf(ctx, projectId, fields.container_id, type)
+        return originalKey(projectId, id, filename, undefined, container?.prefix)
+      })
       const file = result.file!
       try {
-        refuseFields(result, ['visibility', 'collection_name'])
-        const visibility = result.fields.visibility ?? 'public'
+        refuseFields(result, ['visibility', 'collection_name', 'container_id'])
+        if (result.fields.container_id !== undefined && container?.id !== result.fields.container_id)
+          throw new AppError('invalid_request', 'Send container_id before the file part', { field: 'container_id' })
+        if (container) checkContainerSize(container, file.sizeBytes)
+        const visibility = result.fields.visibility ?? container?.visibility ?? 'public'
         if (visibility !== 'public' && visibility !== 'private')
           throw new AppError('invalid_request', 'visibility must be public or private', { field: 'visibility' })
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The file is empty', { field: 'file' })
@@ -121,6 +127,7 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
             sha256: file.sha256,
             visibility,
             collection,
+            ...(container ? { containerId: container.id } : {}),
           },
           'proxy',
         )

@@ -25,6 +25,8 @@ export interface FileRow {
   upload_key: string | null
   /** The relative path a flow wrote this file at (docs/files.md § Files in flows), unique in its project; null otherwise. */
   flow_key: string | null
+  /** The container the file was uploaded into (decision 066); null (or absent on older rows' reads) otherwise. */
+  container_id?: string | null
 }
 
 export type Visibility = 'public' | 'private'
@@ -200,8 +202,9 @@ export function uploadKey(projectId: string, id: string, filename: string): stri
   return `projects/${projectId}/uploads/${id}/${safeFilename(filename)}`
 }
 
-export function originalKey(projectId: string, id: string, filename: string, revision?: string): string {
-  const base = `projects/${projectId}/files/${id}`
+export function originalKey(projectId: string, id: string, filename: string, revision?: string, prefix = ''): string {
+  // A container's prefix (checked when saved: plain segments) goes before the id, inside the project's part.
+  const base = `projects/${projectId}/files/${prefix === '' ? '' : `${prefix}/`}${id}`
   return revision ? `${base}/${revision}/${safeFilename(filename)}` : `${base}/${safeFilename(filename)}`
 }
 

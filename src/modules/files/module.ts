@@ -1,6 +1,7 @@
 import type { AppModule } from '../../lib/module.js'
 import type { Observers } from '../../lib/observers.js'
 import type { Principal } from '../../lib/principal.js'
+import type { ContainersService } from '../containers/index.js'
 import type { FilesDeps } from './context.js'
 import { filesRoutes, filesStreamingRoutes } from './routes.js'
 import { createFilesService } from './service.js'
@@ -11,11 +12,16 @@ import { createFilesService } from './service.js'
  * through the collections module's `onRemoved`, registered at construction.
  */
 export function createFilesModule(
-  deps: FilesDeps & { removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]> },
+  deps: FilesDeps & {
+    removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]>
+    containers?: Pick<ContainersService, 'rulesOf' | 'addUsage'>
+  },
 ) {
-  const { removedCollections, ...rest } = deps
-  const service = createFilesService(rest)
+  const { removedCollections, containers, ...rest } = deps
+  const service = createFilesService({ ...rest, ...(containers ? { containerRules: containers.rulesOf } : {}) })
   removedCollections.add((actor, projectId, names) => service.removeOfCollections(actor, projectId, names))
+  // A container files were uploaded into is not deleted under them (decision 066).
+  containers?.addUsage((projectId, id) => service.countInContainer(projectId, id))
   return {
     service,
     routers: ({ security }) => [filesRoutes(service, security)],

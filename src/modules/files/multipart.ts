@@ -15,7 +15,8 @@ export interface MultipartOptions {
   /** The one field that carries a file (`file`). */
   fileField: string
   /** Receives the file part; resolves once it has consumed the stream. */
-  onFile(file: MultipartFile): Promise<void>
+  /** `fields`: the text fields sent before the file part. */
+  onFile(file: MultipartFile, fields: Readonly<Record<string, string>>): Promise<void>
   /** Largest file part, in bytes (400 limit_exceeded past it, while streaming). */
   maxFileBytes: number
   /** Text fields: at most this many, each at most `maxFieldBytes`. */
@@ -150,7 +151,7 @@ export function readMultipart(
       })
       stream.pipe(measured)
       consumer = options
-        .onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured })
+        .onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured }, { ...fields })
         .catch((err: unknown) => fail(err ?? new Error('multipart: the file consumer failed')))
     })
 

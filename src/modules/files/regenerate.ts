@@ -30,7 +30,7 @@ export interface RegeneratePage {
 export interface RegenerateInput {
   cursor?: string | null
   limit?: number
-  /** A collection name: only the files attached to it (`__system` for unattached ones). */
+  /** A container id (the files uploaded into it) or a collection name (the files attached to it, `__system` for unattached ones); a container wins. */
   containerId?: string | null
 }
 
@@ -84,10 +84,14 @@ export function createRegenerate(ctx: FilesContext) {
       const limit = Math.min(input.limit ?? limits.regeneratePageDefault, limits.regeneratePageMax)
       const sight = await access.sightOf(principal)
       const inScope = await access.scopeFor(principal, 'update')
+      // A container of the project with this id wins over a collection of that name (decision 066).
+      const named = input.containerId ?? null
+      const container = named === null ? undefined : await deps.containerRules?.(principal.projectId, named)
       const page = await store.pageById(principal.projectId, sight, {
         after: cursor,
         limit: limit + 1,
-        collection: input.containerId ?? null,
+        collection: container ? null : named,
+        ...(container ? { container: container.id } : {}),
         count: cursor === null,
       })
       const hasMore = page.rows.length > limit

@@ -208,6 +208,10 @@ const proxyUpload = defineRoute({
       },
       visibility: { type: 'string', enum: ['public', 'private'], description: 'Default public' },
       collection_name: { type: 'string', description: 'Default __system' },
+      container_id: {
+        type: 'string',
+        description: 'A file container (sent before file): its types, size, prefix, visibility and variants apply',
+      },
     },
     ['file'],
   ),
@@ -247,9 +251,16 @@ export function filesRoutes(files: FilesService, security: Security) {
   const router = createRouter(security)
   router.openapi(uploadToken, async (c) => {
     // Server-owned fields a client sent (uploadedBy, status, …) are ignored: not passed on.
-    const { filename, mime_type, size_bytes, collection_name, visibility } = c.req.valid('json')
+    const { filename, mime_type, size_bytes, collection_name, visibility, container_id } = c.req.valid('json')
     return c.json(
-      await files.uploadToken(principalOf(c), { filename, mime_type, size_bytes, collection_name, visibility }),
+      await files.uploadToken(principalOf(c), {
+        filename,
+        mime_type,
+        size_bytes,
+        collection_name,
+        visibility,
+        ...(container_id === undefined ? {} : { container_id }),
+      }),
       200,
     )
   })

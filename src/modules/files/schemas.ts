@@ -56,6 +56,11 @@ export const UploadTokenBody = z
     size_bytes: z.number().int().min(1),
     collection_name: z.string().min(1).max(100).optional(),
     visibility: z.enum(['public', 'private']).optional(),
+    container_id: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: 'A file container: its types, size, prefix, visibility and variant sizes apply' }),
     ...ignoredServerOwned,
   })
   .strict()
@@ -98,12 +103,10 @@ export const RegenerateBody = z
       .max(1_000_000)
       .optional()
       .openapi({ description: 'Default 10; values above 50 are capped at 50' }),
-    containerId: z
-      .string()
-      .max(100)
-      .nullable()
-      .optional()
-      .openapi({ description: 'A collection name (`__system` for unattached files); null for all' }),
+    containerId: z.string().max(100).nullable().optional().openapi({
+      description:
+        'A container id (files uploaded into it) or a collection name (`__system` for unattached files); a container of that id wins; null for all',
+    }),
   })
   .strict()
 export const RegenerateReply = z.object({

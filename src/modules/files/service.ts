@@ -122,7 +122,7 @@ export function createFilesService(deps: FilesDeps) {
         isResizable(row.mime_type) &&
         (await deps.settings.get(row.project_id, 'files.strategy')) === 'store_on_request'
       ) {
-        if ((await variants.specs(row.project_id)).some((s) => s.name === wanted)) {
+        if ((await variants.specs(row)).some((s) => s.name === wanted)) {
           try {
             row = (await variants.generate(row, [wanted])) ?? row
             variant = parseVariants(row.variants).items[wanted]
@@ -269,6 +269,8 @@ export function createFilesService(deps: FilesDeps) {
 
     /** Settles the files of collections that are gone, as the acting principal (the collections module calls it). */
     removeOfCollections: cleanup.removeOfCollections,
+    /** How many files of the project were uploaded into a container (unchecked: the containers module asks before a delete). */
+    countInContainer: (projectId: string, containerId: string) => store.countInContainer(projectId, containerId),
 
     /** Runs the cleanup sweep now (a timer runs it every 10 minutes): abandoned uploads, and the keys of dead upload URLs. */
     sweep: cleanup.sweep,

@@ -33,6 +33,17 @@ export function createFilesStore(systemDb: Kysely<any>) {
     }
 
   return {
+    /** How many files of the project were uploaded into a container (its delete is refused while any are). */
+    async countInContainer(projectId: string, containerId: string): Promise<number> {
+      const row = await db
+        .selectFrom('files')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('project_id', '=', projectId)
+        .where('container_id', '=', containerId)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+
     async insert(row: FileRow): Promise<void> {
       await db.insertInto('files').values(row).execute()
     },
@@ -83,10 +94,11 @@ export function createFilesStore(systemDb: Kysely<any>) {
     async pageById(
       projectId: string,
       sight: Sight,
-      options: { after: string | null; limit: number; collection: string | null; count: boolean },
+      options: { after: string | null; limit: number; collection: string | null; container?: string; count: boolean },
     ): Promise<{ rows: FileRow[]; total: number | null }> {
       let query = seen(db, projectId, sight)
       if (options.collection !== null) query = query.where('collection_name', '=', options.collection)
+      if (options.container !== undefined) query = query.where('container_id', '=', options.container)
       const total = options.count
         ? Number((await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n)
         : null

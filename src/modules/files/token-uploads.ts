@@ -4,6 +4,7 @@ import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import { checkFilename, checkMimeType } from './checks.js'
+import { checkContainerSize, containerOf } from './container-rules.js'
 import type { FilesContext } from './context.js'
 import {
   emptyVariants,
@@ -22,6 +23,8 @@ export interface UploadTokenInput {
   size_bytes: number
   collection_name?: string
   visibility?: Visibility
+  /** A file container (decision 066): its types, size, prefix, visibility and variant sizes apply. */
+  container_id?: string
 }
 
 /** The size and SHA-256 of the object at `key`, read back from storage; null when absent. */
@@ -70,6 +73,9 @@ export function createTokenUploads(ctx: FilesContext) {
       }
       const collection = await ctx.checkCollection(principal, input.collection_name)
       const projectId = principal.projectId
+      // The announced size is what confirm holds the bytes to, so the container's ceiling is checked on it.
+      const container = await containerOf(ctx, projectId, input.container_id, mimeType)
+      if (container) checkContainerSize(container, input.size_bytes)
       const id = newId()
       const now = deps.clock.seconds()
       // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
@@ -85,13 +91,14 @@ export function createTokenUploads(ctx: FilesContext) {
         sha256: null,
         uploaded_by: principal.userId,
         owner,
-        visibility: input.visibility ?? 'public',
+        visibility: input.visibility ?? container?.visibility ?? 'public',
         status: 'pending',
         created_at: now,
         updated_at: now,
         variants: emptyVariants(),
         upload_key: writeKey,
         flow_key: null,
+        ...(container ? { container_id: container.id } : {}),
       }
       await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
       try {
@@ -121,7 +128,12 @@ export function createTokenUploads(ctx: FilesContext) {
       // Rows reserved before upload URLs had a key of their own are measured where they are.
       const copied = row.upload_key !== null
       // A fresh key per attempt: of two confirms racing a PUT, the loser's copy never replaces what the winner measured.
-      const served = copied ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)) : row.r2_key
+      const prefix = row.container_id
+        ? (await deps.containerRules?.(row.project_id, row.container_id))?.prefix
+        : undefined
+      const served = copied
+        ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12), prefix)
+        : row.r2_key
       if (copied && !(await deps.storage.copy(row.upload_key!, served))) throw noBytes()
       let updated: FileRow | undefined
       let background: boolean

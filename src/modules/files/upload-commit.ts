@@ -16,6 +16,8 @@ export interface NewFile {
   visibility: Visibility
   collection: string
   flowKey?: string
+  /** The container it was uploaded into (decision 066). */
+  containerId?: string
 }
 
 /**
@@ -92,6 +94,7 @@ export function createUploadCommit(ctx: FilesContext) {
       variants: emptyVariants(background ? 'pending' : 'none'),
       upload_key: null,
       flow_key: stored.flowKey ?? null,
+      ...(stored.containerId === undefined ? {} : { container_id: stored.containerId }),
     }
     await ctx.reserve(projectId, stored.sizeBytes, (inTransaction) => inTransaction.insert(row))
     const wire = toWire(row)

@@ -38,6 +38,8 @@ export interface VariantsDeps {
   storage: ObjectStorage
   settings: SettingsService
   log: Logger
+  /** A container's sizes, which replace the project's files.variants for the files uploaded into it (decision 066). */
+  containerSizes?: (projectId: string, containerId: string) => Promise<VariantSpec[] | undefined>
 }
 
 /** Reads a stream whole, refusing more than `max` bytes (sharp decodes the whole image anyway). */
@@ -86,8 +88,9 @@ async function render(
 export function createVariants(deps: VariantsDeps) {
   const { store, storage, log } = deps
 
-  async function specs(projectId: string): Promise<VariantSpec[]> {
-    return [THUMBNAIL, ...parseSizes(await deps.settings.get(projectId, 'files.variants'))]
+  async function specs(row: FileRow): Promise<VariantSpec[]> {
+    const own = row.container_id ? await deps.containerSizes?.(row.project_id, row.container_id) : undefined
+    return [THUMBNAIL, ...(own ?? parseSizes(await deps.settings.get(row.project_id, 'files.variants')))]
   }
 
   /** Best-effort removal of objects no row refers to any more; a failure is logged (an orphan, not an error). */
@@ -123,7 +126,7 @@ export function createVariants(deps: VariantsDeps) {
    * On failure the row's variant status becomes `failed` and the error is thrown.
    */
   async function generate(row: FileRow, only?: readonly string[]): Promise<FileRow | null> {
-    const all = await specs(row.project_id)
+    const all = await specs(row)
     const wanted = only ? all.filter((s) => only.includes(s.name)) : all
     const made: Record<string, StoredVariant> = {}
     try {

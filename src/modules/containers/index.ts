@@ -1,0 +1,10 @@
+export { createContainersModule } from './module.js'
+export type { Container } from './schemas.js'
+export { acceptsType } from './rules.js'
+export {
+  CONTAINERS_RESOURCE,
+  createContainersService,
+  type ContainersDeps,
+  type ContainersService,
+  type ContainerUsage,
+} from './service.js'
