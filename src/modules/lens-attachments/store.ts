@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { projectRows } from '../../lib/db/project-rows.js'
 
 export interface LensAttachmentRow {
   id: string
@@ -19,58 +20,12 @@ type Tables = { lens_attachments: LensAttachmentRow }
 /** SQL for `lens_attachments`; this module is its only owner. Every function takes the project first. */
 export function createLensAttachmentsStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
+  const rows = projectRows<LensAttachmentRow>(db, 'lens_attachments')
   return {
-    async list(
-      projectId: string,
-      page: number,
-      limit: number,
-      collection?: string,
-    ): Promise<{ rows: LensAttachmentRow[]; total: number }> {
-      let base = db.selectFrom('lens_attachments').where('project_id', '=', projectId)
-      if (collection !== undefined) base = base.where('collection', '=', collection)
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('collection')
-          .orderBy('placement')
-          .orderBy('label')
-          .orderBy('id')
-          .limit(limit)
-          .offset((page - 1) * limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-      ])
-      return { rows, total: Number(count?.n ?? 0) }
-    },
-    async byId(projectId: string, id: string): Promise<LensAttachmentRow | undefined> {
-      return db
-        .selectFrom('lens_attachments')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-    },
-    async insert(row: LensAttachmentRow): Promise<void> {
-      await db.insertInto('lens_attachments').values(row).execute()
-    },
-    /** False when the row is gone. */
-    async update(projectId: string, id: string, changes: LensAttachmentChanges): Promise<boolean> {
-      const result = await db
-        .updateTable('lens_attachments')
-        .set(changes)
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) > 0
-    },
-    /** False when there was no such row. */
-    async delete(projectId: string, id: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('lens_attachments')
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-      return Number(result.numDeletedRows) > 0
+    ...rows,
+    /** A page in collection, placement and label order; `collection` narrows it. */
+    list(projectId: string, page: number, limit: number, collection?: string) {
+      return rows.list(projectId, page, limit, ['collection', 'placement', 'label'], { collection })
     },
     /** Removes a deleted lens's attachments. */
     async deleteForLens(projectId: string, lensId: string): Promise<void> {

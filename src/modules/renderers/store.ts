@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { projectRows } from '../../lib/db/project-rows.js'
 
 export interface RendererRow {
   id: string
@@ -19,56 +20,12 @@ type Tables = { renderers: RendererRow }
 /** SQL for `renderers`; this module is its only owner. Every function takes the project first. */
 export function createRenderersStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
+  const rows = projectRows<RendererRow>(db, 'renderers')
   return {
-    async list(
-      projectId: string,
-      page: number,
-      limit: number,
-      collection?: string,
-    ): Promise<{ rows: RendererRow[]; total: number }> {
-      let base = db.selectFrom('renderers').where('project_id', '=', projectId)
-      if (collection !== undefined) base = base.where('collection', '=', collection)
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('name')
-          .orderBy('id')
-          .limit(limit)
-          .offset((page - 1) * limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-      ])
-      return { rows, total: Number(count?.n ?? 0) }
-    },
-    async byId(projectId: string, id: string): Promise<RendererRow | undefined> {
-      return db
-        .selectFrom('renderers')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-    },
-    async insert(row: RendererRow): Promise<void> {
-      await db.insertInto('renderers').values(row).execute()
-    },
-    /** False when the row is gone. */
-    async update(projectId: string, id: string, changes: RendererChanges): Promise<boolean> {
-      const result = await db
-        .updateTable('renderers')
-        .set(changes)
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) > 0
-    },
-    /** False when there was no such row. */
-    async delete(projectId: string, id: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('renderers')
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst()
-      return Number(result.numDeletedRows) > 0
+    ...rows,
+    /** A page in name order; `collection` narrows it. */
+    list(projectId: string, page: number, limit: number, collection?: string) {
+      return rows.list(projectId, page, limit, ['name'], { collection })
     },
     /** Removes the renderers of collections that are gone; the count removed. */
     async deleteForCollections(projectId: string, names: readonly string[]): Promise<number> {
