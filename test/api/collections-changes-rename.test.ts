@@ -147,6 +147,24 @@ describe('renaming a field', () => {
     expect((await definition(name)).schemaVersion).toBe(version)
   })
 
+  it('needs the field list with renames or drop; without them a PATCH keeps the fields as they are', async () => {
+    const { name, version } = await notes()
+    for (const body of [{ renames: { title: 'headline' } }, { drop: ['note'] }]) {
+      const reply = await patch(name, body)
+      expectError(reply, 400, 'invalid_request')
+      expect(reply.body.details.property).toBe('fields')
+    }
+    expect((await definition(name)).schemaVersion).toBe(version)
+    // The access config alone (the access brick's call) changes that and nothing else.
+    const before = await definition(name)
+    const reply = await patch(name, { accessControl: { preset: 'private', sharing: true } })
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body.data.accessControl).toEqual({ preset: 'private', sharing: true })
+    expect(reply.body.data.fields).toEqual(before.fields)
+    expect(reply.body.data.indexes).toEqual(before.indexes)
+    expect((await listAll(server, owner.token, name)).map((r) => r.title).sort()).toEqual(['apple', 'banana', 'cherry'])
+  })
+
   it('rewrites grants on the collection (fields and item_filter) and reports grants on every collection', async () => {
     const { name, fields } = await notes()
     const role = `reader_${freshName('r')}`

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectionCreateShape } from '../../src/modules/collections/index.js'
+import { accessCreateShape, collectionCreateShape } from '../../src/modules/collections/index.js'
+import { containerCreateShape } from '../../src/modules/containers/index.js'
+import { lensAttachmentCreateShape } from '../../src/modules/lens-attachments/index.js'
+import { navigationItemCreateShape } from '../../src/modules/navigation/index.js'
+import { rendererCreateShape } from '../../src/modules/renderers/index.js'
+import { viewCreateShape } from '../../src/modules/views/index.js'
 import { grantsCreateShape, roleCreateShape } from '../../src/modules/access/index.js'
 import { flowCreateShape, scriptCreateShape } from '../../src/modules/automate/index.js'
 import { lensCreateShape } from '../../src/modules/lenses/index.js'
@@ -38,9 +43,12 @@ interface Kind {
   body: (name: string) => Record<string, unknown>
   create: (body: Record<string, unknown>) => Promise<Record<string, unknown>>
   shape: (live: Record<string, unknown>) => Record<string, unknown>
+  /** The shape made into another resource of the kind (default: another name). */
+  again?: (shape: Record<string, unknown>) => Record<string, unknown>
 }
 
 let collection = ''
+let lensId = ''
 const kinds: Record<string, Kind> = {
   collection: {
     body: (name) => ({
@@ -155,11 +163,58 @@ const kinds: Record<string, Kind> = {
     create: (body) => call('POST', '/api/v1/automate/flows', body),
     shape: flowCreateShape,
   },
+  view: {
+    body: (name) => ({
+      name,
+      collection,
+      shared: true,
+      filter: { status: { _eq: 'a' } },
+      sortBy: '-n',
+      fields: ['title', 'status'],
+      limit: 50,
+      search: 'urgent',
+      layout: 'kanban',
+      layoutOptions: { groupBy: 'status' },
+    }),
+    create: (body) => call('POST', '/api/v1/views', body),
+    shape: (live) => viewCreateShape(live as never),
+  },
+  nav: {
+    body: (name) => ({ label: name, icon: 'inbox', target: { kind: 'collection', ref: collection }, sortOrder: 3 }),
+    create: (body) => call('POST', '/api/v1/navigation', body),
+    shape: (live) => navigationItemCreateShape(live as never),
+    again: (shape) => ({ ...shape, label: `${String(shape.label)}2` }),
+  },
+  renderer: {
+    body: (name) => ({ name, collection, kind: 'card', template: '<b>{{title}}</b> ({{status}})' }),
+    create: (body) => call('POST', '/api/v1/renderers', body),
+    shape: (live) => rendererCreateShape(live as never),
+  },
+  attachment: {
+    body: (name) => ({ lensId, collection, placement: 'record', label: name }),
+    create: (body) => call('POST', '/api/v1/lens-attachments', body),
+    shape: (live) => lensAttachmentCreateShape(live as never),
+    // A lens is offered once per collection and placement.
+    again: (shape) => ({ ...shape, placement: 'list' }),
+  },
+  container: {
+    body: (name) => ({
+      name,
+      prefix: 'people/avatars',
+      visibility: 'private',
+      imageSizes: [{ name: 'small', size: 320 }],
+      maxFileBytes: 2_097_152,
+      allowedTypes: ['image/png', 'image/*'],
+    }),
+    create: (body) => call('POST', '/api/v1/containers', body),
+    shape: (live) => containerCreateShape(live as never),
+  },
 }
 
 beforeAll(async () => {
   collection = freshName('shapes')
   await kinds.collection!.create(kinds.collection!.body(collection))
+  lensId = (await kinds.lens!.create(kinds.lens!.body(freshName('attached')))).id as string
 })
 
 describe('create → read → create shape is identity', () => {
@@ -172,10 +227,31 @@ describe('create → read → create shape is identity', () => {
       expect(shape).toMatchObject(body)
       if (kind !== 'flow') expect(shape).toEqual(body)
       if (kind === 'grants') return expect(k.shape(await k.create(shape))).toEqual(shape)
-      const again = { ...shape, name: `${String(shape.name)}2` }
+      const again = k.again ? k.again(shape) : { ...shape, name: `${String(shape.name)}2` }
       expect(k.shape(await k.create(again))).toEqual(again)
     })
   }
+
+  it('access', async () => {
+    const shape = async (name: string) => accessCreateShape(await call('GET', `/api/v1/collections/${name}`))
+    const plain = freshName('acc')
+    await call('POST', '/api/v1/collections', {
+      name: plain,
+      fields: [{ name: 'title', type: 'text', required: false, unique: false, indexed: false }],
+    })
+    // No config reads as the default, stated whole: a blueprint must state sharing.
+    expect(await shape(plain)).toEqual({ collection: plain, accessControl: { preset: 'team', sharing: false } })
+    const body = { collection: plain, accessControl: { preset: 'private', sharing: true } }
+    await call('PATCH', `/api/v1/collections/${plain}`, { accessControl: body.accessControl })
+    expect(await shape(plain)).toEqual(body)
+    const other = freshName('acc')
+    await call('POST', '/api/v1/collections', {
+      name: other,
+      fields: [{ name: 'title', type: 'text', required: false, unique: false, indexed: false }],
+    })
+    await call('PATCH', `/api/v1/collections/${other}`, { accessControl: body.accessControl })
+    expect(await shape(other)).toEqual({ ...body, collection: other })
+  })
 
   it('record', async () => {
     const body = { title: 'x', status: 'b', n: 3 }

@@ -25,3 +25,16 @@ export function collectionCreateShape(collection: CollectionWire): Record<string
     indexes: collection.indexes.map((index) => ({ fields: [...index.fields], unique: index.unique })),
   }
 }
+
+/**
+ * The access brick (the spec's `access` kind): the body of PATCH /collections/:name that gives a collection
+ * this access config again, with the collection it applies to. Both keys are always stated (an absent config
+ * reads as `team` without sharing), since a blueprint must state sharing explicitly.
+ */
+export function accessCreateShape(collection: { name: string; accessControl: unknown }): Record<string, unknown> {
+  const config = (collection.accessControl ?? {}) as { preset?: string; sharing?: boolean }
+  return {
+    collection: collection.name,
+    accessControl: { preset: config.preset ?? 'team', sharing: config.sharing ?? false },
+  }
+}

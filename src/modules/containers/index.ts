@@ -8,3 +8,4 @@ export {
   type ContainersService,
   type ContainerUsage,
 } from './service.js'
+export { containerCreateShape } from './create-shape.js'

@@ -6,3 +6,4 @@ export {
   type LensAttachmentsDeps,
   type LensAttachmentsService,
 } from './service.js'
+export { lensAttachmentCreateShape } from './create-shape.js'

@@ -7,3 +7,4 @@ export {
   type NavigationService,
 } from './service.js'
 export { navigationTargetKinds, type NavigationTargetKind } from './targets.js'
+export { navigationItemCreateShape } from './create-shape.js'

@@ -18,7 +18,8 @@ import { parseAccessControl } from './inputs.js'
 
 /** The PATCH body (and the preview's) as the service takes it. */
 export interface UpdateInput {
-  fields: unknown
+  /** Absent: the fields as they are (a PATCH of the access config or the indexes alone). */
+  fields?: unknown
   indexes?: unknown
   accessControl?: unknown
   name?: string
@@ -67,8 +68,12 @@ export async function planUpdate(
     )
   }
   const renames = input.renames ?? {}
+  if (input.fields === undefined && (Object.keys(renames).length > 0 || (input.drop?.length ?? 0) > 0))
+    throw new AppError('invalid_request', 'renames and drop need fields: the complete new field list', {
+      property: 'fields',
+    })
   const request: ChangeRequest = { enumChanges: input.enumChanges ?? {}, renames, drop: input.drop ?? [] }
-  const fields = normaliseFields(renameOwnReferences(input.fields, renames), {
+  const fields = normaliseFields(renameOwnReferences(input.fields ?? collection.fields, renames), {
     collection: name,
     collections: await ctx.others(projectId, name),
   })
