@@ -15,9 +15,17 @@ import type { AuthEvents } from './modules/auth/index.js'
 import type { CollectionEvents } from './modules/collections/index.js'
 import { bindingsBox, createBindingResolver } from './modules/databases/index.js'
 import type { FileEvents } from './modules/files/index.js'
+import type { ContainerEvents } from './modules/containers/index.js'
+import type { LensAttachmentEvents } from './modules/lens-attachments/index.js'
+import type { NavigationEvents } from './modules/navigation/index.js'
 import type { RecordEvents } from './modules/records/index.js'
+import type { RendererEvents } from './modules/renderers/index.js'
+import type { ViewEvents } from './modules/views/index.js'
 
-export type PlinthEvents = AuthEvents & RecordEvents & FileEvents & CollectionEvents
+/** Builder resources' writes (docs/events.md "Builder resources"). */
+export type BuilderEvents = ViewEvents & NavigationEvents & RendererEvents & LensAttachmentEvents & ContainerEvents
+
+export type PlinthEvents = AuthEvents & RecordEvents & FileEvents & CollectionEvents & BuilderEvents
 
 /** What every module is built on: databases, shared state, jobs, mail, events and object storage. */
 export interface Platform {

@@ -156,6 +156,7 @@ export const appModules = moduleList<AppContext>()
       access: m.access.service,
       audit: m.audit.service,
       storageConnections: m.storageConnections.service,
+      events: c.events,
     }),
   )
   // Before records: records ask files which file ids a writer may read; files ask which ids records still hold, a function of collections alone.
@@ -223,6 +224,7 @@ export const appModules = moduleList<AppContext>()
       audit: m.audit.service,
       readableCollections: async (actor) => (await m.collections.service.visibleTo(actor)).map((col) => col.name),
       lensExists: async (projectId, id) => (await m.lenses.service.store.byId(projectId, id)) !== undefined,
+      events: c.events,
     }),
   )
   // Renderers read one record through records as the caller; removed with their collection (decision 065).
@@ -235,6 +237,7 @@ export const appModules = moduleList<AppContext>()
       audit: m.audit.service,
       records: m.records.service,
       removedCollections: m.collections.onRemoved,
+      events: c.events,
     })
   })
   // Which lens a collection offers; removed with their lens and with their collection (decision 065).
@@ -247,6 +250,7 @@ export const appModules = moduleList<AppContext>()
       deletedLenses: m.lenses.onDeleted,
       collections: m.collections.service,
       removedCollections: m.collections.onRemoved,
+      events: c.events,
     }),
   )
   // Saved views read through records as the caller and go with their collections (decision 063).
@@ -259,6 +263,7 @@ export const appModules = moduleList<AppContext>()
       audit: m.audit.service,
       records: m.records.service,
       removedCollections: m.collections.onRemoved,
+      events: c.events,
     })
   })
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))

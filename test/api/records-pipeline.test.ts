@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { AppError } from '../../src/lib/errors.js'
 import type { BeforeWrite, RecordEvent } from '../../src/modules/records/index.js'
+import { builderEventNames } from '../../src/modules/automate/triggers/app-event.js'
+import { documentedEvents, eventShape } from '../support/documented-events.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { someBytes } from './files-support.js'
@@ -503,39 +504,22 @@ describe('events', () => {
 })
 
 describe('docs/events.md documents exactly what is emitted', () => {
-  /** The top-level keys of each event's JSON example, and of its principal. */
-  const documented = (() => {
-    const text = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8')
-    const out = new Map<string, Record<string, unknown>>()
-    for (const section of text.split(/^## /m).slice(1)) {
-      const type = /^`([a-z.]+)`/.exec(section)?.[1]
-      const example = /```json\n([\s\S]*?)\n```/.exec(section)?.[1]
-      if (type && example) out.set(type, JSON.parse(example) as Record<string, unknown>)
-    }
-    return out
-  })()
-  const shape = (value: unknown): unknown =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((k) => [
-              k,
-              k === 'before' || k === 'after' || k === 'file' ? typeof (value as any)[k] : shape((value as any)[k]),
-            ]),
-        )
-      : typeof value
+  const documented = documentedEvents()
+  const shape = eventShape
   const asPublished = (event: unknown) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>
 
-  it('documents the six events', () => {
-    expect([...documented.keys()].sort()).toEqual([
-      'collection.update',
-      'file.upload',
-      'record.create',
-      'record.delete',
-      'record.update',
-      'user.login',
-    ])
+  it('documents the six events and the builder resources', () => {
+    expect([...documented.keys()].sort()).toEqual(
+      [
+        'collection.update',
+        'file.upload',
+        'record.create',
+        'record.delete',
+        'record.update',
+        'user.login',
+        ...builderEventNames,
+      ].sort(),
+    )
   })
 
   it('record.create, record.update and record.delete have the documented keys', async () => {

@@ -99,7 +99,9 @@ export const UpdateCollectionSchema = z.strictObject({
     .array(FieldInputSchema)
     .max(500)
     .optional()
-    .openapi({ description: 'The complete field list; absent leaves the fields as they are (renames and drop need it)' }),
+    .openapi({
+      description: 'The complete field list; absent leaves the fields as they are (renames and drop need it)',
+    }),
   indexes: IndexesInputSchema,
   accessControl: z.unknown().optional(),
   name: unchangeable('The collection name'),

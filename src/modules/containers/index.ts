@@ -7,5 +7,6 @@ export {
   type ContainersDeps,
   type ContainersService,
   type ContainerUsage,
+  type ContainerEvents,
 } from './service.js'
 export { containerCreateShape } from './create-shape.js'

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import { resourcePublisher, type EventBus, type ResourceEvents } from '../../lib/events/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
@@ -17,7 +18,11 @@ export interface ContainersDeps {
   audit: Pick<AuditService, 'record'>
   /** A named connection is looked up as the caller: another project's is not found, so refused (422). */
   storageConnections: Pick<StorageConnectionsService, 'get'>
+  /** container.create, container.update, container.delete (docs/events.md). */
+  events: EventBus<ContainerEvents>
 }
+
+export type ContainerEvents = ResourceEvents<'container', Container>
 
 /** How many files of the project were uploaded into a container (the files module answers, registered at its construction). */
 export type ContainerUsage = (projectId: string, containerId: string) => Promise<number>
@@ -34,6 +39,7 @@ export function createContainersService(deps: ContainersDeps) {
   const usage: ContainerUsage[] = []
   const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
     deps.access.authorize(actor, `${CONTAINERS_RESOURCE}:${action}`)
+  const publish = resourcePublisher(deps.events, 'container', deps.clock)
 
   async function rowOf(projectId: string, id: string): Promise<ContainerRow> {
     const row = await store.byId(projectId, id)
@@ -105,7 +111,9 @@ export function createContainersService(deps: ContainersDeps) {
       }
       await store.insert(row)
       await audit(actor, 'created', row, {})
-      return toContainer(row)
+      const container = toContainer(row)
+      publish(actor, row.id, null, container)
+      return container
     },
 
     /** Changes a container (merged over the stored one and checked whole); files already stored stay where they are. Throws forbidden, not_found, validation_error, already_exists. */
@@ -121,7 +129,9 @@ export function createContainersService(deps: ContainersDeps) {
       if (!(await store.update(actor.projectId, id, changes))) throw notFound()
       const after = { ...row, ...changes }
       await audit(actor, 'updated', after, { changed: Object.keys(input) })
-      return toContainer(after)
+      const container = toContainer(after)
+      publish(actor, id, toContainer(row), container)
+      return container
     },
 
     /** Deletes a container no file was uploaded into. Throws forbidden, not_found, conflict (files, counted in details). */
@@ -140,6 +150,7 @@ export function createContainersService(deps: ContainersDeps) {
         )
       if (!(await store.delete(actor.projectId, id))) throw notFound()
       await audit(actor, 'deleted', row, {})
+      publish(actor, id, toContainer(row), null)
     },
 
     /** A container's rules, unchecked, for the files module at upload and regenerate; undefined when it is not the project's. */

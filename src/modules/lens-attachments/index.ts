@@ -5,5 +5,6 @@ export {
   LENS_ATTACHMENTS_RESOURCE,
   type LensAttachmentsDeps,
   type LensAttachmentsService,
+  type LensAttachmentEvents,
 } from './service.js'
 export { lensAttachmentCreateShape } from './create-shape.js'

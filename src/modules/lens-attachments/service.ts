@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import { resourcePublisher, type EventBus, type ResourceEvents } from '../../lib/events/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
@@ -18,7 +19,11 @@ export interface LensAttachmentsDeps {
   /** Whether a lens exists in a project (its store, read by project: another project's id is never found). */
   lenses: { store: Pick<LensesService['store'], 'byId'> }
   collections: Pick<CollectionsService, 'find'>
+  /** lens_attachment.create, lens_attachment.update, lens_attachment.delete (docs/events.md). */
+  events: EventBus<LensAttachmentEvents>
 }
+
+export type LensAttachmentEvents = ResourceEvents<'lens_attachment', LensAttachment>
 
 export const LENS_ATTACHMENTS_RESOURCE = 'system/lens-attachments'
 const notFound = () => new AppError('not_found', 'Lens attachment not found')
@@ -28,6 +33,7 @@ export function createLensAttachmentsService(deps: LensAttachmentsDeps) {
   const store = createLensAttachmentsStore(deps.systemDb)
   const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
     deps.access.authorize(actor, `${LENS_ATTACHMENTS_RESOURCE}:${action}`)
+  const publish = resourcePublisher(deps.events, 'lens_attachment', deps.clock)
 
   async function rowOf(projectId: string, id: string): Promise<LensAttachmentRow> {
     const row = await store.byId(projectId, id)
@@ -95,7 +101,9 @@ export function createLensAttachmentsService(deps: LensAttachmentsDeps) {
         target: { type: 'lens_attachment', id: row.id },
         details: { lensId: row.lens_id, collection: row.collection, placement: row.placement },
       })
-      return toAttachment(row)
+      const attachment = toAttachment(row)
+      publish(actor, row.id, null, attachment)
+      return attachment
     },
 
     /** Changes the label or placement. Throws forbidden, not_found, already_exists. */
@@ -115,7 +123,9 @@ export function createLensAttachmentsService(deps: LensAttachmentsDeps) {
         target: { type: 'lens_attachment', id },
         details: { changed: Object.keys(changes).filter((k) => k !== 'updated_at') },
       })
-      return toAttachment({ ...row, ...changes })
+      const attachment = toAttachment({ ...row, ...changes })
+      publish(actor, id, toAttachment(row), attachment)
+      return attachment
     },
 
     /** Detaches. Throws forbidden, not_found. */
@@ -130,6 +140,7 @@ export function createLensAttachmentsService(deps: LensAttachmentsDeps) {
         target: { type: 'lens_attachment', id },
         details: { lensId: row.lens_id, collection: row.collection },
       })
+      publish(actor, id, toAttachment(row), null)
     },
 
     /** Removes a deleted lens's attachments (the lenses module's onDeleted). */

@@ -4,6 +4,7 @@ export {
   createNavigationService,
   NAVIGATION_RESOURCE,
   type NavigationDeps,
+  type NavigationEvents,
   type NavigationService,
 } from './service.js'
 export { navigationTargetKinds, type NavigationTargetKind } from './targets.js'

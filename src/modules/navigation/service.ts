@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { DbKind } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
+import { resourcePublisher, type EventBus, type ResourceEvents } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
@@ -25,7 +26,11 @@ export interface NavigationDeps extends Omit<VisibilityDeps, 'access'> {
   clock: Clock
   access: Pick<AccessService, 'authorize' | 'decide'>
   audit: Pick<AuditService, 'record'>
+  /** navigation.create, navigation.update (a reorder: one per item it moved), navigation.delete (docs/events.md). */
+  events: EventBus<NavigationEvents>
 }
+
+export type NavigationEvents = ResourceEvents<'navigation', NavigationItem>
 
 export const NAVIGATION_RESOURCE = 'system/navigation'
 const notFound = () => new AppError('not_found', 'Navigation item not found')
@@ -73,6 +78,7 @@ export function createNavigationService(deps: NavigationDeps) {
   const store = createNavigationStore(deps.systemDb, deps.dbKind)
   const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
     deps.access.authorize(actor, `${NAVIGATION_RESOURCE}:${action}`)
+  const publish = resourcePublisher(deps.events, 'navigation', deps.clock)
   const audit = (
     actor: Principal,
     action: 'created' | 'updated' | 'deleted' | 'reordered',
@@ -150,7 +156,9 @@ export function createNavigationService(deps: NavigationDeps) {
         return created
       })
       await audit(actor, 'created', row.id, { label: row.label, target: row.target_kind })
-      return itemOf(row)
+      const item = itemOf(row)
+      publish(actor, row.id, null, item)
+      return item
     },
 
     /** Changes an item; a new parentId moves it with its children. Throws forbidden, not_found, validation_error. */
@@ -163,10 +171,12 @@ export function createNavigationService(deps: NavigationDeps) {
       if (input.target) Object.assign(changes, { target_kind: input.target.kind, target_ref: input.target.ref })
       if (input.parentId !== undefined) changes.parent_id = input.parentId
       if (input.sortOrder !== undefined) changes.sort_order = input.sortOrder
+      let previous: NavigationRow | undefined
       const row = await store.write(actor.projectId, async (w) => {
         const rows = await w.all()
         const before = rows.find((r) => r.id === id)
         if (!before) throw notFound()
+        previous = before
         if (Object.keys(changes).length === 0) return before
         const after = { ...before, ...changes, updated_at: deps.clock.seconds() }
         checkTree(
@@ -176,8 +186,11 @@ export function createNavigationService(deps: NavigationDeps) {
         await w.update(id, { ...changes, updated_at: after.updated_at })
         return after
       })
-      if (Object.keys(changes).length > 0) await audit(actor, 'updated', id, { changed: Object.keys(input) })
-      return itemOf(row)
+      if (Object.keys(changes).length === 0) return itemOf(row)
+      await audit(actor, 'updated', id, { changed: Object.keys(input) })
+      const item = itemOf(row)
+      if (previous) publish(actor, id, itemOf(previous), item)
+      return item
     },
 
     /** Deletes a leaf item. Throws forbidden, not_found, conflict (it has children; counted in details). */
@@ -194,6 +207,7 @@ export function createNavigationService(deps: NavigationDeps) {
         return found
       })
       await audit(actor, 'deleted', id, { label: row.label })
+      publish(actor, id, itemOf(row), null)
     },
 
     /**
@@ -203,8 +217,10 @@ export function createNavigationService(deps: NavigationDeps) {
      */
     async reorder(actor: Principal, input: NavigationOrderInput): Promise<NavigationItem[]> {
       await may(actor, 'update')
+      const moved: [before: NavigationRow, after: NavigationRow][] = []
       const rows = await store.write(actor.projectId, async (w) => {
         const current = await w.all()
+        moved.length = 0
         checkOrder(current, input.items)
         const index = new Map(input.items.map((item, i) => [item.id, i]))
         const now = deps.clock.seconds()
@@ -215,14 +231,17 @@ export function createNavigationService(deps: NavigationDeps) {
         checkTree(next, (id) => `items[${index.get(id)}].parentId`)
         for (const [i, row] of next.entries()) {
           const was = current[i]
-          if (was && (was.parent_id !== row.parent_id || Number(was.sort_order) !== row.sort_order))
+          if (was && (was.parent_id !== row.parent_id || Number(was.sort_order) !== row.sort_order)) {
             await w.update(row.id, { parent_id: row.parent_id, sort_order: row.sort_order, updated_at: now })
+            moved.push([was, { ...row, updated_at: now }])
+          }
         }
         return next
           .map((row) => ({ ...row, updated_at: now }))
           .sort((a, b) => Number(a.sort_order) - Number(b.sort_order) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       })
       await audit(actor, 'reordered', null, { items: rows.length })
+      for (const [before, after] of moved) publish(actor, after.id, itemOf(before), itemOf(after))
       return rows.map(itemOf)
     },
 

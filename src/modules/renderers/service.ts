@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
+import { resourcePublisher, type EventBus, type ResourceEvents } from '../../lib/events/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
@@ -18,7 +19,11 @@ export interface RenderersDeps {
   audit: Pick<AuditService, 'record'>
   /** Records are read as the caller: row rules, field allowlists and hidden-means-missing apply to every render. */
   records: Pick<RecordsService, 'get' | 'open'>
+  /** renderer.create, renderer.update, renderer.delete (docs/events.md). */
+  events: EventBus<RendererEvents>
 }
+
+export type RendererEvents = ResourceEvents<'renderer', Renderer>
 
 export const RENDERERS_RESOURCE = 'system/renderers'
 const notFound = () => new AppError('not_found', 'Renderer not found')
@@ -29,6 +34,7 @@ export function createRenderersService(deps: RenderersDeps) {
   const store = createRenderersStore(deps.systemDb)
   const may = (actor: Principal, action: 'read' | 'create' | 'update' | 'delete') =>
     deps.access.authorize(actor, `${RENDERERS_RESOURCE}:${action}`)
+  const publish = resourcePublisher(deps.events, 'renderer', deps.clock)
 
   async function rowOf(projectId: string, id: string): Promise<RendererRow> {
     const row = await store.byId(projectId, id)
@@ -88,7 +94,9 @@ export function createRenderersService(deps: RenderersDeps) {
         target: { type: 'renderer', id: row.id },
         details: { name: row.name, collection: row.collection },
       })
-      return toRenderer(row)
+      const renderer = toRenderer(row)
+      publish(actor, row.id, null, renderer)
+      return renderer
     },
 
     /** Changes a renderer; a new template or collection is checked again. Throws forbidden, not_found, validation_error, collection_not_found, already_exists. */
@@ -112,7 +120,9 @@ export function createRenderersService(deps: RenderersDeps) {
         target: { type: 'renderer', id },
         details: { name: changes.name ?? row.name, changed: Object.keys(changes).filter((k) => k !== 'updated_at') },
       })
-      return toRenderer({ ...row, ...changes })
+      const renderer = toRenderer({ ...row, ...changes })
+      publish(actor, id, toRenderer(row), renderer)
+      return renderer
     },
 
     /** Deletes a renderer. Throws forbidden, not_found. */
@@ -127,6 +137,7 @@ export function createRenderersService(deps: RenderersDeps) {
         target: { type: 'renderer', id },
         details: { name: row.name },
       })
+      publish(actor, id, toRenderer(row), null)
     },
 
     /**

@@ -1,5 +1,5 @@
 export { createViewsModule, type ViewsModuleDeps } from './module.js'
 export type { View } from './schemas.js'
-export { createViewsService, VIEWS_RESOURCE, type ViewsDeps, type ViewsService } from './service.js'
+export { createViewsService, VIEWS_RESOURCE, type ViewEvents, type ViewsDeps, type ViewsService } from './service.js'
 export { createViewFieldReferences } from './field-references.js'
 export { viewCreateShape } from './create-shape.js'

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
+import { resourcePublisher, type EventBus, type ResourceEvents } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
@@ -17,7 +18,11 @@ export interface ViewsDeps {
   audit: Pick<AuditService, 'record'>
   /** Saves are checked and lists are read through the records service as the caller, never as the view's author. */
   records: Pick<RecordsService, 'list'>
+  /** view.create, view.update, view.delete: writes of shared views (docs/events.md). */
+  events: EventBus<ViewEvents>
 }
+
+export type ViewEvents = ResourceEvents<'view', View>
 
 export const VIEWS_RESOURCE = 'system/views'
 const notFound = () => new AppError('not_found', 'View not found')
@@ -53,6 +58,12 @@ export function createViewsService(deps: ViewsDeps) {
   async function mayChange(actor: Principal, row: ViewRow, action: 'update' | 'delete'): Promise<void> {
     if (row.shared) await may(actor, action)
     else await may(actor, 'create')
+  }
+
+  const publishEvent = resourcePublisher(deps.events, 'view', deps.clock)
+  /** A personal view is its owner's alone: only a write that a shared view is on either side of is published. */
+  const publish = (actor: Principal, id: string, before: View | null, after: View | null) => {
+    if (before?.shared || after?.shared) publishEvent(actor, id, before, after)
   }
 
   async function audit(actor: Principal, action: AuditAction, id: string, details: Record<string, unknown>) {
@@ -107,7 +118,9 @@ export function createViewsService(deps: ViewsDeps) {
       }
       await store.insert(row)
       await audit(actor, 'view.created', row.id, { name: row.name, collection: row.collection, shared: input.shared })
-      return toView(row)
+      const view = toView(row)
+      publish(actor, row.id, null, view)
+      return view
     },
 
     /**
@@ -140,7 +153,9 @@ export function createViewsService(deps: ViewsDeps) {
       changes.updated_at = deps.clock.seconds()
       if (!(await store.update(actor.projectId, id, changes))) throw notFound()
       await audit(actor, 'view.updated', id, { name: changes.name ?? row.name, changed: Object.keys(input) })
-      return toView({ ...row, ...changes })
+      const view = toView({ ...row, ...changes })
+      publish(actor, id, toView(row), view)
+      return view
     },
 
     /** Deletes a view. Throws unauthorized, forbidden (create for one's own personal view, delete for a shared one), not_found. */
@@ -150,6 +165,7 @@ export function createViewsService(deps: ViewsDeps) {
       await mayChange(actor, row, 'delete')
       if (!(await store.delete(actor.projectId, id))) throw notFound()
       await audit(actor, 'view.deleted', id, { name: row.name, collection: row.collection })
+      publish(actor, id, toView(row), null)
     },
 
     /**

@@ -1,12 +1,17 @@
 import { z } from 'zod'
 import type { Principal } from '../../../lib/principal.js'
-import type { PrincipalSnapshot } from '../../../lib/events/index.js'
+import type { EventBus, PrincipalSnapshot } from '../../../lib/events/index.js'
 import { actingPrincipalOf } from '../../records/index.js'
 import type { TriggerInput } from '../model.js'
 import { defineTrigger, type TriggerDeps } from './define-trigger.js'
 import { liveFlow } from './match.js'
 
-const appEvents = ['user.login', 'file.upload', 'collection.update'] as const
+/** The builder resources' writes (docs/events.md "Builder resources"). */
+export const builderEventNames = ['view', 'navigation', 'renderer', 'lens_attachment', 'container'].flatMap((kind) =>
+  ['create', 'update', 'delete'].map((action) => `${kind}.${action}`),
+)
+
+const appEvents = ['user.login', 'file.upload', 'collection.update', ...builderEventNames] as [string, ...string[]]
 type AppEventName = (typeof appEvents)[number]
 
 /** The app_event trigger's config, checked when a flow is saved (automation spec "Trigger types"). */
@@ -17,8 +22,8 @@ export const appEventConfig = z
   .strict()
 
 /**
- * app_event: a sign-in (user.login), a completed upload (file.upload) or a schema change
- * (collection.update) starts a run of every active app_event flow of the project whose `events` has it,
+ * app_event: a sign-in (user.login), a completed upload (file.upload), a schema change
+ * (collection.update) or a builder resource's write (view.create, navigation.update, …) starts a run of every active app_event flow of the project whose `events` has it,
  * in the background. `$trigger` is `{ event, body:
  * the payload }` (docs/events.md). The run is initiated by the person behind the event, rebuilt from its
  * snapshot with their current role (a key or an anonymous caller initiates nothing: runAs
@@ -30,7 +35,9 @@ export const appEvent = defineTrigger({
   blocking: false,
   configSchema: appEventConfig,
   start(deps) {
-    const offs = appEvents.map((name) => deps.events.on(name, (payload) => onAppEvent(deps, name, payload)))
+    // The bus is typed by the events it names; builder events all carry projectId and principal, as these do.
+    const bus = deps.events as unknown as EventBus<Record<string, { projectId: string; principal: PrincipalSnapshot }>>
+    const offs = appEvents.map((name) => bus.on(name, (payload) => onAppEvent(deps, name, payload)))
     return { stop: () => offs.forEach((off) => off()) }
   },
 })
