@@ -215,18 +215,6 @@ export const appModules = moduleList<AppContext>()
       records: m.records.service,
     })
   })
-  // The menu: its tree asks collections, access and lenses what each caller may read (decision 064).
-  .add('navigation', (c, m) =>
-    createNavigationModule({
-      ...c.base,
-      dbKind: c.registry.system.kind,
-      access: m.access.service,
-      audit: m.audit.service,
-      readableCollections: async (actor) => (await m.collections.service.visibleTo(actor)).map((col) => col.name),
-      lensExists: async (projectId, id) => (await m.lenses.service.store.byId(projectId, id)) !== undefined,
-      events: c.events,
-    }),
-  )
   // Renderers read one record through records as the caller; removed with their collection (decision 065).
   .add('renderers', (c, m) => {
     // Templates name fields: a drop is refused, a rename reports them (decision 062).
@@ -266,6 +254,19 @@ export const appModules = moduleList<AppContext>()
       events: c.events,
     })
   })
+  // The menu: its tree asks collections, access, lenses and views what each caller may read (decision 064).
+  .add('navigation', (c, m) =>
+    createNavigationModule({
+      ...c.base,
+      dbKind: c.registry.system.kind,
+      access: m.access.service,
+      audit: m.audit.service,
+      readableCollections: async (actor) => (await m.collections.service.visibleTo(actor)).map((col) => col.name),
+      lensExists: async (projectId, id) => (await m.lenses.service.store.byId(projectId, id)) !== undefined,
+      viewCollection: (actor, id) => m.views.service.collectionOf(actor, id),
+      events: c.events,
+    }),
+  )
   .add('operations', (c, m) => createOperationsModule({ access: m.access.service, clock: c.clock, log: c.log }))
   .add('structure', (c, m) =>
     createStructureModule({

@@ -379,12 +379,20 @@ describe("the caller's tree", () => {
     await make('Flow', { kind: 'flow', ref: 'some-flow' })
     await make('Lens', { kind: 'lens', ref: lens.body.data.id })
     await make('Missing lens', { kind: 'lens', ref: lensId })
-    await make('View', { kind: 'view', ref: 'some-view' })
+    const view = async (name: string, collection: string, shared: boolean) => {
+      const reply = await request('POST', '/api/v1/views', owner.token, { name, collection, shared }, here)
+      expect(reply.status, reply.text).toBe(201)
+      return reply.body.data.id as string
+    }
+    await make('View', { kind: 'view', ref: await view('Open docs', 'docs', true) })
+    await make('Secret view', { kind: 'view', ref: await view('Open secrets', 'secrets', true) })
+    await make('Personal view', { kind: 'view', ref: await view('Mine', 'docs', false) })
+    await make('Missing view', { kind: 'view', ref: 'some-view' })
     await make('Gone collection', { kind: 'collection', ref: 'nowhere' })
 
     const asOwner = await request('GET', `${NAV}/tree`, owner.token, undefined, here)
     expect(asOwner.status, asOwner.text).toBe(200)
-    // A lens of another project (lensId) and a collection that does not exist show to nobody.
+    // A lens of another project (lensId), a view and a collection that do not exist show to nobody.
     expect(shape(asOwner.body.data)).toEqual([
       'Docs',
       'Secrets[Under secrets]',
@@ -392,6 +400,8 @@ describe("the caller's tree", () => {
       'Flow',
       'Lens',
       'View',
+      'Secret view',
+      'Personal view',
     ])
 
     const projectId = project.body.data.id as string
@@ -405,6 +415,7 @@ describe("the caller's tree", () => {
         grants: [
           { resource: 'system/navigation', action: 'read' },
           { resource: 'collections/docs', action: 'read' },
+          { resource: 'system/views', action: 'read' },
         ],
       },
       here,
@@ -433,11 +444,12 @@ describe("the caller's tree", () => {
 
     const asReader = await request('GET', `${NAV}/tree`, token)
     expect(asReader.status, asReader.text).toBe(200)
-    expect(shape(asReader.body.data)).toEqual(['Docs', 'Help[Help docs]'])
+    // A shared view over docs shows; one over secrets (not readable) and the owner's personal one do not.
+    expect(shape(asReader.body.data)).toEqual(['Docs', 'Help[Help docs]', 'View'])
     // The flat list and one item say no more than the tree.
     const list = await request('GET', NAV, token)
-    expect(list.body.data.map((i: any) => i.label).sort()).toEqual(['Docs', 'Help', 'Help docs'])
-    expect(list.body.total).toBe(3)
+    expect(list.body.data.map((i: any) => i.label).sort()).toEqual(['Docs', 'Help', 'Help docs', 'View'])
+    expect(list.body.total).toBe(4)
     refused(await request('GET', `${NAV}/${secrets}`, token), 404, 'not_found')
     expect(JSON.stringify(asReader.body) + JSON.stringify(list.body)).not.toContain('secrets')
   })

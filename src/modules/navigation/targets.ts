@@ -10,6 +10,8 @@ export interface TargetReach {
   mayRead(resource: string): Promise<boolean>
   /** Whether a lens with this id exists in the caller's project. */
   lensExists(id: string): Promise<boolean>
+  /** The collection of a saved view the caller sees (shared, or its own), else null. */
+  viewCollection(id: string): Promise<string | null>
 }
 
 interface TargetKind {
@@ -52,10 +54,13 @@ export const navigationTargets = {
     refProblem: plainRef,
     visible: (_ref, reach) => reach.mayRead('system/automate'),
   },
-  // Saved views are another module's: until it decides who sees which view, system/views:read decides (decision 064).
+  // A view the caller sees (the views module decides: shared ones and their own) over a collection it may read.
   view: {
     refProblem: plainRef,
-    visible: (_ref, reach) => reach.mayRead('system/views'),
+    visible: async (ref, reach) => {
+      const collection = await reach.viewCollection(ref)
+      return collection !== null && (await reach.readableCollections()).has(collection)
+    },
   },
   url: {
     refProblem: urlProblem,

@@ -10,6 +10,8 @@ export interface VisibilityDeps {
   /** The collections of its project the caller may read (throws unauthorized for an anonymous caller that may read none). */
   readableCollections(actor: Principal): Promise<readonly string[]>
   lensExists(projectId: string, id: string): Promise<boolean>
+  /** The collection of a view the caller sees (the views service's get, as the caller), else null. */
+  viewCollection(actor: Principal, id: string): Promise<string | null>
 }
 
 /** The questions a target asks about one caller, each answered once per request. */
@@ -33,6 +35,7 @@ export function createReach(deps: VisibilityDeps, actor: Principal): TargetReach
     mayRead: (resource) =>
       once(`read:${resource}`, async () => (await deps.access.decide(actor, resource, 'read')).allowed),
     lensExists: (id) => once(`lens:${id}`, () => deps.lensExists(actor.projectId, id)),
+    viewCollection: (id) => once(`view:${id}`, () => deps.viewCollection(actor, id)),
   }
 }
 

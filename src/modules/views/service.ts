@@ -14,7 +14,7 @@ import { createViewsStore, type ViewChanges, type ViewRow } from './store.js'
 export interface ViewsDeps {
   systemDb: Kysely<any>
   clock: Clock
-  access: Pick<AccessService, 'authorize'>
+  access: Pick<AccessService, 'authorize' | 'decide'>
   audit: Pick<AuditService, 'record'>
   /** Saves are checked and lists are read through the records service as the caller, never as the view's author. */
   records: Pick<RecordsService, 'list'>
@@ -87,6 +87,12 @@ export function createViewsService(deps: ViewsDeps) {
     async get(actor: Principal, id: string): Promise<View> {
       await may(actor, 'read')
       return toView(await rowOf(actor, id))
+    },
+
+    /** The collection of a view the caller sees (for a navigation item naming it), else null: never throws forbidden. */
+    async collectionOf(actor: Principal, id: string): Promise<string | null> {
+      if (!(await deps.access.decide(actor, `${VIEWS_RESOURCE}`, 'read')).allowed) return null
+      return (await store.visibleById(actor.projectId, actor.userId, id))?.collection ?? null
     },
 
     /**
