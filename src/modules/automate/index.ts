@@ -12,6 +12,7 @@ export {
 } from './quotas/index.js'
 export type { RunsService } from './runs/index.js'
 export type { Script, ScriptsService, ScriptTestResult } from './scripts/index.js'
+export { ScriptCreateSchema, ScriptPatchSchema } from './scripts/index.js'
 export {
   filterDataStep,
   maxSubFlowDepth,

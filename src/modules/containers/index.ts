@@ -10,3 +10,5 @@ export {
   type ContainerEvents,
 } from './service.js'
 export { containerCreateShape } from './create-shape.js'
+/** The create and update bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateContainerSchema, UpdateContainerSchema } from './schemas.js'

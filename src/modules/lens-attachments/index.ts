@@ -8,3 +8,5 @@ export {
   type LensAttachmentEvents,
 } from './service.js'
 export { lensAttachmentCreateShape } from './create-shape.js'
+/** The create and update bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateLensAttachmentSchema, UpdateLensAttachmentSchema } from './schemas.js'

@@ -5,3 +5,5 @@ export { createLensesService, LENSES_RESOURCE, type LensesDeps, type LensesServi
 export type { Rendered as RenderedLens } from './render.js'
 export { createLensFieldReferences } from './field-references.js'
 export { lensCreateShape } from './create-shape.js'
+/** The create and update bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateLensSchema, UpdateLensSchema } from './schemas.js'

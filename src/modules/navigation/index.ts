@@ -9,3 +9,5 @@ export {
 } from './service.js'
 export { navigationTargetKinds, type NavigationTargetKind } from './targets.js'
 export { navigationItemCreateShape } from './create-shape.js'
+/** The create and update bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateNavigationItemSchema, UpdateNavigationItemSchema } from './schemas.js'

@@ -9,3 +9,5 @@ export {
 } from './service.js'
 export { createRendererFieldReferences } from './field-references.js'
 export { rendererCreateShape } from './create-shape.js'
+/** The create and update bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateRendererSchema, UpdateRendererSchema } from './schemas.js'

@@ -50,6 +50,10 @@ export const CreateViewSchema = z
       .default(false)
       .openapi({ description: 'Seen by the whole project (needs system/views:update)' }),
     ...definitionShape,
+    // Defaults stated in the schema, so a body read back from a view is the body that made it.
+    limit: definitionShape.limit.default(viewLimits.defaultLimit),
+    layout: definitionShape.layout.default('table'),
+    layoutOptions: definitionShape.layoutOptions.default({}),
   })
   .openapi('CreateView')
 
@@ -61,7 +65,10 @@ export const UpdateViewSchema = z
   })
   .openapi('UpdateView')
 
-export type CreateViewInput = z.output<typeof CreateViewSchema>
+type CreateViewOutput = z.output<typeof CreateViewSchema>
+/** What the service takes: the route's parsed body, whose defaults an in-process caller may leave out. */
+export type CreateViewInput = Omit<CreateViewOutput, 'limit' | 'layout' | 'layoutOptions'> &
+  Partial<Pick<CreateViewOutput, 'limit' | 'layout' | 'layoutOptions'>>
 export type UpdateViewInput = z.output<typeof UpdateViewSchema>
 
 /** What is stored as the definition: everything but name, collection and sharing. */

@@ -6,3 +6,4 @@ export {
   type ScriptTestResult,
 } from './service.js'
 export { scriptsRoutes } from './routes.js'
+export { ScriptCreateSchema, ScriptPatchSchema } from './schemas.js'
