@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isAppError } from '../../src/lib/errors.js'
 import { principals, type Principal } from '../../src/lib/principal.js'
+import { accessProviders } from '../../src/modules/blueprints/providers/access.js'
 import { automationProviders } from '../../src/modules/blueprints/providers/automation.js'
 import { builderProviders } from '../../src/modules/blueprints/providers/builder.js'
 import { changedPaths, contentHash, withoutPaths } from '../../src/modules/blueprints/providers/canonical.js'
@@ -47,7 +48,9 @@ beforeAll(async () => {
   ownerActor = await actorOf(owner, true)
   viewerActor = await actorOf(viewer, false)
   const s = server.app.services
-  providers = new Map([...builderProviders(s), ...automationProviders(s)].map((p) => [p.kind, p]))
+  providers = new Map(
+    [...builderProviders(s), ...automationProviders(s), ...accessProviders(s)].map((p) => [p.kind, p]),
+  )
   collection = await createCollection(server, owner.token, freshName('bp'), [
     { name: 'title', type: 'text', required: false, unique: false, indexed: false },
     { name: 'status', type: 'text', required: false, unique: false, indexed: false },
@@ -106,6 +109,10 @@ const bricks: Record<string, { body: () => Record<string, unknown>; change: Reco
   'search-index': {
     body: () => ({ name: freshName('s').replace(/_/g, '-'), sources: [{ collection, fields: ['title'] }] }),
     change: { description: 'Titles' },
+  },
+  role: {
+    body: () => ({ name: freshName('role').replace(/_/g, '-') }),
+    change: { description: 'Support desk' },
   },
   script: {
     body: () => ({
@@ -180,5 +187,56 @@ describe('each provider round-trips its resource through the services, as the ca
     expect(
       changedPaths(script.comparable({ allowed_hosts: ['b', 'a'] }), script.comparable({ allowed_hosts: ['a', 'b'] })),
     ).toEqual([])
+  })
+})
+
+describe('grants and access bricks write their whole resource in place', () => {
+  it('grants: replaced whole on a named role, read back as written, refused without system/roles', async () => {
+    const p = providers.get('grants')!
+    const role = freshName('desk').replace(/_/g, '-')
+    expect((await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name: role } })).status).toBe(
+      201,
+    )
+    const desired = p.desired({
+      role,
+      grants: [
+        { resource: `collections/${collection}`, action: 'read', item_filter: { status: { _eq: 'open' } } },
+        { resource: 'system/files', action: 'read' },
+      ],
+    })
+    expect(await p.find(ownerActor, desired)).toEqual([{ ref: expect.any(String), shape: { role, grants: [] } }])
+    const written = await p.create(ownerActor, desired)
+    expect(changedPaths(desired, written.shape)).toEqual([])
+    expect(changedPaths(desired, (await p.read(ownerActor, written.ref))!.shape)).toEqual([])
+    const refused = await p.update!(viewerActor, written.ref, { ...desired, grants: [] }).catch((e: unknown) => e)
+    expect(isAppError(refused) && refused.code).toBe('forbidden')
+    expect(changedPaths(desired, (await p.read(ownerActor, written.ref))!.shape)).toEqual([])
+    const missing = await p.create(ownerActor, { ...desired, role: 'no-such-role' }).catch((e: unknown) => e)
+    expect(isAppError(missing) && missing.code).toBe('not_found')
+    await p.remove(ownerActor, written.ref)
+    expect((await p.read(ownerActor, written.ref))!.shape).toEqual({ role, grants: [] })
+  })
+
+  it('access: the access config alone, sharing stated; the fields stay as they are', async () => {
+    const p = providers.get('access')!
+    expect(() => p.desired({ collection, accessControl: { preset: 'private' } })).toThrow(/sharing/)
+    const before = (await server.request('GET', `/api/v1/collections/${collection}`, { token: owner.token })).body.data
+    expect(
+      (await p.find(ownerActor, p.desired({ collection, accessControl: { preset: 'team', sharing: false } })))[0]
+        ?.shape,
+    ).toEqual({ collection, accessControl: { preset: 'team', sharing: false } })
+    const desired = p.desired({ collection, accessControl: { preset: 'private', sharing: true } })
+    const written = await p.create(ownerActor, desired)
+    expect(written).toEqual({ ref: collection, shape: desired })
+    const after = (await server.request('GET', `/api/v1/collections/${collection}`, { token: owner.token })).body.data
+    expect(after.fields).toEqual(before.fields)
+    const refused = await p.update!(viewerActor, collection, desired).catch((e: unknown) => e)
+    expect(isAppError(refused) && refused.code).toBe('forbidden')
+    await p.remove(ownerActor, collection)
+    expect((await p.read(ownerActor, collection))!.shape).toEqual({
+      collection,
+      accessControl: { preset: 'team', sharing: false },
+    })
+    expect(await p.read(ownerActor, 'no_such_collection')).toBeNull()
   })
 })

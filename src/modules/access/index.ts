@@ -17,3 +17,5 @@ export type { GrantFilterCheck } from './role-admin.js'
 export { createAccessService, type AccessService } from './service.js'
 export { createAccessModule } from './module.js'
 export { grantsCreateShape, roleCreateShape } from './create-shape.js'
+/** The role and grants bodies as their routes take them (blueprint bricks are parsed by the same schemas). */
+export { CreateRoleSchema, ReplaceGrantsSchema, UpdateRoleSchema } from './schemas.js'

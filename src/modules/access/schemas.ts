@@ -16,10 +16,11 @@ export const roleName = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{1,49}$/, 'must be 2-50 lower-case letters, digits, - or _, starting with a letter')
 
+// Defaults stated in the schema, so a role read back is the body that made it.
 export const CreateRoleSchema = z.object({
   name: roleName,
-  description: z.string().max(500).optional(),
-  adminAccess: z.boolean().optional(),
+  description: z.string().max(500).default(''),
+  adminAccess: z.boolean().default(false),
 })
 
 export const UpdateRoleSchema = z.object({

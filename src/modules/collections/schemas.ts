@@ -95,13 +95,9 @@ const unchangeable = (what: string) =>
  * read-only properties, which are ignored.
  */
 export const UpdateCollectionSchema = z.strictObject({
-  fields: z
-    .array(FieldInputSchema)
-    .max(500)
-    .optional()
-    .openapi({
-      description: 'The complete field list; absent leaves the fields as they are (renames and drop need it)',
-    }),
+  fields: z.array(FieldInputSchema).max(500).optional().openapi({
+    description: 'The complete field list; absent leaves the fields as they are (renames and drop need it)',
+  }),
   indexes: IndexesInputSchema,
   accessControl: z.unknown().optional(),
   name: unchangeable('The collection name'),
