@@ -22,4 +22,5 @@ export {
 } from './triggers/index.js'
 export * from './model.js'
 export { createFlowFieldReferences } from './flows/field-references.js'
-export { flowCreateShape, scriptCreateShape } from './create-shape.js'
+export { flowCreateShape, flowDesiredShape, scriptCreateShape } from './create-shape.js'
+export { PatchFlowSchema } from './flows/schemas.js'

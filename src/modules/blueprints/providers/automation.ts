@@ -1,7 +1,13 @@
+import { z } from 'zod'
 import {
+  flowCreateShape,
+  flowDesiredShape,
+  PatchFlowSchema,
   ScriptCreateSchema,
   scriptCreateShape,
   ScriptPatchSchema,
+  type Flow,
+  type FlowsService,
   type Script,
   type ScriptsService,
 } from '../../automate/index.js'
@@ -33,6 +39,7 @@ export interface AutomationServices {
   webhooks: WebhooksService
   searchIndexes: SearchIndexesService
   scripts: ScriptsService
+  automate: FlowsService
 }
 
 /** lens, webhook, search-index and script bricks (automation spec "Per-kind limits"). */
@@ -102,6 +109,21 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       // Limits are the instance's to tune (spec: not compared); hosts compare as a set.
       notCompared: ['max_cpu_ms', 'max_memory_mb'],
       comparable: (shape) => ({ ...shape, allowed_hosts: [...((shape.allowed_hosts as string[]) ?? [])].sort() }),
+    }),
+    resourceProvider<Flow, unknown, unknown>({
+      kind: 'flow',
+      // The flow service parses its own bodies; the desired shape fills the trigger's defaults as a save does.
+      createSchema: z.unknown(),
+      updateSchema: PatchFlowSchema,
+      desiredOf: flowDesiredShape,
+      shape: (flow) => flowCreateShape(flow as unknown as Record<string, unknown>),
+      key: ['name'],
+      idOf: (flow) => flow.id,
+      all: (actor) => s.automate.list(actor),
+      get: (actor, id) => s.automate.get(actor, id),
+      create: (actor, input) => s.automate.create(actor, input),
+      update: (actor, id, input) => s.automate.update(actor, id, input),
+      remove: (actor, id) => s.automate.delete(actor, id),
     }),
   ]
 }

@@ -37,6 +37,8 @@ export interface ResourceSpec<T, C, U> {
   kind: string
   createSchema: z.ZodType<C>
   updateSchema?: z.ZodType<U>
+  /** The desired create shape of a body, where the create schema alone does not make it (default: parse, then `shape`). */
+  desiredOf?(body: unknown): Record<string, unknown>
   /** The live resource → its create shape (the module's reader). */
   shape(value: T): Record<string, unknown>
   /** The create-shape keys that name the resource (a natural key): equal values, same resource. */
@@ -68,7 +70,8 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
     kind: spec.kind,
     notCompared: spec.notCompared ?? [],
     comparable: spec.comparable ?? ((shape) => shape),
-    desired: (body) => spec.shape(parse(spec.createSchema, body) as unknown as T),
+    desired: (body) =>
+      spec.desiredOf ? spec.desiredOf(body) : spec.shape(parse(spec.createSchema, body) as unknown as T),
     async find(actor, desired) {
       const key = keyOf(desired)
       return (await spec.all(actor)).map(live).filter((resource) => keyOf(resource.shape) === key)
