@@ -23,16 +23,17 @@ export function secretPlaceholder(name: string): string {
 }
 
 /**
- * Calls `visit` with every string value inside a JSON value (object keys are not values), walking with a
- * stack of its own so that no depth reaches the call stack.
+ * Calls `visit` with every string value inside a JSON value (object keys are not values), in document
+ * order, walking with a stack of its own so that no depth reaches the call stack.
  */
 export function forEachString(value: unknown, visit: (text: string) => void): void {
   const stack: unknown[] = [value]
   while (stack.length > 0) {
     const item = stack.pop()
     if (typeof item === 'string') visit(item)
-    else if (Array.isArray(item)) for (const element of item) stack.push(element)
-    else if (item !== null && typeof item === 'object') for (const child of Object.values(item)) stack.push(child)
+    if (item === null || typeof item !== 'object') continue
+    const children = Array.isArray(item) ? item : Object.values(item)
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i])
   }
 }
 

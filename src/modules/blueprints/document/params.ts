@@ -124,18 +124,23 @@ function readParam(item: Node, ctx: EnvelopeReadContext): ParamDecl | null {
     if (pair.value !== null && !isScalar(pair.value)) return refuse(`the parameter's ${key} must be a single value`, keyLine)
     fields.set(key, { value: isScalar(pair.value) ? pair.value.value : null, line: keyLine })
   }
+  const lineOf = (key: string) => fields.get(key)?.line ?? line
   const name = fields.get('name')?.value
   if (typeof name !== 'string' || !paramName.test(name)) {
-    return refuse('a parameter name is a letter or underscore followed by letters, digits or underscores (at most 64)')
+    const message = 'a parameter name is a letter or underscore followed by letters, digits or underscores (at most 64)'
+    return refuse(message, lineOf('name'))
   }
   const type = fields.get('type')?.value
   if (typeof type !== 'string' || !(paramTypes as readonly string[]).includes(type)) {
-    return refuse(`the parameter ${name} needs a type: one of ${paramTypes.join(', ')}`)
+    return refuse(`the parameter ${name} needs a type: one of ${paramTypes.join(', ')}`, lineOf('type'))
   }
   const namespace = fields.get('namespace')?.value ?? false
-  if (typeof namespace !== 'boolean') return refuse(`the parameter ${name}'s namespace must be true or false`)
+  if (typeof namespace !== 'boolean') {
+    return refuse(`the parameter ${name}'s namespace must be true or false`, lineOf('namespace'))
+  }
   if (namespace && type !== 'identifier') {
-    return refuse(`the namespace parameter ${name} must be of type identifier (it is part of resource names)`)
+    const message = `the namespace parameter ${name} must be of type identifier (it is part of resource names)`
+    return refuse(message, lineOf('namespace'))
   }
   const given = fields.get('default')
   // A secret's default is refused and never kept: nothing read from here may carry it onward.

@@ -33,12 +33,12 @@ export function readYaml(text: string): YamlRead {
   const doc = parseDocument(text, { merge: false, uniqueKeys: false, prettyErrors: false, strict: true })
   const first = doc.errors[0]
   if (first) return { ok: false, problems: [{ kind: 'syntax', message: first.message, offset: first.pos[0] }] }
-  const problems = structuralProblems(doc.contents as Node | null)
+  const problems = structuralProblems(text, doc.contents as Node | null)
   return problems.length > 0 ? { ok: false, problems } : { ok: true, root: (doc.contents as Node | null) ?? null }
 }
 
 /** Anchors, aliases, merge keys, complex and duplicate keys: walked with a stack of its own. */
-function structuralProblems(root: Node | null): YamlProblem[] {
+function structuralProblems(text: string, root: Node | null): YamlProblem[] {
   const problems: YamlProblem[] = []
   const stack: unknown[] = root ? [root] : []
   while (stack.length > 0) {
@@ -48,7 +48,7 @@ function structuralProblems(root: Node | null): YamlProblem[] {
       continue
     }
     if (!isScalar(node) && !isMap(node) && !isSeq(node)) continue
-    if (node.anchor) problems.push({ kind: 'unsupported', message: `anchor &${node.anchor}`, offset: offsetOf(node) })
+    if (node.anchor) problems.push({ kind: 'unsupported', message: `anchor &${node.anchor}`, offset: anchorAt(text, node) })
     if (isSeq(node)) for (const item of node.items) stack.push(item)
     if (!isMap(node)) continue
     const seen = new Set<string>()
@@ -59,7 +59,7 @@ function structuralProblems(root: Node | null): YamlProblem[] {
         else problems.push({ kind: 'syntax', message: 'keys must be plain scalars', offset: offsetOf(key) })
         continue
       }
-      if (key.anchor) problems.push({ kind: 'unsupported', message: `anchor &${key.anchor}`, offset: offsetOf(key) })
+      if (key.anchor) problems.push({ kind: 'unsupported', message: `anchor &${key.anchor}`, offset: anchorAt(text, key) })
       const name = String(key.value)
       if (name === '<<' && key.type === 'PLAIN') {
         problems.push({ kind: 'unsupported', message: 'merge key <<', offset: offsetOf(key) })
@@ -71,6 +71,13 @@ function structuralProblems(root: Node | null): YamlProblem[] {
     }
   }
   return problems.sort((a, b) => a.offset - b.offset)
+}
+
+/** Where a node's anchor is written: before the node's own range, which starts at its content. */
+function anchorAt(text: string, node: Node & { anchor?: string }): number {
+  const start = offsetOf(node)
+  const at = text.lastIndexOf(`&${node.anchor}`, start)
+  return at >= 0 ? at : start
 }
 
 /** Where a node starts in the text (0 when the library kept no range). */
