@@ -1,4 +1,5 @@
 import { JsonTooDeep, JsonTooLarge, maxJsonNesting, parseJsonBounded } from '../../../lib/json-bounds.js'
+import { jsonErrorOffset } from './json-position.js'
 
 /** A brick body read: a JSON object, or why not, with the line within the body where known (0-based). */
 export type BodyRead =
@@ -23,10 +24,13 @@ export function readBrickBody(text: string): BodyRead {
       return { ok: false, code: 'brick.invalid_json', message, lineInBody: 0 }
     }
     if (err instanceof JsonTooLarge) return { ok: false, code: 'brick.invalid_json', message: err.message, lineInBody: 0 }
-    const reason = err instanceof Error ? err.message : String(err)
-    const position = /position (\d+)/.exec(reason)
-    const lineInBody = position ? countLines(text, Number(position[1])) : 0
-    return { ok: false, code: 'brick.invalid_json', message: `the body is not JSON: ${reason.slice(0, 200)}`, lineInBody }
+    // JSON.parse's own message quotes the text and differs between Node versions: say it here instead.
+    const at = Math.max(0, jsonErrorOffset(text))
+    const lineInBody = countLines(text, at)
+    const found = at >= text.length ? 'the end of the body' : JSON.stringify(text.slice(at, at + 1))
+    const column = at - (text.lastIndexOf('\n', at - 1) + 1) + 1
+    const message = `the body is not JSON: unexpected ${found} at line ${lineInBody + 1}, column ${column} of the body`
+    return { ok: false, code: 'brick.invalid_json', message, lineInBody }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, code: 'brick.invalid_body', message: "a brick's body is a JSON object", lineInBody: 0 }

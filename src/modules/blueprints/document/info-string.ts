@@ -26,7 +26,10 @@ export function readInfoString(info: string): InfoRead {
   const kind = rest.slice(0, kindEnd)
   const values = new Map<string, string>()
   let i = kindEnd
-  const fail = (problem: string): InfoRead => ({ ok: false, kind, id: values.get('id') ?? null, problem })
+  const fail = (problem: string): InfoRead => {
+    const id = values.get('id')
+    return { ok: false, kind, id: id !== undefined && brickIdPattern.test(id) ? id : null, problem }
+  }
   while (i < rest.length) {
     while (i < rest.length && /\s/.test(rest[i]!)) i++
     if (i >= rest.length) break
