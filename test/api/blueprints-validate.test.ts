@@ -119,7 +119,10 @@ describe('POST /api/v1/blueprints/validate: who may call', () => {
   })
 
   it('an API key', async () => {
-    const key = await server.request('POST', '/api/auth/api-keys', { token: owner.token, body: { label: 'ci', capabilities: [] } })
+    const key = await server.request('POST', '/api/auth/api-keys', {
+      token: owner.token,
+      body: { label: 'ci', capabilities: [] },
+    })
     expect(key.status, key.text).toBe(201)
     const reply = await validate({ source: helpDesk }, key.body.raw)
     expect(reply.status, reply.text).toBe(200)
@@ -128,9 +131,9 @@ describe('POST /api/v1/blueprints/validate: who may call', () => {
 
   it('the service refuses an anonymous principal on its own', async () => {
     const { principals } = await import('../../src/lib/principal.js')
-    expect(() => server.app.services.blueprints.validate(principals.anonymous(server.app.defaultProject.id), { source: helpDesk })).toThrow(
-      expect.objectContaining({ code: 'unauthorized' }),
-    )
+    expect(() =>
+      server.app.services.blueprints.validate(principals.anonymous(server.app.defaultProject.id), { source: helpDesk }),
+    ).toThrow(expect.objectContaining({ code: 'unauthorized' }))
   })
 })
 
@@ -147,16 +150,43 @@ describe('POST /api/v1/blueprints/validate: answers', () => {
       .replace('version: 1.2.0', 'version: 1.2')
       .replace('needs=tickets title="Menu item"', 'needs=ghost')
       .replace('"${params.prefix}_agents"', '"agents"')
-      .replace('  - name: apiToken\n    type: secret\n', '  - name: apiToken\n    type: secret\n    default: SECRET-DEFAULT-VALUE\n')
+      .replace(
+        '  - name: apiToken\n    type: secret\n',
+        '  - name: apiToken\n    type: secret\n    default: SECRET-DEFAULT-VALUE\n',
+      )
     const reply = await validate({ source })
     expect(reply.status, reply.text).toBe(200)
     const line = (needle: string) => source.split('\n').findIndex((l) => l.includes(needle)) + 1
     expect(reply.body.data.ok).toBe(false)
     expect(reply.body.data.diagnostics).toEqual([
-      { severity: 'error', code: 'envelope.invalid_version', message: expect.any(String), line: line('version:'), brickId: null },
-      { severity: 'error', code: 'params.secret_default', message: expect.any(String), line: line('SECRET-DEFAULT'), brickId: null },
-      { severity: 'error', code: 'naming.missing_namespace', message: expect.any(String), line: line('service:role'), brickId: 'agents' },
-      { severity: 'error', code: 'brick.unknown_dependency', message: expect.stringContaining('ghost'), line: line('service:nav'), brickId: 'menu' },
+      {
+        severity: 'error',
+        code: 'envelope.invalid_version',
+        message: expect.any(String),
+        line: line('version:'),
+        brickId: null,
+      },
+      {
+        severity: 'error',
+        code: 'params.secret_default',
+        message: expect.any(String),
+        line: line('SECRET-DEFAULT'),
+        brickId: null,
+      },
+      {
+        severity: 'error',
+        code: 'naming.missing_namespace',
+        message: expect.any(String),
+        line: line('service:role'),
+        brickId: 'agents',
+      },
+      {
+        severity: 'error',
+        code: 'brick.unknown_dependency',
+        message: expect.stringContaining('ghost'),
+        line: line('service:nav'),
+        brickId: 'menu',
+      },
     ])
     expect(reply.body.data.blueprint).toMatchObject({ id: 'help-desk', version: null })
     expect(reply.text).not.toContain('SECRET-DEFAULT-VALUE')
@@ -183,7 +213,11 @@ describe('POST /api/v1/blueprints/validate: answers', () => {
 describe('POST /api/v1/blueprints/validate: bad requests', () => {
   it.each([
     ['neither source nor archive', {}, 'exactly one|source is required'],
-    ['both source and archive', { source: helpDesk, archive: zipBase64({ 'a.ebp.md': utf8(helpDesk) }) }, 'exactly one'],
+    [
+      'both source and archive',
+      { source: helpDesk, archive: zipBase64({ 'a.ebp.md': utf8(helpDesk) }) },
+      'exactly one',
+    ],
     ['a source that is not a string', { source: 42 }, 'body.source'],
     ['a source that is null', { source: null }, 'body.source'],
     ['an archive that is not a string', { archive: ['x'] }, 'body.archive'],
@@ -222,13 +256,19 @@ describe('POST /api/v1/blueprints/validate: archives refused', () => {
     ['archive.not_a_zip', () => Buffer.from(helpDesk).toString('base64')],
     ['archive.unreadable', () => Buffer.from(zipBytes({ 'a.ebp.md': doc }).subarray(0, 64)).toString('base64')],
     ['archive.too_large', () => Buffer.alloc(4_000_001, 0x50).toString('base64')],
-    ['archive.too_many_members', () => zipBase64(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`d${i}/`, new Uint8Array(0)])))],
+    [
+      'archive.too_many_members',
+      () => zipBase64(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`d${i}/`, new Uint8Array(0)]))),
+    ],
     ['archive.unsafe_member_name', () => zipBase64({ '../../etc/a.ebp.md': doc })],
     ['archive.nested_archive', () => zipBase64({ 'a.ebp.md': doc, 'old.zip': zipBytes({ 'x.txt': utf8('x') }) })],
     ['archive.member_too_large', () => zipBase64({ 'a.ebp.md': new Uint8Array(1_000_001).fill(0x20) })],
     ['archive.no_document', () => zipBase64({ 'readme.md': doc })],
     ['archive.multiple_documents', () => zipBase64({ 'a.ebp.md': doc, 'b/c.ebp.md': doc })],
-    ['archive.unexpected_member', () => zipBase64({ 'a.ebp.md': doc, 'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47]) })],
+    [
+      'archive.unexpected_member',
+      () => zipBase64({ 'a.ebp.md': doc, 'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47]) }),
+    ],
     ['archive.empty_document', () => zipBase64({ 'a.ebp.md': new Uint8Array(0) })],
     ['archive.not_utf8', () => zipBase64({ 'a.ebp.md': new Uint8Array([0xc3, 0x28]) })],
   ]

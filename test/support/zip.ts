@@ -57,7 +57,9 @@ export async function streamedZipBomb(name: string, size: number, declared: numb
 }
 
 /** A zip of members already compressed, every header written here (sizes as given). */
-export function zipOf(members: { name: string; method: number; crc32: number; declared: number; data: Uint8Array }[]): Uint8Array {
+export function zipOf(
+  members: { name: string; method: number; crc32: number; declared: number; data: Uint8Array }[],
+): Uint8Array {
   const parts: Buffer[] = []
   const central: Buffer[] = []
   let offset = 0

@@ -24,7 +24,8 @@ export function extractMember(zip: Uint8Array, member: ZipMember, limit: number)
   if (member.declaredSize > limit) return { ok: false, reason: 'too_large', produced: 0 }
   const data = zip.subarray(member.dataOffset, member.dataOffset + member.compressedSize)
   const out = member.method === 0 ? stored(data, limit) : member.method === 8 ? inflate(data, limit) : null
-  if (!out) return { ok: false, reason: 'unreadable', message: `${member.name} uses compression method ${member.method}` }
+  if (!out)
+    return { ok: false, reason: 'unreadable', message: `${member.name} uses compression method ${member.method}` }
   if (!out.ok) return out.reason === 'too_large' ? { ok: false, reason: 'too_large', produced: out.produced } : out
   if (out.bytes.byteLength !== member.declaredSize)
     return { ok: false, reason: 'unreadable', message: `${member.name} does not inflate to its declared size` }
@@ -66,7 +67,8 @@ function inflate(data: Uint8Array, limit: number): Inflated {
     }
     if (data.byteLength === 0) inflater.push(new Uint8Array(0), true)
   } catch (err) {
-    if (produced <= limit) return { ok: false, reason: 'unreadable', message: `its data is corrupt (${(err as Error).message})` }
+    if (produced <= limit)
+      return { ok: false, reason: 'unreadable', message: `its data is corrupt (${(err as Error).message})` }
   }
   const kept = concat(chunks)
   return produced > limit ? { ok: false, reason: 'too_large', produced, head: kept } : { ok: true, bytes: kept }

@@ -43,7 +43,8 @@ export function readMembers(zip: Uint8Array): ZipMember[] {
   const members: ZipMember[] = []
   let at = offset
   for (let i = 0; i < count; i++) {
-    if (at + 46 > eocdAt || view.getUint32(at, true) !== CENTRAL) throw new ZipUnreadable('a central directory entry is corrupt')
+    if (at + 46 > eocdAt || view.getUint32(at, true) !== CENTRAL)
+      throw new ZipUnreadable('a central directory entry is corrupt')
     const flags = view.getUint16(at + 8, true)
     const method = view.getUint16(at + 10, true)
     const crc32 = view.getUint32(at + 16, true)
@@ -93,8 +94,13 @@ function endRecord(zip: Uint8Array): { count: number; offset: number; size: numb
 }
 
 function localHeader(view: DataView, at: number): { nameLength: number; extraLength: number; size: number } {
-  if (at + 30 > view.byteLength || view.getUint32(at, true) !== LOCAL) throw new ZipUnreadable('a local file header is missing')
-  return { size: view.getUint32(at + 22, true), nameLength: view.getUint16(at + 26, true), extraLength: view.getUint16(at + 28, true) }
+  if (at + 30 > view.byteLength || view.getUint32(at, true) !== LOCAL)
+    throw new ZipUnreadable('a local file header is missing')
+  return {
+    size: view.getUint32(at + 22, true),
+    nameLength: view.getUint16(at + 26, true),
+    extraLength: view.getUint16(at + 28, true),
+  }
 }
 
 /** UTF-8 when the archive says so (bit 11), else CP437, read as Latin-1 (the names that matter here are ASCII). */

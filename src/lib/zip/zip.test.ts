@@ -5,7 +5,11 @@ import { declaredMemberCount, readMembers, ZipUnreadable } from './central-direc
 
 describe('readMembers', () => {
   it('lists members from the central directory with their declared sizes', () => {
-    const zip = zipBytes({ 'a/app.ebp.md': utf8('hello'), 'b.txt': [utf8('x'.repeat(1000)), { level: 0 }], 'empty/': new Uint8Array(0) })
+    const zip = zipBytes({
+      'a/app.ebp.md': utf8('hello'),
+      'b.txt': [utf8('x'.repeat(1000)), { level: 0 }],
+      'empty/': new Uint8Array(0),
+    })
     const members = readMembers(zip)
     expect(members.map((m) => [m.name, m.isDirectory, m.method, m.declaredSize])).toEqual([
       ['a/app.ebp.md', false, 8, 5],
@@ -24,11 +28,14 @@ describe('readMembers', () => {
   it.each([
     ['truncated', (z: Uint8Array) => z.subarray(0, z.byteLength - 10)],
     ['no end record', (z: Uint8Array) => z.subarray(0, 30)],
-    ['a central entry out of place', (z: Uint8Array) => {
-      const copy = z.slice()
-      new DataView(copy.buffer).setUint32(findSignature(copy, 0x06054b50) + 16, 3, true)
-      return copy
-    }],
+    [
+      'a central entry out of place',
+      (z: Uint8Array) => {
+        const copy = z.slice()
+        new DataView(copy.buffer).setUint32(findSignature(copy, 0x06054b50) + 16, 3, true)
+        return copy
+      },
+    ],
   ])('throws ZipUnreadable when %s', (_, damage) => {
     expect(() => readMembers(damage(zipBytes({ 'a.txt': utf8('hello world') })))).toThrow(ZipUnreadable)
   })
@@ -67,10 +74,19 @@ describe('extractMember', () => {
     const corrupt = zip.slice()
     corrupt.fill(0xff, member.dataOffset, member.dataOffset + member.compressedSize)
     expect(extractMember(corrupt, member, 1_000_000)).toMatchObject({ ok: false, reason: 'unreadable' })
-    expect(extractMember(zip, { ...member, declaredSize: 599 }, 1_000_000)).toMatchObject({ ok: false, reason: 'unreadable' })
-    expect(extractMember(zip, { ...member, crc32: member.crc32 ^ 1 }, 1_000_000)).toMatchObject({ ok: false, reason: 'unreadable' })
+    expect(extractMember(zip, { ...member, declaredSize: 599 }, 1_000_000)).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+    })
+    expect(extractMember(zip, { ...member, crc32: member.crc32 ^ 1 }, 1_000_000)).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+    })
     expect(extractMember(zip, { ...member, method: 12 }, 1_000_000)).toMatchObject({ ok: false, reason: 'unreadable' })
-    expect(extractMember(zip, { ...member, encrypted: true }, 1_000_000)).toMatchObject({ ok: false, reason: 'unreadable' })
+    expect(extractMember(zip, { ...member, encrypted: true }, 1_000_000)).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+    })
   })
 })
 

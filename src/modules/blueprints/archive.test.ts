@@ -18,7 +18,10 @@ function refusal(archive: string): { status: number; error: string; details: Rec
 const cases: [string, () => string, Record<string, unknown>?][] = [
   ['archive.invalid_base64', () => 'this is not base64!'],
   ['archive.not_a_zip', () => Buffer.from('just some text, not a zip').toString('base64')],
-  ['archive.unreadable', () => Buffer.from(zipBytes({ 'app.ebp.md': utf8(document) }).subarray(0, 40)).toString('base64')],
+  [
+    'archive.unreadable',
+    () => Buffer.from(zipBytes({ 'app.ebp.md': utf8(document) }).subarray(0, 40)).toString('base64'),
+  ],
   ['archive.too_large', () => Buffer.alloc(4_000_001).toString('base64'), { limit: 4_000_000 }],
   [
     'archive.too_many_members',
@@ -26,7 +29,11 @@ const cases: [string, () => string, Record<string, unknown>?][] = [
     { limit: 64 },
   ],
   ['archive.unsafe_member_name', () => zipBase64({ '../app.ebp.md': utf8(document) }), { member: '../app.ebp.md' }],
-  ['archive.nested_archive', () => zipBase64({ 'app.ebp.md': utf8(document), 'more/inner.zip': utf8('x') }), { member: 'more/inner.zip' }],
+  [
+    'archive.nested_archive',
+    () => zipBase64({ 'app.ebp.md': utf8(document), 'more/inner.zip': utf8('x') }),
+    { member: 'more/inner.zip' },
+  ],
   [
     'archive.member_too_large',
     () => zipBase64({ 'app.ebp.md': new Uint8Array(1_000_001).fill(0x20) }),
@@ -38,14 +45,24 @@ const cases: [string, () => string, Record<string, unknown>?][] = [
     () => zipBase64({ 'a.ebp.md': utf8(document), 'deep/b.ebp.md': utf8(document) }),
     { members: ['a.ebp.md', 'deep/b.ebp.md'] },
   ],
-  ['archive.unexpected_member', () => zipBase64({ 'app.ebp.md': utf8(document), 'notes.txt': utf8('hi') }), { member: 'notes.txt' }],
+  [
+    'archive.unexpected_member',
+    () => zipBase64({ 'app.ebp.md': utf8(document), 'notes.txt': utf8('hi') }),
+    { member: 'notes.txt' },
+  ],
   ['archive.empty_document', () => zipBase64({ 'app.ebp.md': utf8(' \n\n') }), { member: 'app.ebp.md' }],
-  ['archive.not_utf8', () => zipBase64({ 'app.ebp.md': new Uint8Array([0x2d, 0x2d, 0x2d, 0xff, 0xfe]) }), { member: 'app.ebp.md' }],
+  [
+    'archive.not_utf8',
+    () => zipBase64({ 'app.ebp.md': new Uint8Array([0x2d, 0x2d, 0x2d, 0xff, 0xfe]) }),
+    { member: 'app.ebp.md' },
+  ],
 ]
 
 describe('readArchiveDocument', () => {
   it('reads the one .ebp.md at any depth (folders beside it are fine)', () => {
-    expect(readArchiveDocument(zipBase64({ 'app/': new Uint8Array(0), 'app/v1/desk.ebp.md': utf8(document) }))).toBe(document)
+    expect(readArchiveDocument(zipBase64({ 'app/': new Uint8Array(0), 'app/v1/desk.ebp.md': utf8(document) }))).toBe(
+      document,
+    )
     expect(readArchiveDocument(zipBase64({ 'DESK.EBP.MD': [utf8(document), { level: 0 }] }))).toBe(document)
   })
 
@@ -68,7 +85,10 @@ describe('readArchiveDocument', () => {
   })
 
   it('archive.member_too_large: a bomb declaring 1,000 bytes stops once its output passes 1,000,000', () => {
-    expect(refusal(zipBomb('app.ebp.md', 20_000_000, 1000))).toMatchObject({ status: 413, details: { code: 'archive.member_too_large' } })
+    expect(refusal(zipBomb('app.ebp.md', 20_000_000, 1000))).toMatchObject({
+      status: 413,
+      details: { code: 'archive.member_too_large' },
+    })
   })
 
   it.each([
@@ -77,11 +97,18 @@ describe('readArchiveDocument', () => {
     ['a drive letter', 'C:/app.ebp.md'],
     ['a .. segment inside', 'a/../../app.ebp.md'],
   ])('archive.unsafe_member_name: %s', (_, name) => {
-    expect(refusal(zipBase64({ [name]: utf8(document) })).details).toEqual({ code: 'archive.unsafe_member_name', member: name })
+    expect(refusal(zipBase64({ [name]: utf8(document) })).details).toEqual({
+      code: 'archive.unsafe_member_name',
+      member: name,
+    })
   })
 
   it.each([
-    ['a member whose bytes are a zip', { 'app.ebp.md': utf8(document), 'data.bin': zipBytes({ 'x.txt': utf8('x') }) }, 'data.bin'],
+    [
+      'a member whose bytes are a zip',
+      { 'app.ebp.md': utf8(document), 'data.bin': zipBytes({ 'x.txt': utf8('x') }) },
+      'data.bin',
+    ],
     ['a gzip member', { 'app.ebp.md': utf8(document), 'data.bin': new Uint8Array([0x1f, 0x8b, 8, 0]) }, 'data.bin'],
     ['a document that is itself a zip', { 'app.ebp.md': zipBytes({ 'x.txt': utf8('x') }) }, 'app.ebp.md'],
     ['a .tar.gz by name', { 'app.ebp.md': utf8(document), 'backup.tar.gz': utf8('x') }, 'backup.tar.gz'],

@@ -1,5 +1,12 @@
 import { AppError } from '../../lib/errors.js'
-import { declaredMemberCount, extractMember, peekMember, readMembers, ZipUnreadable, type ZipMember } from '../../lib/zip/index.js'
+import {
+  declaredMemberCount,
+  extractMember,
+  peekMember,
+  readMembers,
+  ZipUnreadable,
+  type ZipMember,
+} from '../../lib/zip/index.js'
 
 /** Archive limits (§ Limits): the zip, its members, and each member's uncompressed bytes. */
 export const archiveLimits = { bytes: 4_000_000, members: 64, memberBytes: 1_000_000 } as const

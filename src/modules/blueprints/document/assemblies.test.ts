@@ -7,7 +7,8 @@ const view = (id: string) => brick(`view id=${id}`, { name: 'All' })
 const only = (source: string, code: string) => readBlueprint(source).diagnostics.filter((d) => d.code === code)
 
 describe('assemblies', () => {
-  const extra = 'assemblies:\n  core:\n    title: Core\n    required: true\n    bricks: [a]\n  reports:\n    title: Reports\n    bricks:\n      - b\n      - ghost\n'
+  const extra =
+    'assemblies:\n  core:\n    title: Core\n    required: true\n    bricks: [a]\n  reports:\n    title: Reports\n    bricks:\n      - b\n      - ghost\n'
 
   it('reads key, title, required (false unless said) and bricks', () => {
     const report = readBlueprint(documentOf([view('a'), view('b')], { extra: extra.replace('      - ghost\n', '') }))
@@ -21,7 +22,13 @@ describe('assemblies', () => {
   it('assemblies.unknown_brick: at the line listing it', () => {
     const source = documentOf([view('a'), view('b')], { extra })
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'assemblies.unknown_brick', message: expect.stringContaining('"ghost"'), line: lineOf(source, '- ghost'), brickId: null },
+      {
+        severity: 'error',
+        code: 'assemblies.unknown_brick',
+        message: expect.stringContaining('"ghost"'),
+        line: lineOf(source, '- ghost'),
+        brickId: null,
+      },
     ])
   })
 
@@ -30,7 +37,13 @@ describe('assemblies', () => {
     const report = readBlueprint(source)
     expect(report.ok).toBe(true)
     expect(report.diagnostics).toEqual([
-      { severity: 'warning', code: 'assemblies.orphan_brick', message: expect.stringContaining('loose'), line: lineOf(source, 'id=loose'), brickId: 'loose' },
+      {
+        severity: 'warning',
+        code: 'assemblies.orphan_brick',
+        message: expect.stringContaining('loose'),
+        line: lineOf(source, 'id=loose'),
+        brickId: 'loose',
+      },
     ])
   })
 
@@ -42,19 +55,36 @@ describe('assemblies', () => {
     ['not a mapping', 'assemblies: [a]', 'assemblies:'],
     ['no title', 'assemblies:\n  core:\n    bricks: [a]', 'core:'],
     ['no bricks', 'assemblies:\n  core:\n    title: Core', 'core:'],
-    ['required not a boolean', 'assemblies:\n  core:\n    title: Core\n    required: maybe\n    bricks: [a]', 'required:'],
+    [
+      'required not a boolean',
+      'assemblies:\n  core:\n    title: Core\n    required: maybe\n    bricks: [a]',
+      'required:',
+    ],
     ['an unknown key', 'assemblies:\n  core:\n    title: Core\n    colour: red\n    bricks: [a]', 'colour'],
     ['a brick id that is not text', 'assemblies:\n  core:\n    title: Core\n    bricks: [[a]]', 'bricks:'],
   ])('assemblies.invalid: %s', (_, block, at) => {
     const source = documentOf([view('a')], { extra: block })
     expect(only(source, 'assemblies.invalid')).toEqual([
-      { severity: 'error', code: 'assemblies.invalid', message: expect.any(String), line: lineOf(source, at), brickId: null },
+      {
+        severity: 'error',
+        code: 'assemblies.invalid',
+        message: expect.any(String),
+        line: lineOf(source, at),
+        brickId: null,
+      },
     ])
   })
 })
 
 describe('selecting assemblies', () => {
-  const decl = (key: string, required: boolean, bricks: string[]): AssemblyDecl => ({ key, title: key, required, bricks, line: 1, brickLines: [] })
+  const decl = (key: string, required: boolean, bricks: string[]): AssemblyDecl => ({
+    key,
+    title: key,
+    required,
+    bricks,
+    line: 1,
+    brickLines: [],
+  })
   const assemblies = [decl('core', true, ['a']), decl('reports', false, ['b']), decl('extras', false, ['c'])]
 
   it('omitted means all; a required assembly is always in; unknown keys are ignored', () => {

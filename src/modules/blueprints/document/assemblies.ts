@@ -22,7 +22,9 @@ export function readAssemblies(node: Node | null | undefined, ctx: EnvelopeReadC
   const out: AssemblyDecl[] = []
   if (node === undefined || node === null || (isScalar(node) && node.value === null)) return out
   if (!isMap(node)) {
-    ctx.report(diagnostic('assemblies.invalid', 'assemblies must be a mapping of key to assembly', ctx.lineAt(offsetOf(node))))
+    ctx.report(
+      diagnostic('assemblies.invalid', 'assemblies must be a mapping of key to assembly', ctx.lineAt(offsetOf(node))),
+    )
     return out
   }
   for (const pair of node.items) {

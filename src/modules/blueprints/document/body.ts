@@ -13,7 +13,12 @@ export type BodyRead =
  */
 export function readBrickBody(text: string): BodyRead {
   if (text.trim() === '') {
-    return { ok: false, code: 'brick.invalid_json', message: "the body is empty: a brick's body is a JSON object", lineInBody: 0 }
+    return {
+      ok: false,
+      code: 'brick.invalid_json',
+      message: "the body is empty: a brick's body is a JSON object",
+      lineInBody: 0,
+    }
   }
   let value: unknown
   try {
@@ -23,7 +28,8 @@ export function readBrickBody(text: string): BodyRead {
       const message = `the body nests deeper than ${maxJsonNesting} levels`
       return { ok: false, code: 'brick.invalid_json', message, lineInBody: 0 }
     }
-    if (err instanceof JsonTooLarge) return { ok: false, code: 'brick.invalid_json', message: err.message, lineInBody: 0 }
+    if (err instanceof JsonTooLarge)
+      return { ok: false, code: 'brick.invalid_json', message: err.message, lineInBody: 0 }
     // JSON.parse's own message quotes the text and differs between Node versions: say it here instead.
     const at = Math.max(0, jsonErrorOffset(text))
     const lineInBody = countLines(text, at)

@@ -4,7 +4,8 @@ import { readBlueprint } from './read.js'
 import { brick, documentOf, lineOf, ticketsCollection } from './test-document.js'
 
 const only = (source: string, code: string) => readBlueprint(source).diagnostics.filter((d) => d.code === code)
-const nav = (id: string, extra = '') => brick(`nav id=${id}${extra}`, { label: '${params.prefix} Desk', target: { kind: 'url', ref: 'https://example.com' } })
+const nav = (id: string, extra = '') =>
+  brick(`nav id=${id}${extra}`, { label: '${params.prefix} Desk', target: { kind: 'url', ref: 'https://example.com' } })
 
 describe('brick fences', () => {
   it('reads id, kind, needs and title; other fences are prose and install nothing', () => {
@@ -13,7 +14,10 @@ describe('brick fences', () => {
       '```json\n{"not": "a brick"}\n```\n',
       '```\nplain\n```\n',
       '    ```service:nav id=indented\n    {}\n    ```\n',
-      brick('records id=seed needs=tickets title="First \\"tickets\\""', { collection: '${params.prefix}_tickets', rows: [] }),
+      brick('records id=seed needs=tickets title="First \\"tickets\\""', {
+        collection: '${params.prefix}_tickets',
+        rows: [],
+      }),
       '~~~ service:role id=staff\n{"name": "${params.prefix}_staff"}\n~~~\n',
       '> ```service:nav id=quoted\n> {"label": "${params.prefix} quoted", "target": {"kind": "url", "ref": "https://example.com"}}\n> ```\n',
     ])
@@ -44,7 +48,13 @@ describe('brick fences', () => {
   it('brick.missing_id: a fence without id (brickId null)', () => {
     const source = documentOf([brick('view', { name: 'All' })])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.missing_id', message: expect.stringContaining('id='), line: lineOf(source, 'service:view'), brickId: null },
+      {
+        severity: 'error',
+        code: 'brick.missing_id',
+        message: expect.stringContaining('id='),
+        line: lineOf(source, 'service:view'),
+        brickId: null,
+      },
     ])
   })
 
@@ -52,7 +62,13 @@ describe('brick fences', () => {
     const source = documentOf([nav('menu'), nav('menu')])
     const report = readBlueprint(source)
     expect(report.diagnostics).toEqual([
-      { severity: 'error', code: 'brick.duplicate_id', message: expect.stringContaining('menu'), line: lineOf(source, 'service:nav', 2), brickId: 'menu' },
+      {
+        severity: 'error',
+        code: 'brick.duplicate_id',
+        message: expect.stringContaining('menu'),
+        line: lineOf(source, 'service:nav', 2),
+        brickId: 'menu',
+      },
     ])
     expect(report.bricks.map((b) => b.line)).toEqual([lineOf(source, 'service:nav')])
   })
@@ -60,19 +76,33 @@ describe('brick fences', () => {
   it('brick.unterminated: a fence that never closes', () => {
     const source = `${documentOf([ticketsCollection])}\n\`\`\`service:view id=open\n{"name": "All"}\n`
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.unterminated', message: expect.any(String), line: lineOf(source, 'service:view'), brickId: 'open' },
+      {
+        severity: 'error',
+        code: 'brick.unterminated',
+        message: expect.any(String),
+        line: lineOf(source, 'service:view'),
+        brickId: 'open',
+      },
     ])
   })
 
   it('brick.unterminated: an opening fence on the last line', () => {
     const source = `${documentOf([])}\n\`\`\`service:view id=last`
-    expect(only(source, 'brick.unterminated')).toEqual([expect.objectContaining({ line: lineOf(source, 'service:view'), brickId: 'last' })])
+    expect(only(source, 'brick.unterminated')).toEqual([
+      expect.objectContaining({ line: lineOf(source, 'service:view'), brickId: 'last' }),
+    ])
   })
 
   it('brick.invalid_json: at the line the parser stopped on', () => {
     const source = documentOf([brick('view id=v', '{\n  "name": "All",\n  "limit": ,\n}')])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.invalid_json', message: expect.stringContaining('not JSON'), line: lineOf(source, '"limit"'), brickId: 'v' },
+      {
+        severity: 'error',
+        code: 'brick.invalid_json',
+        message: expect.stringContaining('not JSON'),
+        line: lineOf(source, '"limit"'),
+        brickId: 'v',
+      },
     ])
   })
 
@@ -83,14 +113,30 @@ describe('brick fences', () => {
   ])('brick.invalid_json: %s is a diagnostic, not a crash', (_, body, message) => {
     const source = documentOf([brick('view id=v', body)])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.invalid_json', message: expect.stringContaining(message), line: expect.any(Number), brickId: 'v' },
+      {
+        severity: 'error',
+        code: 'brick.invalid_json',
+        message: expect.stringContaining(message),
+        line: expect.any(Number),
+        brickId: 'v',
+      },
     ])
   })
 
-  it.each([['an array', '[1, 2]'], ['a string', '"text"'], ['null', 'null']])('brick.invalid_body: %s is not a JSON object', (_, body) => {
+  it.each([
+    ['an array', '[1, 2]'],
+    ['a string', '"text"'],
+    ['null', 'null'],
+  ])('brick.invalid_body: %s is not a JSON object', (_, body) => {
     const source = documentOf([brick('view id=v', body)])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.invalid_body', message: expect.stringContaining('JSON object'), line: lineOf(source, body), brickId: 'v' },
+      {
+        severity: 'error',
+        code: 'brick.invalid_body',
+        message: expect.stringContaining('JSON object'),
+        line: lineOf(source, body),
+        brickId: 'v',
+      },
     ])
   })
 
@@ -103,7 +149,13 @@ describe('brick fences', () => {
   ])('brick.invalid_info: %s', (_, info, message, brickId) => {
     const source = documentOf([brick(info, { name: 'All' })])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.invalid_info', message: expect.stringContaining(message), line: lineOf(source, 'service:view'), brickId },
+      {
+        severity: 'error',
+        code: 'brick.invalid_info',
+        message: expect.stringContaining(message),
+        line: lineOf(source, 'service:view'),
+        brickId,
+      },
     ])
   })
 })

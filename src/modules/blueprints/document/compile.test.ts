@@ -52,7 +52,11 @@ describe('compileBody', () => {
   })
 
   it('a string that is exactly one number or boolean reference becomes that value; inside text it is written', () => {
-    const compiled = compileBody({ max: '${params.limit}', on: '${params.live}', text: 'max ${params.limit}' }, params, {})
+    const compiled = compileBody(
+      { max: '${params.limit}', on: '${params.live}', text: 'max ${params.limit}' },
+      params,
+      {},
+    )
     expect(compiled.value).toEqual({ max: 25, on: false, text: 'max 25' })
   })
 

@@ -15,14 +15,22 @@ describe('the envelope', () => {
   it('envelope.missing: a document without front matter (its bricks are still read)', () => {
     const report = readBlueprint(`# Just prose\n\n${ticketsCollection}`)
     expect(report.diagnostics).toEqual([
-      { severity: 'error', code: 'envelope.missing', message: expect.stringContaining('front matter'), line: 1, brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.missing',
+        message: expect.stringContaining('front matter'),
+        line: 1,
+        brickId: null,
+      },
     ])
     expect(report.bricks.map((b) => b.id)).toEqual(['tickets'])
   })
 
   it('envelope.unterminated: front matter that never closes (nothing else is read)', () => {
     const report = readBlueprint('---\nformat: service-blueprint-v1\nid: help-desk\n\n```service:nav id=x\n{}\n```\n')
-    expect(report.diagnostics).toEqual([expect.objectContaining({ code: 'envelope.unterminated', severity: 'error', line: 1, brickId: null })])
+    expect(report.diagnostics).toEqual([
+      expect.objectContaining({ code: 'envelope.unterminated', severity: 'error', line: 1, brickId: null }),
+    ])
     expect(report.bricks).toEqual([])
   })
 
@@ -35,7 +43,13 @@ describe('the envelope', () => {
     const source = documentOf([ticketsCollection]).replace('format: service-blueprint-v1', line)
     const report = readBlueprint(source)
     expect(report.diagnostics).toEqual([
-      { severity: 'error', code: 'envelope.unsupported_format', message: expect.stringMatching(message), line: 2, brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.unsupported_format',
+        message: expect.stringMatching(message),
+        line: 2,
+        brickId: null,
+      },
     ])
     expect(report.bricks).toEqual([])
   })
@@ -45,7 +59,10 @@ describe('the envelope', () => {
     expect(only(none, 'envelope.unsupported_format')).toEqual([
       expect.objectContaining({ message: expect.stringContaining('declares no format'), line: 2 }),
     ])
-    const late = documentOf([]).replace('format: service-blueprint-v1\nid: help-desk', 'id: help-desk\nformat: service-blueprint-v1')
+    const late = documentOf([]).replace(
+      'format: service-blueprint-v1\nid: help-desk',
+      'id: help-desk\nformat: service-blueprint-v1',
+    )
     expect(only(late, 'envelope.unsupported_format')).toEqual([
       expect.objectContaining({ message: expect.stringContaining('first line'), line: 3 }),
     ])
@@ -56,8 +73,18 @@ describe('the envelope', () => {
     const report = readBlueprint(source)
     expect(report.ok).toBe(true)
     expect(report.diagnostics).toEqual([
-      expect.objectContaining({ severity: 'warning', code: 'envelope.removed_key', line: lineOf(source, 'publisher'), brickId: null }),
-      expect.objectContaining({ severity: 'warning', code: 'envelope.removed_key', line: lineOf(source, 'requires'), brickId: null }),
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'envelope.removed_key',
+        line: lineOf(source, 'publisher'),
+        brickId: null,
+      }),
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'envelope.removed_key',
+        line: lineOf(source, 'requires'),
+        brickId: null,
+      }),
     ])
   })
 
@@ -68,13 +95,24 @@ describe('the envelope', () => {
   ])('envelope.unsupported_syntax: %s', (_, extra, message, at) => {
     const source = documentOf([], { extra })
     expect(only(source, 'envelope.unsupported_syntax')).toEqual([
-      { severity: 'error', code: 'envelope.unsupported_syntax', message: expect.stringContaining(message), line: lineOf(source, at), brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.unsupported_syntax',
+        message: expect.stringContaining(message),
+        line: lineOf(source, at),
+        brickId: null,
+      },
     ])
   })
 
   it('envelope.unsupported_syntax: a billion-laughs envelope is refused without expanding a single alias', () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for (let i = 1; i < 12; i++) levels.push(`${'b'.repeat(i)}: &${'b'.repeat(i)} [${Array(9).fill(i === 1 ? '*a' : `*${'b'.repeat(i - 1)}`).join(',')}]`)
+    for (let i = 1; i < 12; i++)
+      levels.push(
+        `${'b'.repeat(i)}: &${'b'.repeat(i)} [${Array(9)
+          .fill(i === 1 ? '*a' : `*${'b'.repeat(i - 1)}`)
+          .join(',')}]`,
+      )
     const source = `---\nformat: service-blueprint-v1\n${levels.join('\n')}\n---\n`
     const report = readBlueprint(source)
     expect(report.ok).toBe(false)
@@ -89,7 +127,13 @@ describe('the envelope', () => {
   ])('envelope.invalid_id: %s', (_, line, at) => {
     const source = documentOf([]).replace('id: help-desk', line)
     expect(only(source, 'envelope.invalid_id')).toEqual([
-      { severity: 'error', code: 'envelope.invalid_id', message: expect.stringContaining('[a-z]'), line: lineOf(source, at), brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.invalid_id',
+        message: expect.stringContaining('[a-z]'),
+        line: lineOf(source, at),
+        brickId: null,
+      },
     ])
   })
 
@@ -105,23 +149,42 @@ describe('the envelope', () => {
   it.each(['1.0', '1', 'v1.0.0', '1.0.0-', '01.0.0', '1.0.0+'])('envelope.invalid_version: %s', (version) => {
     const source = documentOf([]).replace('version: 1.0.0', `version: ${version}`)
     expect(only(source, 'envelope.invalid_version')).toEqual([
-      { severity: 'error', code: 'envelope.invalid_version', message: expect.stringContaining('semantic'), line: 5, brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.invalid_version',
+        message: expect.stringContaining('semantic'),
+        line: 5,
+        brickId: null,
+      },
     ])
   })
 
-  it.each(['1.0.0', '0.1.0-beta.2', '2.3.4+build.7', '10.20.30-rc.1+x'])('a semver version is accepted: %s', (version) => {
-    expect(readBlueprint(documentOf([ticketsCollection]).replace('version: 1.0.0', `version: "${version}"`)).ok).toBe(true)
-  })
+  it.each(['1.0.0', '0.1.0-beta.2', '2.3.4+build.7', '10.20.30-rc.1+x'])(
+    'a semver version is accepted: %s',
+    (version) => {
+      expect(readBlueprint(documentOf([ticketsCollection]).replace('version: 1.0.0', `version: "${version}"`)).ok).toBe(
+        true,
+      )
+    },
+  )
 
   it('envelope.invalid_name: a name that is not text', () => {
     const source = documentOf([]).replace('name: Help desk', 'name: [a, b]')
-    expect(only(source, 'envelope.invalid_name')).toEqual([expect.objectContaining({ severity: 'error', line: 4, brickId: null })])
+    expect(only(source, 'envelope.invalid_name')).toEqual([
+      expect.objectContaining({ severity: 'error', line: 4, brickId: null }),
+    ])
   })
 
   it('envelope.unknown_key: no other envelope keys exist', () => {
     const source = documentOf([ticketsCollection], { extra: 'license: MIT' })
     expect(only(source, 'envelope.unknown_key')).toEqual([
-      { severity: 'error', code: 'envelope.unknown_key', message: expect.stringContaining('license is not an envelope key'), line: lineOf(source, 'license'), brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.unknown_key',
+        message: expect.stringContaining('license is not an envelope key'),
+        line: lineOf(source, 'license'),
+        brickId: null,
+      },
     ])
   })
 
@@ -147,14 +210,24 @@ describe('the envelope', () => {
       expect.objectContaining({ message: expect.stringContaining('deeper than 16'), line: 3 }),
     ])
     const block = `---\nformat: service-blueprint-v1\n${Array.from({ length: 40 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')}\n---\n`
-    expect(only(block, 'envelope.invalid_yaml')).toEqual([expect.objectContaining({ message: expect.stringContaining('deeper than 16') })])
-    expect(only(`---\nformat: service-blueprint-v1\nx: ${'- '.repeat(30_000)}\n---\n`, 'envelope.invalid_yaml')).toHaveLength(1)
+    expect(only(block, 'envelope.invalid_yaml')).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('deeper than 16') }),
+    ])
+    expect(
+      only(`---\nformat: service-blueprint-v1\nx: ${'- '.repeat(30_000)}\n---\n`, 'envelope.invalid_yaml'),
+    ).toHaveLength(1)
   })
 
   it('envelope.too_large: front matter over 65,536 bytes is not parsed', () => {
     const source = `${envelope({ extra: `# ${'x'.repeat(70_000)}` })}\n${ticketsCollection}`
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'envelope.too_large', message: expect.stringContaining('65536'), line: 1, brickId: null },
+      {
+        severity: 'error',
+        code: 'envelope.too_large',
+        message: expect.stringContaining('65536'),
+        line: 1,
+        brickId: null,
+      },
     ])
   })
 

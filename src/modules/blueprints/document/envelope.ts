@@ -93,7 +93,10 @@ export function readEnvelope(lines: readonly string[], report: (d: Diagnostic) =
 }
 
 /** The envelope keys; null when the format is refused (the rest is then not read). */
-function readKeys(root: Node & { items: { key: unknown; value: unknown }[] }, ctx: EnvelopeReadContext): Envelope | null {
+function readKeys(
+  root: Node & { items: { key: unknown; value: unknown }[] },
+  ctx: EnvelopeReadContext,
+): Envelope | null {
   const pairs = root.items.map((pair) => ({
     key: String((pair.key as { value?: unknown }).value),
     value: pair.value as Node | null,
@@ -124,7 +127,11 @@ function readKeys(root: Node & { items: { key: unknown; value: unknown }[] }, ct
       ctx.report(diagnostic('envelope.removed_key', `${key} is no longer part of the envelope and is ignored`, line))
     } else if (key !== 'format') {
       ctx.report(
-        diagnostic('envelope.unknown_key', `${key.slice(0, 80)} is not an envelope key (${[...envelopeKeys].join(', ')})`, line),
+        diagnostic(
+          'envelope.unknown_key',
+          `${key.slice(0, 80)} is not an envelope key (${[...envelopeKeys].join(', ')})`,
+          line,
+        ),
       )
     }
   }

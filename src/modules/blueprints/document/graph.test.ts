@@ -10,15 +10,33 @@ describe('the needs graph in a document', () => {
   it('brick.unknown_dependency: needs names a missing brick', () => {
     const source = documentOf([view('id=a needs=ghost')])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.unknown_dependency', message: expect.stringContaining('ghost'), line: lineOf(source, 'id=a'), brickId: 'a' },
+      {
+        severity: 'error',
+        code: 'brick.unknown_dependency',
+        message: expect.stringContaining('ghost'),
+        line: lineOf(source, 'id=a'),
+        brickId: 'a',
+      },
     ])
   })
 
   it('brick.dependency_cycle: once per cycle, at its first brick', () => {
     const source = documentOf([view('id=a needs=c'), view('id=b needs=a'), view('id=c needs=b'), view('id=d needs=d')])
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.dependency_cycle', message: 'needs form a cycle among a, b, c', line: lineOf(source, 'id=a'), brickId: 'a' },
-      { severity: 'error', code: 'brick.dependency_cycle', message: 'd needs itself', line: lineOf(source, 'id=d'), brickId: 'd' },
+      {
+        severity: 'error',
+        code: 'brick.dependency_cycle',
+        message: 'needs form a cycle among a, b, c',
+        line: lineOf(source, 'id=a'),
+        brickId: 'a',
+      },
+      {
+        severity: 'error',
+        code: 'brick.dependency_cycle',
+        message: 'd needs itself',
+        line: lineOf(source, 'id=d'),
+        brickId: 'd',
+      },
     ])
   })
 })

@@ -34,7 +34,8 @@ export function readInfoString(info: string): InfoRead {
     while (i < rest.length && /\s/.test(rest[i]!)) i++
     if (i >= rest.length) break
     const key = /^[A-Za-z][\w-]*/.exec(rest.slice(i, i + 40))?.[0]
-    if (!key || rest[i + key.length] !== '=') return fail(`expected name=value at ${JSON.stringify(rest.slice(i, i + 20))}`)
+    if (!key || rest[i + key.length] !== '=')
+      return fail(`expected name=value at ${JSON.stringify(rest.slice(i, i + 20))}`)
     if (!attributes.has(key)) return fail(`unknown attribute ${key} (id, needs, title)`)
     if (values.has(key)) return fail(`${key} is given twice`)
     i += key.length + 1

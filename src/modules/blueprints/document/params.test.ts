@@ -21,17 +21,27 @@ describe('parameters', () => {
   it('params.no_namespace: no parameter carries namespace: true (at the params line)', () => {
     const source = documentOf([], { params: '  - name: title\n    type: string\n' })
     expect(only(source, 'params.no_namespace')).toEqual([
-      { severity: 'error', code: 'params.no_namespace', message: expect.stringContaining('none does'), line: lineOf(source, 'params:'), brickId: null },
+      {
+        severity: 'error',
+        code: 'params.no_namespace',
+        message: expect.stringContaining('none does'),
+        line: lineOf(source, 'params:'),
+        brickId: null,
+      },
     ])
   })
 
   it('params.no_namespace: no params at all (line null)', () => {
     const source = documentOf([]).replace(/params:\n(?: {2}.*\n)+/, '')
-    expect(only(source, 'params.no_namespace')).toEqual([expect.objectContaining({ severity: 'error', line: null, brickId: null })])
+    expect(only(source, 'params.no_namespace')).toEqual([
+      expect.objectContaining({ severity: 'error', line: null, brickId: null }),
+    ])
   })
 
   it('params.multiple_namespace: at the second namespace parameter', () => {
-    const source = documentOf([], { params: `${namespaceParam}  - name: other\n    type: identifier\n    namespace: true\n` })
+    const source = documentOf([], {
+      params: `${namespaceParam}  - name: other\n    type: identifier\n    namespace: true\n`,
+    })
     expect(only(source, 'params.multiple_namespace')).toEqual([
       {
         severity: 'error',
@@ -44,21 +54,45 @@ describe('parameters', () => {
   })
 
   it('params.secret_default: a secret with a default; the default is neither kept nor repeated', () => {
-    const source = documentOf([], { params: `${namespaceParam}  - name: token\n    type: secret\n    default: hunter2-value\n` })
+    const source = documentOf([], {
+      params: `${namespaceParam}  - name: token\n    type: secret\n    default: hunter2-value\n`,
+    })
     const report = readBlueprint(source)
     expect(report.diagnostics).toEqual([
-      { severity: 'error', code: 'params.secret_default', message: expect.stringContaining('token'), line: lineOf(source, 'hunter2'), brickId: null },
+      {
+        severity: 'error',
+        code: 'params.secret_default',
+        message: expect.stringContaining('token'),
+        line: lineOf(source, 'hunter2'),
+        brickId: null,
+      },
     ])
     expect(JSON.stringify(report)).not.toContain('hunter2-value')
   })
 
   it('params.unknown_reference: ${params.x} of an undeclared name, once per name and brick', () => {
     const source = documentOf([
-      brick('collection id=tickets', { name: '${params.prefix}_${params.missing}', accessPreset: 'private', x: ['${params.missing}', '${params.bad-name}'] }),
+      brick('collection id=tickets', {
+        name: '${params.prefix}_${params.missing}',
+        accessPreset: 'private',
+        x: ['${params.missing}', '${params.bad-name}'],
+      }),
     ])
     expect(only(source, 'params.unknown_reference')).toEqual([
-      { severity: 'error', code: 'params.unknown_reference', message: '${params.missing} names no declared parameter', line: lineOf(source, 'service:collection'), brickId: 'tickets' },
-      { severity: 'error', code: 'params.unknown_reference', message: '${params.bad-name} names no declared parameter', line: lineOf(source, 'service:collection'), brickId: 'tickets' },
+      {
+        severity: 'error',
+        code: 'params.unknown_reference',
+        message: '${params.missing} names no declared parameter',
+        line: lineOf(source, 'service:collection'),
+        brickId: 'tickets',
+      },
+      {
+        severity: 'error',
+        code: 'params.unknown_reference',
+        message: '${params.bad-name} names no declared parameter',
+        line: lineOf(source, 'service:collection'),
+        brickId: 'tickets',
+      },
     ])
   })
 
@@ -72,12 +106,23 @@ describe('parameters', () => {
     ['a bad name', '  - name: 9lives\n    type: string\n', '9lives'],
     ['an unknown key', '  - name: a\n    type: string\n    label: A\n', 'label: A'],
     ['a name given twice', '  - name: prefix\n    type: string\n', '- name: prefix', 2],
-    ['a namespace that is not an identifier', '  - name: a\n    type: string\n    namespace: true\n', 'namespace: true', 2],
+    [
+      'a namespace that is not an identifier',
+      '  - name: a\n    type: string\n    namespace: true\n',
+      'namespace: true',
+      2,
+    ],
     ['a list instead of an entry', '  - [a, b]\n', '- [a, b]'],
   ])('params.invalid: %s', (_, extra, at, nth = 1) => {
     const source = documentOf([], { params: `${namespaceParam}${extra}` })
     expect(only(source, 'params.invalid')).toEqual([
-      { severity: 'error', code: 'params.invalid', message: expect.any(String), line: lineOf(source, at, nth), brickId: null },
+      {
+        severity: 'error',
+        code: 'params.invalid',
+        message: expect.any(String),
+        line: lineOf(source, at, nth),
+        brickId: null,
+      },
     ])
   })
 
@@ -94,9 +139,17 @@ describe('parameters', () => {
     ['email', 'not-an-address'],
     ['url', 'ftp://example.com'],
   ])('params.invalid_value: a %s default of %s', (type, value) => {
-    const source = documentOf([], { params: `${namespaceParam}  - name: p\n    type: ${type}\n    default: ${value}\n` })
+    const source = documentOf([], {
+      params: `${namespaceParam}  - name: p\n    type: ${type}\n    default: ${value}\n`,
+    })
     expect(only(source, 'params.invalid_value')).toEqual([
-      { severity: 'error', code: 'params.invalid_value', message: expect.stringContaining(`p (${type})`), line: lineOf(source, `default: ${value}`), brickId: null },
+      {
+        severity: 'error',
+        code: 'params.invalid_value',
+        message: expect.stringContaining(`p (${type})`),
+        line: lineOf(source, `default: ${value}`),
+        brickId: null,
+      },
     ])
   })
 })

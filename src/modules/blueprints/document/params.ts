@@ -47,9 +47,13 @@ export function paramValueProblem(param: Pick<ParamDecl, 'name' | 'type'>, value
         ? null
         : `${is} must be a lowercase letter followed by up to eleven lowercase letters, digits or underscores`
     case 'string':
-      return typeof value === 'string' && value.length <= 10_000 ? null : `${is} must be a string of at most 10000 characters`
+      return typeof value === 'string' && value.length <= 10_000
+        ? null
+        : `${is} must be a string of at most 10000 characters`
     case 'email':
-      return typeof value === 'string' && value.length <= 254 && email.test(value) ? null : `${is} must be an email address`
+      return typeof value === 'string' && value.length <= 254 && email.test(value)
+        ? null
+        : `${is} must be an email address`
     case 'url':
       return typeof value === 'string' && isHttpUrl(value) ? null : `${is} must be an absolute http or https URL`
     case 'number':
@@ -74,7 +78,11 @@ function isHttpUrl(value: string): boolean {
  * one carries `namespace: true` and it is an identifier; a secret carries no default; a default fits its type.
  * Returns the declarations that could be read; every problem is reported.
  */
-export function readParams(node: Node | null | undefined, keyLine: number | null, ctx: EnvelopeReadContext): ParamDecl[] {
+export function readParams(
+  node: Node | null | undefined,
+  keyLine: number | null,
+  ctx: EnvelopeReadContext,
+): ParamDecl[] {
   const params: ParamDecl[] = []
   if (node !== undefined && node !== null && !(isScalar(node) && node.value === null) && !isSeq(node)) {
     ctx.report(diagnostic('params.invalid', 'params must be a list of parameters', ctx.lineAt(offsetOf(node))))
@@ -121,7 +129,8 @@ function readParam(item: Node, ctx: EnvelopeReadContext): ParamDecl | null {
     const key = String((pair.key as { value?: unknown }).value)
     const keyLine = ctx.lineAt(offsetOf(pair.key))
     if (!paramKeys.has(key)) return refuse(`a parameter has no key ${key} (name, type, namespace, default)`, keyLine)
-    if (pair.value !== null && !isScalar(pair.value)) return refuse(`the parameter's ${key} must be a single value`, keyLine)
+    if (pair.value !== null && !isScalar(pair.value))
+      return refuse(`the parameter's ${key} must be a single value`, keyLine)
     fields.set(key, { value: isScalar(pair.value) ? pair.value.value : null, line: keyLine })
   }
   const lineOf = (key: string) => fields.get(key)?.line ?? line
@@ -154,9 +163,7 @@ function readParam(item: Node, ctx: EnvelopeReadContext): ParamDecl | null {
     line,
   }
   if (given !== undefined && type === 'secret') {
-    ctx.report(
-      diagnostic('params.secret_default', `the secret parameter ${name} may not carry a default`, given.line),
-    )
+    ctx.report(diagnostic('params.secret_default', `the secret parameter ${name} may not carry a default`, given.line))
   } else if (given !== undefined) {
     const problem = paramValueProblem(param, given.value)
     if (problem) ctx.report(diagnostic('params.invalid_value', `default of ${problem}`, given.line))

@@ -183,7 +183,10 @@ function checkNaming(
   const field = kind.namedBy!
   const value = body[field]
   if (typeof value === 'string' && value.includes(`\${params.${namespace}}`)) return
-  const what = kind.kind === 'nav' ? 'a nav item embeds the namespace in its label' : `${kind.label} embeds the namespace in its name`
+  const what =
+    kind.kind === 'nav'
+      ? 'a nav item embeds the namespace in its label'
+      : `${kind.label} embeds the namespace in its name`
   report(
     diagnostic(
       'naming.missing_namespace',
@@ -199,7 +202,12 @@ function checkGraph(bricks: readonly Brick[], report: (d: Diagnostic) => void): 
   const lineOf = new Map(bricks.map((b) => [b.id, b.line]))
   for (const { brickId, missing } of unknownDependencies(bricks)) {
     report(
-      diagnostic('brick.unknown_dependency', `needs names ${missing}, which no brick has as its id`, lineOf.get(brickId)!, brickId),
+      diagnostic(
+        'brick.unknown_dependency',
+        `needs names ${missing}, which no brick has as its id`,
+        lineOf.get(brickId)!,
+        brickId,
+      ),
     )
   }
   for (const cycle of dependencyCycles(bricks)) {

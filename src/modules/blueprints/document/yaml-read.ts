@@ -26,7 +26,9 @@ export function readYaml(text: string): YamlRead {
   if (deep !== null) {
     return {
       ok: false,
-      problems: [{ kind: 'syntax', message: `the front matter nests deeper than ${maxYamlNesting} levels`, offset: deep }],
+      problems: [
+        { kind: 'syntax', message: `the front matter nests deeper than ${maxYamlNesting} levels`, offset: deep },
+      ],
     }
   }
   // uniqueKeys is checked below in linear time (the library's own check compares every pair of keys).
@@ -48,7 +50,8 @@ function structuralProblems(text: string, root: Node | null): YamlProblem[] {
       continue
     }
     if (!isScalar(node) && !isMap(node) && !isSeq(node)) continue
-    if (node.anchor) problems.push({ kind: 'unsupported', message: `anchor &${node.anchor}`, offset: anchorAt(text, node) })
+    if (node.anchor)
+      problems.push({ kind: 'unsupported', message: `anchor &${node.anchor}`, offset: anchorAt(text, node) })
     if (isSeq(node)) for (const item of node.items) stack.push(item)
     if (!isMap(node)) continue
     const seen = new Set<string>()
@@ -59,12 +62,17 @@ function structuralProblems(text: string, root: Node | null): YamlProblem[] {
         else problems.push({ kind: 'syntax', message: 'keys must be plain scalars', offset: offsetOf(key) })
         continue
       }
-      if (key.anchor) problems.push({ kind: 'unsupported', message: `anchor &${key.anchor}`, offset: anchorAt(text, key) })
+      if (key.anchor)
+        problems.push({ kind: 'unsupported', message: `anchor &${key.anchor}`, offset: anchorAt(text, key) })
       const name = String(key.value)
       if (name === '<<' && key.type === 'PLAIN') {
         problems.push({ kind: 'unsupported', message: 'merge key <<', offset: offsetOf(key) })
       } else if (seen.has(name)) {
-        problems.push({ kind: 'syntax', message: `the key ${name} appears twice in one mapping`, offset: offsetOf(key) })
+        problems.push({
+          kind: 'syntax',
+          message: `the key ${name} appears twice in one mapping`,
+          offset: offsetOf(key),
+        })
       }
       seen.add(name)
       stack.push(pair.value)

@@ -21,6 +21,9 @@ export const collectionKind = defineBrickKind({
     }
     const other = stated.find((preset) => preset !== 'private')
     if (other !== undefined)
-      ctx.error('access.preset_not_private', `a collection brick's accessPreset must be private, not ${JSON.stringify(other)}`)
+      ctx.error(
+        'access.preset_not_private',
+        `a collection brick's accessPreset must be private, not ${JSON.stringify(other)}`,
+      )
   },
 })

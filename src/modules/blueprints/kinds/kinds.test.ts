@@ -90,7 +90,13 @@ describe('collection bricks', () => {
   it('access.preset_required: accessPreset is not stated', () => {
     const source = collection({})
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'access.preset_required', message: expect.stringContaining('accessPreset: private'), line: lineOf(source, 'service:collection'), brickId: 'c' },
+      {
+        severity: 'error',
+        code: 'access.preset_required',
+        message: expect.stringContaining('accessPreset: private'),
+        line: lineOf(source, 'service:collection'),
+        brickId: 'c',
+      },
     ])
   })
 
@@ -102,7 +108,13 @@ describe('collection bricks', () => {
   ])('access.preset_not_private: %s', (_, extra) => {
     const source = collection(extra)
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'access.preset_not_private', message: expect.stringContaining('must be private'), line: lineOf(source, 'service:collection'), brickId: 'c' },
+      {
+        severity: 'error',
+        code: 'access.preset_not_private',
+        message: expect.stringContaining('must be private'),
+        line: lineOf(source, 'service:collection'),
+        brickId: 'c',
+      },
     ])
   })
 
@@ -114,7 +126,13 @@ describe('collection bricks', () => {
 
 describe('nav bricks', () => {
   const nav = (extra: Record<string, unknown>) =>
-    documentOf([brick('nav id=n', { label: '${params.prefix} Desk', target: { kind: 'url', ref: 'https://example.com' }, ...extra })])
+    documentOf([
+      brick('nav id=n', {
+        label: '${params.prefix} Desk',
+        target: { kind: 'url', ref: 'https://example.com' },
+        ...extra,
+      }),
+    ])
 
   it.each([
     ['a parentId', { parentId: 'abc' }, 'parentId'],
@@ -122,7 +140,13 @@ describe('nav bricks', () => {
   ])('brick.nav_not_top_level: %s is refused', (_, extra, word) => {
     const source = nav(extra)
     expect(readBlueprint(source).diagnostics).toEqual([
-      { severity: 'error', code: 'brick.nav_not_top_level', message: expect.stringContaining(word), line: lineOf(source, 'service:nav'), brickId: 'n' },
+      {
+        severity: 'error',
+        code: 'brick.nav_not_top_level',
+        message: expect.stringContaining(word),
+        line: lineOf(source, 'service:nav'),
+        brickId: 'n',
+      },
     ])
   })
 
@@ -133,7 +157,14 @@ describe('nav bricks', () => {
 
 describe('attachment bricks', () => {
   const attachment = (body: Record<string, unknown>) =>
-    documentOf([brick('attachment id=a', { collection: '${params.prefix}_tickets', placement: 'record', label: 'Summary', ...body })])
+    documentOf([
+      brick('attachment id=a', {
+        collection: '${params.prefix}_tickets',
+        placement: 'record',
+        label: 'Summary',
+        ...body,
+      }),
+    ])
 
   it('a lens addressed by its lensId is accepted', () => {
     const report = readBlueprint(attachment({ lensId: 'lens_123' }))
@@ -150,13 +181,21 @@ describe('attachment bricks', () => {
     const report = readBlueprint(source)
     expect(report.ok).toBe(true)
     expect(report.diagnostics).toEqual([
-      { severity: 'warning', code: 'brick.late_bound_lens', message: expect.stringContaining('lensId'), line: lineOf(source, 'service:attachment'), brickId: 'a' },
+      {
+        severity: 'warning',
+        code: 'brick.late_bound_lens',
+        message: expect.stringContaining('lensId'),
+        line: lineOf(source, 'service:attachment'),
+        brickId: 'a',
+      },
     ])
     expect(report.blocked).toEqual([{ brickId: 'a', reason: 'brick.late_bound_lens', message: expect.any(String) }])
   })
 
   it('brick.invalid_body: no lensId at all', () => {
     const source = attachment({})
-    expect(only(source, 'brick.invalid_body')).toEqual([expect.objectContaining({ severity: 'error', brickId: 'a', line: lineOf(source, 'service:attachment') })])
+    expect(only(source, 'brick.invalid_body')).toEqual([
+      expect.objectContaining({ severity: 'error', brickId: 'a', line: lineOf(source, 'service:attachment') }),
+    ])
   })
 })

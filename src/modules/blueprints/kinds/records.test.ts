@@ -19,7 +19,16 @@ function expectOnly(source: string, code: string, message: string | RegExp) {
 
 describe('records bricks', () => {
   it('natural-key rows with the same columns validate (key defaults to slug, name or title)', () => {
-    expect(readBlueprint(records({ rows: [{ slug: 'a', n: 1 }, { slug: 'b', n: 2 }] })).diagnostics).toEqual([])
+    expect(
+      readBlueprint(
+        records({
+          rows: [
+            { slug: 'a', n: 1 },
+            { slug: 'b', n: 2 },
+          ],
+        }),
+      ).diagnostics,
+    ).toEqual([])
     expect(readBlueprint(records({ rows: [{ title: 'A' }, { title: 'B' }] })).diagnostics).toEqual([])
     expect(readBlueprint(records({ key: 'code', rows: [{ code: 1 }, { code: 2 }] })).diagnostics).toEqual([])
     expect(readBlueprint(records({ rows: [] })).diagnostics).toEqual([])
@@ -39,7 +48,11 @@ describe('records bricks', () => {
   })
 
   it('brick.duplicate_row_identity: two rows share their key', () => {
-    expectOnly(records({ rows: [{ slug: 'a' }, { slug: 'b' }, { slug: 'a' }] }), 'brick.duplicate_row_identity', 'rows 0 and 2 share the slug "a"')
+    expectOnly(
+      records({ rows: [{ slug: 'a' }, { slug: 'b' }, { slug: 'a' }] }),
+      'brick.duplicate_row_identity',
+      'rows 0 and 2 share the slug "a"',
+    )
   })
 
   it('a number key and the same digits as text are different identities', () => {
@@ -66,9 +79,15 @@ describe('records bricks', () => {
 
   it('brick.secret_in_seed: a secret parameter in a row (a plain parameter is fine)', () => {
     const params = `${namespaceParam}  - name: token\n    type: secret\n  - name: greeting\n    type: string\n    default: hi\n`
-    expectOnly(records({ rows: [{ slug: 'a', key: 'Bearer ${params.token}' }] }, params), 'brick.secret_in_seed', 'secret')
+    expectOnly(
+      records({ rows: [{ slug: 'a', key: 'Bearer ${params.token}' }] }, params),
+      'brick.secret_in_seed',
+      'secret',
+    )
     expectOnly(records({ rows: [{ slug: 'a', key: '${secret:token}' }] }, params), 'brick.secret_in_seed', 'secret')
-    expect(readBlueprint(records({ rows: [{ slug: 'a', text: '${params.greeting}' }] }, params)).diagnostics).toEqual([])
+    expect(readBlueprint(records({ rows: [{ slug: 'a', text: '${params.greeting}' }] }, params)).diagnostics).toEqual(
+      [],
+    )
   })
 
   it.each([

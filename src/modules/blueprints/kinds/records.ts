@@ -34,7 +34,8 @@ export const recordsKind = defineBrickKind({
       return
     }
     checkRows(rows as Record<string, unknown>[], body.key as string | undefined, ctx)
-    if (holdsLateBound(rows)) ctx.error('brick.late_bound_ref', 'seed rows hold literal values: an @ref value is refused')
+    if (holdsLateBound(rows))
+      ctx.error('brick.late_bound_ref', 'seed rows hold literal values: an @ref value is refused')
     const secrets = new Set(ctx.params.filter((p) => p.type === 'secret').map((p) => p.name))
     if (rowsNameSecret(rows, secrets))
       ctx.error('brick.secret_in_seed', 'seed rows may not hold secret parameters: a seed is stored as written')
@@ -52,7 +53,8 @@ function checkRows(rows: readonly Record<string, unknown>[], key: string | undef
   }
   const column = key ?? defaultKeyColumns.find((c) => Object.hasOwn(first, c))
   if (column === undefined || !Object.hasOwn(first, column)) {
-    const named = key === undefined ? `no key is named and no row has ${defaultKeyColumns.join(', ')}` : `no row has ${key}`
+    const named =
+      key === undefined ? `no key is named and no row has ${defaultKeyColumns.join(', ')}` : `no row has ${key}`
     ctx.error('brick.no_row_identity', `rows are found again by a natural key: ${named}`)
     return
   }
