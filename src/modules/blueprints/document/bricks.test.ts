@@ -14,6 +14,7 @@ describe('brick fences', () => {
       '```json\n{"not": "a brick"}\n```\n',
       '```\nplain\n```\n',
       '    ```service:nav id=indented\n    {}\n    ```\n',
+      '<div>\n```service:nav id=in-html\n{}\n```\n</div>\n',
       brick('records id=seed needs=tickets title="First \\"tickets\\""', {
         collection: '${params.prefix}_tickets',
         rows: [],
