@@ -210,6 +210,38 @@ describe('POST /api/v1/blueprints/validate: answers', () => {
   })
 })
 
+describe('POST /api/v1/blueprints/validate: hostile documents are diagnostics, never a 500', () => {
+  const header = '---\nformat: service-blueprint-v1\n'
+  const laughs = Array.from(
+    { length: 10 },
+    (_, i) =>
+      `l${i}: &l${i} [${Array(9)
+        .fill(i ? `*l${i - 1}` : '"lol"')
+        .join(',')}]`,
+  )
+  it.each([
+    ['a YAML alias bomb', `${header}${laughs.join('\n')}\n---\n`, 'envelope.unsupported_syntax'],
+    ['front matter nested 500,000 deep', `${header}x: ${'['.repeat(500_000)}\n---\n`, 'envelope.too_large'],
+    ['deep flow nesting within the size cap', `${header}x: ${'{a: '.repeat(10_000)}\n---\n`, 'envelope.invalid_yaml'],
+    [
+      'a brick body nested 900,000 deep',
+      `${helpDesk}\n\`\`\`service:view id=deep\n${'['.repeat(900_000)}\n\`\`\`\n`,
+      'brick.invalid_json',
+    ],
+    [
+      '20,000 bricks needing themselves',
+      `${helpDesk}\n${Array.from({ length: 20_000 }, (_, i) => `\`\`\`service:view id=v${i} needs=v${i}\n{}\n\`\`\``).join('\n')}`,
+      'brick.dependency_cycle',
+    ],
+  ])('%s', async (_, source, code) => {
+    const reply = await validate({ source })
+    expect(reply.status, reply.text.slice(0, 300)).toBe(200)
+    expect(reply.body.data.ok).toBe(false)
+    expect(reply.body.data.diagnostics.map((d: { code: string }) => d.code)).toContain(code)
+    expect(reply.body.data.diagnostics.length).toBeLessThanOrEqual(1001)
+  })
+})
+
 describe('POST /api/v1/blueprints/validate: bad requests', () => {
   it.each([
     ['neither source nor archive', {}, 'exactly one|source is required'],
