@@ -51,7 +51,8 @@ function readAssembly(key: string, line: number, node: Node | null, ctx: Envelop
     const name = String((pair.key as { value?: unknown }).value)
     const at = ctx.lineAt(offsetOf(pair.key))
     const value = pair.value as Node | null
-    if (!assemblyKeys.has(name)) return refuse(`the assembly ${key} has no key ${name} (title, required, bricks)`, at)
+    if (!assemblyKeys.has(name))
+      return refuse(`the assembly ${key} has no key ${name.slice(0, 80)} (title, required, bricks)`, at)
     if (name === 'title') {
       if (!isScalar(value) || typeof value.value !== 'string' || value.value.trim() === '' || value.value.length > 200)
         return refuse(`the assembly ${key}'s title must be text of 1 to 200 characters`, at)

@@ -128,7 +128,8 @@ function readParam(item: Node, ctx: EnvelopeReadContext): ParamDecl | null {
   for (const pair of item.items) {
     const key = String((pair.key as { value?: unknown }).value)
     const keyLine = ctx.lineAt(offsetOf(pair.key))
-    if (!paramKeys.has(key)) return refuse(`a parameter has no key ${key} (name, type, namespace, default)`, keyLine)
+    if (!paramKeys.has(key))
+      return refuse(`a parameter has no key ${key.slice(0, 80)} (name, type, namespace, default)`, keyLine)
     if (pair.value !== null && !isScalar(pair.value))
       return refuse(`the parameter's ${key} must be a single value`, keyLine)
     fields.set(key, { value: isScalar(pair.value) ? pair.value.value : null, line: keyLine })

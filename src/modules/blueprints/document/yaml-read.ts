@@ -46,12 +46,16 @@ function structuralProblems(text: string, root: Node | null): YamlProblem[] {
   while (stack.length > 0) {
     const node = stack.pop()
     if (isAlias(node)) {
-      problems.push({ kind: 'unsupported', message: `alias *${node.source}`, offset: offsetOf(node) })
+      problems.push({ kind: 'unsupported', message: `alias *${node.source.slice(0, 80)}`, offset: offsetOf(node) })
       continue
     }
     if (!isScalar(node) && !isMap(node) && !isSeq(node)) continue
     if (node.anchor)
-      problems.push({ kind: 'unsupported', message: `anchor &${node.anchor}`, offset: anchorAt(text, node) })
+      problems.push({
+        kind: 'unsupported',
+        message: `anchor &${node.anchor.slice(0, 80)}`,
+        offset: anchorAt(text, node),
+      })
     if (isSeq(node)) for (const item of node.items) stack.push(item)
     if (!isMap(node)) continue
     const seen = new Set<string>()
@@ -63,14 +67,18 @@ function structuralProblems(text: string, root: Node | null): YamlProblem[] {
         continue
       }
       if (key.anchor)
-        problems.push({ kind: 'unsupported', message: `anchor &${key.anchor}`, offset: anchorAt(text, key) })
+        problems.push({
+          kind: 'unsupported',
+          message: `anchor &${key.anchor.slice(0, 80)}`,
+          offset: anchorAt(text, key),
+        })
       const name = String(key.value)
       if (name === '<<' && key.type === 'PLAIN') {
         problems.push({ kind: 'unsupported', message: 'merge key <<', offset: offsetOf(key) })
       } else if (seen.has(name)) {
         problems.push({
           kind: 'syntax',
-          message: `the key ${name} appears twice in one mapping`,
+          message: `the key ${name.slice(0, 80)} appears twice in one mapping`,
           offset: offsetOf(key),
         })
       }
