@@ -6,6 +6,7 @@ import { createApiKeysModule } from '../modules/apikeys/index.js'
 import { createAuditModule } from '../modules/audit/index.js'
 import { createAuthModule } from '../modules/auth/index.js'
 import { createAutomateModule, createFlowFieldReferences } from '../modules/automate/index.js'
+import { createBlueprintsModule } from '../modules/blueprints/index.js'
 import { createCapabilityTokensModule } from '../modules/capability-tokens/index.js'
 import { createContainersModule } from '../modules/containers/index.js'
 import { createCollectionsModule } from '../modules/collections/index.js'
@@ -414,6 +415,8 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   .add('storageObjects', (c) => createStorageObjectsModule(c.storage))
+  // Blueprint documents, read and checked (issue 30); plan and installs will take the services above.
+  .add('blueprints', () => createBlueprintsModule())
 
 /** Every module of the list, by name, once built. */
 export type AppModules = Awaited<ReturnType<typeof appModules.compose>>

@@ -1,6 +1,7 @@
 import type { AccessService } from '../modules/access/index.js'
 import type { ApiKeysService } from '../modules/apikeys/index.js'
 import type { AuditService } from '../modules/audit/index.js'
+import type { BlueprintsService } from '../modules/blueprints/index.js'
 import type { Recovery } from '../modules/auth/index.js'
 import type { FlowsService, QuotasService, RunsService, ScriptsService, Triggers } from '../modules/automate/index.js'
 import type { CapabilityTokensService } from '../modules/capability-tokens/index.js'
@@ -101,6 +102,8 @@ export interface PlinthServices {
   readonly containers: ContainersService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
+  /** Blueprints: documents validated (issue 30). */
+  readonly blueprints: BlueprintsService
 }
 
 /** `app.services`: each module's services, taken from the built modules by name. */
@@ -141,5 +144,6 @@ export function servicesOf(m: AppModules): PlinthServices {
     views: m.views.service,
     containers: m.containers.service,
     mcp: m.mcp.service,
+    blueprints: m.blueprints.service,
   })
 }

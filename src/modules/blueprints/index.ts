@@ -1,0 +1,3 @@
+export { createBlueprintsModule } from './module.js'
+export { createBlueprintsService, maxDocumentBytes, type BlueprintsService } from './service.js'
+export type { ValidateRequest, ValidateResult } from './schemas.js'

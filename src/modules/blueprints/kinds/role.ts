@@ -1,0 +1,3 @@
+import { defineBrickKind } from './define.js'
+
+export const roleKind = defineBrickKind({ kind: 'role', label: 'a role', namedBy: 'name' })

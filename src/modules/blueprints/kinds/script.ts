@@ -1,0 +1,3 @@
+import { defineBrickKind } from './define.js'
+
+export const scriptKind = defineBrickKind({ kind: 'script', label: 'a saved script', namedBy: 'name' })

@@ -1,0 +1,3 @@
+import { defineBrickKind } from './define.js'
+
+export const searchIndexKind = defineBrickKind({ kind: 'search-index', label: 'a search index', namedBy: 'name' })
