@@ -4,6 +4,7 @@ import { principals, type Principal } from '../../src/lib/principal.js'
 import { accessProviders } from '../../src/modules/blueprints/providers/access.js'
 import { automationProviders } from '../../src/modules/blueprints/providers/automation.js'
 import { builderProviders } from '../../src/modules/blueprints/providers/builder.js'
+import { collectionProviders } from '../../src/modules/blueprints/providers/collections.js'
 import { changedPaths, contentHash, withoutPaths } from '../../src/modules/blueprints/providers/canonical.js'
 import type { BrickProvider } from '../../src/modules/blueprints/providers/provider.js'
 import { startServer, type TestServer } from '../support/harness.js'
@@ -49,7 +50,10 @@ beforeAll(async () => {
   viewerActor = await actorOf(viewer, false)
   const s = server.app.services
   providers = new Map(
-    [...builderProviders(s), ...automationProviders(s), ...accessProviders(s)].map((p) => [p.kind, p]),
+    [...builderProviders(s), ...automationProviders(s), ...accessProviders(s), ...collectionProviders(s)].map((p) => [
+      p.kind,
+      p,
+    ]),
   )
   collection = await createCollection(server, owner.token, freshName('bp'), [
     { name: 'title', type: 'text', required: false, unique: false, indexed: false },
@@ -109,6 +113,27 @@ const bricks: Record<string, { body: () => Record<string, unknown>; change: Reco
   'search-index': {
     body: () => ({ name: freshName('s').replace(/_/g, '-'), sources: [{ collection, fields: ['title'] }] }),
     change: { description: 'Titles' },
+  },
+  collection: {
+    body: () => ({
+      name: freshName('col'),
+      storageType: process.env.TEST_STORAGE_TYPE || undefined,
+      accessPreset: 'private',
+      fields: [
+        { name: 'title', type: 'text', required: true, unique: false, indexed: true },
+        { name: 'rank', type: 'integer', required: false, unique: false, indexed: false },
+        { name: 'meta', type: 'jsonb', required: false, unique: false, indexed: false },
+      ],
+      indexes: [{ fields: ['title', '-rank'] }],
+    }),
+    change: {
+      fields: [
+        { name: 'title', type: 'text', required: true, unique: false, indexed: true },
+        { name: 'rank', type: 'integer', required: false, unique: false, indexed: false },
+        { name: 'meta', type: 'json', required: false, unique: false, indexed: false },
+        { name: 'note', type: 'text', required: false, unique: false, indexed: false },
+      ],
+    },
   },
   flow: {
     body: () => ({

@@ -1,4 +1,7 @@
+import { AppError } from '../../lib/errors.js'
 import { pickShape } from '../../lib/create-shape.js'
+import { rejectInvalid } from '../../lib/http/index.js'
+import { CreateCollectionSchema } from './schemas.js'
 
 /** A collection as GET /collections/:name answers it (the parts its create body takes). */
 interface CollectionWire {
@@ -21,7 +24,7 @@ export function collectionCreateShape(collection: CollectionWire): Record<string
   return {
     ...pickShape(collection, ['name', 'storageType', 'accessControl']),
     ...(collection.storageType === 'remote' ? { databaseId: collection.databaseId } : {}),
-    fields: collection.fields.map(({ resultType: _derived, ...field }) => field),
+    fields: collection.fields.map(canonicalField),
     indexes: collection.indexes.map((index) => ({ fields: [...index.fields], unique: index.unique })),
   }
 }
@@ -37,4 +40,39 @@ export function accessCreateShape(collection: { name: string; accessControl: unk
     collection: collection.name,
     accessControl: { preset: config.preset ?? 'team', sharing: config.sharing ?? false },
   }
+}
+
+/** A field as compared: both JSON spellings are `json`; a lookup's or rollup's derived `resultType` is left out. */
+function canonicalField({ resultType: _derived, ...field }: Record<string, unknown>): Record<string, unknown> {
+  return field.type === 'jsonb' ? { ...field, type: 'json' } : field
+}
+
+/**
+ * The create shape a collection brick's body makes, without saving it: the create route's schema, the
+ * storage type's default (`d1`), fields canonical, indexes with `unique` stated. A blueprint's
+ * `accessPreset` (the spec's spelling) becomes `accessControl.preset`. Reads nothing; field rules are the
+ * create call's (a bad field fails there). Throws invalid_request (the route's 400).
+ */
+export function collectionDesiredShape(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new AppError('invalid_request', 'A collection is a JSON object')
+  const { accessPreset, ...rest } = body as Record<string, unknown>
+  const parsed = CreateCollectionSchema.safeParse(rest)
+  if (!parsed.success) rejectInvalid({ success: false, target: 'json', error: parsed.error })
+  const input = parsed.data!
+  const control = input.accessControl ?? (accessPreset === undefined ? undefined : { preset: accessPreset })
+  const indexes = Array.isArray(input.indexes) ? (input.indexes as Record<string, unknown>[]) : []
+  return collectionCreateShape({
+    name: input.name,
+    storageType: input.storageType ?? 'd1',
+    databaseId: input.databaseId ?? '',
+    fields: input.fields.map((field) =>
+      field !== null && typeof field === 'object' ? canonicalField(field as Record<string, unknown>) : field,
+    ) as Record<string, unknown>[],
+    indexes: indexes.map((index) => ({
+      fields: (index.fields ?? []) as string[],
+      unique: (index.unique ?? false) as boolean,
+    })),
+    accessControl: control ?? null,
+  })
 }

@@ -80,7 +80,7 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
       try {
         return live(await spec.get(actor, ref))
       } catch (err) {
-        if (isAppError(err) && err.code === 'not_found') return null
+        if (isAppError(err) && (err.code === 'not_found' || err.code === 'collection_not_found')) return null
         throw err
       }
     },
