@@ -5,6 +5,7 @@ import { accessProviders } from '../../src/modules/blueprints/providers/access.j
 import { automationProviders } from '../../src/modules/blueprints/providers/automation.js'
 import { builderProviders } from '../../src/modules/blueprints/providers/builder.js'
 import { collectionProviders } from '../../src/modules/blueprints/providers/collections.js'
+import { recordsProvider } from '../../src/modules/blueprints/providers/records.js'
 import { changedPaths, contentHash, withoutPaths } from '../../src/modules/blueprints/providers/canonical.js'
 import type { BrickProvider } from '../../src/modules/blueprints/providers/provider.js'
 import { startServer, type TestServer } from '../support/harness.js'
@@ -50,10 +51,13 @@ beforeAll(async () => {
   viewerActor = await actorOf(viewer, false)
   const s = server.app.services
   providers = new Map(
-    [...builderProviders(s), ...automationProviders(s), ...accessProviders(s), ...collectionProviders(s)].map((p) => [
-      p.kind,
-      p,
-    ]),
+    [
+      ...builderProviders(s),
+      ...automationProviders(s),
+      ...accessProviders(s),
+      ...collectionProviders(s),
+      recordsProvider(s),
+    ].map((p) => [p.kind, p]),
   )
   collection = await createCollection(server, owner.token, freshName('bp'), [
     { name: 'title', type: 'text', required: false, unique: false, indexed: false },
@@ -273,5 +277,67 @@ describe('grants and access bricks write their whole resource in place', () => {
       accessControl: { preset: 'team', sharing: false },
     })
     expect(await p.read(ownerActor, 'no_such_collection')).toBeNull()
+  })
+})
+
+describe('records bricks seed rows found again by their natural key', () => {
+  it('reads, upserts, refuses, detects a key held twice, and removes', async () => {
+    const p = providers.get('records')!
+    const tags = await createCollection(server, owner.token, freshName('tags'), [
+      { name: 'slug', type: 'text', required: true, unique: false, indexed: true },
+      { name: 'label', type: 'text', required: false, unique: false, indexed: false },
+    ])
+    const rows = [
+      { slug: 'bug', label: 'Bug' },
+      { slug: 'idea', label: 'Idea' },
+    ]
+    // The key defaults to slug; a row without it is refused.
+    const desired = p.desired({ collection: tags, rows })
+    expect(desired).toEqual({ collection: tags, key: 'slug', rows })
+    expect(() => p.desired({ collection: tags, rows: [{ label: 'x' }] })).toThrow(/natural key/)
+    expect(await p.find(ownerActor, desired)).toEqual([])
+
+    const refused = await p.create(viewerActor, desired).catch((e: unknown) => e)
+    expect(isAppError(refused) && refused.code).toBe('forbidden')
+    expect(await p.find(ownerActor, desired)).toEqual([])
+
+    const created = await p.create(ownerActor, desired)
+    expect(created).toEqual({ ref: `${tags}/slug`, shape: desired })
+    // Applying it again writes nothing: still two records.
+    await p.create(ownerActor, desired)
+    const listed = await server.request('GET', `/api/v1/collections/${tags}/records?limit=10`, { token: owner.token })
+    expect(listed.body.total).toBe(2)
+    const version = (listed.body.data as { slug: string; _version: number }[]).find((r) => r.slug === 'bug')!._version
+
+    // One row changed, one added: the unchanged row is not written.
+    const next = p.desired({
+      collection: tags,
+      rows: [
+        { slug: 'bug', label: 'Bug' },
+        { slug: 'idea', label: 'Ideas' },
+        { slug: 'task', label: 'Task' },
+      ],
+    })
+    expect(changedPaths(next, (await p.read(ownerActor, created.ref, next))!.shape)).toEqual(['rows'])
+    const updated = await p.update!(ownerActor, created.ref, next)
+    expect(updated.shape).toEqual(next)
+    const after = await server.request('GET', `/api/v1/collections/${tags}/records?limit=10`, { token: owner.token })
+    expect(after.body.total).toBe(3)
+    expect((after.body.data as { slug: string; _version: number }[]).find((r) => r.slug === 'bug')!._version).toBe(
+      version,
+    )
+
+    // A key held twice: the seed is ambiguous, and an upsert refuses rather than guess.
+    const twin = await server.request('POST', `/api/v1/collections/${tags}/records`, {
+      token: owner.token,
+      body: { slug: 'bug', label: 'Other bug' },
+    })
+    expect(twin.status, twin.text).toBe(201)
+    expect((await p.find(ownerActor, next)).length).toBe(2)
+    const conflict = await p.update!(ownerActor, created.ref, next).catch((e: unknown) => e)
+    expect(isAppError(conflict) && conflict.code).toBe('conflict')
+
+    await p.remove(ownerActor, created.ref, next)
+    expect(await p.read(ownerActor, created.ref, next)).toBeNull()
   })
 })

@@ -24,12 +24,15 @@ export interface BrickProvider {
   desired(body: unknown): Record<string, unknown>
   /** The live resources `desired` names by its natural key (name, label…), read as the caller: several means ambiguous. */
   find(actor: Principal, desired: Record<string, unknown>): Promise<LiveResource[]>
-  /** One resource by its ref, read as the caller; null when it is gone. */
-  read(actor: Principal, ref: string): Promise<LiveResource | null>
+  /**
+   * One resource by its ref, read as the caller; null when it is gone. `known` is its last known shape (the
+   * ledger's baseline): a kind whose resource is a set (seed records) reads the members it names.
+   */
+  read(actor: Principal, ref: string, known?: Record<string, unknown>): Promise<LiveResource | null>
   create(actor: Principal, desired: Record<string, unknown>): Promise<LiveResource>
   /** Absent when the kind has no update path (a plan blocks such a change). */
   update?(actor: Principal, ref: string, desired: Record<string, unknown>): Promise<LiveResource>
-  remove(actor: Principal, ref: string): Promise<void>
+  remove(actor: Principal, ref: string, known?: Record<string, unknown>): Promise<void>
 }
 
 /** A resource kind with the usual service (get, create, update, delete by id, a paged list), described once. */

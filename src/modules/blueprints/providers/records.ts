@@ -1,0 +1,128 @@
+import { z } from 'zod'
+import { AppError } from '../../../lib/errors.js'
+import { rejectInvalid } from '../../../lib/http/index.js'
+import type { Principal } from '../../../lib/principal.js'
+import { recordCreateShape, type RecordsService } from '../../records/index.js'
+import { defaultKeyColumns, maxSeedRows } from '../kinds/records.js'
+import type { BrickProvider, LiveResource } from './provider.js'
+
+export interface RecordServices {
+  records: Pick<RecordsService, 'find' | 'create' | 'update' | 'delete'>
+}
+
+const RecordsBrickSchema = z.strictObject({
+  collection: z.string().min(1).max(100),
+  key: z.string().min(1).max(100).optional(),
+  rows: z.array(z.record(z.string(), z.unknown())).max(maxSeedRows),
+})
+
+type Row = Record<string, unknown>
+interface Seed {
+  collection: string
+  key: string
+  rows: Row[]
+}
+
+function parseSeed(body: unknown): Seed {
+  const result = RecordsBrickSchema.safeParse(body)
+  if (!result.success) rejectInvalid({ success: false, target: 'json', error: result.error })
+  const { collection, key, rows } = result.data!
+  const column = key ?? defaultKeyColumns.find((c) => rows[0] && Object.hasOwn(rows[0], c))
+  if (column === undefined || rows.some((row) => row[column] === undefined || row[column] === null))
+    throw new AppError('invalid_request', 'Every seed row is found again by its natural key: name it with key', {
+      property: 'key',
+    })
+  return { collection, key: column, rows }
+}
+
+/** The ref of a seed: its collection and natural-key column. */
+const refOf = (seed: Pick<Seed, 'collection' | 'key'>) => `${seed.collection}/${seed.key}`
+const keyText = (value: unknown) => JSON.stringify(value)
+
+/**
+ * records bricks: a seed is a set of rows of one collection, each found again by its natural key (the
+ * brick's `key`, else slug, name or title). Read back, each row shows the columns the brick gives; a row
+ * missing is missing from the read; a key held by two records makes the seed ambiguous (find answers one
+ * resource per record holding it). Writes are upserts by key, so applying a seed twice writes nothing new.
+ */
+export function recordsProvider(s: RecordServices): BrickProvider {
+  /** The records holding the seed's keys, by key (several when a key is held twice). */
+  async function holders(actor: Principal, seed: Seed): Promise<Map<string, Row[]>> {
+    const keys = seed.rows.map((row) => row[seed.key])
+    const found = await s.records.find(actor, seed.collection, {
+      filter: JSON.stringify({ [seed.key]: { _in: keys } }),
+      limit: maxSeedRows * 2,
+      offset: 0,
+    })
+    const out = new Map<string, Row[]>()
+    for (const record of found.data as Row[]) {
+      const k = keyText(record[seed.key])
+      out.set(k, [...(out.get(k) ?? []), record])
+    }
+    return out
+  }
+  const liveRow = (seed: Seed, record: Row): Row => {
+    const columns = Object.keys(seed.rows[0] ?? {})
+    const shape = recordCreateShape(record)
+    return Object.fromEntries(columns.map((c) => [c, shape[c] ?? null]))
+  }
+  const liveOf = (seed: Seed, rows: Row[]): LiveResource => ({
+    ref: refOf(seed),
+    shape: { collection: seed.collection, key: seed.key, rows },
+  })
+
+  async function read(actor: Principal, seed: Seed): Promise<LiveResource[]> {
+    const held = await holders(actor, seed)
+    const rows: Row[] = []
+    for (const row of seed.rows) {
+      const records = held.get(keyText(row[seed.key])) ?? []
+      if (records.length > 1) return records.map((record) => liveOf(seed, [liveRow(seed, record)]))
+      if (records[0]) rows.push(liveRow(seed, records[0]))
+    }
+    return rows.length === 0 ? [] : [liveOf(seed, rows)]
+  }
+
+  async function upsert(actor: Principal, desired: Record<string, unknown>): Promise<LiveResource> {
+    const seed = parseSeed(desired)
+    const held = await holders(actor, seed)
+    for (const row of seed.rows) {
+      const records = held.get(keyText(row[seed.key])) ?? []
+      if (records.length > 1)
+        throw new AppError('conflict', `Two records of ${seed.collection} hold ${seed.key} ${keyText(row[seed.key])}`)
+      const record = records[0]
+      if (!record) await s.records.create(actor, seed.collection, row)
+      else if (keyText(liveRow(seed, record)) !== keyText(liveRow(seed, row)))
+        await s.records.update(actor, seed.collection, String(record.id), row, null)
+    }
+    const [live] = await read(actor, seed)
+    if (!live) throw new AppError('conflict', `The seed rows of ${seed.collection} could not be read back`)
+    return live
+  }
+
+  return {
+    kind: 'records',
+    notCompared: [],
+    comparable: (shape) => shape,
+    desired: (body) => {
+      const seed = parseSeed(body)
+      return { collection: seed.collection, key: seed.key, rows: seed.rows }
+    },
+    find: (actor, desired) => read(actor, parseSeed(desired)),
+    async read(actor, ref, known) {
+      if (!known) return null
+      const seed = parseSeed(known)
+      if (refOf(seed) !== ref) return null
+      const [live] = await read(actor, seed)
+      return live ?? null
+    },
+    create: upsert,
+    update: (actor, _ref, desired) => upsert(actor, desired),
+    // Removing a seed deletes the rows it names (moved to the trash where the collection keeps one).
+    async remove(actor, _ref, known) {
+      if (!known) return
+      const seed = parseSeed(known)
+      for (const records of (await holders(actor, seed)).values())
+        for (const record of records) await s.records.delete(actor, seed.collection, String(record.id), false)
+    },
+  }
+}
