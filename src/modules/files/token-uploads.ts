@@ -77,12 +77,15 @@ export function createTokenUploads(ctx: FilesContext) {
       // The announced size is what confirm holds the bytes to, so the container's ceiling is checked on it.
       const container = await containerOf(ctx, projectId, input.container_id, mimeType)
       if (container) checkContainerSize(container, input.size_bytes)
-      // A container on a storage connection: the URL is its bucket's own (signed here, nothing sent yet).
+      // A container on a storage connection: the URL is its bucket's own. Signing sends nothing, so the
+      // bucket is asked once first (under the outbound rule): a refused or broken connection is refused
+      // now, not at confirm, and leaves no reserved row behind.
       const place = await ctx.placement.placeFor(projectId, container)
       const id = newId()
       const now = deps.clock.seconds()
       // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
       const writeKey = uploadKey(projectId, id, filename)
+      if (place.storageConnectionId !== null) await place.storage.head(writeKey)
       const row: FileRow = {
         id,
         project_id: projectId,
