@@ -106,7 +106,11 @@ describe("another project's connection", () => {
       .execute()
     const before = await bucketKeys(world, 'other')
     const rows = await rowsOf(projectA)
-    const proxy = await uploadInto(world, editor.token, box.id, { bytes: someBytes(50), type: 'text/plain', filename: 'x.txt' })
+    const proxy = await uploadInto(world, editor.token, box.id, {
+      bytes: someBytes(50),
+      type: 'text/plain',
+      filename: 'x.txt',
+    })
     refused(proxy, 400, 'invalid_request')
     expect(proxy.body.details).toMatchObject({ field: 'container_id' })
     const token = await world.server.request('POST', `${FILES}/upload-token`, {
@@ -121,8 +125,9 @@ describe("another project's connection", () => {
   it('a file on a connection of project A is not found from project B', async () => {
     const mine = await connection(world, owner.token)
     const box = await container(world, owner.token, { storageConnectionId: mine })
-    const file = (await uploadInto(world, owner.token, box.id, { bytes: someBytes(20), type: 'text/plain', filename: 'a.txt' }))
-      .body.data
+    const file = (
+      await uploadInto(world, owner.token, box.id, { bytes: someBytes(20), type: 'text/plain', filename: 'a.txt' })
+    ).body.data
     const inB = { token: owner.token, headers: { 'X-Project-Id': projectB } }
     refused(await world.server.request('GET', `${FILES}/download-token/${file.id}`, inB), 404, 'not_found')
     refused(await world.server.request('GET', `${FILES}/${file.id}`, inB), 404, 'not_found')
@@ -138,7 +143,11 @@ describe('a connection the outbound rule refuses', () => {
     const box = await container(world, owner.token, { storageConnectionId: evil, prefix: 'evil' })
     const before = await bucketKeys(world, 'box')
     const rows = await rowsOf(projectA)
-    const proxy = await uploadInto(world, editor.token, box.id, { bytes: someBytes(50), type: 'text/plain', filename: 'x.txt' })
+    const proxy = await uploadInto(world, editor.token, box.id, {
+      bytes: someBytes(50),
+      type: 'text/plain',
+      filename: 'x.txt',
+    })
     refused(proxy, 403, 'forbidden')
     expect(proxy.body.details).toMatchObject({ reason: 'blocked_address' })
     const token = await world.server.request('POST', `${FILES}/upload-token`, {
@@ -158,7 +167,11 @@ describe('a connection that is gone or broken', () => {
     const deleted = await world.server.request('DELETE', `/api/v1/storage-connections/${gone}`, { token: owner.token })
     expect(deleted.status, deleted.text).toBe(204)
     const rows = await rowsOf(projectA)
-    const reply = await uploadInto(world, editor.token, box.id, { bytes: someBytes(50), type: 'text/plain', filename: 'x.txt' })
+    const reply = await uploadInto(world, editor.token, box.id, {
+      bytes: someBytes(50),
+      type: 'text/plain',
+      filename: 'x.txt',
+    })
     refused(reply, 400, 'invalid_request')
     expect(reply.body.details).toMatchObject({ field: 'container_id' })
     expect(await rowsOf(projectA)).toEqual(rows)
@@ -170,7 +183,11 @@ describe('a connection that is gone or broken', () => {
       bucketName: 'no-such-bucket',
     })
     const rows = await rowsOf(projectA)
-    const reply = await uploadInto(world, editor.token, box.id, { bytes: someBytes(50), type: 'text/plain', filename: 'x.txt' })
+    const reply = await uploadInto(world, editor.token, box.id, {
+      bytes: someBytes(50),
+      type: 'text/plain',
+      filename: 'x.txt',
+    })
     refused(reply, 503, 'service_unavailable')
     expect(reply.body.details).toMatchObject({ reason: 'bucket_not_found' })
     expect(await rowsOf(projectA)).toEqual(rows)

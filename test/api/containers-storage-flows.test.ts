@@ -75,7 +75,10 @@ describe('file_upload and file_transform with containerId', () => {
         config: {
           sourceKey: '{{$steps.pic.id}}',
           destKey: 'pics/{{$trigger.body.day}}-small.webp',
-          operations: [{ type: 'resize', width: 50 }, { type: 'format', format: 'webp' }],
+          operations: [
+            { type: 'resize', width: 50 },
+            { type: 'format', format: 'webp' },
+          ],
           containerId: box.id,
         },
       },
@@ -84,7 +87,8 @@ describe('file_upload and file_transform with containerId', () => {
     const run = await runAs(editor, flowId, { day: 'd1', type: 'application/json', png: png.toString('base64') })
     expect(run.status, JSON.stringify(run.error)).toBe('completed')
     const doc = step(run, 'doc').output
-    const project = (await world.server.request('GET', `${FILES}/${doc.id}`, { token: editor.token })).body.data.projectId
+    const project = (await world.server.request('GET', `${FILES}/${doc.id}`, { token: editor.token })).body.data
+      .projectId
     expect(doc).toMatchObject({ visibility: 'private', replaced: false })
     expect(doc.key).toBe(`projects/${project}/files/flows/out/${doc.id}/d1.json`)
     const small = step(run, 'small').output

@@ -57,7 +57,9 @@ describe('a proxy upload into a container on a storage connection', () => {
       prefix: 'people/avatars',
       imageSizes: [{ name: 'tiny', size: 64 }],
     })
-    const reply = kept(await uploadInto(world, editor.token, box.id, { bytes: jpeg, type: 'image/jpeg', filename: 'me.jpg' }))
+    const reply = kept(
+      await uploadInto(world, editor.token, box.id, { bytes: jpeg, type: 'image/jpeg', filename: 'me.jpg' }),
+    )
     expect(reply.status, reply.text).toBe(201)
     const file = reply.body.data
     const project = file.projectId
@@ -87,7 +89,9 @@ describe('a proxy upload into a container on a storage connection', () => {
       prefix: 'first',
     })
     const bytes = someBytes(3000)
-    const reply = kept(await uploadInto(world, editor.token, box.id, { bytes, type: 'application/pdf', filename: 'a.pdf' }))
+    const reply = kept(
+      await uploadInto(world, editor.token, box.id, { bytes, type: 'application/pdf', filename: 'a.pdf' }),
+    )
     expect(reply.status, reply.text).toBe(201)
     const file = reply.body.data
     expect(await bucketKeys(world, 'other', file.r2Key)).toEqual([file.r2Key])
@@ -100,7 +104,9 @@ describe('a proxy upload into a container on a storage connection', () => {
     const again = await storeRequest(await downloadUrl(editor.token, file.id))
     expect(again.status).toBe(200)
     expect(again.bytes.equals(bytes)).toBe(true)
-    const next = kept(await uploadInto(world, editor.token, box.id, { bytes, type: 'application/pdf', filename: 'b.pdf' }))
+    const next = kept(
+      await uploadInto(world, editor.token, box.id, { bytes, type: 'application/pdf', filename: 'b.pdf' }),
+    )
     expect(next.body.data.r2Key).toContain('/files/second/')
     expect(await bucketKeys(world, 'box', next.body.data.r2Key)).toEqual([next.body.data.r2Key])
   })
@@ -112,7 +118,9 @@ describe('a proxy upload into a container on a storage connection', () => {
       allowedTypes: ['image/*'],
       imageSizes: [{ name: 'wide', size: 100 }],
     })
-    const first = kept(await uploadInto(world, editor.token, box.id, { bytes: jpeg, type: 'image/jpeg', filename: 'p.jpg' }))
+    const first = kept(
+      await uploadInto(world, editor.token, box.id, { bytes: jpeg, type: 'image/jpeg', filename: 'p.jpg' }),
+    )
     expect(first.status, first.text).toBe(201)
     const id = first.body.data.id
     const project = first.body.data.projectId
@@ -161,7 +169,12 @@ describe('a token upload into a container on a storage connection', () => {
     const reserved = kept(
       await world.server.request('POST', `${FILES}/upload-token`, {
         token: editor.token,
-        body: { filename: 's.bin', mime_type: 'application/octet-stream', size_bytes: bytes.length, container_id: box.id },
+        body: {
+          filename: 's.bin',
+          mime_type: 'application/octet-stream',
+          size_bytes: bytes.length,
+          container_id: box.id,
+        },
       }),
     )
     expect(reserved.status, reserved.text).toBe(200)
@@ -223,13 +236,17 @@ describe('the quota and the connection', () => {
   it('a connection files keep their bytes on is not deleted (409 with the count); one without files goes', async () => {
     const used = await connection(world, owner.token)
     const box = await container(world, owner.token, { storageConnectionId: used })
-    const reply = kept(await uploadInto(world, editor.token, box.id, { bytes: someBytes(10), type: 'text/plain', filename: 'x.txt' }))
+    const reply = kept(
+      await uploadInto(world, editor.token, box.id, { bytes: someBytes(10), type: 'text/plain', filename: 'x.txt' }),
+    )
     expect(reply.status, reply.text).toBe(201)
     const refused = await world.server.request('DELETE', `/api/v1/storage-connections/${used}`, { token: owner.token })
     expect(refused.status, refused.text).toBe(409)
     expect(refused.body).toMatchObject({ error: 'conflict', details: { files: 1 } })
     const idle = await connection(world, owner.token)
-    expect((await world.server.request('DELETE', `/api/v1/storage-connections/${idle}`, { token: owner.token })).status).toBe(204)
+    expect(
+      (await world.server.request('DELETE', `/api/v1/storage-connections/${idle}`, { token: owner.token })).status,
+    ).toBe(204)
   })
 })
 

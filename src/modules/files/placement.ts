@@ -41,11 +41,10 @@ export function createPlacement(deps: { storage: ObjectStorage; bucketStorage?: 
     async storageOf(row: PlacedRow): Promise<ObjectStorage> {
       const storage = await placedStorage(row)
       if (!storage)
-        throw new AppError(
-          'service_unavailable',
-          "The storage connection holding this file's bytes no longer exists",
-          { fileId: row.id, storageConnectionId: row.storage_connection_id },
-        )
+        throw new AppError('service_unavailable', "The storage connection holding this file's bytes no longer exists", {
+          fileId: row.id,
+          storageConnectionId: row.storage_connection_id,
+        })
       return storage
     },
 

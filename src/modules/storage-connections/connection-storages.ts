@@ -87,7 +87,11 @@ export function createConnectionStorages(): ConnectionStorages {
   const byConnection = new Map<string, { version: string; buckets: Map<string, Promise<Lease>> }>()
   const all = new Set<Promise<Lease>>()
   const retire = (buckets: Map<string, Promise<Lease>>) => {
-    for (const leased of buckets.values()) void leased.then((l) => l.retire(), () => undefined)
+    for (const leased of buckets.values())
+      void leased.then(
+        (l) => l.retire(),
+        () => undefined,
+      )
   }
   return {
     async get(id, version, bucketName, open) {
