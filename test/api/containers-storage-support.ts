@@ -37,7 +37,6 @@ export async function startStorageWorld(
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: store.credentials,
-    maxAttempts: 1,
   })
   await direct.send(new CreateBucketCommand({ Bucket: 'other' }))
   const resolve = tableResolver({

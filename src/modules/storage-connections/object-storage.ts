@@ -43,6 +43,8 @@ export async function openConnectionStorage(target: S3Target, sockets: OutboundS
     connectTimeoutMs: 5_000,
     timeoutMs: 120_000,
     keepAlive: true,
+    // The SDK's standard retries: bodies are buffers (streams go in parts), so a retry resends them whole.
+    maxAttempts: 3,
   })
   return createS3StorageOnClient(client, {
     bucket: target.bucketName,
