@@ -198,6 +198,62 @@ describe('a token upload into a container on a storage connection', () => {
   })
 })
 
+describe('the cleanup sweep follows the file', () => {
+  /** Makes a file look `seconds` older, as the sweep reads it. */
+  async function age(id: string, seconds: number): Promise<void> {
+    const db = world.server.app.registry.system.db
+    const row = await db.selectFrom('files').select('created_at').where('id', '=', id).executeTakeFirstOrThrow()
+    await db
+      .updateTable('files')
+      .set({ created_at: Number(row.created_at) - seconds })
+      .where('id', '=', id)
+      .execute()
+  }
+
+  async function reserve(box: any, bytes: Buffer): Promise<string> {
+    const reserved = kept(
+      await world.server.request('POST', `${FILES}/upload-token`, {
+        token: editor.token,
+        body: {
+          filename: 'w.bin',
+          mime_type: 'application/octet-stream',
+          size_bytes: bytes.length,
+          container_id: box.id,
+        },
+      }),
+    )
+    expect(reserved.status, reserved.text).toBe(200)
+    const put = await storeRequest(reserved.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+    })
+    expect(put.status).toBe(200)
+    return reserved.body.id
+  }
+
+  it("removes a dead upload URL's key and an abandoned upload from the connection's bucket", async () => {
+    const box = await container(world, owner.token, { storageConnectionId: connectionId, prefix: 'swept' })
+    const confirmedId = await reserve(box, someBytes(100))
+    expect(
+      (await world.server.request('POST', `${FILES}/confirm-upload/${confirmedId}`, { token: editor.token })).status,
+    ).toBe(200)
+    const abandonedId = await reserve(box, someBytes(100))
+    const project = (await metadata(world.server, editor.token, confirmedId)).projectId
+    expect(await bucketKeys(world, 'box', `projects/${project}/uploads/${confirmedId}/`)).toHaveLength(1)
+    expect(await bucketKeys(world, 'box', `projects/${project}/uploads/${abandonedId}/`)).toHaveLength(1)
+    await age(confirmedId, 20 * 60)
+    await age(abandonedId, 2 * 3600)
+    await world.server.app.files.sweep()
+    expect(await bucketKeys(world, 'box', `projects/${project}/uploads/${confirmedId}/`)).toEqual([])
+    expect(await bucketKeys(world, 'box', `projects/${project}/uploads/${abandonedId}/`)).toEqual([])
+    const served = await metadata(world.server, editor.token, confirmedId)
+    expect(await bucketKeys(world, 'box', served.r2Key)).toEqual([served.r2Key])
+    const gone = await world.server.request('GET', `${FILES}/${abandonedId}`, { token: editor.token })
+    expect(gone.status).toBe(404)
+  })
+})
+
 describe('the quota and the connection', () => {
   it("bytes on a connection stay outside the project quota; the instance's storage is still held to it", async () => {
     const project = await world.server.request('POST', '/api/v1/projects', {
