@@ -190,6 +190,12 @@ describe('a connection that is gone or broken', () => {
     })
     refused(reply, 503, 'service_unavailable')
     expect(reply.body.details).toMatchObject({ reason: 'bucket_not_found' })
+    const token = await world.server.request('POST', `${FILES}/upload-token`, {
+      token: editor.token,
+      body: { filename: 'x.txt', mime_type: 'text/plain', size_bytes: 50, container_id: box.id },
+    })
+    refused(token, 503, 'service_unavailable')
+    expect(token.body.details).toMatchObject({ reason: 'bucket_not_found' })
     expect(await rowsOf(projectA)).toEqual(rows)
     expect(world.server.logs.join('\n')).not.toContain(world.store.credentials.secretAccessKey)
   })

@@ -78,14 +78,14 @@ export function createTokenUploads(ctx: FilesContext) {
       const container = await containerOf(ctx, projectId, input.container_id, mimeType)
       if (container) checkContainerSize(container, input.size_bytes)
       // A container on a storage connection: the URL is its bucket's own. Signing sends nothing, so the
-      // bucket is asked once first (under the outbound rule): a refused or broken connection is refused
-      // now, not at confirm, and leaves no reserved row behind.
+      // bucket is listed once first, as the connection test does (under the outbound rule): a refused
+      // endpoint, refused keys or a missing bucket are refused now, not at confirm, and leave no row.
       const place = await ctx.placement.placeFor(projectId, container)
       const id = newId()
       const now = deps.clock.seconds()
       // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
       const writeKey = uploadKey(projectId, id, filename)
-      if (place.storageConnectionId !== null) await place.storage.head(writeKey)
+      if (place.storageConnectionId !== null) await place.storage.list(writeKey, 1)
       const row: FileRow = {
         id,
         project_id: projectId,
