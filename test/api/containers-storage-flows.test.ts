@@ -104,7 +104,7 @@ describe('file_upload and file_transform with containerId', () => {
     const before = await bucketKeys(world, 'box')
     const refused = await runAs(editor, flowId, { day: 'd2', type: 'text/plain', png: png.toString('base64') })
     expect(refused.status).toBe('failed')
-    expect(step(refused, 'doc').error).toMatchObject({ code: 'invalid_request' })
+    expect(step(refused, 'doc').error).toMatchObject({ code: 'invalid_request', details: { field: 'contentType' } })
     expect(await bucketKeys(world, 'box')).toEqual(before)
 
     // Writing again at a key holds the same file in the same place; naming another container is refused.

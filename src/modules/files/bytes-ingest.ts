@@ -48,7 +48,10 @@ export function createBytesIngest(ctx: FilesContext, commit: UploadCommit) {
         })
       const projectId = principal.projectId
       const collection = await ctx.checkCollection(principal, input.collectionName)
-      const container = await containerOf(ctx, projectId, input.containerId, mimeType, 'containerId')
+      const container = await containerOf(ctx, projectId, input.containerId, mimeType, {
+        container: 'containerId',
+        type: 'contentType',
+      })
       if (container) checkContainerSize(container, input.bytes.length)
       const place = await ctx.placement.placeFor(projectId, container, 'containerId')
       if (place.storageConnectionId === null) await ctx.assertQuota(projectId, input.bytes.length)

@@ -8,19 +8,20 @@ export type { Container }
 /**
  * The container an upload names (decision 066), checked against the file's type before a byte is stored.
  * Throws invalid_request: an unknown container (another project's too), or a type it does not accept (the
- * code the files module refuses a bad file with).
+ * code the files module refuses a bad file with); `fields` names the request's fields (a flow's differ).
  */
 export async function containerOf(
   ctx: FilesContext,
   projectId: string,
   id: string | undefined,
   mimeType: string,
-  field = 'container_id',
+  fields: { container: string; type: string } = { container: 'container_id', type: 'file' },
 ): Promise<Container | undefined> {
   if (id === undefined) return undefined
   const container = id === '' ? undefined : await ctx.deps.containerRules?.(projectId, id)
+  const field = fields.container
   if (!container) throw new AppError('invalid_request', `${field}: no container "${id.slice(0, 60)}"`, { field })
-  checkContainerType(container, mimeType)
+  checkContainerType(container, mimeType, fields.type)
   return container
 }
 
