@@ -148,6 +148,7 @@ export const appModules = moduleList<AppContext>()
       audit: m.audit.service,
       access: m.access.service,
       allowPrivateNetwork: c.config.allowPrivateNetwork,
+      outbound: c.outbound,
     }),
   )
   // File containers name storage connections (checked as the caller); files read their rules at upload.
@@ -173,6 +174,7 @@ export const appModules = moduleList<AppContext>()
       removedCollections: m.collections.onRemoved,
       referencedFiles: createFileReferences(m.collections.service),
       containers: m.containers.service,
+      storageConnections: m.storageConnections.service,
     }),
   )
   .add('records', (c, m) =>

@@ -1,11 +1,12 @@
+import type { S3Client } from '@aws-sdk/client-s3'
 import type { Clock } from '../clock.js'
 import { createLocalStorage, type LocalStorage } from './local.js'
-import type { S3Storage } from './s3.js'
+import type { S3ClientStorageOptions, S3Storage } from './s3.js'
 
 export type { ObjectStorage, StoredObject } from './types.js'
 export { createLocalStorage, type LocalStorage, type LocalStorageOptions, type OpenedObject } from './local.js'
 // The S3 driver loads the AWS SDK (~10 MB resident): only a server that uses it pays for it.
-export type { S3Storage, S3StorageOptions } from './s3.js'
+export type { S3ClientStorageOptions, S3Storage, S3StorageOptions } from './s3.js'
 export { checkKey, checkPrefix, maxKeyBytes } from './keys.js'
 export { checkContentType, sameContentType } from './content-type.js'
 export { contentDisposition } from './disposition.js'
@@ -55,4 +56,10 @@ export async function createStorage(options: StorageOptions): Promise<LocalStora
     secretKey: options.secretKey,
     clock,
   })
+}
+
+/** The S3 driver over a client built elsewhere (its agents, timeouts and error words are the caller's); loads the driver on first use. */
+export async function createS3StorageOnClient(client: S3Client, options: S3ClientStorageOptions): Promise<S3Storage> {
+  const { createS3StorageOn } = await import('./s3.js')
+  return createS3StorageOn(client, options)
 }

@@ -52,9 +52,6 @@ const minPartSize = 5 * 1024 * 1024
  * error name, never a key. Store failures throw service_unavailable (details.storageError names the cause).
  */
 export function createS3Storage(options: S3StorageOptions): S3Storage {
-  const clock = options.clock ?? systemClock
-  const partSize = Math.max(options.partSizeBytes ?? 8 * 1024 * 1024, minPartSize)
-  const Bucket = options.bucket
   const client = new S3Client({
     endpoint: options.endpoint,
     region: options.region,
@@ -66,6 +63,29 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
   })
+  return createS3StorageOn(client, options)
+}
+
+export interface S3ClientStorageOptions {
+  bucket: string
+  clock?: Clock
+  partSizeBytes?: number
+  /**
+   * The error a store failure becomes, before the default (service_unavailable naming the store's error):
+   * a caller whose endpoint is user-supplied words it without the SDK's text and names refused addresses.
+   */
+  describeError?: (err: unknown) => AppError | undefined
+  /** Runs at close instead of destroying the client (the caller owns what it built the client with). */
+  onClose?: () => void
+}
+
+/** The S3 driver over a client built elsewhere (storage connections: their own agents, under the outbound rule). */
+export function createS3StorageOn(client: S3Client, options: S3ClientStorageOptions): S3Storage {
+  const clock = options.clock ?? systemClock
+  const partSize = Math.max(options.partSizeBytes ?? 8 * 1024 * 1024, minPartSize)
+  const Bucket = options.bucket
+  const storageError = (err: unknown): AppError =>
+    err instanceof AppError ? err : (options.describeError?.(err) ?? defaultStorageError(err))
 
   async function send<T>(run: () => Promise<T>): Promise<T> {
     try {
@@ -255,7 +275,8 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     },
 
     async close() {
-      client.destroy()
+      if (options.onClose) options.onClose()
+      else client.destroy()
     },
   }
 }
@@ -293,6 +314,8 @@ function lengthMismatch(actual: number, expected: number): AppError {
 
 function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
+  // A missing bucket is a misconfigured store, not a missing object.
+  if (e.name === 'NoSuchBucket') return false
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404
 }
 
@@ -300,8 +323,7 @@ function isMissing(err: unknown): boolean {
  * A store failure as service_unavailable naming the store's error. The SDK's error drags the whole signed
  * request and response along; only its name and message are kept (as the logged cause).
  */
-function storageError(err: unknown): AppError {
-  if (err instanceof AppError) return err
+function defaultStorageError(err: unknown): AppError {
   const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } }
   const name = e.code ?? e.name ?? 'Error'
   const status = e.$metadata?.httpStatusCode ?? null

@@ -107,20 +107,29 @@ export function createCleanup(ctx: FilesContext) {
     }
   }
 
+  /**
+   * Abandoned uploads and the keys of dead upload URLs, wherever their bytes live. One file whose storage
+   * fails (a connection's store down) is logged and left for the next sweep; it never stops the others.
+   */
   async function sweep(): Promise<void> {
     const rows = await store.abandonedAcrossProjects(deps.clock.seconds() - abandonedAfterSeconds, 100)
-    for (const row of rows) {
-      await ctx.removeObjects(row)
-      await store.remove(row.project_id, row.id)
-    }
+    for (const row of rows) await remove(row, 'an abandoned upload')
     // The keys dead upload URLs wrote to: never served, and what a PUT after confirm left there goes too.
-    // Every token upload leaves one, so each sweep clears them all, a page at a time.
-    for (let page = 100; page === 100; ) {
+    // Every token upload leaves one, so each sweep clears them all, a page at a time (while pages move).
+    for (let page = 100, cleared = 1; page === 100 && cleared > 0; ) {
       const held = await store.uploadKeysAcrossProjects(deps.clock.seconds() - uploadKeyKeptSeconds, 100)
+      cleared = 0
       for (const row of held) {
-        // Never the served object (a confirmed file's r2_key is its copy; kept as a guard).
-        if (row.upload_key !== row.r2_key) await deps.storage.delete(row.upload_key!)
-        await store.dropUploadKey(row.project_id, row.id, row.upload_key!)
+        try {
+          // Never the served object (a confirmed file's r2_key is its copy; kept as a guard). A file whose
+          // connection is gone has nothing left to remove.
+          const storage = await ctx.placement.placedStorage(row)
+          if (storage && row.upload_key !== row.r2_key) await storage.delete(row.upload_key!)
+          await store.dropUploadKey(row.project_id, row.id, row.upload_key!)
+          cleared++
+        } catch (err) {
+          deps.log.warn({ err, fileId: row.id }, "could not remove a dead upload URL's key")
+        }
       }
       page = held.length
     }

@@ -60,7 +60,7 @@ function notFound(): AppError {
 
 /** Reading a file's bytes for flows (file_read, file_transform's source). */
 export function createContent(ctx: FilesContext) {
-  const { access, deps, store } = ctx
+  const { access, store } = ctx
 
   /** The row a key names, as the caller may see it (GET /:id's rules). Throws not_found, invalid_request (not a key). */
   async function rowOf(principal: Principal, key: string): Promise<FileRow> {
@@ -96,7 +96,7 @@ export function createContent(ctx: FilesContext) {
           limit: maxBytes,
           sizeBytes: Number(row.size_bytes),
         })
-      const stream = await deps.storage.get(row.r2_key)
+      const stream = await (await ctx.placement.storageOf(row)).get(row.r2_key)
       if (!stream) throw notFound()
       const chunks: Buffer[] = []
       let size = 0

@@ -14,6 +14,7 @@ import type { SettingsService } from '../settings/index.js'
 import { createFileAccess, type FileAccess } from './access.js'
 import type { FileEvents } from './events.js'
 import { isResizable, limits, parseVariants, SYSTEM_COLLECTION, type FileRow } from './model.js'
+import { createPlacement, type BucketStorageOf, type FilesPlacement } from './placement.js'
 import { createFilesStore, type FilesStore } from './store.js'
 import { createVariants, type Variants } from './variants.js'
 
@@ -31,6 +32,8 @@ export interface FilesDeps {
   log: Logger
   /** A container's rules by id, unchecked (decision 066); absent: uploads naming a container are refused. */
   containerRules?: (projectId: string, id: string) => Promise<Container | undefined>
+  /** A storage connection's bucket, unchecked (decision 067); absent: containers on connections are refused at upload. */
+  bucketStorage?: BucketStorageOf
 }
 
 /** What every part of the files module shares, built once. */
@@ -39,6 +42,8 @@ export interface FilesContext {
   store: FilesStore
   access: FileAccess
   variants: Variants
+  /** Where files' bytes live: `storageOf(row)` for a file, `placeFor(projectId, container)` for a new one. */
+  placement: FilesPlacement
   /** Throws limit_exceeded when adding `adding` bytes (and freeing `freeing`) would pass the project's quota. */
   assertQuota(projectId: string, adding: number, freeing?: number): Promise<void>
   /**
@@ -49,7 +54,11 @@ export interface FilesContext {
   reserve<T>(projectId: string, adding: number, write: (store: FilesStore) => Promise<T>, freeing?: number): Promise<T>
   /** `__system`, or a collection the caller may see. Throws invalid_request. */
   checkCollection(principal: Principal, name: string | undefined): Promise<string>
-  /** Removes a file's stored objects, variants first; throws service_unavailable (the row stays, so a retry can finish) when one cannot be removed. */
+  /**
+   * Removes a file's stored objects, variants first, where they live; throws service_unavailable (the row
+   * stays, so a retry can finish) when one cannot be removed. A file whose connection is gone has nothing
+   * left to remove (the connection's delete leaves its bucket as it is).
+   */
   removeObjects(row: FileRow): Promise<void>
   /** Whether a complete file gets its variants in the background under the project's strategy. */
   variantsOnUpload(row: Pick<FileRow, 'project_id' | 'mime_type'>): Promise<boolean>
@@ -57,6 +66,7 @@ export interface FilesContext {
 
 export function createFilesContext(deps: FilesDeps): FilesContext {
   const store = createFilesStore(deps.systemDb)
+  const placement = createPlacement(deps)
 
   async function checkQuota(
     from: FilesStore,
@@ -76,7 +86,7 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
   }
   const variants = createVariants({
     store,
-    storage: deps.storage,
+    storageOf: placement.storageOf,
     settings: deps.settings,
     log: deps.log,
     containerSizes: async (projectId, id) => (await deps.containerRules?.(projectId, id))?.imageSizes,
@@ -86,6 +96,7 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
     store,
     access: createFileAccess(deps.access, store),
     variants,
+    placement,
 
     async assertQuota(projectId, adding, freeing = 0) {
       await checkQuota(store, projectId, adding, freeing, await deps.settings.get(projectId, 'files.quotaBytes'))
@@ -117,9 +128,17 @@ export function createFilesContext(deps: FilesDeps): FilesContext {
     async removeObjects(row) {
       const keys = [...Object.values(parseVariants(row.variants).items).map((v) => v.key), row.r2_key]
       if (row.upload_key !== null && row.upload_key !== row.r2_key) keys.push(row.upload_key)
+      const storage = await placement.placedStorage(row)
+      if (!storage) {
+        deps.log.warn(
+          { fileId: row.id, storageConnectionId: row.storage_connection_id },
+          "a file's storage connection is gone; its row goes without its objects",
+        )
+        return
+      }
       for (const key of keys) {
         try {
-          await deps.storage.delete(key)
+          await storage.delete(key)
         } catch (err) {
           deps.log.warn({ err, fileId: row.id }, 'could not remove a file object')
           throw new AppError(

@@ -2,13 +2,24 @@ import type { Readable } from 'node:stream'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { FilesContext } from './context.js'
-import { clientVariantKey, limits, originalKey, ownerOf, serverOwnedNames, toWire, type FileWire } from './model.js'
+import {
+  clientVariantKey,
+  limits,
+  originalKey,
+  ownerOf,
+  prefixOf,
+  serverOwnedNames,
+  toWire,
+  type FileWire,
+} from './model.js'
 import { readMultipart, type MultipartResult } from './multipart.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import type { UploadCommit } from './upload-commit.js'
 import { loadSharp } from './variants.js'
-import { checkContainerSize, containerOf, type Container } from './container-rules.js'
+import { checkContainerType, containerOf, containerOfFile, type Container } from './container-rules.js'
+import type { Placement } from './placement.js'
 
 /** A request body as the route hands it over: unread, streaming. */
 export interface UploadBody {
@@ -51,20 +62,38 @@ async function collect(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
+/** What an upload's file part is, as the route's target hears of it before storing it. */
+interface Incoming {
+  filename: string
+  mimeType: string
+  /** Narrows the size accepted while it streams (a container's maxFileBytes). */
+  limit(maxBytes: number): void
+}
+
+/** Applies a container's ceiling to a file part while it streams. */
+function limitTo(container: Container | undefined, file: Incoming): void {
+  if (container?.maxFileBytes != null) file.limit(container.maxFileBytes)
+}
+
 /** Uploads that stream through Plinth: the proxy upload, replace, and client-made variants. */
 export function createIngest(ctx: FilesContext, commit: UploadCommit) {
   const { access, variants } = ctx
-  const { storage } = ctx.deps
   const { forget, commitUpload, commitReplace } = commit
 
-  /** Streams the `file` part to `key` in storage; on any failure nothing stays stored. */
+  /**
+   * Streams the `file` part to the storage and key `target` chooses (once the fields before the file are
+   * known); on any failure nothing stays stored.
+   */
   async function receive(
     body: UploadBody,
     maxBytes: number,
-    keyFor: (filename: string, mimeType: string, fields: Readonly<Record<string, string>>) => Promise<string> | string,
-  ): Promise<{ result: MultipartResult; key: string | null; mimeType: string }> {
+    target: (
+      file: Incoming,
+      fields: Readonly<Record<string, string>>,
+    ) => Promise<{ storage: ObjectStorage; key: string }>,
+  ): Promise<{ result: MultipartResult; key: string | null; storage: ObjectStorage | null; mimeType: string }> {
     refuseLargeBody(body, maxBytes)
-    let key: string | null = null
+    let stored: { storage: ObjectStorage; key: string } | null = null
     let mimeType = ''
     try {
       const result = await readMultipart(body.source, body.contentType, {
@@ -74,15 +103,18 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
         onFile: async (file, fields) => {
           checkFilename(file.filename, 'file')
           mimeType = checkMimeType(file.contentType.split(';')[0]!, 'file')
-          key = await keyFor(file.filename, mimeType, fields)
-          await storage.put(key, file.stream, { contentType: mimeType })
+          const chosen = await target({ filename: file.filename, mimeType, limit: file.limit }, fields)
+          stored = chosen
+          await chosen.storage.put(chosen.key, file.stream, { contentType: mimeType })
         },
       })
       if (!result.file)
         throw new AppError('invalid_request', 'Send the file as the multipart field "file"', { field: 'file' })
-      return { result, key, mimeType }
+      const done = stored as { storage: ObjectStorage; key: string } | null
+      return { result, key: done?.key ?? null, storage: done?.storage ?? null, mimeType }
     } catch (err) {
-      await forget(key)
+      const done = stored as { storage: ObjectStorage; key: string } | null
+      if (done) await forget(done.storage, done.key)
       throw err
     }
   }
@@ -97,19 +129,22 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
       const owner = ownerOf(principal)
       if (owner === null) throw new AppError('unauthorized', 'Sign in to upload files')
       const projectId = principal.projectId
-      await ctx.assertQuota(projectId, 1)
       const id = newId()
       let container: Container | undefined
-      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, async (filename, type, fields) => {
-        container = await containerOf(ctx, projectId, fields.container_id, type)
-        return originalKey(projectId, id, filename, undefined, container?.prefix)
+      let place: Placement | undefined
+      const { result, key, storage, mimeType } = await receive(body, limits.maxProxyBytes, async (file, fields) => {
+        container = await containerOf(ctx, projectId, fields.container_id, file.mimeType)
+        place = await ctx.placement.placeFor(projectId, container)
+        // Before a byte is stored: the quota counts the instance's storage only (decision 067).
+        if (place.storageConnectionId === null) await ctx.assertQuota(projectId, 1)
+        limitTo(container, file)
+        return { storage: place.storage, key: originalKey(projectId, id, file.filename, undefined, container?.prefix) }
       })
       const file = result.file!
       try {
         refuseFields(result, ['visibility', 'collection_name', 'container_id'])
         if (result.fields.container_id !== undefined && container?.id !== result.fields.container_id)
           throw new AppError('invalid_request', 'Send container_id before the file part', { field: 'container_id' })
-        if (container) checkContainerSize(container, file.sizeBytes)
         const visibility = result.fields.visibility ?? container?.visibility ?? 'public'
         if (visibility !== 'public' && visibility !== 'private')
           throw new AppError('invalid_request', 'visibility must be public or private', { field: 'visibility' })
@@ -121,6 +156,7 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
           {
             id,
             key: key!,
+            place: place!,
             filename: file.filename,
             mimeType,
             sizeBytes: file.sizeBytes,
@@ -132,34 +168,43 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
           'proxy',
         )
       } catch (err) {
-        await forget(key)
+        await forget(storage!, key)
         throw err
       }
     },
 
     /**
-     * Replaces a file's bytes, keeping its id and filename: the new bytes are stored under a new key first,
-     * the old variants removed, then the row switched over and the old object removed. Throws not_found,
-     * forbidden (outside the update grant's item_filter), invalid_request (never completed, empty),
-     * limit_exceeded, service_unavailable (old variants could not be removed; nothing changed), conflict.
+     * Replaces a file's bytes, keeping its id, filename and place (its storage, container prefix): the new
+     * bytes are stored under a new key first, the old variants removed, then the row switched over and the
+     * old object removed. A file uploaded into a container meets its current types and size. Throws
+     * not_found, forbidden (outside the update grant's item_filter), invalid_request (never completed,
+     * empty, a type its container refuses), limit_exceeded, service_unavailable (old variants could not be
+     * removed; nothing changed), conflict.
      */
     async replace(principal: Principal, id: string, body: UploadBody): Promise<FileWire> {
       const row = await access.visible(principal, id)
       if (row.status !== 'complete')
         throw new AppError('invalid_request', 'This upload was never completed; confirm it before replacing it')
       await access.assertInScope(principal, row, 'update')
-      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, () =>
-        originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12)),
-      )
+      const place = await ctx.placement.storageOf(row)
+      const container = await containerOfFile(ctx, row)
+      const { result, key, mimeType } = await receive(body, limits.maxProxyBytes, async (file) => {
+        if (container) checkContainerType(container, file.mimeType)
+        limitTo(container, file)
+        return {
+          storage: place,
+          key: originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12), prefixOf(row)),
+        }
+      })
       const file = result.file!
       try {
         refuseFields(result, [])
         if (file.sizeBytes === 0) throw new AppError('invalid_request', 'The replacement is empty', { field: 'file' })
       } catch (err) {
-        await forget(key)
+        await forget(place, key)
         throw err
       }
-      return commitReplace(row, { key: key!, mimeType, sizeBytes: file.sizeBytes, sha256: file.sha256 })
+      return commitReplace(row, place, { key: key!, mimeType, sizeBytes: file.sizeBytes, sha256: file.sha256 })
     },
 
     /**
@@ -201,7 +246,8 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
         .catch(() => null)
       if (!meta || !meta.width || !meta.height)
         throw new AppError('invalid_request', 'The variant is not an image that can be read', { field: 'file' })
-      const key = clientVariantKey(row.project_id, row.id, row.sha256, name, newId().slice(0, 12), mimeType)
+      const storage = await ctx.placement.storageOf(row)
+      const key = clientVariantKey(row, row.sha256, name, newId().slice(0, 12), mimeType)
       await storage.put(key, bytes, { contentType: mimeType, sizeBytes: bytes.length })
       let replaced: string | null = null
       const after = await variants.update(row, (state) => {
@@ -222,10 +268,10 @@ export function createIngest(ctx: FilesContext, commit: UploadCommit) {
         }
       })
       if (!after) {
-        await forget(key)
+        await forget(storage, key)
         throw new AppError('conflict', 'The file was replaced or deleted meanwhile; try again')
       }
-      if (replaced !== null && replaced !== key) await forget(replaced)
+      if (replaced !== null && replaced !== key) await forget(storage, replaced)
       return toWire(after)
     },
   }

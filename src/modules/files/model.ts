@@ -27,6 +27,10 @@ export interface FileRow {
   flow_key: string | null
   /** The container the file was uploaded into (decision 066); null (or absent on older rows' reads) otherwise. */
   container_id?: string | null
+  /** The storage connection its bytes live on (decision 067); null for the instance's own storage. */
+  storage_connection_id?: string | null
+  /** With a storage connection: the bucket its bytes were stored in. */
+  bucket_name?: string | null
 }
 
 export type Visibility = 'public' | 'private'
@@ -208,21 +212,39 @@ export function originalKey(projectId: string, id: string, filename: string, rev
   return revision ? `${base}/${revision}/${safeFilename(filename)}` : `${base}/${safeFilename(filename)}`
 }
 
+/** The container prefix a file's original was stored under (`a/b` of `projects/<p>/files/a/b/<id>/…`); `""` for none. */
+export function prefixOf(row: Pick<FileRow, 'id' | 'r2_key'>): string {
+  const parts = row.r2_key.split('/')
+  if (parts[2] !== 'files') return ''
+  const at = parts.indexOf(row.id, 3)
+  return at > 3 ? parts.slice(3, at).join('/') : ''
+}
+
+/** Where a file's variants go: beside its original's prefix, under the project's `variants/`. */
+function variantBase(row: Pick<FileRow, 'id' | 'r2_key' | 'project_id'>, sha256: string): string {
+  const prefix = prefixOf(row)
+  return `projects/${row.project_id}/variants/${prefix === '' ? '' : `${prefix}/`}${row.id}/${sha256.slice(0, 16)}`
+}
+
 /** Variants live under their own prefix, keyed by the content they were made from, so a stale run never overwrites a fresh one. */
-export function variantKey(projectId: string, id: string, sha256: string, name: string, mimeType: string): string {
-  return `projects/${projectId}/variants/${id}/${sha256.slice(0, 16)}/${name}.${extensionOf(mimeType)}`
+export function variantKey(
+  row: Pick<FileRow, 'id' | 'r2_key' | 'project_id'>,
+  sha256: string,
+  name: string,
+  mimeType: string,
+): string {
+  return `${variantBase(row, sha256)}/${name}.${extensionOf(mimeType)}`
 }
 
 /** A client-made preview: its own revision in the key, so a new one never overwrites the one being served. */
 export function clientVariantKey(
-  projectId: string,
-  id: string,
+  row: Pick<FileRow, 'id' | 'r2_key' | 'project_id'>,
   sha256: string,
   name: string,
   revision: string,
   mimeType: string,
 ): string {
-  return `projects/${projectId}/variants/${id}/${sha256.slice(0, 16)}/${name}-${revision}.${extensionOf(mimeType)}`
+  return `${variantBase(row, sha256)}/${name}-${revision}.${extensionOf(mimeType)}`
 }
 
 const extensions: Record<string, string> = {

@@ -2,6 +2,7 @@ import type { AppModule } from '../../lib/module.js'
 import type { Observers } from '../../lib/observers.js'
 import type { Principal } from '../../lib/principal.js'
 import type { ContainersService } from '../containers/index.js'
+import type { StorageConnectionsService } from '../storage-connections/index.js'
 import type { FilesDeps } from './context.js'
 import { filesRoutes, filesStreamingRoutes } from './routes.js'
 import { createFilesService } from './service.js'
@@ -15,13 +16,20 @@ export function createFilesModule(
   deps: FilesDeps & {
     removedCollections: Observers<[actor: Principal, projectId: string, names: readonly string[]]>
     containers?: Pick<ContainersService, 'rulesOf' | 'addUsage'>
+    storageConnections?: Pick<StorageConnectionsService, 'bucketStorage' | 'addUsage'>
   },
 ) {
-  const { removedCollections, containers, ...rest } = deps
-  const service = createFilesService({ ...rest, ...(containers ? { containerRules: containers.rulesOf } : {}) })
+  const { removedCollections, containers, storageConnections, ...rest } = deps
+  const service = createFilesService({
+    ...rest,
+    ...(containers ? { containerRules: containers.rulesOf } : {}),
+    ...(storageConnections ? { bucketStorage: storageConnections.bucketStorage } : {}),
+  })
   removedCollections.add((actor, projectId, names) => service.removeOfCollections(actor, projectId, names))
-  // A container files were uploaded into is not deleted under them (decision 066).
+  // A container files were uploaded into is not deleted under them (decision 066), nor a connection files
+  // keep their bytes on (decision 067).
   containers?.addUsage((projectId, id) => service.countInContainer(projectId, id))
+  storageConnections?.addUsage((projectId, id) => service.countOnConnection(projectId, id))
   return {
     service,
     routers: ({ security }) => [filesRoutes(service, security)],

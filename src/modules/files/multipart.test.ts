@@ -234,6 +234,64 @@ describe('readMultipart', () => {
   })
 })
 
+describe("a part's own limit (a container's maxFileBytes)", () => {
+  const data = body([
+    { name: 'container_id', data: 'c1' },
+    { name: 'file', filename: 'a.bin', data: Buffer.alloc(200_000, 1) },
+  ])
+  const consume = async (stream: NodeJS.ReadableStream) => {
+    for await (const chunk of stream) void chunk
+  }
+
+  it('refuses a part past it while it streams, before the consumer reads it all', async () => {
+    let seen = 0
+    const refused = await refusal(
+      read(data, 1000, {
+        onFile: async (file) => {
+          file.limit(10_000)
+          for await (const chunk of file.stream) seen += (chunk as Buffer).length
+        },
+      }),
+    )
+    expect(refused.code).toBe('limit_exceeded')
+    expect(seen).toBeLessThanOrEqual(10_000)
+  })
+
+  it('refuses it too when the bytes past it were measured before the limit was set', async () => {
+    const refused = await refusal(
+      read(data, 200_500, {
+        onFile: async (file) => {
+          await tick()
+          await tick()
+          file.limit(10_000)
+          await consume(file.stream)
+        },
+      }),
+    )
+    expect(refused.code).toBe('limit_exceeded')
+  })
+
+  it('accepts a part at the limit, and a limit above the route ceiling changes nothing', async () => {
+    const { result } = await read(data, 1000, {
+      onFile: async (file) => {
+        file.limit(200_000)
+        await consume(file.stream)
+      },
+    })
+    expect(result.file?.sizeBytes).toBe(200_000)
+    const refused = await refusal(
+      read(data, 1000, {
+        maxFileBytes: 100_000,
+        onFile: async (file) => {
+          file.limit(500_000)
+          await consume(file.stream)
+        },
+      }),
+    )
+    expect(refused).toMatchObject({ code: 'limit_exceeded', message: 'The file is larger than 100000 bytes' })
+  })
+})
+
 describe('multipartBoundary', () => {
   it.each([
     ['multipart/form-data; boundary=abc', 'abc'],

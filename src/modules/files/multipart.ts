@@ -9,6 +9,12 @@ export interface MultipartFile {
   contentType: string
   /** The part's bytes; they arrive only while this is read, so read it to the end (or fail). */
   stream: Readable
+  /**
+   * Narrows the largest size of this part below `maxFileBytes` (a container's ceiling, known once the
+   * fields before the file are read): past it the body fails with limit_exceeded while it streams, as past
+   * the route's own ceiling, also when bytes past it were already measured.
+   */
+  limit(maxBytes: number): void
 }
 
 export interface MultipartOptions {
@@ -39,6 +45,16 @@ export function multipartBoundary(contentType: string | undefined): string {
   const boundary = match?.[1] ?? match?.[2]
   if (!boundary) throw new AppError('invalid_request', 'The multipart Content-Type has no boundary')
   return boundary
+}
+
+function tooLarge(limit: number): AppError {
+  // Answered before the body is read to its end: the connection cannot carry another request.
+  return new AppError(
+    'limit_exceeded',
+    `The file is larger than ${limit} bytes`,
+    { limit },
+    { headers: { Connection: 'close' } },
+  )
 }
 
 function bad(message: string): AppError {
@@ -119,9 +135,15 @@ export function readMultipart(
       }
       const hash = createHash('sha256')
       let size = 0
+      let cap: number | null = null
       const measured = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length
+          if (cap !== null && size > cap) {
+            const err = tooLarge(cap)
+            done(err)
+            return fail(err)
+          }
           hash.update(chunk)
           done(null, chunk)
         },
@@ -129,16 +151,7 @@ export function readMultipart(
       // The consumer sees a failure through its reads; the event itself must not go unheard.
       measured.on('error', () => {})
       meter = measured
-      stream.on('limit', () => {
-        fail(
-          new AppError(
-            'limit_exceeded',
-            `The file is larger than ${options.maxFileBytes} bytes`,
-            { limit: options.maxFileBytes },
-            { headers: { Connection: 'close' } },
-          ),
-        )
-      })
+      stream.on('limit', () => fail(tooLarge(options.maxFileBytes)))
       stream.on('error', (err: Error) => fail(bad(`Malformed multipart body: ${err.message}`)))
       stream.on('end', () => {
         if (failure === null)
@@ -150,8 +163,17 @@ export function readMultipart(
           }
       })
       stream.pipe(measured)
+      const limit = (maxBytes: number): void => {
+        if (maxBytes >= options.maxFileBytes) return
+        cap = maxBytes
+        if (size > cap) {
+          const err = tooLarge(cap)
+          measured.destroy(err)
+          fail(err)
+        }
+      }
       consumer = options
-        .onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured }, { ...fields })
+        .onFile({ filename: info.filename ?? '', contentType: info.mimeType, stream: measured, limit }, { ...fields })
         .catch((err: unknown) => fail(err ?? new Error('multipart: the file consumer failed')))
     })
 

@@ -41,6 +41,14 @@ export function createFilesService(deps: FilesDeps) {
     input: Omit<BytesUpload, 'filename' | 'flowKey'>,
   ): Promise<FileWire> {
     await access.assertInScope(principal, row, 'update')
+    // A replaced file stays in its own container and place: naming another one is refused, not ignored.
+    if (input.containerId !== undefined && input.containerId !== (row.container_id ?? null)) {
+      throw new AppError(
+        'invalid_request',
+        'containerId: this key holds a file of another container (or of none); a replaced file stays where it is',
+        { field: 'containerId', fileId: row.id },
+      )
+    }
     if (input.visibility === 'private' && row.visibility === 'public') {
       throw new AppError(
         'invalid_request',
@@ -137,7 +145,9 @@ export function createFilesService(deps: FilesDeps) {
       const target = variant
         ? { key: variant.key, contentType: variant.mimeType }
         : { key: row.r2_key, contentType: row.mime_type }
-      const downloadUrl = await deps.storage.presignGet(target.key, {
+      // Signed here, served by the store that holds the bytes (a connection's bucket: its own endpoint).
+      const storage = await ctx.placement.storageOf(row)
+      const downloadUrl = await storage.presignGet(target.key, {
         expiresIn: limits.downloadUrlSeconds,
         filename: row.filename,
         contentType: target.contentType,
@@ -271,6 +281,8 @@ export function createFilesService(deps: FilesDeps) {
     removeOfCollections: cleanup.removeOfCollections,
     /** How many files of the project were uploaded into a container (unchecked: the containers module asks before a delete). */
     countInContainer: (projectId: string, containerId: string) => store.countInContainer(projectId, containerId),
+    /** How many files of the project keep their bytes on a storage connection (unchecked: its delete asks). */
+    countOnConnection: (projectId: string, connectionId: string) => store.countOnConnection(projectId, connectionId),
 
     /** Runs the cleanup sweep now (a timer runs it every 10 minutes): abandoned uploads, and the keys of dead upload URLs. */
     sweep: cleanup.sweep,

@@ -44,6 +44,17 @@ export function createFilesStore(systemDb: Kysely<any>) {
       return Number(row.n)
     },
 
+    /** How many files of the project keep their bytes on a storage connection (its delete is refused while any do). */
+    async countOnConnection(projectId: string, connectionId: string): Promise<number> {
+      const row = await db
+        .selectFrom('files')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('project_id', '=', projectId)
+        .where('storage_connection_id', '=', connectionId)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+
     async insert(row: FileRow): Promise<void> {
       await db.insertInto('files').values(row).execute()
     },
@@ -107,12 +118,17 @@ export function createFilesStore(systemDb: Kysely<any>) {
       return { rows: rows.map((r) => numeric(r)!), total }
     },
 
-    /** Bytes the project holds: complete files, and pending ones created after `pendingSince` (their upload URL may still be used). */
+    /**
+     * Bytes the project holds in the instance's storage: complete files, and pending ones created after
+     * `pendingSince` (their upload URL may still be used). Files on a storage connection are the project's
+     * own bucket's, outside the quota (decision 067).
+     */
     async usage(projectId: string, pendingSince: number): Promise<number> {
       const row = await db
         .selectFrom('files')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size_bytes'), eb.val(0)).as('bytes'))
         .where('project_id', '=', projectId)
+        .where('storage_connection_id', 'is', null)
         .where((eb) =>
           eb.or([
             eb('status', '=', 'complete'),

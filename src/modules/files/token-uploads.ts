@@ -3,6 +3,7 @@ import { AppError } from '../../lib/errors.js'
 import { principalSnapshot } from '../../lib/events/index.js'
 import { newId } from '../../lib/ids.js'
 import type { Principal } from '../../lib/principal.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
 import { checkFilename, checkMimeType } from './checks.js'
 import { checkContainerSize, containerOf } from './container-rules.js'
 import type { FilesContext } from './context.js'
@@ -28,8 +29,8 @@ export interface UploadTokenInput {
 }
 
 /** The size and SHA-256 of the object at `key`, read back from storage; null when absent. */
-async function measure(ctx: FilesContext, key: string): Promise<{ sizeBytes: number; sha256: string } | null> {
-  const stream = await ctx.deps.storage.get(key)
+async function measure(storage: ObjectStorage, key: string): Promise<{ sizeBytes: number; sha256: string } | null> {
+  const stream = await storage.get(key)
   if (!stream) return null
   const hash = createHash('sha256')
   let sizeBytes = 0
@@ -76,10 +77,15 @@ export function createTokenUploads(ctx: FilesContext) {
       // The announced size is what confirm holds the bytes to, so the container's ceiling is checked on it.
       const container = await containerOf(ctx, projectId, input.container_id, mimeType)
       if (container) checkContainerSize(container, input.size_bytes)
+      // A container on a storage connection: the URL is its bucket's own. Signing sends nothing, so the
+      // bucket is listed once first, as the connection test does (under the outbound rule): a refused
+      // endpoint, refused keys or a missing bucket are refused now, not at confirm, and leave no row.
+      const place = await ctx.placement.placeFor(projectId, container)
       const id = newId()
       const now = deps.clock.seconds()
       // The URL writes to a key of its own; until confirm, that is where the file's bytes are (r2Key).
       const writeKey = uploadKey(projectId, id, filename)
+      if (place.storageConnectionId !== null) await place.storage.list(writeKey, 1)
       const row: FileRow = {
         id,
         project_id: projectId,
@@ -99,10 +105,15 @@ export function createTokenUploads(ctx: FilesContext) {
         upload_key: writeKey,
         flow_key: null,
         ...(container ? { container_id: container.id } : {}),
+        storage_connection_id: place.storageConnectionId,
+        bucket_name: place.bucketName,
       }
-      await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
+      // The quota counts the instance's storage only (decision 067).
+      if (place.storageConnectionId === null)
+        await ctx.reserve(projectId, input.size_bytes, (inTransaction) => inTransaction.insert(row))
+      else await store.insert(row)
       try {
-        const uploadUrl = await deps.storage.presignPut(writeKey, {
+        const uploadUrl = await place.storage.presignPut(writeKey, {
           contentType: mimeType,
           sizeBytes: input.size_bytes,
           expiresIn: limits.uploadUrlSeconds,
@@ -134,11 +145,12 @@ export function createTokenUploads(ctx: FilesContext) {
       const served = copied
         ? originalKey(row.project_id, row.id, row.filename, newId().slice(0, 12), prefix)
         : row.r2_key
-      if (copied && !(await deps.storage.copy(row.upload_key!, served))) throw noBytes()
+      const storage = await ctx.placement.storageOf(row)
+      if (copied && !(await storage.copy(row.upload_key!, served))) throw noBytes()
       let updated: FileRow | undefined
       let background: boolean
       try {
-        const stored = await measure(ctx, served)
+        const stored = await measure(storage, served)
         if (!stored) throw noBytes()
         if (stored.sizeBytes !== row.size_bytes) {
           throw new AppError(
@@ -159,7 +171,7 @@ export function createTokenUploads(ctx: FilesContext) {
         })
       } finally {
         if (copied && !updated)
-          await deps.storage
+          await storage
             .delete(served)
             .catch((err: unknown) =>
               deps.log.warn({ err, fileId: id }, 'could not remove the copy of an unconfirmed upload'),

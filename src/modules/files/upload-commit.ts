@@ -1,14 +1,17 @@
 import { AppError, isAppError } from '../../lib/errors.js'
 import { principalSnapshot } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { FilesContext } from './context.js'
 import type { FileUploadEvent } from './events.js'
 import { emptyVariants, parseVariants, toWire, type FileRow, type FileWire, type Visibility } from './model.js'
+import type { Placement } from './placement.js'
 
-/** The bytes of a new file, already stored at `key`, and the row's other fields. */
+/** The bytes of a new file, already stored at `key` in `place`, and the row's other fields. */
 export interface NewFile {
   id: string
   key: string
+  place: Placement
   filename: string
   mimeType: string
   sizeBytes: number
@@ -27,10 +30,10 @@ export interface NewFile {
  */
 export function createUploadCommit(ctx: FilesContext) {
   const { deps, variants } = ctx
-  const { storage, log } = deps
+  const { log } = deps
 
-  /** Removes the object of a failed upload; a storage refusal is logged, not thrown. */
-  async function forget(key: string | null): Promise<void> {
+  /** Removes the object of a failed upload from `storage`; a storage refusal is logged, not thrown. */
+  async function forget(storage: ObjectStorage, key: string | null): Promise<void> {
     if (key === null) return
     try {
       await storage.delete(key)
@@ -40,7 +43,7 @@ export function createUploadCommit(ctx: FilesContext) {
   }
 
   /** Removes the old variants before a replace; throws service_unavailable (the file unchanged) when storage refuses one. */
-  async function dropVariants(row: FileRow): Promise<void> {
+  async function dropVariants(storage: ObjectStorage, row: FileRow): Promise<void> {
     const removed: string[] = []
     for (const [name, variant] of Object.entries(parseVariants(row.variants).items)) {
       try {
@@ -66,7 +69,10 @@ export function createUploadCommit(ctx: FilesContext) {
     }
   }
 
-  /** The row of a new complete file whose bytes are stored at `stored.key`, under the quota; publishes file.upload. */
+  /**
+   * The row of a new complete file whose bytes are stored at `stored.key`, under the quota when they are in
+   * the instance's storage; publishes file.upload.
+   */
   async function commitUpload(
     principal: Principal,
     owner: string,
@@ -95,8 +101,13 @@ export function createUploadCommit(ctx: FilesContext) {
       upload_key: null,
       flow_key: stored.flowKey ?? null,
       ...(stored.containerId === undefined ? {} : { container_id: stored.containerId }),
+      storage_connection_id: stored.place.storageConnectionId,
+      bucket_name: stored.place.bucketName,
     }
-    await ctx.reserve(projectId, stored.sizeBytes, (inTransaction) => inTransaction.insert(row))
+    // Bytes on a storage connection are in the project's own bucket, outside the quota (decision 067).
+    if (stored.place.storageConnectionId === null)
+      await ctx.reserve(projectId, stored.sizeBytes, (inTransaction) => inTransaction.insert(row))
+    else await ctx.store.insert(row)
     const wire = toWire(row)
     deps.events.emit('file.upload', { projectId, file: wire, via, principal: principalSnapshot(principal), at: now })
     if (background) variants.schedule(projectId, stored.id)
@@ -104,19 +115,22 @@ export function createUploadCommit(ctx: FilesContext) {
   }
 
   /**
-   * Switches `row` over to the new bytes already stored at `stored.key`: quota checked, old variants removed,
-   * row switched, old object removed. On failure the new bytes are removed and the file keeps its old ones.
+   * Switches `row` over to the new bytes already stored at `stored.key` in `storage` (where the file's bytes
+   * live): quota checked (instance storage), old variants removed, row switched, old object removed. On
+   * failure the new bytes are removed and the file keeps its old ones.
    */
   async function commitReplace(
     row: FileRow,
+    storage: ObjectStorage,
     stored: { key: string; mimeType: string; sizeBytes: number; sha256: string },
   ): Promise<FileWire> {
     let updated: FileRow | undefined
+    const counted = (row.storage_connection_id ?? null) === null
     try {
       // Checked once before the old variants go, so the common refusal leaves the file as it was, and
       // again with the switch under the project's quota lock, so racing replacements cannot both pass.
-      await ctx.assertQuota(row.project_id, stored.sizeBytes, row.size_bytes)
-      await dropVariants(row)
+      if (counted) await ctx.assertQuota(row.project_id, stored.sizeBytes, row.size_bytes)
+      await dropVariants(storage, row)
       const background = await ctx.variantsOnUpload({ project_id: row.project_id, mime_type: stored.mimeType })
       const content = {
         r2_key: stored.key,
@@ -127,12 +141,14 @@ export function createUploadCommit(ctx: FilesContext) {
         variants: emptyVariants(background ? 'pending' : 'none'),
       }
       try {
-        updated = await ctx.reserve(
-          row.project_id,
-          stored.sizeBytes,
-          (inTransaction) => inTransaction.replaceContent(row.project_id, row.id, row.r2_key, content),
-          row.size_bytes,
-        )
+        updated = counted
+          ? await ctx.reserve(
+              row.project_id,
+              stored.sizeBytes,
+              (inTransaction) => inTransaction.replaceContent(row.project_id, row.id, row.r2_key, content),
+              row.size_bytes,
+            )
+          : await ctx.store.replaceContent(row.project_id, row.id, row.r2_key, content)
       } catch (err) {
         // Lost the race for the last bytes: the old bytes stay, but their variants are gone, so the row
         // must stop listing them (regenerate makes them again).
@@ -143,10 +159,10 @@ export function createUploadCommit(ctx: FilesContext) {
       if (!updated) throw new AppError('conflict', 'The file changed or was deleted during the upload; try again')
       if (background) variants.schedule(row.project_id, row.id)
     } catch (err) {
-      await forget(stored.key)
+      await forget(storage, stored.key)
       throw err
     }
-    await forget(row.r2_key)
+    await forget(storage, row.r2_key)
     return toWire(updated)
   }
 

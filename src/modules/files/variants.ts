@@ -35,7 +35,8 @@ export function parseSizes(value: string): VariantSpec[] {
 
 export interface VariantsDeps {
   store: FilesStore
-  storage: ObjectStorage
+  /** Where a file's bytes live (its variants beside its original). */
+  storageOf: (row: FileRow) => Promise<ObjectStorage>
   settings: SettingsService
   log: Logger
   /** A container's sizes, which replace the project's files.variants for the files uploaded into it (decision 066). */
@@ -86,15 +87,15 @@ async function render(
  * run that lost that race removes what it made. Background runs go through one in-process queue.
  */
 export function createVariants(deps: VariantsDeps) {
-  const { store, storage, log } = deps
+  const { store, log } = deps
 
   async function specs(row: FileRow): Promise<VariantSpec[]> {
     const own = row.container_id ? await deps.containerSizes?.(row.project_id, row.container_id) : undefined
     return [THUMBNAIL, ...(own ?? parseSizes(await deps.settings.get(row.project_id, 'files.variants')))]
   }
 
-  /** Best-effort removal of objects no row refers to any more; a failure is logged (an orphan, not an error). */
-  async function discard(keys: readonly string[]): Promise<void> {
+  /** Best-effort removal of objects no row refers to any more, in `storage`; a failure is logged (an orphan, not an error). */
+  async function discard(storage: ObjectStorage, keys: readonly string[]): Promise<void> {
     for (const key of keys) {
       try {
         await storage.delete(key)
@@ -129,15 +130,17 @@ export function createVariants(deps: VariantsDeps) {
     const all = await specs(row)
     const wanted = only ? all.filter((s) => only.includes(s.name)) : all
     const made: Record<string, StoredVariant> = {}
+    let storage: ObjectStorage | undefined
     try {
       if (!row.sha256 || !isResizable(row.mime_type))
         throw new Error('only complete JPEG and PNG files have server-made variants')
+      storage = await deps.storageOf(row)
       const source = await storage.get(row.r2_key)
       if (!source) throw new Error('the original is missing from storage')
       const input = await readAll(source, limits.maxFileBytes)
       for (const spec of wanted) {
         const out = await render(input, row.mime_type, spec.size)
-        const key = variantKey(row.project_id, row.id, row.sha256, spec.name, row.mime_type)
+        const key = variantKey(row, row.sha256, spec.name, row.mime_type)
         await storage.put(key, out.data, { contentType: row.mime_type, sizeBytes: out.data.length })
         made[spec.name] = {
           key,
@@ -149,7 +152,11 @@ export function createVariants(deps: VariantsDeps) {
         }
       }
     } catch (err) {
-      await discard(Object.values(made).map((v) => v.key))
+      if (storage)
+        await discard(
+          storage,
+          Object.values(made).map((v) => v.key),
+        )
       await setStatus(row, 'failed').catch((e: unknown) =>
         log.warn({ err: e, fileId: row.id }, 'could not record a variant failure'),
       )
@@ -180,13 +187,14 @@ export function createVariants(deps: VariantsDeps) {
       const current = await store.byId(row.project_id, row.id)
       const kept = new Set(Object.values(current ? parseVariants(current.variants).items : {}).map((v) => v.key))
       await discard(
+        storage,
         Object.values(made)
           .map((v) => v.key)
           .filter((k) => !kept.has(k)),
       )
       return null
     }
-    await discard(stale)
+    await discard(storage, stale)
     return after
   }
 

@@ -34,6 +34,14 @@ export { throughService } from './service-call.js'
 /** A file key: a file's id, its r2Key, or a flow key. */
 export const fileKey = (what: string) => text(1024, 1).describe(what)
 
+/** A file container a step writes into (docs/containers.md): the files service applies its rules as the upload route does. */
+export const containerIdConfig = () =>
+  text(64, 1)
+    .optional()
+    .describe(
+      "A file container's id: a new file meets its types and size and goes under its prefix, to its storage; a replaced file must already be in it",
+    )
+
 export type ReadEncoding = 'text' | 'base64' | 'json'
 export const readEncoding = () =>
   z

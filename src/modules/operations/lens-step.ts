@@ -24,7 +24,7 @@ export interface LensServices {
     writeContent(
       principal: Principal,
       key: string,
-      input: { bytes: Buffer; mimeType: string; visibility?: 'public' | 'private' },
+      input: { bytes: Buffer; mimeType: string; visibility?: 'public' | 'private'; containerId?: string },
     ): Promise<{
       file: { id: string; r2Key: string; sizeBytes: number; mimeType: string; flowKey: string | null }
       replaced: boolean

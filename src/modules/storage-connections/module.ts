@@ -14,5 +14,9 @@ export function createStorageConnectionsModule(
     box: createSecretBox(secretKey, 'storage-connections'),
     probe: createS3Probe({ allowPrivateNetwork: deps.allowPrivateNetwork }),
   })
-  return { service, routers: ({ security }) => [storageConnectionsRoutes(service, security)] } satisfies AppModule
+  return {
+    service,
+    routers: ({ security }) => [storageConnectionsRoutes(service, security)],
+    close: () => service.close(),
+  } satisfies AppModule
 }

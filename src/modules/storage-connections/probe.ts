@@ -126,14 +126,22 @@ export function createS3Probe(options: ProbeOptions): Probe {
 /**
  * An S3 client for one connection, with everything explicit (nothing read from AWS_* variables or ~/.aws),
  * one attempt, and agents whose sockets resolve through `lookup` (lib/outbound's guarded lookup, unless
- * private addresses are allowed). The AWS SDK is loaded on first use (~10 MB resident). `close` ends it.
+ * private addresses are allowed); `keepAlive` and a few `maxAttempts` for a client that is kept (files on a
+ * connection: a kept-alive socket the store has just closed fails once, and is retried). The AWS SDK is
+ * loaded on first use (~10 MB resident). `close` ends it.
  */
 export async function createS3Client(
   target: S3Target,
-  options: { lookup: SocketLookup | undefined; connectTimeoutMs: number; timeoutMs: number },
+  options: {
+    lookup: SocketLookup | undefined
+    connectTimeoutMs: number
+    timeoutMs: number
+    keepAlive?: boolean
+    maxAttempts?: number
+  },
 ) {
   const url = new URL(target.endpoint)
-  const agentOptions = { keepAlive: false, ...(options.lookup ? { lookup: options.lookup } : {}) }
+  const agentOptions = { keepAlive: options.keepAlive ?? false, ...(options.lookup ? { lookup: options.lookup } : {}) }
   const httpAgent = new HttpAgent(agentOptions)
   const httpsAgent = new HttpsAgent(agentOptions)
   const { S3Client } = await import('@aws-sdk/client-s3')
@@ -142,7 +150,7 @@ export async function createS3Client(
     region: signingRegion(target),
     forcePathStyle: !url.hostname.endsWith('.amazonaws.com'),
     credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretKey },
-    maxAttempts: 1,
+    maxAttempts: options.maxAttempts ?? 1,
     retryMode: 'standard',
     defaultsMode: 'standard',
     followRegionRedirects: false,

@@ -1,13 +1,17 @@
+import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { SecretBox } from '../../lib/crypto/index.js'
 import { AppError } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Logger } from '../../lib/log.js'
-import { isBlockedHost } from '../../lib/outbound/index.js'
+import { isBlockedHost, type OutboundClient } from '../../lib/outbound/index.js'
 import type { Principal } from '../../lib/principal.js'
+import type { ObjectStorage } from '../../lib/storage/index.js'
 import type { AccessService } from '../access/index.js'
 import type { AuditService } from '../audit/index.js'
+import { createConnectionStorages } from './connection-storages.js'
+import { openConnectionStorage } from './object-storage.js'
 import type { Probe, ProbeResult, S3Target } from './probe.js'
 import type { CreateConnectionInput, UpdateConnectionInput } from './schemas.js'
 import { createStorageConnectionsStore, type StorageConnectionChanges, type StorageConnectionRow } from './store.js'
@@ -38,7 +42,18 @@ export interface StorageConnectionsDeps {
   probe: Probe
   /** ALLOW_PRIVATE_NETWORK: when false, endpoints on loopback, private or link-local addresses are refused. */
   allowPrivateNetwork: boolean
+  /** The instance's outbound-address rule, which every request to a connection's bucket for files goes through. */
+  outbound: Pick<OutboundClient, 'sockets'>
 }
+
+/** A connection's bucket opened for the files module, and the bucket's name. */
+export interface BucketStorage {
+  storage: ObjectStorage
+  bucketName: string
+}
+
+/** How many files of the project keep their bytes on a connection (the files module answers, registered at its construction). */
+export type ConnectionUsage = (projectId: string, connectionId: string) => Promise<number>
 
 const notFound = () => new AppError('not_found', 'Storage connection not found')
 
@@ -59,6 +74,8 @@ const columns = {
  */
 export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
   const store = createStorageConnectionsStore(deps.systemDb)
+  const storages = createConnectionStorages()
+  const usage: ConnectionUsage[] = []
 
   async function rowOf(projectId: string, id: string): Promise<StorageConnectionRow> {
     const row = await store.byId(projectId, id)
@@ -180,12 +197,22 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
       return toConnection({ ...row, ...changes })
     },
 
-    /** Forgets the connection; the bucket and its objects are not touched. Throws not_found. */
+    /**
+     * Forgets the connection; the bucket and its objects are not touched. Refused while files keep their
+     * bytes on it (they would be lost to the API). Throws not_found, conflict (details.files).
+     */
     async delete(actor: Principal, id: string): Promise<void> {
       await deps.access.authorize(actor, 'system/storage-connections:delete')
       const projectId = actor.projectId
       const row = await rowOf(projectId, id)
+      let files = 0
+      for (const count of usage) files += await count(projectId, id)
+      if (files > 0)
+        throw new AppError('conflict', `${files} file(s) keep their bytes on this connection; delete them first`, {
+          files,
+        })
       if (!(await store.delete(projectId, id))) throw notFound()
+      storages.forget(id)
       await deps.audit.record({
         projectId,
         action: 'storage_connection.deleted',
@@ -219,6 +246,47 @@ export function createStorageConnectionsService(deps: StorageConnectionsDeps) {
       const projectId = actor.projectId
       return targetOf(await rowOf(projectId, id), deps.box)
     },
+
+    /**
+     * A connection of the project as object storage for the files module, unchecked: the files service
+     * checked its caller (system/files), and whoever saved the container checked the connection (decision
+     * 067). `bucketName` null is the connection's own bucket. Requests go through the outbound-address rule;
+     * clients are reused while the connection is unchanged. Undefined when the project has no such
+     * connection. Throws forbidden (a refused endpoint), service_unavailable (its secret cannot be read).
+     */
+    async bucketStorage(projectId: string, id: string, bucketName: string | null): Promise<BucketStorage | undefined> {
+      const row = await store.byId(projectId, id)
+      if (!row) {
+        storages.forget(id)
+        return undefined
+      }
+      const bucket = bucketName ?? row.bucket_name
+      const version = createHash('sha256')
+        .update(JSON.stringify([row.provider, row.endpoint, row.region, row.access_key_id, row.secret_key_sealed]))
+        .digest('hex')
+      const storage = await storages.get(id, version, bucket, async () => {
+        let target: S3Target
+        try {
+          target = { ...targetOf(row, deps.box), bucketName: bucket }
+        } catch {
+          throw new AppError(
+            'service_unavailable',
+            "The storage connection's secret key cannot be read (SECRET_KEY changed): send it again with PUT",
+            { storageConnectionId: id },
+          )
+        }
+        return openConnectionStorage(target, deps.outbound.sockets())
+      })
+      return { storage, bucketName: bucket }
+    },
+
+    /** Registers a counter of the files on a connection (the files module, at its construction). */
+    addUsage(count: ConnectionUsage): void {
+      usage.push(count)
+    },
+
+    /** Closes the clients of opened buckets. */
+    close: () => storages.close(),
   }
 }
 

@@ -2,7 +2,7 @@ import type { Sharp } from 'sharp'
 import { z } from 'zod'
 import { safeFilename } from '../../files/index.js'
 import { readBmp } from '../bmp.js'
-import { fileKey, fileServicesOf, throughService, writtenFile } from '../file-ops.js'
+import { containerIdConfig, fileKey, fileServicesOf, throughService, writtenFile } from '../file-ops.js'
 import { numeric } from '../schema-helpers.js'
 import { defineOperation, StepError } from '../types.js'
 
@@ -192,6 +192,7 @@ export const fileTransform = defineOperation({
         'Where the result goes: a flow key (thumbs/a.webp), or the id or r2Key of a file to replace; empty: transformed/<source id>/<name>-transformed.<ext>',
       ),
     operations: z.array(OperationSchema).min(1).max(3).describe('resize, format and quality, each at most once'),
+    containerId: containerIdConfig(),
   }),
   async run(config, ctx) {
     const { files } = fileServicesOf(ctx)
@@ -246,6 +247,7 @@ export const fileTransform = defineOperation({
         mimeType: writable[format],
         visibility: source.visibility,
         collectionName: source.collectionName,
+        containerId: config.containerId,
       }),
     )
     return {

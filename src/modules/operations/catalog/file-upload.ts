@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { encodeContent, fileKey, fileServicesOf, maxWriteBytes, throughService, writtenFile } from '../file-ops.js'
+import {
+  containerIdConfig,
+  encodeContent,
+  fileKey,
+  fileServicesOf,
+  maxWriteBytes,
+  throughService,
+  writtenFile,
+} from '../file-ops.js'
 import { text } from '../schema-helpers.js'
 import { defineOperation, StepError } from '../types.js'
 
@@ -45,6 +53,7 @@ export const fileUpload = defineOperation({
       })
       .optional()
       .describe("The new file's visibility and collection (a replaced file keeps its own)"),
+    containerId: containerIdConfig(),
   }),
   async run(config, ctx) {
     const { files } = fileServicesOf(ctx)
@@ -63,6 +72,7 @@ export const fileUpload = defineOperation({
         mimeType: config.contentType,
         visibility: config.metadata?.visibility,
         collectionName: config.metadata?.collectionName,
+        containerId: config.containerId,
       }),
     )
     return writtenFile(file, replaced)

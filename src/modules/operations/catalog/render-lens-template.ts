@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { throughRecords } from '../data-ops.js'
+import { containerIdConfig } from '../file-ops.js'
 import { lensServicesOf } from '../lens-step.js'
 import { flag, text } from '../schema-helpers.js'
 import { literalFlag } from '../needs.js'
@@ -47,6 +48,7 @@ export const renderLensTemplate = defineOperation({
         .describe(
           "Where the file goes: a flow key (reports/daily.csv), or the id or r2Key of a file to replace, as file_upload's key",
         ),
+      containerId: containerIdConfig(),
     })
     .superRefine((config, ctx) => {
       if (config.saveToR2 && !config.r2Key)
@@ -67,7 +69,12 @@ export const renderLensTemplate = defineOperation({
         const bytes = Buffer.from(rendered.body, 'utf8')
         const mimeType = rendered.contentType.split(';')[0]!.trim()
         const saved = await throughRecords(() =>
-          services.files.writeContent(ctx.principal, key, { bytes, mimeType, visibility: 'private' }),
+          services.files.writeContent(ctx.principal, key, {
+            bytes,
+            mimeType,
+            visibility: 'private',
+            containerId: config.containerId,
+          }),
         )
         file = { id: saved.file.id, r2Key: saved.file.r2Key, sizeBytes: saved.file.sizeBytes }
       }
