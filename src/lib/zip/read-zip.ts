@@ -51,11 +51,7 @@ export interface ZipReader {
  */
 export async function openZip(zip: Uint8Array): Promise<ZipReader> {
   const buffer = Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength)
-  const file = await fromBufferPromise(buffer, {
-    decodeStrings: false,
-    validateEntrySizes: false,
-    strictFileNames: true,
-  }).catch(unreadable)
+  const file = await fromBufferPromise(buffer, { decodeStrings: false, validateEntrySizes: false }).catch(unreadable)
   const entries = new Map<ZipMember, Entry>()
   let listing: Promise<readonly ZipMember[]> | undefined
   const entryOf = (member: ZipMember): Entry => {
