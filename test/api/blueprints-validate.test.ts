@@ -131,9 +131,9 @@ describe('POST /api/v1/blueprints/validate: who may call', () => {
 
   it('the service refuses an anonymous principal on its own', async () => {
     const { principals } = await import('../../src/lib/principal.js')
-    expect(() =>
+    await expect(
       server.app.services.blueprints.validate(principals.anonymous(server.app.defaultProject.id), { source: helpDesk }),
-    ).toThrow(expect.objectContaining({ code: 'unauthorized' }))
+    ).rejects.toThrow(expect.objectContaining({ code: 'unauthorized' }))
   })
 })
 

@@ -56,36 +56,60 @@ export async function streamedZipBomb(name: string, size: number, declared: numb
   return Buffer.from(zipOf([{ name, method: 8, crc32: 0, declared, data: Buffer.concat(out) }])).toString('base64')
 }
 
-/** A zip of members already compressed, every header written here (sizes as given). */
+/**
+ * A zip of members already compressed, every header written here (sizes as given). `flags` is the general
+ * purpose bit flag; `zip64` moves both sizes into a ZIP64 extra field (0xffffffff in the headers).
+ */
 export function zipOf(
-  members: { name: string; method: number; crc32: number; declared: number; data: Uint8Array }[],
+  members: {
+    name: string
+    method: number
+    crc32: number
+    declared: number
+    data: Uint8Array
+    flags?: number
+    zip64?: boolean
+  }[],
 ): Uint8Array {
   const parts: Buffer[] = []
   const central: Buffer[] = []
   let offset = 0
   for (const m of members) {
     const name = Buffer.from(m.name)
+    const extra = Buffer.alloc(m.zip64 ? 20 : 0)
+    if (m.zip64) {
+      extra.writeUInt16LE(0x0001, 0)
+      extra.writeUInt16LE(16, 2)
+      extra.writeBigUInt64LE(BigInt(m.declared), 4)
+      extra.writeBigUInt64LE(BigInt(m.data.byteLength), 12)
+    }
+    const compressed = m.zip64 ? 0xffffffff : m.data.byteLength
+    const declared = m.zip64 ? 0xffffffff : m.declared
     const local = Buffer.alloc(30)
     local.writeUInt32LE(0x04034b50, 0)
-    local.writeUInt16LE(20, 4)
+    local.writeUInt16LE(m.zip64 ? 45 : 20, 4)
+    local.writeUInt16LE(m.flags ?? 0, 6)
     local.writeUInt16LE(m.method, 8)
     local.writeUInt32LE(m.crc32, 14)
-    local.writeUInt32LE(m.data.byteLength, 18)
-    local.writeUInt32LE(m.declared, 22)
+    local.writeUInt32LE(compressed, 18)
+    local.writeUInt32LE(declared, 22)
     local.writeUInt16LE(name.byteLength, 26)
-    parts.push(local, name, Buffer.from(m.data))
+    local.writeUInt16LE(extra.byteLength, 28)
+    parts.push(local, name, extra, Buffer.from(m.data))
     const entry = Buffer.alloc(46)
     entry.writeUInt32LE(0x02014b50, 0)
-    entry.writeUInt16LE(20, 4)
-    entry.writeUInt16LE(20, 6)
+    entry.writeUInt16LE(m.zip64 ? 45 : 20, 4)
+    entry.writeUInt16LE(m.zip64 ? 45 : 20, 6)
+    entry.writeUInt16LE(m.flags ?? 0, 8)
     entry.writeUInt16LE(m.method, 10)
     entry.writeUInt32LE(m.crc32, 16)
-    entry.writeUInt32LE(m.data.byteLength, 20)
-    entry.writeUInt32LE(m.declared, 24)
+    entry.writeUInt32LE(compressed, 20)
+    entry.writeUInt32LE(declared, 24)
     entry.writeUInt16LE(name.byteLength, 28)
+    entry.writeUInt16LE(extra.byteLength, 30)
     entry.writeUInt32LE(offset, 42)
-    central.push(entry, name)
-    offset += 30 + name.byteLength + m.data.byteLength
+    central.push(entry, name, extra)
+    offset += 30 + name.byteLength + extra.byteLength + m.data.byteLength
   }
   const directory = Buffer.concat(central)
   const end = Buffer.alloc(22)

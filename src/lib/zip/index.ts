@@ -1,2 +1,1 @@
-export { declaredMemberCount, readMembers, ZipUnreadable, type ZipMember } from './central-directory.js'
-export { extractMember, inflateStep, peekMember, type Extracted } from './bounded-inflate.js'
+export { isUnsafeName, openZip, ZipUnreadable, type Extracted, type ZipMember, type ZipReader } from './read-zip.js'

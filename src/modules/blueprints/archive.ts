@@ -1,12 +1,5 @@
 import { AppError } from '../../lib/errors.js'
-import {
-  declaredMemberCount,
-  extractMember,
-  peekMember,
-  readMembers,
-  ZipUnreadable,
-  type ZipMember,
-} from '../../lib/zip/index.js'
+import { isUnsafeName, openZip, ZipUnreadable, type ZipMember, type ZipReader } from '../../lib/zip/index.js'
 
 /** Archive limits (§ Limits): the zip, its members, and each member's uncompressed bytes. */
 export const archiveLimits = { bytes: 4_000_000, members: 64, memberBytes: 1_000_000 } as const
@@ -53,18 +46,17 @@ function refuse(code: ArchiveRefusal, message: string, details: Record<string, u
 
 /**
  * The document a base64 zip carries: exactly one `.ebp.md` member at any depth and nothing else (folders
- * aside). Members are listed from the central directory before anything is inflated; the document is
- * inflated a step at a time and stopped as soon as it passes 1,000,000 bytes, whatever its header
- * declared. Throws AppError invalid_request (400) or payload_too_large (413), `details.code` one of
- * archiveRefusals.
+ * aside). Members are listed from the central directory (yauzl) before anything is inflated; the document
+ * is inflated as a stream and stopped as soon as it passes 1,000,000 bytes, whatever its header declared.
+ * Throws AppError invalid_request (400) or payload_too_large (413), `details.code` one of archiveRefusals.
  */
-export function readArchiveDocument(archive: string): string {
+export async function readArchiveDocument(archive: string): Promise<string> {
   const zip = decodeBase64(archive)
   if (zip.byteLength < 4 || zip[0] !== 0x50 || zip[1] !== 0x4b) {
     throw refuse('archive.not_a_zip', 'The archive is not a zip file (no PK signature)')
   }
-  const members = listMembers(zip)
-  const unsafe = members.find((m) => unsafeName(m.name))
+  const { reader, members } = await listMembers(zip)
+  const unsafe = members.find(isUnsafeName)
   if (unsafe) {
     throw refuse('archive.unsafe_member_name', `The archive member ${quote(unsafe.name)} has an unsafe name`, {
       member: unsafe.name,
@@ -86,12 +78,12 @@ export function readArchiveDocument(archive: string): string {
   }
   for (const member of members) {
     if (member === document || member.isDirectory) continue
-    if (isArchive(peekMember(zip, member, 8))) throw nestedArchive(member)
+    if (isArchive(await reader.peek(member, 8))) throw nestedArchive(member)
     throw refuse('archive.unexpected_member', `The archive holds ${quote(member.name)} beside its document`, {
       member: member.name,
     })
   }
-  return documentText(zip, document)
+  return documentText(reader, document)
 }
 
 /** Strict base64 (whitespace between characters allowed), its size checked before anything is decoded. */
@@ -112,26 +104,21 @@ function tooLarge(): AppError {
   return refuse('archive.too_large', `The archive is over ${archiveLimits.bytes} bytes`, { limit: archiveLimits.bytes })
 }
 
-function listMembers(zip: Uint8Array): ZipMember[] {
+/** The members, their number checked against the limit before any is read. */
+async function listMembers(zip: Uint8Array): Promise<{ reader: ZipReader; members: readonly ZipMember[] }> {
   try {
-    const count = declaredMemberCount(zip)
+    const reader = await openZip(zip)
+    const count = reader.memberCount
     if (count > archiveLimits.members) {
       throw refuse('archive.too_many_members', `The archive has ${count} members; at most ${archiveLimits.members}`, {
         limit: archiveLimits.members,
       })
     }
-    return readMembers(zip)
+    return { reader, members: await reader.readMembers() }
   } catch (err) {
     if (err instanceof ZipUnreadable) throw refuse('archive.unreadable', `The archive cannot be read: ${err.message}`)
     throw err
   }
-}
-
-/** An absolute name (`/x`, `\x`, `C:x`), a `..` segment, or a control character. */
-function unsafeName(name: string): boolean {
-  if (name === '' || /^[/\\]/.test(name) || /^[A-Za-z]:/.test(name)) return true
-  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) < 0x20) return true
-  return name.split(/[/\\]/).some((segment) => segment === '..')
 }
 
 function isArchive(head: Uint8Array | null): boolean {
@@ -154,8 +141,8 @@ function memberTooLarge(member: ZipMember): AppError {
 }
 
 /** The document, inflated under the member limit: not empty, valid UTF-8, and not itself an archive. */
-function documentText(zip: Uint8Array, document: ZipMember): string {
-  const out = extractMember(zip, document, archiveLimits.memberBytes)
+async function documentText(reader: ZipReader, document: ZipMember): Promise<string> {
+  const out = await reader.extract(document, archiveLimits.memberBytes)
   if (!out.ok && out.reason === 'too_large') throw memberTooLarge(document)
   if (!out.ok) throw refuse('archive.unreadable', `The archive cannot be read: ${out.message}`)
   if (isArchive(out.bytes.subarray(0, 8))) throw nestedArchive(document)

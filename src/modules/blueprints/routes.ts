@@ -31,7 +31,7 @@ const validateBlueprint = defineRoute({
 export function blueprintsRoutes(blueprints: BlueprintsService, security: Security) {
   const router = createRouter(security)
   router.openapi(validateBlueprint, async (c) =>
-    c.json({ data: blueprints.validate(principalOf(c), c.req.valid('json')) }, 200),
+    c.json({ data: await blueprints.validate(principalOf(c), c.req.valid('json')) }, 200),
   )
   return router
 }

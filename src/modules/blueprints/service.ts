@@ -14,21 +14,21 @@ export interface BlueprintsService {
    * invalid_request (neither or both of source and archive; an archive refused, details.code), and
    * payload_too_large (a source over 1,000,000 bytes; an archive or its document over its cap).
    */
-  validate(principal: Principal, input: ValidateRequest): ValidateResult
+  validate(principal: Principal, input: ValidateRequest): Promise<ValidateResult>
 }
 
 /** Blueprints: one document (§ Blueprint document) read and checked; plan and installs come later (issue 30). */
 export function createBlueprintsService(): BlueprintsService {
   return {
-    validate(principal, input) {
+    async validate(principal, input) {
       if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to validate a blueprint')
-      return presentValidation(readBlueprint(documentSource(input)))
+      return presentValidation(readBlueprint(await documentSource(input)))
     },
   }
 }
 
 /** The document text: exactly one of source or archive. Throws invalid_request, payload_too_large. */
-export function documentSource(input: ValidateRequest): string {
+export async function documentSource(input: ValidateRequest): Promise<string> {
   const { source, archive } = input
   if (source !== undefined && archive !== undefined) {
     throw new AppError('invalid_request', 'Send exactly one of source or archive, not both', {
