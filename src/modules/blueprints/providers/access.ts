@@ -19,6 +19,9 @@ export interface AccessServices {
   collections: CollectionsService
 }
 
+/** Resources whose writes hand out rights: a blueprint's grants never include them. */
+const guarded = new Set(['system/roles', 'system/api-keys', 'system/users', 'system/tenants'])
+
 /** A grants brick names its role by name; the rest is PUT /roles/:id/grants's body. */
 const GrantsBrickSchema = ReplaceGrantsSchema.extend({ role: z.string().min(1).max(50) }).strict()
 
@@ -43,6 +46,7 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
   }
   const roles = resourceProvider<Role, z.output<typeof CreateRoleSchema>, z.output<typeof UpdateRoleSchema>>({
     kind: 'role',
+    route: '/api/v1/roles',
     createSchema: CreateRoleSchema,
     updateSchema: UpdateRoleSchema,
     shape: roleCreateShape,
@@ -68,7 +72,28 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
   const grants: BrickProvider = {
     kind: 'grants',
     notCompared: [],
+    immutable: ['role'],
     comparable: (shape) => shape,
+    // A document never widens who may hand out rights (spec: grant.escalates_installer).
+    check: async (_actor, desired) => {
+      const wide = (desired.grants as { resource: string; action: string }[]).find(
+        (g) => g.resource.includes('*') || (guarded.has(g.resource) && g.action !== 'read'),
+      )
+      return wide
+        ? {
+            code: 'grant.escalates_installer',
+            message: `${wide.resource}:${wide.action} is not for a blueprint to give: grant it by hand`,
+          }
+        : null
+    },
+    // A role made by an earlier action of the same plan has no id yet: the path names it by `${role:<name>}`.
+    calls: (desired, live) => [
+      {
+        method: 'PUT',
+        path: `/api/v1/roles/${live ? encodeURIComponent(live.ref) : `\${role:${String(desired.role)}}`}/grants`,
+        body: { grants: desired.grants },
+      },
+    ],
     desired: (body) => {
       const parsed = parse(GrantsBrickSchema, body)
       return { role: parsed.role, ...grantsCreateShape(parsed.grants) }
@@ -104,7 +129,15 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
   const access: BrickProvider = {
     kind: 'access',
     notCompared: [],
+    immutable: ['collection'],
     comparable: (shape) => shape,
+    calls: (desired) => [
+      {
+        method: 'PATCH',
+        path: `/api/v1/collections/${encodeURIComponent(String(desired.collection))}`,
+        body: { accessControl: desired.accessControl },
+      },
+    ],
     desired: (body) => parse(AccessBrickSchema, body),
     async find(actor, desired) {
       const live = await this.read(actor, String(desired.collection))

@@ -47,6 +47,7 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
   return [
     resourceProvider<Lens, unknown, unknown>({
       kind: 'lens',
+      route: '/api/v1/lenses',
       createSchema: CreateLensSchema,
       updateSchema: UpdateLensSchema,
       shape: (lens) => lensCreateShape(lens as unknown as Record<string, unknown>),
@@ -59,9 +60,15 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       remove: (actor, id) => s.lenses.delete(actor, id),
       // Whether it is switched on and which version is published are the project's (spec: not compared).
       notCompared: ['enabled'],
+      // A lens installs as a draft: it renders once someone publishes it (spec: lens.not_published).
+      warnings: (_desired, live) =>
+        live === null || live.shape.publishedVersion === undefined
+          ? [{ code: 'lens.not_published', message: 'The lens is installed as a draft; publish it to render it' }]
+          : [],
     }),
     resourceProvider<Webhook, unknown, unknown>({
       kind: 'webhook',
+      route: '/api/v1/webhooks',
       createSchema: CreateWebhookSchema,
       updateSchema: UpdateWebhookSchema,
       shape: (webhook) => webhookCreateShape(webhook as unknown as Record<string, unknown>),
@@ -81,6 +88,7 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
     }),
     resourceProvider<SearchIndex, unknown, unknown>({
       kind: 'search-index',
+      route: '/api/v1/search-indexes',
       createSchema: CreateSearchIndexSchema,
       updateSchema: UpdateSearchIndexSchema,
       shape: (index) => searchIndexCreateShape(index as unknown as Record<string, unknown>),
@@ -96,6 +104,7 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
     }),
     resourceProvider<Script, unknown, unknown>({
       kind: 'script',
+      route: '/api/v1/automate/scripts',
       createSchema: ScriptCreateSchema,
       updateSchema: ScriptPatchSchema,
       shape: (script) => scriptCreateShape(script as unknown as Record<string, unknown>),
@@ -108,10 +117,17 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       remove: (actor, id) => s.scripts.delete(actor, id),
       // Limits are the instance's to tune (spec: not compared); hosts compare as a set.
       notCompared: ['max_cpu_ms', 'max_memory_mb'],
+      warnings: () => [
+        {
+          code: 'script.limits_not_compared',
+          message: 'max_cpu_ms and max_memory_mb are the instance’s and not compared',
+        },
+      ],
       comparable: (shape) => ({ ...shape, allowed_hosts: [...((shape.allowed_hosts as string[]) ?? [])].sort() }),
     }),
     resourceProvider<Flow, unknown, unknown>({
       kind: 'flow',
+      route: '/api/v1/automate/flows',
       // The flow service parses its own bodies; the desired shape fills the trigger's defaults as a save does.
       createSchema: z.unknown(),
       updateSchema: PatchFlowSchema,

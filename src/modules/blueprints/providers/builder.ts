@@ -22,10 +22,13 @@ import {
   type RenderersService,
 } from '../../renderers/index.js'
 import { CreateViewSchema, UpdateViewSchema, viewCreateShape, type View, type ViewsService } from '../../views/index.js'
+import { isAppError } from '../../../lib/errors.js'
+import type { LensesService } from '../../lenses/index.js'
 import { allPages, resourceProvider, type BrickProvider } from './provider.js'
 
 /** The builder resources' services (issue 29), as the providers call them. */
 export interface BuilderServices {
+  lenses: Pick<LensesService, 'get'>
   views: ViewsService
   navigation: NavigationService
   renderers: RenderersService
@@ -43,6 +46,7 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
   return [
     resourceProvider<View, unknown, unknown>({
       kind: 'view',
+      route: '/api/v1/views',
       createSchema: CreateViewSchema,
       updateSchema: UpdateViewSchema,
       shape: viewCreateShape,
@@ -55,9 +59,11 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
       update: (actor, id, input) => s.views.update(actor, id, input as never),
       remove: (actor, id) => s.views.delete(actor, id),
       updateBody: without('collection'),
+      immutable: ['collection'],
     }),
     resourceProvider<NavigationItem, unknown, unknown>({
       kind: 'nav',
+      route: '/api/v1/navigation',
       createSchema: CreateNavigationItemSchema,
       updateSchema: UpdateNavigationItemSchema,
       shape: navigationItemCreateShape,
@@ -70,9 +76,19 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
       update: (actor, id, input) => s.navigation.update(actor, id, input as never),
       remove: (actor, id) => s.navigation.delete(actor, id),
       notCompared: ['sortOrder'],
+      // An item of that label nested in the tree is not the brick's top-level one (spec: live.nested_item).
+      check: async (actor, desired) => {
+        const items = await allPages((page, limit) => s.navigation.list(actor, page, limit))
+        const nested = items.some((i) => i.label === desired.label && i.parentId !== null)
+        const top = items.some((i) => i.label === desired.label && i.parentId === null)
+        return nested && !top
+          ? { code: 'live.nested_item', message: `The item "${String(desired.label)}" is nested in the tree` }
+          : null
+      },
     }),
     resourceProvider<Renderer, unknown, unknown>({
       kind: 'renderer',
+      route: '/api/v1/renderers',
       createSchema: CreateRendererSchema,
       updateSchema: UpdateRendererSchema,
       shape: rendererCreateShape,
@@ -86,6 +102,7 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
     }),
     resourceProvider<LensAttachment, unknown, unknown>({
       kind: 'attachment',
+      route: '/api/v1/lens-attachments',
       createSchema: CreateLensAttachmentSchema,
       updateSchema: UpdateLensAttachmentSchema,
       shape: lensAttachmentCreateShape,
@@ -98,9 +115,21 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
       update: (actor, id, input) => s.lensAttachments.update(actor, id, input as never),
       remove: (actor, id) => s.lensAttachments.delete(actor, id),
       updateBody: without('lensId', 'collection'),
+      immutable: ['lensId', 'collection'],
+      // The lens is named by its id and must be there (spec: attachment.lens_missing).
+      check: async (actor, desired) => {
+        const lens = await s.lenses.get(actor, String(desired.lensId)).catch((err: unknown) => {
+          if (isAppError(err) && err.code === 'not_found') return null
+          throw err
+        })
+        return lens
+          ? null
+          : { code: 'attachment.lens_missing', message: `No lens ${String(desired.lensId)} in this project` }
+      },
     }),
     resourceProvider<Container, unknown, unknown>({
       kind: 'container',
+      route: '/api/v1/containers',
       createSchema: CreateContainerSchema,
       updateSchema: UpdateContainerSchema,
       shape: containerCreateShape,
@@ -113,6 +142,15 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
       remove: (actor, id) => s.containers.delete(actor, id),
       // Where bytes go and which variants are made belong to the instance (spec: not compared).
       notCompared: ['storageConnectionId', 'bucketName', 'imageSizes'],
+      warnings: (desired) =>
+        ['storageConnectionId', 'bucketName', 'imageSizes'].some((k) => desired[k] !== undefined)
+          ? [
+              {
+                code: 'container.instance_local_members',
+                message: 'storageConnectionId, bucketName and imageSizes belong to the instance and are not compared',
+              },
+            ]
+          : [],
     }),
   ]
 }

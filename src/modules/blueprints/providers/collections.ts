@@ -31,6 +31,7 @@ export function collectionProviders(s: CollectionServices): BrickProvider[] {
   return [
     resourceProvider<Collection, unknown, unknown>({
       kind: 'collection',
+      route: '/api/v1/collections',
       // The collections service checks its own bodies; the desired shape is made without reading.
       createSchema: z.unknown(),
       updateSchema: z.unknown(),
@@ -45,6 +46,7 @@ export function collectionProviders(s: CollectionServices): BrickProvider[] {
       remove: (actor, name) => s.collections.delete(actor, name),
       updateBody: ({ fields, indexes }) => ({ fields, indexes }),
       notCompared: ['accessControl'],
+      immutable: ['storageType', 'databaseId'],
     }),
   ]
 }

@@ -3,10 +3,25 @@ import { isAppError } from '../../../lib/errors.js'
 import { rejectInvalid } from '../../../lib/http/index.js'
 import type { Principal } from '../../../lib/principal.js'
 
+/** One call a plan proposes: the route a client would call to apply it (secrets as placeholders). */
+export interface ProposedCall {
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+  path: string
+  body: unknown
+}
+
+/** Why a plan blocks a brick (the spec's BLOCKED reasons), or a warning it carries. */
+export interface Finding {
+  code: string
+  message: string
+}
+
 /** A resource as a plan sees it: its reference (the id or name its routes take) and its create shape. */
 export interface LiveResource {
   ref: string
   shape: Record<string, unknown>
+  /** For a resource that is a set (seed records): each member's natural key (JSON text) → its id. */
+  members?: Record<string, string>
 }
 
 /**
@@ -18,8 +33,16 @@ export interface BrickProvider {
   readonly kind: string
   /** Create-shape paths a plan does not compare (the spec's per-kind limits). */
   readonly notCompared: readonly string[]
+  /** Top-level keys no update changes: a live resource differing there cannot be brought to the brick. */
+  readonly immutable: readonly string[]
   /** The create shape as a plan compares and hashes it (a secret as whether one is held, a list sorted…). */
   comparable(shape: Record<string, unknown>): Record<string, unknown>
+  /** The calls that bring `live` (null: absent) to `desired`, as a client would make them. */
+  calls(desired: Record<string, unknown>, live: LiveResource | null): ProposedCall[]
+  /** A reason to block the brick that needs a read (a lens that is not there…), as the caller; null when none. */
+  check?(actor: Principal, desired: Record<string, unknown>): Promise<Finding | null>
+  /** What the plan should tell about this brick (limits not compared…). */
+  warnings?(desired: Record<string, unknown>, live: LiveResource | null): Finding[]
   /** The body as its create route takes it, defaults filled, in create shape. Throws invalid_request (the route's 400). */
   desired(body: unknown): Record<string, unknown>
   /** The live resources `desired` names by its natural key (name, label…), read as the caller: several means ambiguous. */
@@ -38,6 +61,11 @@ export interface BrickProvider {
 /** A resource kind with the usual service (get, create, update, delete by id, a paged list), described once. */
 export interface ResourceSpec<T, C, U> {
   kind: string
+  /** The create route's path (`/api/v1/views`); its item route is this + `/{ref}`, changed by PATCH. */
+  route: string
+  immutable?: readonly string[]
+  check?: BrickProvider['check']
+  warnings?: BrickProvider['warnings']
   createSchema: z.ZodType<C>
   updateSchema?: z.ZodType<U>
   /** The desired create shape of a body, where the create schema alone does not make it (default: parse, then `shape`). */
@@ -72,7 +100,20 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
   return {
     kind: spec.kind,
     notCompared: spec.notCompared ?? [],
+    immutable: spec.immutable ?? [],
     comparable: spec.comparable ?? ((shape) => shape),
+    calls: (desired, found) =>
+      found === null
+        ? [{ method: 'POST', path: spec.route, body: desired }]
+        : [
+            {
+              method: 'PATCH',
+              path: `${spec.route}/${encodeURIComponent(found.ref)}`,
+              body: (spec.updateBody ?? ((d) => d))(desired),
+            },
+          ],
+    check: spec.check,
+    warnings: spec.warnings,
     desired: (body) =>
       spec.desiredOf ? spec.desiredOf(body) : spec.shape(parse(spec.createSchema, body) as unknown as T),
     async find(actor, desired) {

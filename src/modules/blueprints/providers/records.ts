@@ -4,7 +4,7 @@ import { rejectInvalid } from '../../../lib/http/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import { recordCreateShape, type RecordsService } from '../../records/index.js'
 import { defaultKeyColumns, maxSeedRows } from '../kinds/records.js'
-import type { BrickProvider, LiveResource } from './provider.js'
+import type { BrickProvider, LiveResource, ProposedCall } from './provider.js'
 
 export interface RecordServices {
   records: Pick<RecordsService, 'find' | 'create' | 'update' | 'delete'>
@@ -66,20 +66,25 @@ export function recordsProvider(s: RecordServices): BrickProvider {
     const shape = recordCreateShape(record)
     return Object.fromEntries(columns.map((c) => [c, shape[c] ?? null]))
   }
-  const liveOf = (seed: Seed, rows: Row[]): LiveResource => ({
+  const liveOf = (seed: Seed, rows: Row[], members: Record<string, string> = {}): LiveResource => ({
     ref: refOf(seed),
     shape: { collection: seed.collection, key: seed.key, rows },
+    members,
   })
 
   async function read(actor: Principal, seed: Seed): Promise<LiveResource[]> {
     const held = await holders(actor, seed)
     const rows: Row[] = []
+    const members: Record<string, string> = {}
     for (const row of seed.rows) {
       const records = held.get(keyText(row[seed.key])) ?? []
       if (records.length > 1) return records.map((record) => liveOf(seed, [liveRow(seed, record)]))
-      if (records[0]) rows.push(liveRow(seed, records[0]))
+      if (records[0]) {
+        rows.push(liveRow(seed, records[0]))
+        members[keyText(row[seed.key])] = String(records[0].id)
+      }
     }
-    return rows.length === 0 ? [] : [liveOf(seed, rows)]
+    return rows.length === 0 ? [] : [liveOf(seed, rows, members)]
   }
 
   async function upsert(actor: Principal, desired: Record<string, unknown>): Promise<LiveResource> {
@@ -102,7 +107,23 @@ export function recordsProvider(s: RecordServices): BrickProvider {
   return {
     kind: 'records',
     notCompared: [],
+    immutable: ['collection', 'key'],
     comparable: (shape) => shape,
+    // One call per row the live seed lacks or holds otherwise.
+    calls(desired, live) {
+      const seed = parseSeed(desired)
+      const base = `/api/v1/collections/${encodeURIComponent(seed.collection)}/records`
+      const liveRows = new Map(
+        ((live?.shape.rows ?? []) as Row[]).map((row) => [keyText(row[seed.key]), keyText(row)] as const),
+      )
+      return seed.rows.flatMap((row): ProposedCall[] => {
+        const k = keyText(row[seed.key])
+        const id = live?.members?.[k]
+        if (id === undefined) return [{ method: 'POST', path: base, body: row }]
+        if (liveRows.get(k) === keyText(liveRow(seed, row))) return []
+        return [{ method: 'PATCH', path: `${base}/${encodeURIComponent(id)}`, body: row }]
+      })
+    },
     desired: (body) => {
       const seed = parseSeed(body)
       return { collection: seed.collection, key: seed.key, rows: seed.rows }
