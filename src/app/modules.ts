@@ -6,7 +6,7 @@ import { createApiKeysModule } from '../modules/apikeys/index.js'
 import { createAuditModule } from '../modules/audit/index.js'
 import { createAuthModule } from '../modules/auth/index.js'
 import { createAutomateModule, createFlowFieldReferences } from '../modules/automate/index.js'
-import { createBlueprintsModule } from '../modules/blueprints/index.js'
+import { brickProviders, createBlueprintsModule } from '../modules/blueprints/index.js'
 import { createCapabilityTokensModule } from '../modules/capability-tokens/index.js'
 import { createContainersModule } from '../modules/containers/index.js'
 import { createCollectionsModule } from '../modules/collections/index.js'
@@ -417,8 +417,28 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   .add('storageObjects', (c) => createStorageObjectsModule(c.storage))
-  // Blueprint documents, read and checked (issue 30); plan and installs will take the services above.
-  .add('blueprints', () => createBlueprintsModule())
+  // Blueprints (issue 30): documents read and checked, and planned through one provider per brick kind over the services above.
+  .add('blueprints', (_c, m) =>
+    createBlueprintsModule({
+      access: m.access.service,
+      providers: () =>
+        brickProviders({
+          access: m.access.service,
+          collections: m.collections.service,
+          records: m.records.service,
+          lenses: m.lenses.service,
+          webhooks: m.webhooks.service,
+          searchIndexes: m.searchIndexes.service,
+          scripts: m.automate.scripts,
+          automate: m.automate.service,
+          views: m.views.service,
+          navigation: m.navigation.service,
+          renderers: m.renderers.service,
+          lensAttachments: m.lensAttachments.service,
+          containers: m.containers.service,
+        }),
+    }),
+  )
 
 /** Every module of the list, by name, once built. */
 export type AppModules = Awaited<ReturnType<typeof appModules.compose>>

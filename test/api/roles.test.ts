@@ -370,6 +370,8 @@ describe('GET /api/v1/roles/:id/grants', () => {
         { resource: 'system/views', action: 'delete', item_filter: null, fields: null },
         // File containers (decision 066): read; managing them is the admin's.
         { resource: 'system/containers', action: 'read', item_filter: null, fields: null },
+        // Blueprint plans (issue 30, decision 069).
+        { resource: 'system/blueprints', action: 'read', item_filter: null, fields: null },
       ]),
     )
   })
@@ -765,7 +767,7 @@ describe('who may call the roles endpoints', () => {
     const list = (await get('/api/v1/roles', owner.token)).body.data as any[]
     expect(list.some((r) => r.name === 'blocked_role')).toBe(false)
     expect(list.find((r) => r.id === editorId)).toMatchObject({ name: 'editor' })
-    expect((await grantsOf(editorId)).length).toBe(27)
+    expect((await grantsOf(editorId)).length).toBe(28)
   })
 })
 

@@ -252,7 +252,7 @@ describe('GET and POST /api/v1/projects', () => {
     const editor = roles.find((r) => r.name === 'editor')
     const grants = await get(`/api/v1/roles/${editor.id}/grants`, owner.token, there)
     expect(grants.status).toBe(200)
-    expect(grants.body.data).toHaveLength(27)
+    expect(grants.body.data).toHaveLength(28)
     expect(grants.body.data).toContainEqual({
       resource: 'system/files',
       action: 'update',

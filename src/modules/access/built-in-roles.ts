@@ -57,6 +57,8 @@ export const builtInRoles: readonly BuiltInRole[] = [
       { resource: 'system/views', action: 'update' },
       { resource: 'system/views', action: 'delete' },
       { resource: 'system/containers', action: 'read' },
+      // Editors plan blueprints (issue 30); what an install writes still needs each brick's own grants.
+      { resource: 'system/blueprints', action: 'read' },
     ],
   },
   {

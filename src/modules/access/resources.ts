@@ -12,6 +12,8 @@ import { parsePermission, type Permission } from './permission.js'
 export const systemResources = [
   'api-keys',
   'audit-log',
+  // Blueprints (issue 30): read plans a document (and, later, lists installs); installing needs each brick's own rights too.
+  'blueprints',
   // Reserved for the automation module (flows); the editor role holds it by default.
   'automate',
   // File containers (decision 066): read (list, get), create, update, delete.

@@ -1,10 +1,10 @@
 import type { AppModule } from '../../lib/module.js'
 import { blueprintsRoutes } from './routes.js'
-import { createBlueprintsService } from './service.js'
+import { createBlueprintsService, type BlueprintsDeps } from './service.js'
 
-/** Blueprints: whole applications as one Markdown document (docs/blueprints.md, decision 068). */
-export function createBlueprintsModule() {
-  const service = createBlueprintsService()
+/** Blueprints: whole applications as one Markdown document (docs/blueprints.md, decisions 068, 069). */
+export function createBlueprintsModule(deps: BlueprintsDeps) {
+  const service = createBlueprintsService(deps)
   return {
     service,
     routers: ({ security }) => [blueprintsRoutes(service, security)],

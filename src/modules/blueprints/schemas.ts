@@ -1,6 +1,7 @@
 import { z } from '../../lib/http/index.js'
 import { diagnosticSeverity } from './document/diagnostics.js'
 import { paramTypes } from './document/params.js'
+import { verdictNames } from './plan/verdicts.js'
 
 const codes = Object.keys(diagnosticSeverity)
 
@@ -55,5 +56,58 @@ export const ValidateResultSchema = z
   })
   .openapi('BlueprintValidation')
 
+export const PlanRequestSchema = ValidateRequestSchema.extend({
+  params: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .openapi({ description: 'Non-secret parameter values (undeclared keys ignored; a secret value is 400)' }),
+  assemblies: z.array(z.string().max(100)).max(100).optional().openapi({
+    description: 'The assemblies chosen; all when absent; required ones always',
+  }),
+  secretsProvided: z.array(z.string().max(64)).max(100).optional().openapi({
+    description: 'Secret parameters the project already holds',
+  }),
+}).openapi('BlueprintPlanInput')
+
+const FindingSchema = z.object({ code: z.string(), message: z.string() })
+
+export const PlanResultSchema = z
+  .object({
+    ok: z.boolean(),
+    installable: z.boolean().openapi({ description: 'ok, and no brick BLOCKED' }),
+    diagnostics: z.array(DiagnosticSchema),
+    blueprint: z.object({ id: z.string().nullable(), name: z.string().nullable(), version: z.string().nullable() }),
+    coverage: z.object({ supported: z.array(z.string()), unsupported: z.array(z.string()) }),
+    baseline: z.object({ installId: z.string(), version: z.string() }).nullable(),
+    verdicts: z.array(
+      z.object({
+        brickId: z.string(),
+        kind: z.string(),
+        verdict: z.enum(verdictNames),
+        reason: z.string().nullable(),
+        changedPaths: z.array(z.string()),
+        warnings: z.array(FindingSchema),
+        resourceRef: z.string().nullable(),
+        contentHash: z.string().nullable(),
+        actionIds: z.array(z.string()),
+        autoApply: z.boolean(),
+        requiresConsent: z.boolean(),
+      }),
+    ),
+    orphans: z.array(z.object({ brickId: z.string(), kind: z.string(), resourceRef: z.string() })),
+    actions: z.array(
+      z.object({
+        id: z.string(),
+        brickId: z.string(),
+        method: z.enum(['POST', 'PATCH', 'PUT', 'DELETE']),
+        path: z.string(),
+        body: z.unknown(),
+      }),
+    ),
+    missingSecrets: z.array(z.string()),
+  })
+  .openapi('BlueprintPlan')
+
+export type PlanRequest = z.infer<typeof PlanRequestSchema>
 export type ValidateRequest = z.infer<typeof ValidateRequestSchema>
 export type ValidateResult = z.infer<typeof ValidateResultSchema>

@@ -2,7 +2,10 @@ import { AppError } from '../../lib/errors.js'
 import type { Principal } from '../../lib/principal.js'
 import { readArchiveDocument } from './archive.js'
 import { readBlueprint, type BlueprintReport } from './document/read.js'
-import type { ValidateRequest, ValidateResult } from './schemas.js'
+import { planBlueprint } from './plan/planner.js'
+import type { PlanResult } from './plan/verdicts.js'
+import type { BrickProvider } from './providers/index.js'
+import type { PlanRequest, ValidateRequest, ValidateResult } from './schemas.js'
 
 /** The largest document accepted as source (§ Limits). */
 export const maxDocumentBytes = 1_000_000
@@ -15,14 +18,39 @@ export interface BlueprintsService {
    * payload_too_large (a source over 1,000,000 bytes; an archive or its document over its cap).
    */
   validate(principal: Principal, input: ValidateRequest): Promise<ValidateResult>
+  /**
+   * What installing the document would do to the project, as the caller reads it (decision 069); writes
+   * nothing. Needs a person (403 install_needs_person for a key without one and the system) holding
+   * system/blueprints:read. Throws as validate does, and invalid_request for a secret parameter's value.
+   */
+  plan(principal: Principal, input: PlanRequest): Promise<PlanResult>
 }
 
-/** Blueprints: one document (§ Blueprint document) read and checked; plan and installs come later (issue 30). */
-export function createBlueprintsService(): BlueprintsService {
+export interface BlueprintsDeps {
+  access: { authorize(principal: Principal, permission: string): Promise<void> }
+  /** One provider per brick kind, over the modules' services. */
+  providers: () => ReadonlyMap<string, BrickProvider>
+}
+
+/** Blueprints: documents read and checked, and planned against the project; installs come later (issue 30). */
+export function createBlueprintsService(deps: BlueprintsDeps): BlueprintsService {
   return {
     async validate(principal, input) {
       if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to validate a blueprint')
       return presentValidation(readBlueprint(await documentSource(input)))
+    },
+
+    async plan(principal, input) {
+      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to plan a blueprint')
+      // A plan is a person's review before an install: checked before grants are consulted (spec).
+      if (principal.kind === 'system' || principal.userId === null)
+        throw new AppError(
+          'install_needs_person',
+          'Blueprints are planned and installed by a person, not a key or the system',
+        )
+      await deps.access.authorize(principal, 'system/blueprints:read')
+      const report = readBlueprint(await documentSource(input))
+      return planBlueprint(deps.providers(), principal, report, input)
     },
   }
 }
