@@ -147,21 +147,24 @@ export function readMultipart(
           hash.update(chunk)
           done(null, chunk)
         },
+        // After the last chunk went through (the source's own 'end' can come while chunks still wait in
+        // this transform's buffer for a slow consumer): only then are the size and the digest final.
+        flush(done) {
+          if (failure === null)
+            file = {
+              filename: info.filename ?? '',
+              contentType: info.mimeType,
+              sizeBytes: size,
+              sha256: hash.digest('hex'),
+            }
+          done()
+        },
       })
       // The consumer sees a failure through its reads; the event itself must not go unheard.
       measured.on('error', () => {})
       meter = measured
       stream.on('limit', () => fail(tooLarge(options.maxFileBytes)))
       stream.on('error', (err: Error) => fail(bad(`Malformed multipart body: ${err.message}`)))
-      stream.on('end', () => {
-        if (failure === null)
-          file = {
-            filename: info.filename ?? '',
-            contentType: info.mimeType,
-            sizeBytes: size,
-            sha256: hash.digest('hex'),
-          }
-      })
       stream.pipe(measured)
       const limit = (maxBytes: number): void => {
         if (maxBytes >= options.maxFileBytes) return
