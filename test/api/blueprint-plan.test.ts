@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isAppError } from '../../src/lib/errors.js'
-import { principals, type Principal } from '../../src/lib/principal.js'
+import type { Principal } from '../../src/lib/principal.js'
 import { readBlueprint } from '../../src/modules/blueprints/document/read.js'
 import { brick, documentOf } from '../../src/modules/blueprints/document/test-document.js'
 import { planBlueprint, type PlanInput } from '../../src/modules/blueprints/plan/planner.js'
 import { brickProviders } from '../../src/modules/blueprints/providers/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
-import { createAccount, signUpOwner, type Account } from '../support/identity.js'
+import { createAccount, sessionPrincipal, signUpOwner, type Account } from '../support/identity.js'
 
 /**
  * The blueprint planner (issue 30 item 4, first part: no ledger yet, so no baseline): verdicts from the live
@@ -21,26 +21,15 @@ let ownerActor: Principal
 let viewerActor: Principal
 let prefix = ''
 
-async function actorOf(account: Account, superAdmin: boolean): Promise<Principal> {
-  const roles = await server.request('GET', '/api/v1/roles', { token: owner.token })
-  const role = (roles.body.data as { id: string; name: string }[]).find((r) => r.name === account.role)!
-  return principals.user(
-    {
-      homeProjectId: server.app.defaultProject.id,
-      userId: account.id,
-      roleId: role.id,
-      roleName: role.name,
-      superAdmin,
-    },
-    { id: `s${Math.random()}`, expiresAt: 4_000_000_000 },
-  )
-}
-
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
-  ownerActor = await actorOf(owner, true)
-  viewerActor = await actorOf(await createAccount(server, owner.token, { role: 'viewer' }), false)
+  ownerActor = await sessionPrincipal(server, owner.token, owner, true)
+  viewerActor = await sessionPrincipal(
+    server,
+    owner.token,
+    await createAccount(server, owner.token, { role: 'viewer' }),
+  )
   prefix = `p${Math.random().toString(36).slice(2, 8)}`
 })
 afterAll(async () => {

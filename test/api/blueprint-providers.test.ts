@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isAppError } from '../../src/lib/errors.js'
-import { principals, type Principal } from '../../src/lib/principal.js'
+import type { Principal } from '../../src/lib/principal.js'
 import { accessProviders } from '../../src/modules/blueprints/providers/access.js'
 import { automationProviders } from '../../src/modules/blueprints/providers/automation.js'
 import { builderProviders } from '../../src/modules/blueprints/providers/builder.js'
@@ -9,7 +9,7 @@ import { recordsProvider } from '../../src/modules/blueprints/providers/records.
 import { changedPaths, contentHash, withoutPaths } from '../../src/modules/blueprints/providers/canonical.js'
 import type { BrickProvider } from '../../src/modules/blueprints/providers/provider.js'
 import { startServer, type TestServer } from '../support/harness.js'
-import { createAccount, signUpOwner, type Account } from '../support/identity.js'
+import { createAccount, sessionPrincipal, signUpOwner, type Account } from '../support/identity.js'
 import { createCollection, freshName } from './records-fixtures.js'
 
 /**
@@ -28,27 +28,12 @@ let providers: Map<string, BrickProvider>
 let collection = ''
 let lensId = ''
 
-async function actorOf(account: Account, superAdmin: boolean): Promise<Principal> {
-  const roles = await server.request('GET', '/api/v1/roles', { token: owner.token })
-  const role = (roles.body.data as { id: string; name: string }[]).find((r) => r.name === account.role)!
-  return principals.user(
-    {
-      homeProjectId: server.app.defaultProject.id,
-      userId: account.id,
-      roleId: role.id,
-      roleName: role.name,
-      superAdmin,
-    },
-    { id: freshName('s'), expiresAt: 4_000_000_000 },
-  )
-}
-
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
   viewer = await createAccount(server, owner.token, { role: 'viewer' })
-  ownerActor = await actorOf(owner, true)
-  viewerActor = await actorOf(viewer, false)
+  ownerActor = await sessionPrincipal(server, owner.token, owner, true)
+  viewerActor = await sessionPrincipal(server, owner.token, viewer, false)
   const s = server.app.services
   providers = new Map(
     [

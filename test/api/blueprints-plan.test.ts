@@ -98,4 +98,38 @@ describe('POST /api/v1/blueprints/plan', () => {
     const both = await server.request('POST', PLAN, { token: owner.token, body: { source, archive: 'UEsFBg==' } })
     expect(both.status, both.text).toBe(400)
   })
+
+  it('reads as the planner: an editor planning grants for a role it may not read learns nothing of that role', async () => {
+    // A role with grants the editor may not see; the plan must not show them (in changedPaths, actions or hashes).
+    const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name: 'nb-auditor' } })
+    expect(role.status, role.text).toBe(201)
+    const grants = await server.request('PUT', `/api/v1/roles/${role.body.data.id}/grants`, {
+      token: owner.token,
+      body: { grants: [{ resource: 'system/audit-log', action: 'read' }] },
+    })
+    expect(grants.status, grants.text).toBe(200)
+    const doc = documentOf([
+      brick('grants id=g', { role: 'nb-auditor', grants: [{ resource: 'system/files', action: 'read' }] }),
+    ])
+    const reply = await server.request('POST', PLAN, { token: editor.token, body: { source: doc } })
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body.data.verdicts).toEqual([
+      expect.objectContaining({
+        brickId: 'g',
+        verdict: 'BLOCKED',
+        reason: 'read.permission_missing',
+        resourceRef: null,
+      }),
+    ])
+    expect(reply.body.data.actions).toEqual([])
+    expect(reply.text).not.toContain('audit-log')
+    expect(reply.text).not.toContain(role.body.data.id)
+    // The owner, who may read roles, sees the role and the change.
+    const asOwner = await server.request('POST', PLAN, { token: owner.token, body: { source: doc } })
+    expect(asOwner.body.data.verdicts[0]).toMatchObject({
+      verdict: 'ADOPT',
+      changedPaths: ['grants'],
+      resourceRef: role.body.data.id,
+    })
+  })
 })

@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import type { TestServer } from './harness.js'
+import { principals, type Principal } from '../../src/lib/principal.js'
 
 export interface Account {
   id: string
@@ -65,4 +66,26 @@ export async function setGrants(
   const id = await roleId(server, adminToken, role)
   const reply = await server.request('PUT', `/api/v1/roles/${id}/grants`, { token: adminToken, body: { grants } })
   expect(reply.status, reply.text).toBe(200)
+}
+
+/**
+ * The principal an account's session would give, for calling services in process (as the routes do): its
+ * role looked up by name in the default project.
+ */
+export async function sessionPrincipal(
+  server: TestServer,
+  adminToken: string,
+  account: Account,
+  superAdmin = false,
+): Promise<Principal> {
+  return principals.user(
+    {
+      homeProjectId: server.app.defaultProject.id,
+      userId: account.id,
+      roleId: await roleId(server, adminToken, account.role),
+      roleName: account.role,
+      superAdmin,
+    },
+    { id: `s${Math.random().toString(36).slice(2)}`, expiresAt: 4_000_000_000 },
+  )
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { AppError } from '../../../lib/errors.js'
-import { rejectInvalid } from '../../../lib/http/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import {
   CreateRoleSchema,
@@ -12,7 +11,7 @@ import {
   type Role,
 } from '../../access/index.js'
 import { accessCreateShape, type CollectionsService } from '../../collections/index.js'
-import { resourceProvider, type BrickProvider, type LiveResource } from './provider.js'
+import { parseBody, resourceProvider, type BrickProvider, type LiveResource } from './provider.js'
 
 export interface AccessServices {
   access: AccessService
@@ -30,12 +29,6 @@ const AccessBrickSchema = z.strictObject({
   collection: z.string().min(1).max(100),
   accessControl: z.strictObject({ preset: z.enum(['private', 'team', 'public']), sharing: z.boolean() }),
 })
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body)
-  if (!result.success) rejectInvalid({ success: false, target: 'json', error: result.error })
-  return (result as { data: T }).data
-}
 
 /** role, grants and access bricks. */
 export function accessProviders(s: AccessServices): BrickProvider[] {
@@ -65,7 +58,7 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
     shape: { role: role.name, ...grantsCreateShape(await s.access.grantsOf(actor, role.id)) },
   })
   const writeGrants = async (actor: Principal, ref: string, desired: Record<string, unknown>) => {
-    const body = parse(GrantsBrickSchema, desired)
+    const body = parseBody(GrantsBrickSchema, desired)
     await s.access.replaceGrants(actor, ref, body.grants)
     return grantsLive(actor, await roleOf(actor, ref))
   }
@@ -95,7 +88,7 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
       },
     ],
     desired: (body) => {
-      const parsed = parse(GrantsBrickSchema, body)
+      const parsed = parseBody(GrantsBrickSchema, body)
       return { role: parsed.role, ...grantsCreateShape(parsed.grants) }
     },
     async find(actor, desired) {
@@ -122,7 +115,7 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
     shape: accessCreateShape(await s.collections.visible(actor, name)),
   })
   const writeAccess = async (actor: Principal, name: string, desired: Record<string, unknown>) => {
-    const body = parse(AccessBrickSchema, desired)
+    const body = parseBody(AccessBrickSchema, desired)
     await s.collections.update(actor, name, { accessControl: body.accessControl })
     return accessLive(actor, name)
   }
@@ -138,7 +131,7 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
         body: { accessControl: desired.accessControl },
       },
     ],
-    desired: (body) => parse(AccessBrickSchema, body),
+    desired: (body) => parseBody(AccessBrickSchema, body),
     async find(actor, desired) {
       const live = await this.read(actor, String(desired.collection))
       return live ? [live] : []

@@ -88,11 +88,7 @@ export interface ResourceSpec<T, C, U> {
 }
 
 export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickProvider {
-  const parse = <V>(schema: z.ZodType<V>, body: unknown): V => {
-    const result = schema.safeParse(body)
-    if (!result.success) rejectInvalid({ success: false, target: 'json', error: result.error })
-    return (result as { data: V }).data
-  }
+  const parse = parseBody
   const live = (value: T): LiveResource => ({ ref: spec.idOf(value), shape: spec.shape(value) })
   const keyOf = (shape: Record<string, unknown>) => JSON.stringify(spec.key.map((k) => shape[k] ?? null))
   const update = spec.update
@@ -136,6 +132,13 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
         : undefined,
     remove: (actor, ref) => spec.remove(actor, ref),
   }
+}
+
+/** A body parsed by its route's schema, or the route's own 400 invalid_request naming each bad path. */
+export function parseBody<V>(schema: z.ZodType<V>, body: unknown): V {
+  const result = schema.safeParse(body)
+  if (!result.success) rejectInvalid({ success: false, target: 'json', error: result.error })
+  return (result as { data: V }).data
 }
 
 /** Every item of a paged list, page by page (lists cap their page size). */

@@ -1,10 +1,9 @@
 import { z } from 'zod'
 import { AppError } from '../../../lib/errors.js'
-import { rejectInvalid } from '../../../lib/http/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import { recordCreateShape, type RecordsService } from '../../records/index.js'
 import { defaultKeyColumns, maxSeedRows } from '../kinds/records.js'
-import type { BrickProvider, LiveResource, ProposedCall } from './provider.js'
+import { parseBody, type BrickProvider, type LiveResource, type ProposedCall } from './provider.js'
 
 export interface RecordServices {
   records: Pick<RecordsService, 'find' | 'create' | 'update' | 'delete'>
@@ -24,9 +23,7 @@ interface Seed {
 }
 
 function parseSeed(body: unknown): Seed {
-  const result = RecordsBrickSchema.safeParse(body)
-  if (!result.success) rejectInvalid({ success: false, target: 'json', error: result.error })
-  const { collection, key, rows } = result.data!
+  const { collection, key, rows } = parseBody(RecordsBrickSchema, body)
   const column = key ?? defaultKeyColumns.find((c) => rows[0] && Object.hasOwn(rows[0], c))
   if (column === undefined || rows.some((row) => row[column] === undefined || row[column] === null))
     throw new AppError('invalid_request', 'Every seed row is found again by its natural key: name it with key', {
