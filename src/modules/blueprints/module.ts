@@ -1,4 +1,5 @@
 import type { AppModule } from '../../lib/module.js'
+import { blueprintExportRoutes } from './export/routes.js'
 import { blueprintsRoutes } from './routes.js'
 import { createBlueprintsService, type BlueprintsDeps } from './service.js'
 
@@ -7,6 +8,6 @@ export function createBlueprintsModule(deps: BlueprintsDeps) {
   const service = createBlueprintsService(deps)
   return {
     service,
-    routers: ({ security }) => [blueprintsRoutes(service, security)],
+    routers: ({ security }) => [blueprintsRoutes(service, security), blueprintExportRoutes(deps, security)],
   } satisfies AppModule
 }
