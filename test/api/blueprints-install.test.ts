@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brick, documentOf } from '../../src/modules/blueprints/document/test-document.js'
 import { startServer, type TestServer } from '../support/harness.js'
-import { createAccount, signUpOwner, type Account } from '../support/identity.js'
+import { signUpOwner, type Account } from '../support/identity.js'
 
 /**
  * Blueprint installs over HTTP (issue 30 item 5, decision 070): the whole life of an app — install
