@@ -50,9 +50,9 @@ function canonicalField({ resultType: _derived, ...field }: Record<string, unkno
 
 /**
  * The create shape a collection brick's body makes, without saving it: the create route's schema, the
- * storage type's default (`d1`), fields canonical, indexes with `unique` stated. A blueprint's
- * `accessPreset` (the spec's spelling) becomes `accessControl.preset`. Reads nothing; field rules are the
- * create call's (a bad field fails there). Throws invalid_request (the route's 400).
+ * storage type's default (`d1`), fields as the service drafts them (canonical), indexes with `unique`
+ * stated. A blueprint's `accessPreset` (the spec's spelling) becomes `accessControl.preset`. Reads nothing:
+ * rules that need the other collections (a relation's target) are the create call's. Throws invalid_request (the route's 400).
  */
 export function collectionDesiredShape(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
@@ -61,18 +61,17 @@ export function collectionDesiredShape(body: unknown): Record<string, unknown> {
   const parsed = CreateCollectionSchema.safeParse(rest)
   if (!parsed.success) rejectInvalid({ success: false, target: 'json', error: parsed.error })
   const input = parsed.data!
-  // What the service would refuse without reading anything: the name, each field's shape and name.
+  // What the service would refuse without reading anything (the name, each field's shape and name), and
+  // each field as the service stores it (unique and indexed stated), so a brick compares with what it made.
   checkCollectionName(input.name)
-  draftFields(input.fields)
+  const fields = draftFields(input.fields) as unknown as Record<string, unknown>[]
   const control = input.accessControl ?? (accessPreset === undefined ? undefined : { preset: accessPreset })
   const indexes = Array.isArray(input.indexes) ? (input.indexes as Record<string, unknown>[]) : []
   return collectionCreateShape({
     name: input.name,
     storageType: input.storageType ?? 'd1',
     databaseId: input.databaseId ?? '',
-    fields: input.fields.map((field) =>
-      field !== null && typeof field === 'object' ? canonicalField(field as Record<string, unknown>) : field,
-    ) as Record<string, unknown>[],
+    fields: fields.map(canonicalField),
     indexes: indexes.map((index) => ({
       fields: (index.fields ?? []) as string[],
       unique: (index.unique ?? false) as boolean,
