@@ -1,0 +1,77 @@
+const common = `  --url <url>     the instance (default: $PLINTH_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8090)
+  --json          print the API's raw JSON response instead
+  -h, --help      print this help`
+
+const footer = `The credential comes from the environment, never a flag: PLINTH_TOKEN (a session token or an sk- key).
+Exit codes: 0 ok; 1 an error diagnostic, a BLOCKED brick, an install not complete, an API error; 2 usage.`
+
+const planFlags = `  --param <name=value>          a parameter value (repeatable; numbers and booleans as the document types them)
+  --assemblies <a,b>            the assemblies to install (default: all; required ones always)
+  --secrets-provided <a,b>      secret parameters the project already holds`
+
+export const help = {
+  blueprint: `Usage: plinth blueprint <command> [options]
+
+Commands:
+  validate <file>   check a blueprint (.md document or .zip archive; - reads stdin)
+  plan <file>       show what installing it would do, as a diff; writes nothing
+  install <file>    plan, then install it (the server applies every call); --yes to consent
+  export            write part or all of the project as a blueprint document
+
+Options:
+${common}
+
+Run 'plinth blueprint <command> --help' for a command's options.
+${footer}`,
+
+  validate: `Usage: plinth blueprint validate <file> [options]
+
+Checks a blueprint document (.md, .ebp.md) or a zip archive holding one (.zip). Prints each diagnostic as
+file:line: severity code [brick] message. Exit 1 when any diagnostic is an error.
+
+Options:
+${common}
+
+${footer}`,
+
+  plan: `Usage: plinth blueprint plan <file> [options]
+
+Shows what installing the blueprint would do, one line per brick:
+  + CREATE / RECREATE   ~ UPDATE / ADOPT / DRIFTED (changed: …)   = NOOP   . SKIPPED
+  ! BLOCKED: reason     x CLAIMED (another blueprint's)           - orphan (left in place)
+then missing secrets and the bricks that need consent. Exit 1 when not installable (an error or BLOCKED).
+
+Options:
+${planFlags}
+${common}
+
+${footer}`,
+
+  install: `Usage: plinth blueprint install <file> [options]
+
+Plans the blueprint, then installs it: the server applies every call as you and records the install.
+Bricks that need consent (grants, an adopted or drifted resource with changes) are applied only with --yes;
+without it the plan is printed and nothing is installed (exit 1) unless no brick needs consent. Exit 1 also
+when the plan is not installable or the install ends other than complete.
+
+Options:
+${planFlags}
+  --yes                         consent to every brick the plan marks [needs consent]
+${common}
+
+${footer}`,
+
+  export: `Usage: plinth blueprint export [--<kind> a,b …] [options]
+
+Writes resources of the project as a blueprint document. Each --<kind> flag names the resources to export,
+comma-separated or repeated, and is sent as the export's query (kebab-case flags become camelCase):
+  --collections --flows --roles --views --lenses --webhooks --scripts --search-indexes --containers
+  --renderers --nav (a flag) --namespace <param> --id <id> --name <name> --version <semver>
+Flags the export learns later pass through the same way.
+
+Options:
+  -o, --output <file>   write the document there (default: stdout)
+${common}
+
+${footer}`,
+}
