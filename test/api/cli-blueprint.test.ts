@@ -200,3 +200,49 @@ describe('plinth blueprint: usage', () => {
     }
   })
 })
+
+/** What the installs route needs to exist: until it is routed (the lead's install work) these cannot pass. */
+describe('plinth blueprint install', () => {
+  const desk = documentOf([
+    brick('collection id=tickets', {
+      name: '${params.prefix}_tickets',
+      accessPreset: 'private',
+      fields: [{ name: 'title', type: 'text' }],
+    }),
+    brick('role id=agents', { name: '${params.prefix}_agents' }),
+    brick('grants id=agent-grants needs=agents', {
+      role: '${params.prefix}_agents',
+      grants: [{ resource: 'system/files', action: 'read' }],
+    }),
+  ])
+
+  it('bricks needing consent without --yes: the plan and their ids printed, nothing installed, exit 1', async () => {
+    const before = await collectionNames()
+    const ran = await cli(['blueprint', 'install', file('desk.ebp.md', desk), '--param', 'prefix=inst'])
+    expect(ran.code).toBe(1)
+    expect(ran.stdout).toContain('+ CREATE grants agent-grants [needs consent]\n')
+    expect(ran.stderr).toBe(
+      'Not installed: a brick needs consent (agent-grants). Review the plan, then run again with --yes to accept.\n',
+    )
+    expect(await collectionNames()).toEqual(before)
+    const installs = await server.request('GET', '/api/v1/blueprints/installs', { token: owner.token })
+    expect(installs.body.data).toEqual([])
+  })
+
+  it('with --yes: complete, every resource settled, exit 0; the project has them; planned again, all NOOP', async () => {
+    const path = file('desk.ebp.md', desk)
+    const ran = await cli(['blueprint', 'install', path, '--param', 'prefix=inst', '--yes'])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.stdout).toMatch(/\nInstall \S+ of Help desk 1\.0\.0: complete\n/)
+    for (const brickLine of ['CREATE collection tickets', 'CREATE role agents', 'CREATE grants agent-grants']) {
+      expect(ran.stdout).toMatch(new RegExp(`\\n  settled ${brickLine}`))
+    }
+    expect(await collectionNames()).toContain('inst_tickets')
+    const roles = await server.request('GET', '/api/v1/roles', { token: owner.token })
+    expect(roles.body.data.map((r: { name: string }) => r.name)).toContain('inst_agents')
+
+    const again = await cli(['blueprint', 'plan', path, '--param', 'prefix=inst'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain('= NOOP collection tickets\n= NOOP role agents\n= NOOP grants agent-grants\n')
+  })
+})
