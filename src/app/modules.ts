@@ -417,10 +417,14 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   .add('storageObjects', (c) => createStorageObjectsModule(c.storage))
-  // Blueprints (issue 30): documents read and checked, and planned through one provider per brick kind over the services above.
-  .add('blueprints', (_c, m) =>
+  // Blueprints (issue 30): documents checked, planned and installed through one provider per brick kind over the services above.
+  .add('blueprints', (c, m) =>
     createBlueprintsModule({
       access: m.access.service,
+      systemDb: c.base.systemDb,
+      clock: c.clock,
+      log: c.log,
+      queue: c.queue,
       providers: () =>
         brickProviders({
           access: m.access.service,

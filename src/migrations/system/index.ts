@@ -31,6 +31,7 @@ import { m0029Navigation } from './0029-navigation.js'
 import { m0030RenderersLensAttachments } from './0030-renderers-lens-attachments.js'
 import { m0031FileContainers } from './0031-file-containers.js'
 import { m0032FilesStorageConnection } from './0032-files-storage-connection.js'
+import { m0033BlueprintLedger } from './0033-blueprint-ledger.js'
 
 /** System database migrations, in order. Append only; never edit one that has shipped. */
 export const systemMigrations: readonly Migration[] = [
@@ -66,4 +67,5 @@ export const systemMigrations: readonly Migration[] = [
   m0030RenderersLensAttachments,
   m0031FileContainers,
   m0032FilesStorageConnection,
+  m0033BlueprintLedger,
 ]

@@ -1,4 +1,5 @@
 export { createBlueprintsModule } from './module.js'
-export { createBlueprintsService, maxDocumentBytes, type BlueprintsService } from './service.js'
+export { maxDocumentBytes } from './document-source.js'
+export { createBlueprintsService, type BlueprintsService } from './service.js'
 export type { ValidateRequest, ValidateResult } from './schemas.js'
 export { brickProviders } from './providers/index.js'

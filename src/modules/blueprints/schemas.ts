@@ -78,7 +78,10 @@ export const PlanResultSchema = z
     diagnostics: z.array(DiagnosticSchema),
     blueprint: z.object({ id: z.string().nullable(), name: z.string().nullable(), version: z.string().nullable() }),
     coverage: z.object({ supported: z.array(z.string()), unsupported: z.array(z.string()) }),
-    baseline: z.object({ installId: z.string(), version: z.string() }).nullable(),
+    baseline: z
+      .object({ installId: z.string(), version: z.string(), docHash: z.string() })
+      .nullable()
+      .openapi({ description: "The blueprint's live install the plan compares against (its ledger), or null" }),
     verdicts: z.array(
       z.object({
         brickId: z.string(),

@@ -1,14 +1,23 @@
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../lib/clock.js'
 import { AppError } from '../../lib/errors.js'
+import type { Logger } from '../../lib/log.js'
 import type { Principal } from '../../lib/principal.js'
-import { readArchiveDocument } from './archive.js'
+import { documentSource } from './document-source.js'
 import { readBlueprint, type BlueprintReport } from './document/read.js'
 import { planBlueprint } from './plan/planner.js'
 import type { PlanResult } from './plan/verdicts.js'
 import type { BrickProvider } from './providers/index.js'
 import type { PlanRequest, ValidateRequest, ValidateResult } from './schemas.js'
-
-/** The largest document accepted as source (§ Limits). */
-export const maxDocumentBytes = 1_000_000
+import { isPerson, type InstallContext } from './install/context.js'
+import { openInstall } from './install/open.js'
+import { presentInstall, type Install } from './install/present.js'
+import type { InstallRequest, SettleRequest, UninstallRequest } from './install/schemas.js'
+import { settleInstall } from './install/settle.js'
+import { sweepInstalls } from './install/sweep.js'
+import { previewUninstall, uninstall, type UninstallPreview } from './install/uninstall.js'
+import { loadLedger } from './ledger/load.js'
+import { createLedgerStore } from './ledger/store.js'
 
 export interface BlueprintsService {
   /**
@@ -24,16 +33,55 @@ export interface BlueprintsService {
    * system/blueprints:read. Throws as validate does, and invalid_request for a secret parameter's value.
    */
   plan(principal: Principal, input: PlanRequest): Promise<PlanResult>
+  /**
+   * Opens an install run (decision 070): planned against the ledger, refused when the document fails (400
+   * invalid_request, details.diagnostics) or a brick is BLOCKED (409 conflict, details.verdicts). Two-phase:
+   * the run with pending rows and the calls to make. With `apply`: every call made here as the caller and
+   * each row settled from its read-back; the run answered complete or partial. Needs a person and
+   * system/blueprints:read; each brick's write is its service's own check.
+   */
+  open(principal: Principal, input: InstallRequest, apply: boolean): Promise<Install>
+  /** The opener's outcomes, each verified by a read-back (403 for anyone else; 409 once the run ended). */
+  settle(principal: Principal, id: string, input: SettleRequest): Promise<Install>
+  /** The project's install runs, newest first (`blueprintId`: one blueprint's). */
+  list(principal: Principal, blueprintId?: string): Promise<Install[]>
+  /** One run; not_found for another project's. */
+  get(principal: Principal, id: string): Promise<Install>
+  /** What uninstalling the blueprint's live run would remove, and the calls; writes nothing. */
+  previewUninstall(principal: Principal, id: string): Promise<UninstallPreview>
+  /** Uninstalls the live run: records what was removed, or with `apply` removes each resource as the caller. */
+  uninstall(principal: Principal, id: string, input: UninstallRequest, apply: boolean): Promise<Install>
+  /** The hourly sweep: runs unspoken for an hour become partial (no principal: maintenance). */
+  sweep(): Promise<number>
 }
 
 export interface BlueprintsDeps {
   access: { authorize(principal: Principal, permission: string): Promise<void> }
   /** One provider per brick kind, over the modules' services. */
   providers: () => ReadonlyMap<string, BrickProvider>
+  systemDb: Kysely<any>
+  clock: Clock
+  log: Pick<Logger, 'warn'>
 }
 
-/** Blueprints: documents read and checked, and planned against the project; installs come later (issue 30). */
+/** Blueprints: documents read and checked, planned against the project, installed through a ledger (issue 30). */
 export function createBlueprintsService(deps: BlueprintsDeps): BlueprintsService {
+  const ctx: InstallContext = {
+    store: createLedgerStore(deps.systemDb),
+    providers: deps.providers,
+    clock: deps.clock,
+    log: deps.log,
+  }
+  /** Anonymous 401; a person where one is needed (before grants are consulted, spec); then the read grant. */
+  const gate = async (principal: Principal, person: boolean, doing: string) => {
+    if (principal.kind === 'anonymous') throw new AppError('unauthorized', `Sign in to ${doing}`)
+    if (person && !isPerson(principal))
+      throw new AppError(
+        'install_needs_person',
+        'Blueprints are planned and installed by a person, not a key or the system',
+      )
+    await deps.access.authorize(principal, 'system/blueprints:read')
+  }
   return {
     async validate(principal, input) {
       if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to validate a blueprint')
@@ -41,42 +89,52 @@ export function createBlueprintsService(deps: BlueprintsDeps): BlueprintsService
     },
 
     async plan(principal, input) {
-      if (principal.kind === 'anonymous') throw new AppError('unauthorized', 'Sign in to plan a blueprint')
-      // A plan is a person's review before an install: checked before grants are consulted (spec).
-      if (principal.kind === 'system' || principal.userId === null)
-        throw new AppError(
-          'install_needs_person',
-          'Blueprints are planned and installed by a person, not a key or the system',
-        )
-      await deps.access.authorize(principal, 'system/blueprints:read')
+      // A plan is a person's review before an install.
+      await gate(principal, true, 'plan a blueprint')
       const report = readBlueprint(await documentSource(input))
-      return planBlueprint(deps.providers(), principal, report, input)
+      const ledger = report.envelope?.id
+        ? await loadLedger(ctx.store, principal.projectId, report.envelope.id)
+        : undefined
+      return planBlueprint(deps.providers(), principal, report, input, ledger)
     },
-  }
-}
 
-/** The document text: exactly one of source or archive. Throws invalid_request, payload_too_large. */
-export async function documentSource(input: ValidateRequest): Promise<string> {
-  const { source, archive } = input
-  if (source !== undefined && archive !== undefined) {
-    throw new AppError('invalid_request', 'Send exactly one of source or archive, not both', {
-      fields: ['source', 'archive'],
-    })
+    async open(principal, input, apply) {
+      await gate(principal, true, 'install a blueprint')
+      return openInstall(ctx, principal, input, apply)
+    },
+
+    async settle(principal, id, input) {
+      await gate(principal, true, 'settle an install')
+      return settleInstall(ctx, principal, id, input)
+    },
+
+    async list(principal, blueprintId) {
+      await gate(principal, false, 'list installs')
+      const runs = await ctx.store.installs(principal.projectId, blueprintId)
+      return Promise.all(
+        runs.map(async (run) => presentInstall(run, await ctx.store.resources(run.project_id, run.id))),
+      )
+    },
+
+    async get(principal, id) {
+      await gate(principal, false, 'read an install')
+      const run = await ctx.store.install(principal.projectId, id)
+      if (!run) throw new AppError('not_found', 'No such install in this project')
+      return presentInstall(run, await ctx.store.resources(run.project_id, run.id))
+    },
+
+    async previewUninstall(principal, id) {
+      await gate(principal, true, 'uninstall a blueprint')
+      return previewUninstall(ctx, principal, id)
+    },
+
+    async uninstall(principal, id, input, apply) {
+      await gate(principal, true, 'uninstall a blueprint')
+      return uninstall(ctx, principal, id, input, apply)
+    },
+
+    sweep: () => sweepInstalls(ctx),
   }
-  if (archive !== undefined) return readArchiveDocument(archive)
-  if (source === undefined) {
-    throw new AppError('invalid_request', 'source is required: the blueprint document (or archive, a base64 zip)', {
-      field: 'source',
-    })
-  }
-  // Every UTF-16 unit is at least one UTF-8 byte, so a longer string is over without counting.
-  if (source.length > maxDocumentBytes || Buffer.byteLength(source) > maxDocumentBytes) {
-    throw new AppError('payload_too_large', `The document is over ${maxDocumentBytes} bytes`, {
-      field: 'source',
-      limit: maxDocumentBytes,
-    })
-  }
-  return source
 }
 
 /** The validate answer: what the document declares and holds, never its text or a parameter's default. */

@@ -53,7 +53,7 @@ export interface PlanResult {
   blueprint: { id: string | null; name: string | null; version: string | null }
   coverage: { supported: string[]; unsupported: string[] }
   /** The earlier install compared against, or null. */
-  baseline: null | { installId: string; version: string }
+  baseline: null | { installId: string; version: string; docHash: string }
   verdicts: Verdict[]
   orphans: { brickId: string; kind: string; resourceRef: string }[]
   actions: PlanAction[]

@@ -30,6 +30,8 @@ const AccessBrickSchema = z.strictObject({
   accessControl: z.strictObject({ preset: z.enum(['private', 'team', 'public']), sharing: z.boolean() }),
 })
 
+const teamAccess = { preset: 'team', sharing: false } as const
+
 /** role, grants and access bricks. */
 export function accessProviders(s: AccessServices): BrickProvider[] {
   const roleOf = async (actor: Principal, id: string): Promise<Role> => {
@@ -107,6 +109,9 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
     update: writeGrants,
     // A grants brick removed leaves its role without grants.
     remove: async (actor, ref) => void (await s.access.replaceGrants(actor, ref, [])),
+    removeCalls: (live) => [
+      { method: 'PUT', path: `/api/v1/roles/${encodeURIComponent(live.ref)}/grants`, body: { grants: [] } },
+    ],
   }
 
   // A collection's access config: always there while the collection is; written by a PATCH carrying it alone.
@@ -147,8 +152,14 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
     create: (actor, desired) => writeAccess(actor, String(desired.collection), desired),
     update: (actor, ref, desired) => writeAccess(actor, ref, desired),
     // Without its brick a collection goes back to role grants alone.
-    remove: async (actor, ref) =>
-      void (await s.collections.update(actor, ref, { accessControl: { preset: 'team', sharing: false } })),
+    remove: async (actor, ref) => void (await s.collections.update(actor, ref, { accessControl: teamAccess })),
+    removeCalls: (live) => [
+      {
+        method: 'PATCH',
+        path: `/api/v1/collections/${encodeURIComponent(live.ref)}`,
+        body: { accessControl: teamAccess },
+      },
+    ],
   }
   return [roles, grants, access]
 }

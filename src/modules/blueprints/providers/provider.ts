@@ -56,6 +56,8 @@ export interface BrickProvider {
   /** Absent when the kind has no update path (a plan blocks such a change). */
   update?(actor: Principal, ref: string, desired: Record<string, unknown>): Promise<LiveResource>
   remove(actor: Principal, ref: string, known?: Record<string, unknown>): Promise<void>
+  /** The calls that remove `live` as a client would make them (an uninstall's preview). */
+  removeCalls(live: LiveResource): ProposedCall[]
 }
 
 /** A resource kind with the usual service (get, create, update, delete by id, a paged list), described once. */
@@ -131,6 +133,7 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
             live(await update(actor, ref, parse(updateSchema, (spec.updateBody ?? ((d) => d))(desired))))
         : undefined,
     remove: (actor, ref) => spec.remove(actor, ref),
+    removeCalls: (found) => [{ method: 'DELETE', path: `${spec.route}/${encodeURIComponent(found.ref)}`, body: null }],
   }
 }
 

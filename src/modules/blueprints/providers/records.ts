@@ -136,6 +136,14 @@ export function recordsProvider(s: RecordServices): BrickProvider {
     create: upsert,
     update: (actor, _ref, desired) => upsert(actor, desired),
     // Removing a seed deletes the rows it names (moved to the trash where the collection keeps one).
+    removeCalls: (live) => {
+      const collection = String(live.shape.collection)
+      return Object.values(live.members ?? {}).map((id) => ({
+        method: 'DELETE' as const,
+        path: `/api/v1/collections/${encodeURIComponent(collection)}/records/${encodeURIComponent(id)}`,
+        body: null,
+      }))
+    },
     async remove(actor, _ref, known) {
       if (!known) return
       const seed = parseSeed(known)
