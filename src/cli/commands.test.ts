@@ -216,6 +216,74 @@ describe('blueprint install', () => {
   })
 })
 
+describe('blueprint install: secret values from the environment', () => {
+  const declaring = {
+    status: 200,
+    body: {
+      data: {
+        ok: true,
+        diagnostics: [],
+        blueprint: {
+          id: 'help-desk',
+          name: 'Help desk',
+          version: '1.0.0',
+          params: [
+            { name: 'prefix', type: 'identifier', required: false, secret: false },
+            { name: 'hookSecret', type: 'secret', required: true, secret: true },
+          ],
+        },
+        bricks: [],
+      },
+    },
+  }
+
+  it('PLINTH_SECRET_<name> of a declared secret: counted as provided by the plan, its value sent by install only', async () => {
+    answers['POST /api/v1/blueprints/validate'] = declaring
+    answers['POST /api/v1/blueprints/plan'] = planOf([{ brickId: 'h', kind: 'webhook', verdict: 'CREATE' }])
+    answers['POST /api/v1/blueprints/installs'] = installOf('complete', [])
+    const env = { PLINTH_TOKEN: 't', PLINTH_SECRET_hookSecret: 'v4lue-x', PLINTH_SECRET_undeclared: 'nope' }
+    const result = await run(['install', docFile, '--secrets-provided', 'other'], env)
+    expect(result.code, result.stderr).toBe(0)
+    expect(seen.map((s) => s.url)).toEqual([
+      '/api/v1/blueprints/validate',
+      '/api/v1/blueprints/plan',
+      '/api/v1/blueprints/installs?apply=true',
+    ])
+    expect(seen[1]!.body.secretsProvided).toEqual(['other', 'hookSecret'])
+    expect(JSON.stringify(seen[1]!.body)).not.toContain('v4lue-x')
+    expect(seen[2]!.body).toMatchObject({
+      secretsProvided: ['other', 'hookSecret'],
+      secrets: { hookSecret: 'v4lue-x' },
+    })
+    expect(result.stdout + result.stderr).not.toContain('v4lue-x')
+  })
+
+  it('a secret the install lacks: the error, and where its value goes', async () => {
+    answers['POST /api/v1/blueprints/plan'] = planOf([{ brickId: 'h', kind: 'webhook', verdict: 'CREATE' }], {
+      missingSecrets: ['hookSecret'],
+    })
+    answers['POST /api/v1/blueprints/installs'] = {
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        message: 'No value for the secret parameters hookSecret',
+        details: { missingSecrets: ['hookSecret'] },
+      },
+    }
+    const result = await run(['install', docFile])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(
+      'Missing secrets: hookSecret (give each as PLINTH_SECRET_<name> in the environment)',
+    )
+    expect(result.stderr).toBe(
+      'error: invalid_request: No value for the secret parameters hookSecret\n' +
+        'Give each secret value in the environment as PLINTH_SECRET_<name>.\n',
+    )
+    // No PLINTH_SECRET_ variable: the declarations were not asked for.
+    expect(seen.map((s) => s.url)).toEqual(['/api/v1/blueprints/plan', '/api/v1/blueprints/installs?apply=true'])
+  })
+})
+
 describe('blueprint plan and validate', () => {
   it('--param values are typed as the document declares them', async () => {
     answers['POST /api/v1/blueprints/validate'] = {

@@ -68,6 +68,9 @@ export function reportApiError(ctx: Context, err: ApiError): void {
       stderr.write(`${formatVerdict({ ...v, changedPaths: v.changedPaths ?? [], warnings: v.warnings ?? [] })}\n`)
     }
   }
+  if (Array.isArray(err.details.missingSecrets)) {
+    stderr.write('Give each secret value in the environment as PLINTH_SECRET_<name>.\n')
+  }
   if (err.code === 'unauthorized' && !ctx.hasToken) {
     stderr.write('Set PLINTH_TOKEN to a session token or an sk- key of the instance.\n')
   }

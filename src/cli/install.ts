@@ -15,7 +15,7 @@ export async function installCommand(argv: string[], ctx: Context): Promise<numb
   const parsed = parseCommand(argv, { ...planOptions, yes: { type: 'boolean', short: 'y' } }, 1)
   if (parsed.values.help) return showHelp(ctx, help.install)
   const client = clientFor(ctx, parsed)
-  const { input, request, plan, reply } = await fetchPlan(ctx, client, parsed)
+  const { input, request, secrets, plan, reply } = await fetchPlan(ctx, client, parsed)
   const consent = consentNeeded(plan)
   const yes = flagOption(parsed, 'yes')
   const stop = !plan.installable || (consent.length > 0 && !yes)
@@ -39,6 +39,7 @@ export async function installCommand(argv: string[], ctx: Context): Promise<numb
   const installed = (await client.request('POST', '/api/v1/blueprints/installs?apply=true', {
     ...request,
     consent,
+    ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
   })) as { data: Install }
   if (ctx.json) printJson(ctx, installed)
   else ctx.io.stdout.write(`\n${formatInstall(installed.data, ctx.colours)}`)

@@ -96,6 +96,14 @@ describe('formatVerdict', () => {
     },
     { v: verdict({ verdict: 'NOOP', kind: 'role', brickId: 'agents' }), text: '= NOOP role agents' },
     {
+      v: verdict({ verdict: 'NOOP', kind: 'grants', brickId: 'g', requiresConsent: true, actionIds: [] }),
+      text: '= NOOP grants g',
+    },
+    {
+      v: verdict({ verdict: 'UPDATE', kind: 'grants', brickId: 'g', requiresConsent: true, actionIds: ['a1'] }),
+      text: '~ UPDATE grants g [needs consent]',
+    },
+    {
       v: verdict({ verdict: 'BLOCKED', kind: 'grants', brickId: 'g', reason: 'read.permission_missing' }),
       text: '! BLOCKED grants g: read.permission_missing',
     },
@@ -149,7 +157,7 @@ describe('formatPlan', () => {
         '+ CREATE collection notes',
         '- orphan view old (v_123)',
         '  (orphans are left in place: delete them yourself if unwanted)',
-        'Missing secrets: slackToken',
+        'Missing secrets: slackToken (give each as PLINTH_SECRET_<name> in the environment)',
         'Needs consent: g',
         '1 UPDATE, 1 NOOP, 2 CREATE, 1 orphan: installable',
         '',

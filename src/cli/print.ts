@@ -90,9 +90,13 @@ export function formatVerdict(v: Verdict, c: Palette = noColour): string {
   return [line, ...warnings].join('\n')
 }
 
-/** Verdicts never applied: consent to them means nothing, so it is neither shown nor sent. */
-const notApplied = new Set(['BLOCKED', 'SKIPPED', 'CLAIMED'])
-const needsConsent = (v: Verdict) => v.requiresConsent && !notApplied.has(v.verdict)
+/**
+ * Consent is asked for what will be applied: a verdict never applied, or one with no call to make (a grants
+ * brick planned NOOP still says requiresConsent), needs none, so it is neither shown nor sent.
+ */
+const notApplied = new Set(['NOOP', 'BLOCKED', 'SKIPPED', 'CLAIMED'])
+const needsConsent = (v: Verdict) =>
+  v.requiresConsent && !notApplied.has(v.verdict) && (v.actionIds === undefined || v.actionIds.length > 0)
 
 /** The brick ids whose verdicts need the caller's consent before an install applies them. */
 export function consentNeeded(plan: PlanResult): string[] {
@@ -114,7 +118,11 @@ export function formatPlan(file: string, plan: PlanResult, c: Palette = noColour
   for (const v of plan.verdicts) lines.push(formatVerdict(v, c))
   for (const o of plan.orphans) lines.push(`${c.red('- orphan')} ${o.kind} ${o.brickId} (${o.resourceRef})`)
   if (plan.orphans.length > 0) lines.push(c.dim('  (orphans are left in place: delete them yourself if unwanted)'))
-  if (plan.missingSecrets.length > 0) lines.push(`Missing secrets: ${plan.missingSecrets.join(', ')}`)
+  if (plan.missingSecrets.length > 0) {
+    lines.push(
+      `Missing secrets: ${plan.missingSecrets.join(', ')} (give each as PLINTH_SECRET_<name> in the environment)`,
+    )
+  }
   const consent = consentNeeded(plan)
   if (consent.length > 0) lines.push(`Needs consent: ${consent.join(', ')}`)
   const counts = new Map<string, number>()

@@ -37,6 +37,8 @@ export interface Verdict {
   changedPaths: string[]
   warnings: Finding[]
   resourceRef: string | null
+  /** The plan's calls that apply it (none for NOOP, BLOCKED, SKIPPED, CLAIMED). */
+  actionIds?: string[]
   requiresConsent: boolean
 }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { brick, documentOf, lineOf } from '../../src/modules/blueprints/document/test-document.js'
+import { brick, documentOf, lineOf, namespaceParam } from '../../src/modules/blueprints/document/test-document.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
 import { utf8, zipBytes } from '../support/zip.js'
@@ -207,7 +207,8 @@ describe('plinth blueprint install', () => {
     brick('collection id=tickets', {
       name: '${params.prefix}_tickets',
       accessPreset: 'private',
-      fields: [{ name: 'title', type: 'text' }],
+      // Every member the live definition reads back, so a second plan finds nothing changed.
+      fields: [{ name: 'title', type: 'text', required: true, unique: false, indexed: false }],
     }),
     brick('role id=agents', { name: '${params.prefix}_agents' }),
     brick('grants id=agent-grants needs=agents', {
@@ -232,7 +233,7 @@ describe('plinth blueprint install', () => {
   it('with --yes: complete, every resource settled, exit 0; the project has them; planned again, all NOOP', async () => {
     const path = file('desk.ebp.md', desk)
     const ran = await cli(['blueprint', 'install', path, '--param', 'prefix=inst', '--yes'])
-    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.code, ran.stderr + ran.stdout).toBe(0) // the output says which resource failed
     expect(ran.stdout).toMatch(/\nInstall \S+ of Help desk 1\.0\.0: complete\n/)
     for (const brickLine of ['CREATE collection tickets', 'CREATE role agents', 'CREATE grants agent-grants']) {
       expect(ran.stdout).toMatch(new RegExp(`\\n  settled ${brickLine}`))
@@ -244,5 +245,41 @@ describe('plinth blueprint install', () => {
     const again = await cli(['blueprint', 'plan', path, '--param', 'prefix=inst'])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain('= NOOP collection tickets\n= NOOP role agents\n= NOOP grants agent-grants\n')
+  })
+
+  it('a secret parameter: its value from PLINTH_SECRET_<name>, never printed; without it nothing is installed', async () => {
+    const hooked = documentOf(
+      [
+        brick('collection id=hooked', {
+          name: '${params.prefix}_hooked',
+          accessPreset: 'private',
+          fields: [{ name: 'title', type: 'text', required: true, unique: false, indexed: false }],
+        }),
+        brick('webhook id=hook needs=hooked', {
+          name: '${params.prefix}_hook',
+          collection: '${params.prefix}_hooked',
+          events: ['record.create'],
+          url: 'https://hooks.example.com/x',
+          secret: '${params.hookSecret}',
+        }),
+      ],
+      { params: `${namespaceParam}  - name: hookSecret\n    type: secret\n` },
+    )
+    const path = file('hooked.ebp.md', hooked)
+    const args = ['blueprint', 'install', path, '--param', 'prefix=sec']
+    const without = await cli(args)
+    expect(without.code).toBe(1)
+    expect(without.stdout).toContain('Missing secrets: hookSecret')
+    expect(without.stderr).toMatch(/^error: invalid_request: .*hookSecret.*\nGive each secret value in the environment/)
+    expect(await collectionNames()).not.toContain('sec_hooked')
+
+    const value = 'hook-secret-value-5d1e'
+    const ran = await cli(args, { PLINTH_SECRET_hookSecret: value })
+    expect(ran.code, ran.stderr + ran.stdout).toBe(0)
+    expect(ran.stdout).not.toContain('Missing secrets')
+    expect(ran.stdout + ran.stderr).not.toContain(value)
+    const hooks = await server.request('GET', '/api/v1/webhooks', { token: owner.token })
+    expect(hooks.body.data).toContainEqual(expect.objectContaining({ name: 'sec_hook', hasSecret: true }))
+    expect(hooks.text).not.toContain(value)
   })
 })
