@@ -4,6 +4,9 @@ import { principals, type Principal } from '../../src/lib/principal.js'
 import { startServer, type Reply, type TestServer } from '../support/harness.js'
 import { createAccount, roleId, signUpOwner, type Account } from '../support/identity.js'
 import { operations, type Operation } from '../support/route-table.js'
+import { exportRequest } from '../../src/modules/blueprints/export/request.js'
+import { exportBlueprint } from '../../src/modules/blueprints/export/service.js'
+import { brickProviders } from '../../src/modules/blueprints/providers/index.js'
 
 // Issue 13, decision 022: every route with a declared permission refuses a signed-in caller that lacks it,
 // over HTTP and when its service is called directly (a flow step, a tool or a blueprint reaches services,
@@ -321,6 +324,13 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'views.update': (s, p) => s.views.update(p, 'x1', { name: 'y' }),
   'views.delete': (s, p) => s.views.delete(p, 'x1'),
   'views.records': (s, p) => s.views.records(p, 'x1', { page: 1 }),
+  // Blueprint export (issue 30 item 7): the service checks system/blueprints:read before reading anything.
+  'blueprints.export': (s, p) =>
+    exportBlueprint(
+      { access: s.access, providers: () => brickProviders(s) },
+      p,
+      exportRequest({ namespace: 'memo', collections: collection }),
+    ),
   // Tool server (issue 18): the invocation log; the other /api/v1/mcp routes take any sk- key.
   'mcp.log': (s, p) => s.mcp.log(p, { page: 1, limit: 25 }),
 }

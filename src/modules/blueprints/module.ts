@@ -1,5 +1,6 @@
 import type { JobQueue } from '../../lib/queue/index.js'
 import type { AppModule } from '../../lib/module.js'
+import { blueprintExportRoutes } from './export/routes.js'
 import { installRoutes } from './install/routes.js'
 import { blueprintsRoutes } from './routes.js'
 import { createBlueprintsService, type BlueprintsDeps } from './service.js'
@@ -15,6 +16,10 @@ export async function createBlueprintsModule(deps: BlueprintsDeps & { queue: Job
   await jobs.schedule('blueprint-installs-sweep', { pattern: '0 * * * *', job: 'sweep', data: {} })
   return {
     service,
-    routers: ({ security }) => [blueprintsRoutes(service, security), installRoutes(service, security)],
+    routers: ({ security }) => [
+      blueprintsRoutes(service, security),
+      installRoutes(service, security),
+      blueprintExportRoutes(service, security),
+    ],
   } satisfies AppModule
 }

@@ -9,6 +9,8 @@ import { planBlueprint } from './plan/planner.js'
 import type { PlanResult } from './plan/verdicts.js'
 import type { BrickProvider } from './providers/index.js'
 import type { PlanRequest, ValidateRequest, ValidateResult } from './schemas.js'
+import type { ExportRequest } from './export/request.js'
+import { exportBlueprint, type ExportResult } from './export/service.js'
 import { isPerson, type InstallContext } from './install/context.js'
 import { openInstall } from './install/open.js'
 import { presentInstall, type Install } from './install/present.js'
@@ -51,6 +53,11 @@ export interface BlueprintsService {
   previewUninstall(principal: Principal, id: string): Promise<UninstallPreview>
   /** Uninstalls the live run: records what was removed, or with `apply` removes each resource as the caller. */
   uninstall(principal: Principal, id: string, input: UninstallRequest, apply: boolean): Promise<Install>
+  /**
+   * A project, or part of it, as a document, read as the caller (decision 071): system/blueprints:read;
+   * credentials as secret parameters, never values.
+   */
+  export(principal: Principal, request: ExportRequest): Promise<ExportResult>
   /** The hourly sweep: runs unspoken for an hour become partial (no principal: maintenance). */
   sweep(): Promise<number>
 }
@@ -132,6 +139,8 @@ export function createBlueprintsService(deps: BlueprintsDeps): BlueprintsService
       await gate(principal, true, 'uninstall a blueprint')
       return uninstall(ctx, principal, id, input, apply)
     },
+
+    export: (principal, request) => exportBlueprint(deps, principal, request),
 
     sweep: () => sweepInstalls(ctx),
   }

@@ -101,6 +101,12 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
       const role = (await s.access.listRoles(actor)).find((r) => r.id === ref)
       return role ? grantsLive(actor, role) : null
     },
+    // One resource per role the caller sees: its grants (reading them is the caller's own check).
+    async list(actor) {
+      const out: LiveResource[] = []
+      for (const role of await s.access.listRoles(actor)) out.push(await grantsLive(actor, role))
+      return out
+    },
     async create(actor, desired) {
       const role = (await s.access.listRoles(actor)).find((r) => r.name === desired.role)
       if (!role) throw new AppError('not_found', `No role named "${String(desired.role)}"`, { role: desired.role })
@@ -149,6 +155,9 @@ export function accessProviders(s: AccessServices): BrickProvider[] {
         throw err
       }
     },
+    // One resource per collection the caller sees.
+    list: async (actor) =>
+      (await s.collections.visibleTo(actor)).map((c) => ({ ref: c.name, shape: accessCreateShape(c) })),
     create: (actor, desired) => writeAccess(actor, String(desired.collection), desired),
     update: (actor, ref, desired) => writeAccess(actor, ref, desired),
     // Without its brick a collection goes back to role grants alone.

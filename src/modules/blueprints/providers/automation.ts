@@ -2,6 +2,8 @@ import { z } from 'zod'
 import {
   flowCreateShape,
   flowDesiredShape,
+  maskSteps,
+  maskTriggerConfig,
   PatchFlowSchema,
   ScriptCreateSchema,
   scriptCreateShape,
@@ -33,6 +35,8 @@ import {
   type WebhooksService,
 } from '../../webhooks/index.js'
 import { allPages, resourceProvider, type BrickProvider } from './provider.js'
+
+type Json = Record<string, unknown>
 
 export interface AutomationServices {
   lenses: LensesService
@@ -140,6 +144,13 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       create: (actor, input) => s.automate.create(actor, input),
       update: (actor, id, input) => s.automate.update(actor, id, input),
       remove: (actor, id) => s.automate.delete(actor, id),
+      // Credentials compare as whether one is held, as a webhook's secret: a reader without
+      // system/automate:update sees masks, and an export writes them as secret parameters.
+      comparable: (shape) => ({
+        ...shape,
+        triggerConfig: maskTriggerConfig(String(shape.triggerType), (shape.triggerConfig ?? {}) as Json),
+        operations: maskSteps((shape.operations ?? []) as unknown[]),
+      }),
     }),
   ]
 }

@@ -52,6 +52,12 @@ export interface BrickProvider {
    * ledger's baseline): a kind whose resource is a set (seed records) reads the members it names.
    */
   read(actor: Principal, ref: string, known?: Record<string, unknown>): Promise<LiveResource | null>
+  /**
+   * Every resource of the kind the caller sees, read as the caller (an export's input, issue 30 item 7);
+   * throws as the kind's list route does (forbidden). A kind whose resources live in one collection (seed
+   * records) lists those of `within`.
+   */
+  list?(actor: Principal, within?: string): Promise<LiveResource[]>
   create(actor: Principal, desired: Record<string, unknown>): Promise<LiveResource>
   /** Absent when the kind has no update path (a plan blocks such a change). */
   update?(actor: Principal, ref: string, desired: Record<string, unknown>): Promise<LiveResource>
@@ -118,6 +124,7 @@ export function resourceProvider<T, C, U>(spec: ResourceSpec<T, C, U>): BrickPro
       const key = keyOf(desired)
       return (await spec.all(actor)).map(live).filter((resource) => keyOf(resource.shape) === key)
     },
+    list: async (actor) => (await spec.all(actor)).map(live),
     async read(actor, ref) {
       try {
         return live(await spec.get(actor, ref))

@@ -133,6 +133,17 @@ export function recordsProvider(s: RecordServices): BrickProvider {
       const [live] = await read(actor, seed)
       return live ?? null
     },
+    // The records of `within`, each as its create shape, oldest first: at most one more than a seed holds, so
+    // a caller can tell that a collection is too large to seed.
+    async list(actor, within) {
+      if (within === undefined) return []
+      const found = await s.records.find(actor, within, {
+        sort: [{ field: 'created_at', order: 'asc' }],
+        limit: maxSeedRows + 1,
+        offset: 0,
+      })
+      return (found.data as Row[]).map((record) => ({ ref: String(record.id), shape: recordCreateShape(record) }))
+    },
     create: upsert,
     update: (actor, _ref, desired) => upsert(actor, desired),
     // Removing a seed deletes the rows it names (moved to the trash where the collection keeps one).
