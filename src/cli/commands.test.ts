@@ -9,8 +9,8 @@ import { runBlueprint } from './index.js'
 /**
  * The subcommands end to end against a fake instance on a local port: what is sent (path, query, body,
  * credential), what is printed, the exit code. The real API is exercised by test/api/cli-blueprint.test.ts;
- * here are the answers a fresh instance cannot easily be made to give (a partial install, a 409, an export
- * before the export endpoint exists on this branch).
+ * here are the answers a fresh instance cannot easily be made to give (a partial install, a 409, a proxy's
+ * page) and exactly what is sent.
  */
 
 interface Seen {
@@ -129,6 +129,23 @@ describe('blueprint export', () => {
     const result = await run(['export', '--json', '--roles', 'r'])
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual(exported.body)
+  })
+
+  it('names the secret parameters on stderr; a file that cannot be written is exit 1', async () => {
+    answers['GET /api/v1/blueprints/export'] = {
+      status: 200,
+      body: { data: { source: 'doc\n', secrets: ['hookSecret', 'flowToken'] } },
+    }
+    const result = await run(['export', '--namespace', 'p'])
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'doc\n',
+      stderr:
+        'Secret parameters (values not exported; give them as PLINTH_SECRET_<name> on install): hookSecret, flowToken\n',
+    })
+    const unwritable = await run(['export', '--namespace', 'p', '-o', join(dir, 'no', 'such', 'dir.md')])
+    expect(unwritable.code).toBe(1)
+    expect(unwritable.stderr).toMatch(/^error: cannot write .*dir\.md \(ENOENT\)\n/)
   })
 
   it('an instance without the export: the API error on stderr, exit 1', async () => {
@@ -352,6 +369,7 @@ describe('blueprint: usage', () => {
     { argv: ['install', 'a.md', '--force'], stderr: "plinth blueprint install: Unknown option '--force'" },
     { argv: ['export', 'stray'], stderr: 'plinth blueprint export: Unexpected argument: stray' },
     { argv: ['plan', 'a.md', '--url', 'ftp://x'], stderr: 'Not an http(s) URL' },
+    { argv: ['export', '--namespace', 'p', '--format', 'md'], stderr: '--format is not taken' },
   ])('$argv → exit 2: $stderr', async ({ argv, stderr }) => {
     const result = await run(argv)
     expect(result.code).toBe(2)

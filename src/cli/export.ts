@@ -24,25 +24,33 @@ export async function exportCommand(argv: string[], ctx: Context): Promise<numbe
   if (parsed.values.help) return showHelp(ctx, help.export)
   const output = stringOption(parsed, 'output')
   if (output === '') throw new UsageError('-o takes a file name')
+  // The CLI writes the document itself; the API's other format (the bare text) is not for it to read.
+  if (extra.includes('format')) throw new UsageError('--format is not taken: the document is written as is')
   const client = clientFor(ctx, parsed)
   const query = exportQuery(parsed, extra).toString()
   const reply = (await client.request('GET', `/api/v1/blueprints/export${query ? `?${query}` : ''}`)) as {
-    data: { source?: unknown; warnings?: unknown }
+    data: { source?: unknown; secrets?: unknown }
   }
   const source = reply.data?.source
   if (typeof source !== 'string') throw new ApiError(null, 'bad_response', 'the export answered no document')
   if (ctx.json) printJson(ctx, reply)
   if (output) {
-    await writeFile(output, source)
+    try {
+      await writeFile(output, source)
+    } catch (err) {
+      ctx.io.stderr.write(`error: cannot write ${output} (${(err as NodeJS.ErrnoException).code ?? err})\n`)
+      return 1
+    }
     ctx.io.stderr.write(`Wrote ${output} (${Buffer.byteLength(source)} bytes)\n`)
   } else if (!ctx.json) {
     ctx.io.stdout.write(source.endsWith('\n') ? source : `${source}\n`)
   }
-  // Findings the export may carry (a resource left out, a secret made a parameter) go to stderr, not the file.
-  if (Array.isArray(reply.data.warnings)) {
-    for (const w of reply.data.warnings as { code?: string; message?: string }[]) {
-      ctx.io.stderr.write(`warning ${w.code ?? ''}: ${w.message ?? JSON.stringify(w)}\n`)
-    }
+  // On stderr, so stdout stays the document: what an install of it will have to be given.
+  const secrets = Array.isArray(reply.data.secrets) ? (reply.data.secrets as string[]) : []
+  if (secrets.length > 0) {
+    ctx.io.stderr.write(
+      `Secret parameters (values not exported; give them as PLINTH_SECRET_<name> on install): ${secrets.join(', ')}\n`,
+    )
   }
   return 0
 }

@@ -1,13 +1,15 @@
-const common = `  --url <url>     the instance (default: $PLINTH_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8090)
-  --json          print the API's raw JSON response instead
-  -h, --help      print this help`
+const common = `  --url <url>               the instance (default: $PLINTH_URL, else http://127.0.0.1:$PORT or :8090)
+  --json                    print the API's raw JSON response instead
+  -h, --help                print this help`
 
 const footer = `The credential comes from the environment, never a flag: PLINTH_TOKEN (a session token or an sk- key).
 Exit codes: 0 ok; 1 an error diagnostic, a BLOCKED brick, an install not complete, an API error; 2 usage.`
 
-const planFlags = `  --param <name=value>          a parameter value (repeatable; numbers and booleans as the document types them)
-  --assemblies <a,b>            the assemblies to install (default: all; required ones always)
-  --secrets-provided <a,b>      secret parameters the project already holds`
+const planFlags = `  --param <name=value>      a parameter value (repeatable; typed as the document declares it)
+  --assemblies <a,b>        the assemblies to install (default: all; required ones always)
+  --secrets-provided <a,b>  secret parameters the project already holds`
+
+const secretNote = `A secret parameter's value is read from the environment as PLINTH_SECRET_<name>, never from a flag.`
 
 export const help = {
   blueprint: `Usage: plinth blueprint <command> [options]
@@ -45,6 +47,7 @@ Options:
 ${planFlags}
 ${common}
 
+${secretNote}
 ${footer}`,
 
   install: `Usage: plinth blueprint install <file> [options]
@@ -56,21 +59,25 @@ when the plan is not installable or the install ends other than complete.
 
 Options:
 ${planFlags}
-  --yes                         consent to every brick the plan marks [needs consent]
+  -y, --yes                 consent to every brick the plan marks [needs consent]
 ${common}
 
+${secretNote}
 ${footer}`,
 
-  export: `Usage: plinth blueprint export [--<kind> a,b …] [options]
+  export: `Usage: plinth blueprint export --namespace <prefix> [--<kind> a,b …] [options]
 
-Writes resources of the project as a blueprint document. Each --<kind> flag names the resources to export,
-comma-separated or repeated, and is sent as the export's query (kebab-case flags become camelCase):
-  --collections --flows --roles --views --lenses --webhooks --scripts --search-indexes --containers
-  --renderers --nav (a flag) --namespace <param> --id <id> --name <name> --version <semver>
-Flags the export learns later pass through the same way.
+Writes resources of the project as a blueprint document. --namespace (required) is the prefix their names
+embed (desk in desk_tickets). Each other flag is sent as the export's query, comma lists and repeats joined,
+kebab-case made camelCase, a flag without a value as true:
+  --collections --roles --containers --search-indexes --scripts --lenses --renderers --views --webhooks
+  --flows   names or ids, or * for every one holding the namespace
+  --records <collection[:keyColumn],…>   --nav   --access false   --grants false   --attachments false
+  --id --name --version   the envelope
+Flags the export learns later pass through the same way; one it does not know, it refuses.
 
 Options:
-  -o, --output <file>   write the document there (default: stdout)
+  -o, --output <file>       write the document there (default: stdout)
 ${common}
 
 ${footer}`,

@@ -68,6 +68,9 @@ export function reportApiError(ctx: Context, err: ApiError): void {
       stderr.write(`${formatVerdict({ ...v, changedPaths: v.changedPaths ?? [], warnings: v.warnings ?? [] })}\n`)
     }
   }
+  if (Array.isArray(err.details.resources)) {
+    for (const resource of err.details.resources) stderr.write(`  ${String(resource)}\n`)
+  }
   if (Array.isArray(err.details.missingSecrets)) {
     stderr.write('Give each secret value in the environment as PLINTH_SECRET_<name>.\n')
   }

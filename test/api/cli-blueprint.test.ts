@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -281,5 +281,68 @@ describe('plinth blueprint install', () => {
     const hooks = await server.request('GET', '/api/v1/webhooks', { token: owner.token })
     expect(hooks.body.data).toContainEqual(expect.objectContaining({ name: 'sec_hook', hasSecret: true }))
     expect(hooks.text).not.toContain(value)
+  })
+})
+
+describe('plinth blueprint export', () => {
+  beforeAll(async () => {
+    const collection = await server.request('POST', '/api/v1/collections', {
+      token: owner.token,
+      body: {
+        name: 'exp_notes',
+        fields: [{ name: 'title', type: 'text', required: true, unique: false, indexed: false }],
+      },
+    })
+    expect(collection.status, collection.text).toBe(201)
+    const role = await server.request('POST', '/api/v1/roles', { token: owner.token, body: { name: 'exp_readers' } })
+    expect(role.status, role.text).toBe(201)
+  })
+
+  const exportArgs = [
+    'blueprint',
+    'export',
+    '--namespace',
+    'exp',
+    '--collections',
+    'exp_notes',
+    '--roles',
+    'exp_readers',
+  ]
+
+  it('-o writes the document; it validates, and plans back as ADOPT with nothing changed', async () => {
+    const out = join(dir, 'exported.ebp.md')
+    const ran = await cli([...exportArgs, '--id', 'notes-app', '-o', out])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.stdout).toBe('')
+    const source = readFileSync(out, 'utf8')
+    expect(ran.stderr).toBe(`Wrote ${out} (${Buffer.byteLength(source)} bytes)\n`)
+    expect(source).toContain('id: notes-app')
+    expect(source).toContain('${params.prefix}_notes')
+
+    const validated = await cli(['blueprint', 'validate', out])
+    expect(validated.code, validated.stdout).toBe(0)
+    expect(validated.stdout).toMatch(new RegExp(`^${out}: ok: `))
+    const planned = await cli(['blueprint', 'plan', out])
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0)
+    const verdicts = planned.stdout.split('\n').filter((line) => /^[-+~=.!x?] /.test(line))
+    expect(verdicts.length).toBeGreaterThan(1)
+    for (const line of verdicts) expect(line).toMatch(/^~ ADOPT [a-z-]+ \S+( \[needs consent\])?$/)
+  })
+
+  it('to stdout by default; the API refusing the query is exit 1; --format is a usage error', async () => {
+    const ran = await cli(exportArgs)
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.stdout).toMatch(/^---\nformat: service-blueprint-v1\n/)
+
+    const refused = await cli(['blueprint', 'export', '--collections', 'exp_notes'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^error: invalid_request: .*namespace/)
+    const misspelt = await cli([...exportArgs, '--colections', 'x'])
+    expect(misspelt.code).toBe(1)
+    expect(misspelt.stderr).toMatch(/^error: invalid_request: .*colections/)
+
+    const usage = await cli([...exportArgs, '--format', 'md'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--format is not taken')
   })
 })
