@@ -4,6 +4,8 @@ import type { Migration } from '../../lib/db/index.js'
  * The blueprint install ledger (docs/blueprints.md, decision 070). `blueprint_installs`: one row per install
  * run, with the document it installed (`source_md`, never a secret's value: secrets stay placeholders) and
  * the non-secret parameter values; `supersedes`/`superseded_by` chain the runs of one blueprint.
+ * A blueprint is installed once per namespace value (`namespace`: the value of its namespace parameter), so
+ * one project may hold two help desks; every lookup is by project, blueprint and namespace.
  * `blueprint_resources`: one row per resource a blueprint's brick produced, taken over by each later install
  * of that brick; `canonical_json` and `content_hash` are the resource as read back after the write (the
  * baseline of the next plan). `resource_ref` is null while a created resource is pending. Times are Unix
@@ -17,6 +19,7 @@ export const m0033BlueprintLedger: Migration = {
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
       .addColumn('blueprint_id', 'text', (c) => c.notNull())
+      .addColumn('namespace', 'text', (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('version', 'text', (c) => c.notNull())
       .addColumn('doc_hash', 'text', (c) => c.notNull())
@@ -39,7 +42,7 @@ export const m0033BlueprintLedger: Migration = {
     await db.schema
       .createIndex('blueprint_installs_project_blueprint')
       .on('blueprint_installs')
-      .columns(['project_id', 'blueprint_id', 'created_at'])
+      .columns(['project_id', 'blueprint_id', 'namespace', 'created_at'])
       .execute()
     await db.schema
       .createIndex('blueprint_installs_status')
@@ -53,6 +56,7 @@ export const m0033BlueprintLedger: Migration = {
       .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
       .addColumn('install_id', 'text', (c) => c.notNull().references('blueprint_installs.id').onDelete('cascade'))
       .addColumn('blueprint_id', 'text', (c) => c.notNull())
+      .addColumn('namespace', 'text', (c) => c.notNull())
       .addColumn('brick_id', 'text', (c) => c.notNull())
       .addColumn('brick_kind', 'text', (c) => c.notNull())
       .addColumn('resource_kind', 'text', (c) => c.notNull())

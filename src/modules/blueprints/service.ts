@@ -18,7 +18,7 @@ import type { InstallRequest, SettleRequest, UninstallRequest } from './install/
 import { settleInstall } from './install/settle.js'
 import { sweepInstalls } from './install/sweep.js'
 import { previewUninstall, uninstall, type UninstallPreview } from './install/uninstall.js'
-import { loadLedger } from './ledger/load.js'
+import { loadLedger, namespaceOf } from './ledger/load.js'
 import { createLedgerStore } from './ledger/store.js'
 
 export interface BlueprintsService {
@@ -99,9 +99,9 @@ export function createBlueprintsService(deps: BlueprintsDeps): BlueprintsService
       // A plan is a person's review before an install.
       await gate(principal, true, 'plan a blueprint')
       const report = readBlueprint(await documentSource(input))
-      const ledger = report.envelope?.id
-        ? await loadLedger(ctx.store, principal.projectId, report.envelope.id)
-        : undefined
+      const envelope = report.envelope
+      const namespace = namespaceOf(envelope?.params ?? [], input.params ?? {})
+      const ledger = envelope?.id ? await loadLedger(ctx.store, principal.projectId, envelope.id, namespace) : undefined
       return planBlueprint(deps.providers(), principal, report, input, ledger)
     },
 

@@ -5,7 +5,7 @@ import type { Principal } from '../../../lib/principal.js'
 import { selectAssemblies } from '../document/assemblies.js'
 import { readBlueprint } from '../document/read.js'
 import { documentSource } from '../document-source.js'
-import { loadLedger } from '../ledger/load.js'
+import { loadLedger, namespaceOf } from '../ledger/load.js'
 import type { InstallRow, ResourceRow } from '../ledger/store.js'
 import { resourceKindOf } from '../ledger/view.js'
 import { contentHash } from '../providers/canonical.js'
@@ -45,7 +45,8 @@ export async function openInstall(
       },
     )
   const providers = ctx.providers()
-  const ledger = await loadLedger(ctx.store, principal.projectId, blueprintId)
+  const namespace = namespaceOf(params, input.params ?? {})
+  const ledger = await loadLedger(ctx.store, principal.projectId, blueprintId, namespace)
   const { result, planned } = await planBricks(providers, principal, report, input, ledger)
   if (!result.ok)
     throw new AppError('invalid_request', 'A brick would be refused by its route: plan it for the diagnostics', {
@@ -81,6 +82,7 @@ export async function openInstall(
     id: newId(),
     project_id: principal.projectId,
     blueprint_id: blueprintId,
+    namespace,
     name: envelope.name ?? blueprintId,
     version: envelope.version ?? '0.0.0',
     doc_hash: createHash('sha256').update(source).digest('hex'),
@@ -125,6 +127,7 @@ function rowOf(ctx: InstallContext, install: InstallRow, planned: PlannedBrick, 
     project_id: install.project_id,
     install_id: install.id,
     blueprint_id: install.blueprint_id,
+    namespace: install.namespace,
     brick_id: brick.id,
     brick_kind: brick.kind,
     resource_kind: resourceKindOf(brick.kind),

@@ -5,6 +5,8 @@ import type { InstallRow, ResourceRow } from '../ledger/store.js'
 export interface Install {
   id: string
   blueprintId: string
+  /** The value of the blueprint's namespace parameter: a blueprint is installed once per namespace. */
+  namespace: string
   name: string
   version: string
   status: InstallRow['status']
@@ -55,6 +57,7 @@ export function presentInstall(row: InstallRow, resources: readonly ResourceRow[
   return {
     id: row.id,
     blueprintId: row.blueprint_id,
+    namespace: row.namespace,
     name: row.name,
     version: row.version,
     status: row.status,

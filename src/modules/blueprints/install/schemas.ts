@@ -63,6 +63,9 @@ export const InstallSchema = z
   .object({
     id: z.string(),
     blueprintId: z.string(),
+    namespace: z
+      .string()
+      .openapi({ description: 'The namespace parameter value: a blueprint installs once per namespace' }),
     name: z.string(),
     version: z.string(),
     status: z.enum(['in_progress', 'partial', 'complete', 'superseded', 'uninstalled']),

@@ -25,7 +25,7 @@ async function liveInstall(ctx: InstallContext, principal: Principal, id: string
  * uninstall removes them: orphans first, then this run's backwards, so dependents go before what they need.
  */
 async function removalOrder(ctx: InstallContext, install: InstallRow): Promise<ResourceRow[]> {
-  const held = await ctx.store.held(install.project_id, install.blueprint_id)
+  const held = await ctx.store.held(install.project_id, install.blueprint_id, install.namespace)
   const own = held.filter((r) => r.install_id === install.id).reverse()
   const orphans = held.filter((r) => r.install_id !== install.id).reverse()
   return [...orphans, ...own]

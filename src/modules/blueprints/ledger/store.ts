@@ -7,6 +7,7 @@ export interface InstallRow {
   id: string
   project_id: string
   blueprint_id: string
+  namespace: string
   name: string
   version: string
   doc_hash: string
@@ -29,6 +30,7 @@ export interface ResourceRow {
   project_id: string
   install_id: string
   blueprint_id: string
+  namespace: string
   brick_id: string
   brick_kind: string
   resource_kind: string
@@ -66,19 +68,20 @@ export function createLedgerStore(systemDb: Kysely<any>) {
         .executeTakeFirst()
       return row && num(row)
     },
-    /** Newest first; `blueprintId` narrows to one blueprint's runs. */
+    /** Newest first; `blueprintId` narrows to one blueprint's runs (in every namespace). */
     async installs(projectId: string, blueprintId?: string): Promise<InstallRow[]> {
       let query = db.selectFrom('blueprint_installs').selectAll().where('project_id', '=', projectId)
       if (blueprintId !== undefined) query = query.where('blueprint_id', '=', blueprintId)
       return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute()).map(num)
     },
-    /** The blueprint's live run (not superseded or uninstalled), the newest when several. */
-    async current(projectId: string, blueprintId: string): Promise<InstallRow | undefined> {
+    /** The blueprint's live run in a namespace (not superseded or uninstalled), the newest when several. */
+    async current(projectId: string, blueprintId: string, namespace: string): Promise<InstallRow | undefined> {
       const row = await db
         .selectFrom('blueprint_installs')
         .selectAll()
         .where('project_id', '=', projectId)
         .where('blueprint_id', '=', blueprintId)
+        .where('namespace', '=', namespace)
         .where('status', 'in', ['in_progress', 'partial', 'complete'])
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
@@ -86,12 +89,13 @@ export function createLedgerStore(systemDb: Kysely<any>) {
       return row && num(row)
     },
     /** The resource rows the blueprint holds in the project (any run, not let go), in dependency order. */
-    async held(projectId: string, blueprintId: string): Promise<ResourceRow[]> {
+    async held(projectId: string, blueprintId: string, namespace: string): Promise<ResourceRow[]> {
       const rows = await db
         .selectFrom('blueprint_resources')
         .selectAll()
         .where('project_id', '=', projectId)
         .where('blueprint_id', '=', blueprintId)
+        .where('namespace', '=', namespace)
         .where('status', 'not in', ['rolled_back', 'detached'])
         .orderBy('position')
         .execute()
@@ -108,23 +112,24 @@ export function createLedgerStore(systemDb: Kysely<any>) {
         .execute()
       return rows.map(resource)
     },
-    /** The blueprints other than `blueprintId` holding a resource (a claim), by kind and ref. */
+    /** Another install (blueprint and namespace) holding a resource (a claim), by kind and ref. */
     async claimant(
       projectId: string,
       blueprintId: string,
+      namespace: string,
       resourceKind: string,
       ref: string,
-    ): Promise<string | undefined> {
-      const row = await db
+    ): Promise<{ blueprintId: string; namespace: string } | undefined> {
+      const rows = await db
         .selectFrom('blueprint_resources')
-        .select('blueprint_id')
+        .select(['blueprint_id', 'namespace'])
         .where('project_id', '=', projectId)
         .where('resource_kind', '=', resourceKind)
         .where('resource_ref', '=', ref)
-        .where('blueprint_id', '<>', blueprintId)
-        .where('status', '=', 'settled')
-        .executeTakeFirst()
-      return row?.blueprint_id
+        .where('status', 'not in', ['rolled_back', 'detached'])
+        .execute()
+      const other = rows.find((r) => r.blueprint_id !== blueprintId || r.namespace !== namespace)
+      return other && { blueprintId: other.blueprint_id, namespace: other.namespace }
     },
     /**
      * Opens a run: the install row, the predecessor superseded and pointed at it, and every resource row,

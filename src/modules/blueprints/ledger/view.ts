@@ -1,11 +1,14 @@
-/** What a plan knows of the ledger: the blueprint's earlier install and the resources it holds (decision 070). */
+/**
+ * What a plan knows of the ledger: the blueprint's earlier install in the namespace and the resources it
+ * holds (decision 070).
+ */
 export interface LedgerView {
   /** The earlier install compared against (the blueprint's live run), or null. */
   baseline: { installId: string; version: string; docHash: string } | null
   /** The resource the blueprint holds for each brick id (a created one not yet read back has no ref). */
   rows: ReadonlyMap<string, HeldResource>
-  /** The other blueprint holding a resource, by its resource kind and ref; undefined when none does. */
-  claimant(resourceKind: string, ref: string): Promise<string | undefined>
+  /** The other install holding a resource, by its resource kind and ref; undefined when none does. */
+  claimant(resourceKind: string, ref: string): Promise<{ blueprintId: string; namespace: string } | undefined>
 }
 
 export interface HeldResource {

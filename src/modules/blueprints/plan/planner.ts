@@ -251,7 +251,12 @@ async function planBrick(
         ...base,
         live,
         verdict: verdictOf(brick, 'CLAIMED', {
-          warnings: [{ code: 'ledger.claimed', message: `Blueprint ${claimant} installed this ${brick.kind}` }],
+          warnings: [
+            {
+              code: 'ledger.claimed',
+              message: `Blueprint ${claimant.blueprintId} (${claimant.namespace}) installed this ${brick.kind}`,
+            },
+          ],
           resourceRef: live.ref,
           contentHash: hash,
           autoApply: false,
