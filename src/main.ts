@@ -1,14 +1,16 @@
-import { createApp, migrateSystem } from './app.js'
 import { ConfigError, loadConfig, readVersion, type Config } from './config.js'
-import { listen, ListenError, type RunningServer } from './http/server.js'
-import { createDatabaseRegistry } from './lib/db/index.js'
-import { createLogger } from './lib/log.js'
+import type { RunningServer } from './http/server.js'
+
+// The server's modules are imported when a command needs them: `plinth blueprint …` is an HTTP client,
+// and loading the whole server first took it seconds per call.
 
 const usage = `Usage: plinth <command>
 
 Commands:
   serve     start the API server (runs pending migrations first)
   migrate   apply pending database migrations and exit
+  blueprint validate, plan, install or export blueprints on a running instance
+            (plinth blueprint --help)
 
 Options:
   -v, --version   print the version
@@ -17,6 +19,7 @@ Options:
 Settings come from the environment; see docs/configuration.md.`
 
 async function serve(config: Config): Promise<void> {
+  const [{ createApp }, { listen }] = await Promise.all([import('./app.js'), import('./http/server.js')])
   const app = await createApp(config)
   let running: RunningServer
   try {
@@ -47,6 +50,11 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function migrate(config: Config): Promise<void> {
+  const [{ migrateSystem }, { createDatabaseRegistry }, { createLogger }] = await Promise.all([
+    import('./app.js'),
+    import('./lib/db/index.js'),
+    import('./lib/log.js'),
+  ])
   const log = createLogger(config.logLevel)
   const registry = await createDatabaseRegistry({
     kind: config.database.kind,
@@ -73,6 +81,14 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${readVersion()}\n`)
     return
   }
+  if (command === 'blueprint') {
+    const { runBlueprint } = await import('./cli/index.js')
+    const stdin = { [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator]() }
+    // eslint-disable-next-line no-restricted-syntax -- the client's PLINTH_URL, PLINTH_TOKEN and NO_COLOR, not server settings
+    const io = { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin }
+    process.exitCode = await runBlueprint(argv.slice(1), io)
+    return
+  }
   if (command !== 'serve' && command !== 'migrate') {
     process.stderr.write(`Unknown command: ${command}\n\n${usage}\n`)
     process.exitCode = 2
@@ -92,7 +108,8 @@ async function main(argv: string[]): Promise<void> {
   await (command === 'serve' ? serve(config) : migrate(config))
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
+  const { ListenError } = await import('./http/server.js')
   // An operator's mistake (the port is taken) is one line; anything unexpected keeps its stack.
   const text =
     err instanceof ListenError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
