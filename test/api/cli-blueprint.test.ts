@@ -58,7 +58,7 @@ function file(name: string, content: string | Uint8Array): string {
 const notes = brick('collection id=notes', {
   name: '${params.prefix}_notes',
   accessPreset: 'private',
-  fields: [{ name: 'title', type: 'text' }],
+  fields: [{ name: 'title', type: 'text', required: true }],
 })
 const allNotes = brick('view id=all needs=notes', {
   name: 'All notes',

@@ -50,6 +50,6 @@ export function lineOf(text: string, needle: string, nth = 1): number {
 /** A collection brick that validates. */
 export const ticketsCollection = brick('collection id=tickets', {
   name: '${params.prefix}_tickets',
-  fields: [{ name: 'title', type: 'text' }],
+  fields: [{ name: 'title', type: 'text', required: true }],
   accessPreset: 'private',
 })
