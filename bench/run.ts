@@ -1,4 +1,5 @@
 // npm run bench [name…] [--rows N]: each benchmark runs its baseline in the same run and prints the ratio.
+import { benchBlueprints } from './blueprints.js'
 import { benchDataTools } from './data-tools.js'
 import { benchExpressions } from './expressions.js'
 import { benchFiles } from './files.js'
@@ -23,6 +24,7 @@ const benches: Record<string, (options: BenchOptions) => Promise<{ ok: boolean }
   flows: benchFlows,
   expressions: benchExpressions,
   schema: benchSchemaChanges,
+  blueprints: benchBlueprints,
 }
 
 function positiveInteger(flag: string, text: string | undefined): number {

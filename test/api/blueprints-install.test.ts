@@ -206,6 +206,11 @@ describe('installing a blueprint with ?apply=true', () => {
     const after = await plan(prefix)
     expect(after.body.data.baseline).toBeNull()
     expect(Object.values(verdicts(after))).toEqual(Array(8).fill('CREATE'))
+    // And installs again, the ledger taking up the rows the uninstall let go.
+    const reinstalled = await install(prefix)
+    expect(reinstalled.status, reinstalled.text).toBe(201)
+    expect(reinstalled.body.data.status).toBe('complete')
+    expect(Object.values(verdicts(await plan(prefix)))).toEqual(Array(8).fill('NOOP'))
   })
 
   it('DRIFTED for a change by hand (consent), RECREATE for a resource gone, CLAIMED by another blueprint', async () => {
@@ -249,6 +254,12 @@ describe('installing a blueprint with ?apply=true', () => {
     const claimed = other.body.data.verdicts.find((v: { brickId: string }) => v.brickId === 'tickets')
     expect(claimed.warnings[0].message).toContain('help-desk')
     expect(other.body.data.actions.filter((a: { brickId: string }) => a.brickId === 'tickets')).toEqual([])
+
+    // The collection dropped by hand: it and its seed rows are to be made again (not an error).
+    expect((await request('DELETE', `/api/v1/collections/${prefix}_tickets`)).status).toBeLessThan(300)
+    const gone = await plan(prefix)
+    expect(gone.status, gone.text).toBe(200)
+    expect(verdicts(gone)).toMatchObject({ tickets: 'RECREATE', seed: 'RECREATE' })
   })
 
   it('refuses what cannot be installed: a failing document (400), a BLOCKED brick (409), a missing secret (400)', async () => {

@@ -1,6 +1,7 @@
 import { AppError } from '../../lib/errors.js'
 import { pickShape } from '../../lib/create-shape.js'
 import { rejectInvalid } from '../../lib/http/index.js'
+import { checkCollectionName, draftFields } from './definition/index.js'
 import { CreateCollectionSchema } from './schemas.js'
 
 /** A collection as GET /collections/:name answers it (the parts its create body takes). */
@@ -60,6 +61,9 @@ export function collectionDesiredShape(body: unknown): Record<string, unknown> {
   const parsed = CreateCollectionSchema.safeParse(rest)
   if (!parsed.success) rejectInvalid({ success: false, target: 'json', error: parsed.error })
   const input = parsed.data!
+  // What the service would refuse without reading anything: the name, each field's shape and name.
+  checkCollectionName(input.name)
+  draftFields(input.fields)
   const control = input.accessControl ?? (accessPreset === undefined ? undefined : { preset: accessPreset })
   const indexes = Array.isArray(input.indexes) ? (input.indexes as Record<string, unknown>[]) : []
   return collectionCreateShape({

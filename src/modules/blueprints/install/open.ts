@@ -99,7 +99,11 @@ export async function openInstall(
     created_at: now,
     updated_at: now,
   }
-  const rows = planned.filter((p) => p.verdict.verdict !== 'CLAIMED').map((p, i) => rowOf(ctx, install, p, i))
+  // A brick's row an uninstall let go is taken up again (its key may name the same resource: a collection's name).
+  const released = await ctx.store.released(principal.projectId, blueprintId, namespace)
+  const rows = planned
+    .filter((p) => p.verdict.verdict !== 'CLAIMED')
+    .map((p, i) => rowOf(ctx, install, p, i, released.get(p.brick.id)))
   await ctx.store.open(
     install,
     rows.filter((r) => !r.takenOver).map((r) => r.row),
@@ -117,13 +121,19 @@ export async function openInstall(
 }
 
 /** The row a planned brick gets: a held one taken over, or a new one; settled at once when nothing is written. */
-function rowOf(ctx: InstallContext, install: InstallRow, planned: PlannedBrick, position: number) {
+function rowOf(
+  ctx: InstallContext,
+  install: InstallRow,
+  planned: PlannedBrick,
+  position: number,
+  releasedId: string | undefined,
+) {
   const { brick, verdict, held, live, calls } = planned
   const provider = ctx.providers().get(brick.kind)!
   const untouched = calls.length === 0 && live !== null
   const shape = untouched ? comparedShape(provider, live.shape) : null
   const row: ResourceRow = {
-    id: held?.id ?? newId(),
+    id: held?.id ?? releasedId ?? newId(),
     project_id: install.project_id,
     install_id: install.id,
     blueprint_id: install.blueprint_id,
@@ -141,7 +151,7 @@ function rowOf(ctx: InstallContext, install: InstallRow, planned: PlannedBrick, 
     created_at: install.created_at,
     updated_at: install.created_at,
   }
-  return { row, takenOver: held !== null }
+  return { row, takenOver: held !== null || releasedId !== undefined }
 }
 
 /** Ends a run: complete when every row is settled or skipped, partial otherwise. */

@@ -101,6 +101,19 @@ export function createLedgerStore(systemDb: Kysely<any>) {
         .execute()
       return rows.map(resource)
     },
+    /** The rows an uninstall let go (rolled_back, detached), by brick: a later install takes them up again. */
+    async released(projectId: string, blueprintId: string, namespace: string): Promise<Map<string, string>> {
+      const rows = await db
+        .selectFrom('blueprint_resources')
+        .select(['id', 'brick_id'])
+        .where('project_id', '=', projectId)
+        .where('blueprint_id', '=', blueprintId)
+        .where('namespace', '=', namespace)
+        .where('status', 'in', ['rolled_back', 'detached'])
+        .orderBy('updated_at')
+        .execute()
+      return new Map(rows.map((r) => [r.brick_id, r.id]))
+    },
     /** The rows of one run, in dependency order. */
     async resources(projectId: string, installId: string): Promise<ResourceRow[]> {
       const rows = await db

@@ -319,7 +319,7 @@ async function lookUp(
 ): Promise<Looked> {
   const compared = (shape: Record<string, unknown>) => withoutPaths(provider.comparable(shape), provider.notCompared)
   if (held?.ref) {
-    const live = await provider.read(actor, held.ref, held.canonical ?? undefined)
+    const live = await readHeld(provider, actor, held.ref, held.canonical)
     if (!live) return { kind: 'gone', live: null }
     const hash = contentHash(compared(live.shape))
     if (!live.members) return { kind: 'found', live, hash }
@@ -330,6 +330,21 @@ async function lookUp(
   if (found.length > 1) return { kind: 'ambiguous', count: found.length }
   const live = found[0] ?? null
   return { kind: 'found', live, hash: live && contentHash(compared(live.shape)) }
+}
+
+/** The resource the ledger holds; gone with its collection too (seed rows of a collection dropped by hand). */
+async function readHeld(
+  provider: BrickProvider,
+  actor: Principal,
+  ref: string,
+  known: Record<string, unknown> | null,
+): Promise<LiveResource | null> {
+  try {
+    return await provider.read(actor, ref, known ?? undefined)
+  } catch (err) {
+    if (isAppError(err) && err.code === 'collection_not_found') return null
+    throw err
+  }
 }
 
 /** What a brick's natural key names; a collection an earlier brick makes is not there yet (seed rows). */

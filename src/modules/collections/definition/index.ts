@@ -16,7 +16,7 @@ export {
   reservedCollectionNames,
   reservedCollectionPrefix,
 } from './names.js'
-export { fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
+export { draftFields, fieldLimit, normaliseFields, type NormaliseContext } from './normalise-fields.js'
 export { isSystemColumn, systemColumnNames, systemColumns, type SystemColumn } from './system-columns.js'
 export {
   compoundIndexLimits,

@@ -13,11 +13,11 @@ export interface NormaliseContext {
 }
 
 /**
- * Checks a client's field list and returns it normalised: aliases collapsed, nulls dropped, onDelete and
- * derived resultTypes filled in, defaults in their stored form. Throws AppError (400) with
- * `details: { field, index }`: invalid_name, reserved_field, duplicate_field, invalid_field.
+ * The checks of a field list that need nothing but the list (an array within the limit, each an object of
+ * the definition's shape with a valid, unique name), and the drafts; the definition checks against the
+ * other fields and collections come after. Throws as normaliseFields does. A blueprint's plan uses it alone.
  */
-export function normaliseFields(input: unknown, context: NormaliseContext): FieldDef[] {
+export function draftFields(input: unknown): FieldDef[] {
   if (!Array.isArray(input))
     throw new AppError('invalid_field', 'fields must be an array of field definitions', { field: null, index: null })
   if (input.length > fieldLimit) {
@@ -37,7 +37,16 @@ export function normaliseFields(input: unknown, context: NormaliseContext): Fiel
     seen.add(name)
     drafts.push(draftOf(raw, name, index))
   })
+  return drafts
+}
 
+/**
+ * Checks a client's field list and returns it normalised: aliases collapsed, nulls dropped, onDelete and
+ * derived resultTypes filled in, defaults in their stored form. Throws AppError (400) with
+ * `details: { field, index }`: invalid_name, reserved_field, duplicate_field, invalid_field.
+ */
+export function normaliseFields(input: unknown, context: NormaliseContext): FieldDef[] {
+  const drafts = draftFields(input)
   const checkContext: DefinitionContext = {
     collection: context.collection,
     fields: drafts,
