@@ -1,15 +1,7 @@
-import { z } from 'zod'
 import {
-  flowCreateShape,
-  flowDesiredShape,
-  maskSteps,
-  maskTriggerConfig,
-  PatchFlowSchema,
   ScriptCreateSchema,
   scriptCreateShape,
   ScriptPatchSchema,
-  type Flow,
-  type FlowsService,
   type Script,
   type ScriptsService,
 } from '../../automate/index.js'
@@ -34,16 +26,14 @@ import {
   type Webhook,
   type WebhooksService,
 } from '../../webhooks/index.js'
+import { flowProvider, type FlowServices } from './flow.js'
 import { allPages, resourceProvider, type BrickProvider } from './provider.js'
 
-type Json = Record<string, unknown>
-
-export interface AutomationServices {
+export interface AutomationServices extends FlowServices {
   lenses: LensesService
   webhooks: WebhooksService
   searchIndexes: SearchIndexesService
   scripts: ScriptsService
-  automate: FlowsService
 }
 
 /** lens, webhook, search-index and script bricks (automation spec "Per-kind limits"). */
@@ -129,28 +119,6 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       ],
       comparable: (shape) => ({ ...shape, allowed_hosts: [...((shape.allowed_hosts as string[]) ?? [])].sort() }),
     }),
-    resourceProvider<Flow, unknown, unknown>({
-      kind: 'flow',
-      route: '/api/v1/automate/flows',
-      // The flow service parses its own bodies; the desired shape fills the trigger's defaults as a save does.
-      createSchema: z.unknown(),
-      updateSchema: PatchFlowSchema,
-      desiredOf: flowDesiredShape,
-      shape: (flow) => flowCreateShape(flow as unknown as Record<string, unknown>),
-      key: ['name'],
-      idOf: (flow) => flow.id,
-      all: (actor) => s.automate.list(actor),
-      get: (actor, id) => s.automate.get(actor, id),
-      create: (actor, input) => s.automate.create(actor, input),
-      update: (actor, id, input) => s.automate.update(actor, id, input),
-      remove: (actor, id) => s.automate.delete(actor, id),
-      // Credentials compare as whether one is held, as a webhook's secret: a reader without
-      // system/automate:update sees masks, and an export writes them as secret parameters.
-      comparable: (shape) => ({
-        ...shape,
-        triggerConfig: maskTriggerConfig(String(shape.triggerType), (shape.triggerConfig ?? {}) as Json),
-        operations: maskSteps((shape.operations ?? []) as unknown[]),
-      }),
-    }),
+    flowProvider(s),
   ]
 }

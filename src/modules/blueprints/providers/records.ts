@@ -1,12 +1,17 @@
 import { z } from 'zod'
 import { AppError } from '../../../lib/errors.js'
 import type { Principal } from '../../../lib/principal.js'
+import type { AccessService } from '../../access/index.js'
+import type { CollectionsService } from '../../collections/index.js'
 import { recordCreateShape, type RecordsService } from '../../records/index.js'
 import { defaultKeyColumns, maxSeedRows } from '../kinds/records.js'
-import { parseBody, type BrickProvider, type LiveResource, type ProposedCall } from './provider.js'
+import { parseBody, type BrickProvider, type Finding, type LiveResource, type ProposedCall } from './provider.js'
 
 export interface RecordServices {
   records: Pick<RecordsService, 'find' | 'create' | 'update' | 'delete'>
+  /** The installer's read scope on the seed's collection (its columns and rows), as records reads apply it. */
+  access: Pick<AccessService, 'decide' | 'hasAdminAccess'>
+  collections: Pick<CollectionsService, 'find'>
 }
 
 const RecordsBrickSchema = z.strictObject({
@@ -43,6 +48,39 @@ const keyText = (value: unknown) => JSON.stringify(value)
  * resource per record holding it). Writes are upserts by key, so applying a seed twice writes nothing new.
  */
 export function recordsProvider(s: RecordServices): BrickProvider {
+  // The plan calls check, then warnings, with the same desired object: what check learns of the row scope
+  // (a read) is told by warnings (which cannot read).
+  const notes = new WeakMap<Record<string, unknown>, Finding[]>()
+
+  /**
+   * What the installer's read of the collection lets a read-back see (spec: read.field_scope_narrowed,
+   * read.item_filter_not_applicable): the grant's field allowlist must hold every column the seed writes,
+   * else its rows could never be read back as written; a row scope (the grant's item filter, or the private
+   * preset for one without admin access) hides rows outside it, so a key held there is not seen.
+   */
+  async function scopeCheck(actor: Principal, desired: Record<string, unknown>): Promise<Finding | null> {
+    const seed = parseSeed(desired)
+    const decision = await s.access.decide(actor, `collections/${seed.collection}`, 'read')
+    // Not readable at all: the read itself refuses (read.permission_missing), or the public preset opens it.
+    if (!decision.allowed) return null
+    const live = await s.collections.find(actor.projectId, seed.collection)
+    const privateRows = live?.accessControl?.preset === 'private' && !(await s.access.hasAdminAccess(actor))
+    if (decision.itemFilter !== null || privateRows)
+      notes.set(desired, [
+        {
+          code: 'read.item_filter_not_applicable',
+          message: `You read only some records of ${seed.collection} (${privateRows && decision.itemFilter === null ? 'your own' : 'a row filter'}): a seed row outside them is not seen, so it is planned as new`,
+        },
+      ])
+    const columns = [...new Set(seed.rows.flatMap((row) => Object.keys(row)))]
+    const hidden = decision.fields === null ? [] : columns.filter((c) => !decision.fields!.includes(c))
+    return hidden.length === 0
+      ? null
+      : {
+          code: 'read.field_scope_narrowed',
+          message: `You may read only some columns of ${seed.collection}: ${hidden.join(', ')} could not be read back`,
+        }
+  }
   /** The records holding the seed's keys, by key (several when a key is held twice). */
   async function holders(actor: Principal, seed: Seed): Promise<Map<string, Row[]>> {
     const keys = seed.rows.map((row) => row[seed.key])
@@ -106,6 +144,8 @@ export function recordsProvider(s: RecordServices): BrickProvider {
     notCompared: [],
     immutable: ['collection', 'key'],
     comparable: (shape) => shape,
+    check: scopeCheck,
+    warnings: (desired) => notes.get(desired) ?? [],
     // One call per row the live seed lacks or holds otherwise.
     calls(desired, live) {
       const seed = parseSeed(desired)
