@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createManualClock, type ManualClock } from '../../src/lib/clock-manual.js'
+import { isAppError } from '../../src/lib/errors.js'
+import { principals } from '../../src/lib/principal.js'
 import { brick, documentOf } from '../../src/modules/blueprints/document/test-document.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
@@ -195,6 +197,25 @@ describe('who may', () => {
         expect(reply.status, `${method} ${path}`).toBe(403)
         expect(reply.body.error).toBe('install_needs_person')
       }
+    }
+  })
+
+  it('refuses the system principal too: the service, whoever calls it (install_needs_person)', async () => {
+    const system = principals.system(server.app.defaultProject.id, 'test')
+    const blueprints = server.app.services.blueprints
+    const opened = await request('POST', INSTALLS, { source: notes, params: { prefix: fresh() } })
+    const calls = [
+      () => blueprints.open(system, { source: notes }, true),
+      () => blueprints.settle(system, opened.body.data.id, { outcomes: [] }),
+      () => blueprints.previewUninstall(system, opened.body.data.id),
+      () => blueprints.uninstall(system, opened.body.data.id, {}, true),
+    ]
+    for (const call of calls) {
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      )
+      expect(isAppError(err) && err.code).toBe('install_needs_person')
     }
   })
 

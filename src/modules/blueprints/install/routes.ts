@@ -32,7 +32,7 @@ const One = dataEnvelope(InstallSchema)
 const openInstall = defineRoute({
   method: 'post',
   path: '/api/v1/blueprints/installs',
-  operationId: 'blueprints.installs.open',
+  operationId: 'blueprints.openInstall',
   summary: 'Open an install run (two-phase: the calls to make, then settle); ?apply=true installs it here and now',
   tags,
   permission,
@@ -53,7 +53,7 @@ const openInstall = defineRoute({
 const settleInstall = defineRoute({
   method: 'post',
   path: '/api/v1/blueprints/installs/{id}/settle',
-  operationId: 'blueprints.installs.settle',
+  operationId: 'blueprints.settleInstall',
   summary: "The opener reports its calls' outcomes; each is verified by a read-back here",
   tags,
   permission,
@@ -66,7 +66,7 @@ const settleInstall = defineRoute({
 const listInstalls = defineRoute({
   method: 'get',
   path: '/api/v1/blueprints/installs',
-  operationId: 'blueprints.installs.list',
+  operationId: 'blueprints.listInstalls',
   summary: "The project's install runs, newest first",
   tags,
   permission,
@@ -79,7 +79,7 @@ const listInstalls = defineRoute({
 const getInstall = defineRoute({
   method: 'get',
   path: '/api/v1/blueprints/installs/{id}',
-  operationId: 'blueprints.installs.get',
+  operationId: 'blueprints.getInstall',
   summary: 'One install run and its resource rows',
   tags,
   permission,
@@ -92,7 +92,7 @@ const getInstall = defineRoute({
 const previewUninstall = defineRoute({
   method: 'get',
   path: '/api/v1/blueprints/installs/{id}/uninstall',
-  operationId: 'blueprints.installs.uninstallPreview',
+  operationId: 'blueprints.previewUninstall',
   summary: 'What uninstalling would remove (dependents first) and the calls that remove it; writes nothing',
   tags,
   permission,
@@ -105,7 +105,7 @@ const previewUninstall = defineRoute({
 const uninstall = defineRoute({
   method: 'post',
   path: '/api/v1/blueprints/installs/{id}/uninstall',
-  operationId: 'blueprints.installs.uninstall',
+  operationId: 'blueprints.uninstall',
   summary: 'Uninstall: record what was removed (removed ids), or ?apply=true to remove it here as the caller',
   tags,
   permission,

@@ -230,7 +230,7 @@ async function planBrick(
     return blocked(brick, { code, message: `${looked.count} live resources match this brick` }, { contentHash: hash })
   }
   const live = looked.live
-  const warnings = provider.warnings?.(desired, live) ?? []
+  const warnings = (await provider.warnings?.(actor, desired, live)) ?? []
   if (looked.kind === 'gone')
     return {
       ...base,

@@ -55,7 +55,7 @@ export function automationProviders(s: AutomationServices): BrickProvider[] {
       // Whether it is switched on and which version is published are the project's (spec: not compared).
       notCompared: ['enabled'],
       // A lens installs as a draft: it renders once someone publishes it (spec: lens.not_published).
-      warnings: (_desired, live) =>
+      warnings: (_actor, _desired, live) =>
         live === null || live.shape.publishedVersion === undefined
           ? [{ code: 'lens.not_published', message: 'The lens is installed as a draft; publish it to render it' }]
           : [],

@@ -142,7 +142,7 @@ export function builderProviders(s: BuilderServices): BrickProvider[] {
       remove: (actor, id) => s.containers.delete(actor, id),
       // Where bytes go and which variants are made belong to the instance (spec: not compared).
       notCompared: ['storageConnectionId', 'bucketName', 'imageSizes'],
-      warnings: (desired) =>
+      warnings: (_actor, desired) =>
         ['storageConnectionId', 'bucketName', 'imageSizes'].some((k) => desired[k] !== undefined)
           ? [
               {

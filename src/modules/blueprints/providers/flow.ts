@@ -48,10 +48,6 @@ const clientRunAs = (runAs: unknown) => {
  * system/automate:manage and a role within the installer's reach). A flow installs as a draft.
  */
 export function flowProvider(s: FlowServices): BrickProvider {
-  // The plan calls check, then warnings, with the same desired object: what check learns by reading is
-  // told by warnings (which cannot read).
-  const notes = new WeakMap<Json, Finding[]>()
-
   /** The flow with runAs naming its role by name (a role gone keeps its id: it compares as changed). */
   async function named(actor: Principal, flow: Flow): Promise<Flow> {
     if (!flow.runAs.startsWith('role:')) return flow
@@ -89,19 +85,25 @@ export function flowProvider(s: FlowServices): BrickProvider {
     if (runAs === 'flow_owner') return null
     const name = String(runAs).slice('role:'.length)
     const role = await s.access.roleByName(actor.projectId, name)
-    if (!role) {
-      notes.set(desired, [
-        {
-          code: 'flow.run_as_checked_at_apply',
-          message: `The role ${name} is not there yet (an earlier brick is to make it): whether you may delegate to it is checked when the flow is applied`,
-        },
-      ])
-      return null
-    }
+    if (!role) return null // checked when applied (lateRole)
     const reach = await s.automate.assignableRoles(actor)
     return reach.some((r) => r.id === role.id)
       ? null
       : refused(`You may not delegate the flow's runs to the role ${name}, which holds more than you do`)
+  }
+
+  /** A role the brick delegates to that is not there yet (an earlier brick makes it): checked when applied. */
+  async function lateRole(actor: Principal, desired: Json): Promise<Finding[]> {
+    const runAs = desired.runAs
+    if (typeof runAs !== 'string' || !runAs.startsWith('role:')) return []
+    const name = runAs.slice('role:'.length)
+    if (await s.access.roleByName(actor.projectId, name)) return []
+    return [
+      {
+        code: 'flow.run_as_checked_at_apply',
+        message: `The role ${name} is not there yet (an earlier brick is to make it): whether you may delegate to it is checked when the flow is applied`,
+      },
+    ]
   }
 
   const base = resourceProvider<Flow, unknown, unknown>({
@@ -153,7 +155,7 @@ export function flowProvider(s: FlowServices): BrickProvider {
     },
     remove: (actor, id) => s.automate.delete(actor, id),
     check: delegation,
-    warnings: (desired) => notes.get(desired) ?? [],
+    warnings: (actor, desired) => lateRole(actor, desired),
     // Credentials compare as whether one is held, as a webhook's secret: a reader without
     // system/automate:update sees masks, and an export writes them as secret parameters.
     comparable: (shape) => ({

@@ -42,7 +42,11 @@ export interface BrickProvider {
   /** A reason to block the brick that needs a read (a lens that is not there…), as the caller; null when none. */
   check?(actor: Principal, desired: Record<string, unknown>): Promise<Finding | null>
   /** What the plan should tell about this brick (limits not compared…). */
-  warnings?(desired: Record<string, unknown>, live: LiveResource | null): Finding[]
+  warnings?(
+    actor: Principal,
+    desired: Record<string, unknown>,
+    live: LiveResource | null,
+  ): Finding[] | Promise<Finding[]>
   /** The body as its create route takes it, defaults filled, in create shape. Throws invalid_request (the route's 400). */
   desired(body: unknown): Record<string, unknown>
   /** The live resources `desired` names by its natural key (name, label…), read as the caller: several means ambiguous. */

@@ -48,32 +48,25 @@ const keyText = (value: unknown) => JSON.stringify(value)
  * resource per record holding it). Writes are upserts by key, so applying a seed twice writes nothing new.
  */
 export function recordsProvider(s: RecordServices): BrickProvider {
-  // The plan calls check, then warnings, with the same desired object: what check learns of the row scope
-  // (a read) is told by warnings (which cannot read).
-  const notes = new WeakMap<Record<string, unknown>, Finding[]>()
-
-  /**
-   * What the installer's read of the collection lets a read-back see (spec: read.field_scope_narrowed,
-   * read.item_filter_not_applicable): the grant's field allowlist must hold every column the seed writes,
-   * else its rows could never be read back as written; a row scope (the grant's item filter, or the private
-   * preset for one without admin access) hides rows outside it, so a key held there is not seen.
-   */
-  async function scopeCheck(actor: Principal, desired: Record<string, unknown>): Promise<Finding | null> {
-    const seed = parseSeed(desired)
+  /** The installer's read of the seed's collection: the grant's decision, and whether rows are scoped. */
+  async function readScope(actor: Principal, seed: Seed) {
     const decision = await s.access.decide(actor, `collections/${seed.collection}`, 'read')
     // Not readable at all: the read itself refuses (read.permission_missing), or the public preset opens it.
     if (!decision.allowed) return null
     const live = await s.collections.find(actor.projectId, seed.collection)
     const privateRows = live?.accessControl?.preset === 'private' && !(await s.access.hasAdminAccess(actor))
-    if (decision.itemFilter !== null || privateRows)
-      notes.set(desired, [
-        {
-          code: 'read.item_filter_not_applicable',
-          message: `You read only some records of ${seed.collection} (${privateRows && decision.itemFilter === null ? 'your own' : 'a row filter'}): a seed row outside them is not seen, so it is planned as new`,
-        },
-      ])
+    return { fields: decision.fields, filtered: decision.itemFilter !== null, privateRows }
+  }
+
+  /**
+   * spec: read.field_scope_narrowed. The grant's field allowlist must hold every column the seed writes,
+   * else its rows could never be read back as written.
+   */
+  async function scopeCheck(actor: Principal, desired: Record<string, unknown>): Promise<Finding | null> {
+    const seed = parseSeed(desired)
+    const scope = await readScope(actor, seed)
     const columns = [...new Set(seed.rows.flatMap((row) => Object.keys(row)))]
-    const hidden = decision.fields === null ? [] : columns.filter((c) => !decision.fields!.includes(c))
+    const hidden = scope?.fields ? columns.filter((c) => !scope.fields!.includes(c)) : []
     return hidden.length === 0
       ? null
       : {
@@ -81,6 +74,23 @@ export function recordsProvider(s: RecordServices): BrickProvider {
           message: `You may read only some columns of ${seed.collection}: ${hidden.join(', ')} could not be read back`,
         }
   }
+
+  /**
+   * spec: read.item_filter_not_applicable. A row scope (the grant's item filter, or the private preset for
+   * one without admin access) hides rows outside it, so a key held there is not seen.
+   */
+  async function scopeWarnings(actor: Principal, desired: Record<string, unknown>): Promise<Finding[]> {
+    const seed = parseSeed(desired)
+    const scope = await readScope(actor, seed)
+    if (!scope || !(scope.filtered || scope.privateRows)) return []
+    return [
+      {
+        code: 'read.item_filter_not_applicable',
+        message: `You read only some records of ${seed.collection} (${scope.privateRows && !scope.filtered ? 'your own' : 'a row filter'}): a seed row outside them is not seen, so it is planned as new`,
+      },
+    ]
+  }
+
   /** The records holding the seed's keys, by key (several when a key is held twice). */
   async function holders(actor: Principal, seed: Seed): Promise<Map<string, Row[]>> {
     const keys = seed.rows.map((row) => row[seed.key])
@@ -145,7 +155,7 @@ export function recordsProvider(s: RecordServices): BrickProvider {
     immutable: ['collection', 'key'],
     comparable: (shape) => shape,
     check: scopeCheck,
-    warnings: (desired) => notes.get(desired) ?? [],
+    warnings: (actor, desired) => scopeWarnings(actor, desired),
     // One call per row the live seed lacks or holds otherwise.
     calls(desired, live) {
       const seed = parseSeed(desired)
