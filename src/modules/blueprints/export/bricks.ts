@@ -76,7 +76,8 @@ export function exportBricks(
       unnamed.push(`${item.kind} ${JSON.stringify(item.label)}`)
     const needs = new Set<string>()
     forEachString(item.shape, (text) => {
-      for (const candidate of [text, text.slice(text.lastIndexOf('/') + 1)]) {
+      // A name as it stands, the last segment of a path (collections/x), or a flow's runAs role (role:x).
+      for (const candidate of [text, text.slice(text.lastIndexOf('/') + 1), text.slice(text.indexOf(':') + 1)]) {
         const other = byRef.get(candidate)
         if (other !== undefined && emitOrder.indexOf(kindOf.get(other)!) < emitOrder.indexOf(item.kind))
           needs.add(other)
