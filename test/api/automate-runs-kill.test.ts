@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { send, type Reply } from '../support/harness.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
-import { serve, type Running } from '../support/serve-process.js'
+import { kill, serve, type Running } from '../support/serve-process.js'
 
 /**
  * What a SIGKILL does to runs a caller was told 202 for (issue 26; decision 054), with real `plinth serve`
@@ -59,13 +59,6 @@ async function receiver() {
       await new Promise((resolve) => server.close(resolve))
     },
   }
-}
-
-async function kill(running: Running): Promise<void> {
-  if (running.child.exitCode !== null || running.child.signalCode !== null) return
-  const exited = new Promise((resolve) => running.child.once('exit', resolve))
-  running.child.kill('SIGKILL')
-  await exited
 }
 
 /** Signs up, makes `orders`, and the two webhook flows: `accept` (3 s delay, then a record) and `slow` (an http_request held open). */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brick, documentOf } from '../../src/modules/blueprints/document/test-document.js'
 import { send, type Reply } from '../support/harness.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
-import { serve, type Running } from '../support/serve-process.js'
+import { kill, serve, type Running } from '../support/serve-process.js'
 
 // A real SIGKILL of a server (bin/plinth.js) in the middle of a server-side install (?apply=true), then a
 // restart on the same data and the same install asked for again, as a client that saw no answer does. The
@@ -16,12 +16,6 @@ import { serve, type Running } from '../support/serve-process.js'
 // at another fraction of an ordinary install's time.
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function kill(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve))
-  running.child.kill('SIGKILL')
-  await exited
-}
 
 const collections = Array.from({ length: 6 }, (_, i) => `c${i}`)
 const document = documentOf([

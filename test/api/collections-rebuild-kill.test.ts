@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { send, type Reply } from '../support/harness.js'
 import { testDatabaseUrl } from '../support/postgres.js'
-import { serve, type Running } from '../support/serve-process.js'
+import { kill, serve, type Running } from '../support/serve-process.js'
 
 // A real SIGKILL of a server process (bin/plinth.js) while SQLite rebuilds a 100,000-row table (a required
 // field made optional: SQLite cannot drop NOT NULL in place, so the table is copied into a new one inside
@@ -46,12 +46,6 @@ const fields = (titleRequired: boolean) => [
   { name: 'n', type: 'integer', required: true, indexed: true },
   { name: 'status', type: 'enum', required: false, indexed: true, enumValues: ['a', 'b'] },
 ]
-
-async function kill(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve))
-  running.child.kill('SIGKILL')
-  await exited
-}
 
 /**
  * The SQLite file under DATA_DIR the server writes `table` in: the project's, or the collection's own

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { send, type Reply } from '../support/harness.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
-import { serve, type Running } from '../support/serve-process.js'
+import { kill, serve, type Running } from '../support/serve-process.js'
 
 // A real SIGKILL of a server process (bin/plinth.js) while a chunk of an import job is being written, then a
 // restart on the same DATA_DIR (or PostgreSQL database) and the chunk sent again, as a client that saw no
@@ -15,12 +15,6 @@ import { serve, type Running } from '../support/serve-process.js'
 // commit and the answer is hit deterministically by records-import-chunks.test.ts (the importPace hook).
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function kill(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve))
-  running.child.kill('SIGKILL')
-  await exited
-}
 
 describe('SIGKILL during an import job chunk, then a restart', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-kill-'))

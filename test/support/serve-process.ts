@@ -42,3 +42,11 @@ export function serve(env: Record<string, string>): Promise<Running> {
     })
   })
 }
+
+/** SIGKILLs a server started by `serve` and waits for it to be gone (at once if it already is). */
+export async function kill(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return
+  const exited = new Promise((resolve) => running.child.once('exit', resolve))
+  running.child.kill('SIGKILL')
+  await exited
+}
