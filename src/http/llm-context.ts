@@ -18,7 +18,7 @@ type Operation = {
   tags?: string[]
   parameters?: Parameter[]
   requestBody?: { content?: Record<string, { schema?: Schema }> }
-  responses?: Record<string, { description?: string }>
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>
   'x-permission'?: string
 }
 type Document = {
@@ -61,9 +61,13 @@ export function renderLlmContext(doc: unknown): string {
     '',
     `Base URL: ${d.servers?.[0]?.url ?? '/'}`,
     '',
-    'Conventions: JSON bodies; timestamps are Unix seconds; auth is `Authorization: Bearer <session token | sk- API key>`.',
+    'Conventions: JSON bodies; auth is `Authorization: Bearer <session token | sk- API key>`.',
     'Errors: `{ "error": "<code>", "message": "…", "details": {} }` with the HTTP status of the code.',
-    'Single items come as `{ "data": … }`; lists as `{ "data": [], "total", "page", "limit", "hasMore" }`.',
+    // Said per operation (its `answers` line), because the API is not uniform: most single items come as
+    // `{ data }` and most lists as `{ data, total, page, limit, hasMore }`, but not all (the auth routes'),
+    // and timestamps are Unix seconds in the core API and ISO 8601 strings in automation and blueprints.
+    'Answers differ by area: each operation below shows the shape of its success answer (`answers`); a time is',
+    'Unix seconds where its type is a number and ISO 8601 where it is a string.',
     '',
   ]
   const byTag = new Map<string, string[]>()
@@ -81,6 +85,9 @@ export function renderLlmContext(doc: unknown): string {
       if (body) {
         for (const [type, media] of Object.entries(body)) lines.push(`- body (${type}): ${typeOf(media.schema)}`)
       }
+      const success = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))
+      const json = success?.[1].content?.['application/json']
+      if (success && json) lines.push(`- answers ${success[0]}: ${typeOf(json.schema)}`)
       const statuses = Object.entries(op.responses ?? {}).map(([s, r]) => `${s} ${r.description ?? ''}`.trim())
       if (statuses.length > 0) lines.push(`- responses: ${statuses.join('; ')}`)
       lines.push('')
