@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import { createAppHttp } from './app/http.js'
+import { createAppHttp, createAppMetrics } from './app/http.js'
 import { createAppContext } from './app/context.js'
 import { appModules } from './app/modules.js'
 import type { AppOptions } from './app/options.js'
@@ -7,6 +7,7 @@ import { servicesOf, type PlinthServices } from './app/services.js'
 import { closeApp, closeModules } from './app/shutdown.js'
 import type { Config } from './config.js'
 import { systemClock } from './lib/clock.js'
+import type { RequestObserver } from './http/transport.js'
 import type { DatabaseRegistry } from './lib/db/index.js'
 import type { EventBus } from './lib/events/index.js'
 import type { AppBindings, AppEnv } from './lib/http/index.js'
@@ -46,6 +47,11 @@ export interface Plinth {
   /** Background jobs and cron schedules: in process, or shared by every instance through Redis (REDIS_URL). */
   readonly queue: JobQueue
   readonly http: OpenAPIHono<AppEnv>
+  /**
+   * Counts each answered request for GET /metrics; `listen` takes it as `observe`. Undefined when
+   * METRICS_TOKEN is unset (metrics are off).
+   */
+  readonly observeRequest: RequestObserver | undefined
   /** The services in process (flows, tools, tests); each checks the acting principal's permission itself. */
   readonly services: PlinthServices
   /** The request handler; under Node, `env` carries the raw request and response (see lib/http/env.ts). */
@@ -69,7 +75,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const context = createAppContext({ config, options, platform, clock, log })
     const m = await appModules.compose(context, (module) => modules.push(module))
-    const http = createAppHttp(config, log, m, modules)
+    const metrics = createAppMetrics(config, m)
+    // Closed with the modules (first, being last), so a failed start-up stops its sampling too.
+    if (metrics) modules.push({ close: async () => metrics.close() })
+    const http = createAppHttp(config, log, m, modules, metrics)
     return {
       config,
       log,
@@ -84,6 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       files: m.files.service,
       queue: platform.queue,
       http,
+      observeRequest: metrics?.observe,
       services: servicesOf(m),
       fetch: (request, env) => http.fetch(request, env),
       close: () => closeApp(platform, modules, log),

@@ -55,6 +55,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN || null,
     email: {
       channel,
       from: e.EMAIL_FROM,

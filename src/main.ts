@@ -23,7 +23,13 @@ async function serve(config: Config): Promise<void> {
   const app = await createApp(config)
   let running: RunningServer
   try {
-    running = await listen(app.fetch, { host: config.host, port: config.port, log: app.log, access: app.access })
+    running = await listen(app.fetch, {
+      host: config.host,
+      port: config.port,
+      log: app.log,
+      access: app.access,
+      observe: app.observeRequest,
+    })
   } catch (err) {
     await app.close()
     // What start-up logged (migrations, warnings) is still in the log's buffer; main exits next.

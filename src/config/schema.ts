@@ -41,6 +41,9 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000),
   RUN_LEASE_SECONDS: int(5, 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  METRICS_TOKEN: z
+    .string()
+    .refine((v) => v === '' || /^[\x21-\x7e]{16,}$/.test(v), 'must be at least 16 printable characters, no spaces'),
   SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
   EMAIL_FROM: z.string().min(3),
   EMAIL_API_URL: optionalUrl(['http:', 'https:']),
@@ -126,6 +129,7 @@ const secretSettings = new Set([
   'S3_SECRET_ACCESS_KEY',
   'EMAIL_API_KEY',
   'EMAIL_RECEIPT_SECRET',
+  'METRICS_TOKEN',
   'CF_API_TOKEN',
   'OPENAI_API_KEY',
   'DATABASE_URL',

@@ -56,6 +56,10 @@ export const settings = {
     doc: 'How long an instance may go silent before another takes over its flow runs (docs/automation-runs.md); renewed every quarter of it, at most every 10 s.',
   },
   LOG_LEVEL: { default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent.' },
+  METRICS_TOKEN: {
+    default: '',
+    doc: 'Bearer token (16+ characters) that GET /metrics (Prometheus, docs/running.md#metrics) requires; unset, /metrics is off (404). Never logged.',
+  },
   SMTP_URL: { default: '', doc: 'smtp://user:pass@host:port: email channel `email_binding`.' },
   EMAIL_FROM: { default: 'Plinth <no-reply@localhost>', doc: 'Sender address for mail Plinth sends.' },
   EMAIL_API_URL: {

@@ -28,6 +28,8 @@ export interface Config {
   /** RUN_LEASE_SECONDS in ms: a flow run's lease, renewed by the instance running it. */
   readonly runLeaseMs: number
   readonly logLevel: string
+  /** METRICS_TOKEN: the bearer token GET /metrics requires; null: /metrics is off. */
+  readonly metricsToken: string | null
   readonly email: {
     readonly channel: EmailChannel
     readonly from: string

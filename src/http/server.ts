@@ -7,7 +7,7 @@ import type { ErrorCode } from '../lib/errors.js'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
 import { securityHeaders } from './security-headers.js'
-import { nodeListener, type Fetch } from './transport.js'
+import { nodeListener, type Fetch, type RequestObserver } from './transport.js'
 
 export interface RunningServer {
   readonly server: Server
@@ -24,6 +24,8 @@ export interface ListenOptions {
   log: Logger
   /** The request log; defaults to `log`. */
   access?: Logger
+  /** Hears of every answered request, upgrades included, with the access log's figures (metrics). */
+  observe?: RequestObserver
 }
 
 /**
@@ -91,10 +93,10 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
   return new Promise((resolve, reject) => {
     const server = createServer(
       { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: keepAliveTimeoutMs },
-      nodeListener(withSignal, access),
+      nodeListener(withSignal, access, options.observe),
     )
     server.on('clientError', clientErrorListener(access))
-    server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded))
+    server.on('upgrade', upgradeListener(fetch, access, stopping.signal, upgraded, options.observe))
     const failed = (err: Error) => reject(listenError(err, options.host, options.port))
     server.once('error', failed)
     server.listen(options.port, options.host, () => {
@@ -119,7 +121,13 @@ export function listen(fetch: Fetch, options: ListenOptions): Promise<RunningSer
  * with the socket in `env.upgrade`. Logs one access line per upgrade (path without the query string, which
  * may carry a token), as the transport does for other requests.
  */
-function upgradeListener(fetch: Fetch, access: Logger, stopping: AbortSignal, upgraded: Set<Duplex>) {
+function upgradeListener(
+  fetch: Fetch,
+  access: Logger,
+  stopping: AbortSignal,
+  upgraded: Set<Duplex>,
+  observe: RequestObserver | undefined,
+) {
   return (incoming: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const started = performance.now()
     const sent = incoming.headers['x-request-id']
@@ -128,17 +136,11 @@ function upgradeListener(fetch: Fetch, access: Logger, stopping: AbortSignal, up
     const url = incoming.url ?? '/'
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
-    const logLine = (status: number) =>
-      access.info(
-        {
-          reqId: requestId,
-          method: incoming.method,
-          path,
-          status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      )
+    const logLine = (status: number) => {
+      const ms = performance.now() - started
+      access.info({ reqId: requestId, method: incoming.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request')
+      observe?.({ method: incoming.method, path, status, seconds: ms / 1000 })
+    }
 
     upgraded.add(socket)
     socket.once('close', () => upgraded.delete(socket))

@@ -8,6 +8,15 @@ import { securityHeaders } from './security-headers.js'
 
 export type Fetch = (request: Request, env: AppBindings) => Response | Promise<Response>
 
+/** One answered request as the access log line has it (metrics count it): path without the query string. */
+export interface RequestSample {
+  readonly method: string | undefined
+  readonly path: string
+  readonly status: number
+  readonly seconds: number
+}
+export type RequestObserver = (sample: RequestSample) => void
+
 const acceptableRequestId = /^[\w.:-]{1,128}$/
 
 /**
@@ -17,9 +26,10 @@ const acceptableRequestId = /^[\w.:-]{1,128}$/
  *   on every response, errors and 404s included;
  * - the security headers (security-headers.ts), which a route may override with its own values;
  * - `Deprecation` and `Link` on the unversioned `/api/…` aliases (removed again by the 404 handler);
- * - one access-log line per request: id, method, path (never the query string), status, duration.
+ * - one access-log line per request: id, method, path (never the query string), status, duration, and
+ *   the same figures to `observe` (metrics), measured once.
  */
-export function nodeListener(fetch: Fetch, access: Logger): RequestListener {
+export function nodeListener(fetch: Fetch, access: Logger, observe?: RequestObserver): RequestListener {
   const handle = getRequestListener(fetch as (request: Request, env: unknown) => Response | Promise<Response>)
   return (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const started = performance.now()
@@ -39,16 +49,10 @@ export function nodeListener(fetch: Fetch, access: Logger): RequestListener {
     }
 
     outgoing.once('close', () => {
-      access.info(
-        {
-          reqId: requestId,
-          method: incoming.method,
-          path,
-          status: outgoing.writableFinished ? outgoing.statusCode : 0,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      )
+      const ms = performance.now() - started
+      const status = outgoing.writableFinished ? outgoing.statusCode : 0
+      access.info({ reqId: requestId, method: incoming.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request')
+      observe?.({ method: incoming.method, path, status, seconds: ms / 1000 })
     })
     // Registered after Node's own finish handler, which has by now asked to close a `Connection: close`
     // socket. Only where a body is expected: reads (the hot path) carry none.

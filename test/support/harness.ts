@@ -86,7 +86,13 @@ export async function boot(
       ...env,
     })
     app = await createApp(config, { ...options, logDestination: { write: (line: string) => void logs.push(line) } })
-    running = await listen(app.fetch, { host: '127.0.0.1', port, log: app.log, access: app.access })
+    running = await listen(app.fetch, {
+      host: '127.0.0.1',
+      port,
+      log: app.log,
+      access: app.access,
+      observe: app.observeRequest,
+    })
   } catch (err) {
     await app?.close()
     await cleanup()

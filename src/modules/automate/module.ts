@@ -154,6 +154,8 @@ export async function createAutomateModule(deps: AutomateDeps) {
     runs: runs.service,
     /** What triggers and trigger_flow start runs with. */
     starter: runs.starter,
+    /** Run figures for /metrics (no principal: the operator's endpoint reads them). */
+    runMetrics: runs.metrics,
     /** Manual, webhook and api_endpoint entries in process (trigger_flow goes through ctx.services.subFlows, which checks the run's principal). */
     triggers,
     routers: (guards) => [

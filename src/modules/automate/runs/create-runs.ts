@@ -144,6 +144,11 @@ export async function createRuns(deps: RunsDeps) {
     service,
     /** For triggers and trigger_flow. */
     starter: runner.starter,
+    /** Figures for /metrics: active runs of every project (shared), runs this instance ended (its own). */
+    metrics: {
+      activeAcrossProjects: () => store.countActiveAcrossProjects(),
+      endedByStatus: runner.endedByStatus,
+    },
     /** This process's instance id, which its runs' leases name. */
     instanceId: runner.instanceId,
     /** Usage of the run-time quotas (GET /quotas). */

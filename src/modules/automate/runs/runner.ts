@@ -61,6 +61,7 @@ export function createRunner(deps: RunnerDeps) {
   const instanceId = newId()
   const leaseMs = deps.staleAfterMs
   const local = new Map<string, LocalRun>()
+  const ended = new Map<RunStatus, number>()
   /** A run active here from now on: its lease is renewed while it is in `local`. */
   function keep(run: LocalRun): void {
     local.set(run.id, run)
@@ -155,6 +156,7 @@ export function createRunner(deps: RunnerDeps) {
         durationMs: Math.max(0, result.finishedAt - run.startedAt),
         keep,
       })
+      if (written) ended.set(result.status, (ended.get(result.status) ?? 0) + 1)
       // A failed run leaves a line in the server log (the run's own log is in its steps).
       if (written && result.status !== 'completed') {
         log.warn(
@@ -362,6 +364,9 @@ export function createRunner(deps: RunnerDeps) {
 
     /** The queue job of a run (left by an earlier version, or queued by a lost instance): executes or parks it. */
     handle,
+
+    /** Runs whose execution this instance ended and wrote, by final status, since it started (metrics). */
+    endedByStatus: (): Record<string, number> => Object.fromEntries(ended),
 
     /** Forgets a run this instance keeps (cancelled, deleted). */
     forget(runId: string): void {

@@ -306,6 +306,17 @@ export function createRunsStore(systemDb: Kysely<any>) {
       return Number(result.numUpdatedRows) > 0
     },
 
+    /** Pending and running runs of every project by status (metrics): the partial index flow_runs_live alone. */
+    async countActiveAcrossProjects(): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('flow_runs')
+        .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+        .where(liveRuns)
+        .groupBy('status')
+        .execute()
+      return Object.fromEntries(rows.map((r) => [String(r.status), Number(r.n)]))
+    },
+
     /** Runs of the project created in [from, to) (ms) by status (system_monthly_summary). */
     async countByStatusBetween(projectId: string, from: number, to: number): Promise<Record<string, number>> {
       const rows = await db
