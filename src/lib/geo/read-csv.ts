@@ -87,7 +87,7 @@ export function readCsv(body: string, limit: number, options: CsvGeoOptions): Ge
 }
 
 /** The candidate that splits the header row into the most columns (the header row alone is parsed with each). */
-function guessDelimiter(body: string): string {
+export function guessDelimiter(body: string): string {
   let best = { delimiter: ',', columns: 0 }
   for (const delimiter of candidates) {
     try {

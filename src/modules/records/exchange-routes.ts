@@ -167,7 +167,7 @@ const importGeo = defineRoute({
   method: 'post',
   path: '/api/v1/collections/{name}/records/import',
   operationId: 'records.importGeo',
-  summary: 'Create up to 1000 records from GeoJSON, CSV (WKT or lat/lon), KML or GPX features',
+  summary: 'Create up to 1000 records from CSV rows, or from GeoJSON, CSV (WKT or lat/lon), KML or GPX features',
   tags,
   permission: 'collections/{name}:create',
   request: {
@@ -204,7 +204,13 @@ const importGeo = defineRoute({
       content: {
         'application/geo+json': { schema: { type: 'object', description: 'A FeatureCollection or a Feature' } },
         'application/json': { schema: { type: 'object', description: 'GeoJSON, as application/geo+json' } },
-        'text/csv': { schema: { type: 'string', description: 'A header row, then one feature per row' } },
+        'text/csv': {
+          schema: {
+            type: 'string',
+            description:
+              'A header row, then one record per row (columns name fields), or one feature per row when the query names a geometry or the collection has a geo field no column names',
+          },
+        },
         'application/vnd.google-earth.kml+xml': {
           schema: { type: 'string', description: 'KML: each Placemark a feature' },
         },

@@ -12,6 +12,7 @@ import type { Principal } from '../../lib/principal.js'
 import { fieldTypeOf, type FieldDef } from '../collections/index.js'
 import { alwaysReadable } from './codec.js'
 import type { Opened } from './context.js'
+import { csvRecordSource } from './csv-import.js'
 import type { UnknownProperties } from './import-jobs.js'
 import { importLimits, type ImportSource, type SourceRow } from './import-source.js'
 import type { ImportAnswer, ImportOptions, RecordImporter } from './import.js'
@@ -127,6 +128,9 @@ function fromText(def: FieldDef | undefined, value: unknown): unknown {
 
 /** The rows of a geospatial body for the import's row path, and the properties each row left out. */
 function sourceOf(opened: Opened, body: string, options: GeoImportOptions): ImportSource {
+  // CSV of ordinary records unless the query or the collection makes it features (csv-import.ts).
+  const records = options.format === 'csv' ? csvRecordSource(opened, body, options) : null
+  if (records) return records
   const geometry = geometryFieldOf(opened, options.geometryField)
   const mapping = options.mapping ?? {}
   checkMapping(opened, mapping, geometry)
@@ -187,7 +191,7 @@ function recordOf(
 export function createGeoImporter(deps: { importer: RecordImporter }) {
   return {
     /**
-     * Imports up to 1000 features as records. Refused features are reported per row; properties that name
+     * Imports up to 1000 features as records (or, for CSV, up to 1000 rows of ordinary records: csv-import.ts). Refused features are reported per row; properties that name
      * no field are left out and listed in `unknownProperties`. Throws invalid_request (a body the format's
      * parser refuses, no feature), validation_error (no or several geo fields without geometryField, a bad
      * mapping, a CSV without the geometry column), and what the NDJSON import throws.
