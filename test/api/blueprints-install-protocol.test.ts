@@ -219,6 +219,32 @@ describe('who may', () => {
     }
   })
 
+  it('installs nothing a person could not make by hand: an editor (no schema create) gets a failed row, no collection', async () => {
+    const editor = await createAccount(server, owner.token, { role: 'editor' })
+    const prefix = fresh()
+    const reply = await request('POST', `${INSTALLS}?apply=true`, { source: notes, params: { prefix } }, editor.token)
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.body.data.status).toBe('partial')
+    const [collection, seed, view] = reply.body.data.resources as { status: string; error: string }[]
+    expect(collection).toMatchObject({ status: 'failed', error: expect.stringMatching(/^forbidden/) })
+    // What needs it is not tried.
+    expect(seed!.error).toContain('not tried')
+    expect(view!.error).toContain('not tried')
+    expect((await request('GET', `/api/v1/collections/${prefix}_notes`)).status).toBe(404)
+
+    // Nor removes what they could not remove by hand: the owner's install, uninstalled by the editor.
+    const mine = await request('POST', `${INSTALLS}?apply=true`, { source: notes, params: { prefix: fresh() } })
+    expect(mine.body.data.status).toBe('complete')
+    const ref = mine.body.data.resources[0].resourceRef as string
+    const gone = await request('POST', `${INSTALLS}/${mine.body.data.id}/uninstall?apply=true`, {}, editor.token)
+    expect(gone.status, gone.text).toBe(200)
+    expect(gone.body.data.resources[0]).toMatchObject({
+      status: 'detached',
+      error: expect.stringMatching(/^forbidden/),
+    })
+    expect((await request('GET', `/api/v1/collections/${ref}`)).status).toBe(200)
+  })
+
   it("answers 404 for another project's install id on every route", async () => {
     const project = await request('POST', '/api/v1/projects', { name: 'Elsewhere' })
     expect(project.status, project.text).toBe(201)
