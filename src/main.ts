@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, readVersion, type Config } from './config.js'
 import type { RunningServer } from './http/server.js'
+import { topCommands } from './cli/commands.js'
 
 // The server's modules are imported when a command needs them: `plinth blueprint …` is an HTTP client,
 // and loading the whole server first took it seconds per call.
@@ -7,10 +8,13 @@ import type { RunningServer } from './http/server.js'
 const usage = `Usage: plinth <command>
 
 Commands:
-  serve     start the API server (runs pending migrations first)
-  migrate   apply pending database migrations and exit
-  blueprint validate, plan, install or export blueprints on a running instance
-            (plinth blueprint --help)
+  serve      start the API server (runs pending migrations first)
+  migrate    apply pending database migrations and exit
+${Object.entries(topCommands)
+  .map(([name, entry]) => `  ${name.padEnd(10)} ${entry.summary}`)
+  .join('\n')}
+
+Each command takes --help.
 
 Options:
   -v, --version   print the version
@@ -87,12 +91,13 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${readVersion()}\n`)
     return
   }
-  if (command === 'blueprint') {
-    const { runBlueprint } = await import('./cli/index.js')
+  const entry = Object.hasOwn(topCommands, command) ? topCommands[command] : undefined
+  if (entry) {
+    const run = await entry.load()
     const stdin = { [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator]() }
     // eslint-disable-next-line no-restricted-syntax -- the client's PLINTH_URL, PLINTH_TOKEN and NO_COLOR, not server settings
     const io = { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin }
-    process.exitCode = await runBlueprint(argv.slice(1), io)
+    process.exitCode = await run(argv.slice(1), io)
     return
   }
   if (command !== 'serve' && command !== 'migrate') {

@@ -1,0 +1,22 @@
+import type { CliIo } from './context.js'
+
+/** A top-level `plinth <name> …` command that is not the server itself: it returns its exit code. */
+export type TopCommand = (argv: string[], io: CliIo) => Promise<number>
+
+export interface TopCommandEntry {
+  /** One line for `plinth --help`. */
+  summary: string
+  /** Imported when run: a client command must not load the server's modules first. */
+  load: () => Promise<TopCommand>
+}
+
+/**
+ * Every command beside `serve` and `migrate`, one entry each; `plinth --help` lists them in this order. A
+ * command lives in its own file under src/cli/ and documents itself with `--help` (docs/cli.md).
+ */
+export const topCommands: Record<string, TopCommandEntry> = {
+  blueprint: {
+    summary: 'validate, plan, install or export blueprints on a running instance',
+    load: async () => (await import('./index.js')).runBlueprint,
+  },
+}
