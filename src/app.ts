@@ -75,7 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const context = createAppContext({ config, options, platform, clock, log })
     const m = await appModules.compose(context, (module) => modules.push(module))
-    const metrics = createAppMetrics(config, m)
+    const metrics = createAppMetrics(config, m, platform.queue)
     // Closed with the modules (first, being last), so a failed start-up stops its sampling too.
     if (metrics) modules.push({ close: async () => metrics.close() })
     const http = createAppHttp(config, log, m, modules, metrics)

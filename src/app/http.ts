@@ -4,6 +4,7 @@ import { createHttpApp } from '../http/create-http-app.js'
 import { createMetrics, metricsRoutes, type Metrics } from '../http/metrics/index.js'
 import type { AppEnv } from '../lib/http/index.js'
 import type { Logger } from '../lib/log.js'
+import type { JobQueue } from '../lib/queue/index.js'
 import type { AppModule, RouteGuards } from '../lib/module.js'
 import type { AppModules } from './modules.js'
 
@@ -11,7 +12,7 @@ import type { AppModules } from './modules.js'
  * This instance's metrics when METRICS_TOKEN is set (docs/running.md#metrics), read from the modules that
  * hold the figures; null otherwise, and nothing is counted.
  */
-export function createAppMetrics(config: Config, built: AppModules): Metrics | null {
+export function createAppMetrics(config: Config, built: AppModules, queue: JobQueue): Metrics | null {
   if (config.metricsToken === null) return null
   const runs = built.automate.runMetrics
   return createMetrics({
@@ -20,6 +21,7 @@ export function createAppMetrics(config: Config, built: AppModules): Metrics | n
       realtimeStreams: () => built.realtime.service.openStreams(),
       activeRuns: runs.activeAcrossProjects,
       endedRuns: runs.endedByStatus,
+      queueDepth: () => queue.depth(),
     },
   })
 }

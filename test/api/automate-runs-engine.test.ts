@@ -209,6 +209,7 @@ function twoInstances(): [NonNullable<EngineOptions['instance']>, NonNullable<En
         schedules: own.schedules.bind(own),
       }
     },
+    depth: () => queues[i]!.depth(),
     close: () => queues[i]!.close(),
   })
   return [

@@ -230,6 +230,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
       plinth_flow_runs_active: 'gauge',
       plinth_flow_runs_ended_total: 'counter',
       plinth_realtime_streams: 'gauge',
+      plinth_queue_jobs: 'gauge',
       process_resident_memory_bytes: 'gauge',
       process_cpu_seconds_total: 'counter',
       nodejs_eventloop_lag_p99_seconds: 'gauge',
@@ -340,6 +341,18 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(valueOf(samples, 'plinth_flow_runs_ended_total', { status: 'completed' })).toBe(completedBefore + 1)
     expect(valueOf(samples, 'plinth_flow_runs_active', { status: 'pending' })).toBe(0)
     expect(valueOf(samples, 'plinth_flow_runs_active', { status: 'running' })).toBe(0)
+  })
+
+  it('shows each background queue by state, idle ones at zero', async () => {
+    const samples = await scrapeUntil(() => true)
+    const queues = samples.filter((s) => s.name === 'plinth_queue_jobs')
+    // The hourly blueprint sweep's queue is defined by every instance; at rest it holds no job.
+    for (const state of ['waiting', 'delayed', 'active']) {
+      expect(valueOf(samples, 'plinth_queue_jobs', { queue: 'blueprint-installs', state })).toBe(0)
+    }
+    const names = new Set(queues.map((s) => s.labels.queue))
+    expect(names.size).toBeGreaterThan(1)
+    expect(queues).toHaveLength(names.size * 3)
   })
 
   it('shows the realtime streams open on this instance', async () => {

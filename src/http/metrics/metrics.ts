@@ -1,3 +1,4 @@
+import type { QueueDepth } from '../../lib/queue/index.js'
 import type { RequestSample } from '../transport.js'
 import { createCounter, createHistogram, writeFamily, writeHistogram, type Series } from './exposition.js'
 import { createProcessMetrics } from './process.js'
@@ -11,6 +12,8 @@ export interface MetricsSources {
   activeRuns(): Promise<Readonly<Record<string, number>>>
   /** Flow runs this instance ended since it started, by final status. */
   endedRuns(): Readonly<Record<string, number>>
+  /** Unfinished jobs of each queue this instance defined, by state (shared queues: the same from every instance). */
+  queueDepth(): Promise<readonly QueueDepth[]>
 }
 
 /**
@@ -79,6 +82,18 @@ export function createMetrics(options: { version: string; sources: MetricsSource
         'counter',
         'Flow runs this instance ended since it started, by final status.',
         toSeries(options.sources.endedRuns(), []),
+      )
+      writeFamily(
+        out,
+        'plinth_queue_jobs',
+        'gauge',
+        'Unfinished background jobs by queue and state: waiting (due), delayed (a later time or a retry backoff), active.',
+        (await options.sources.queueDepth()).flatMap((d) =>
+          (['waiting', 'delayed', 'active'] as const).map((state) => ({
+            labels: { queue: d.queue, state },
+            value: d[state],
+          })),
+        ),
       )
       writeFamily(
         out,

@@ -9,6 +9,7 @@ export type {
   JobQueueOptions,
   NamedQueue,
   QueueDefinition,
+  QueueDepth,
   QueueLog,
   RetryOptions,
   ScheduleInfo,

@@ -19,6 +19,7 @@ import {
   type JobQueue,
   type JobQueueOptions,
   type NamedQueue,
+  type QueueDepth,
   type QueueDefinition,
   type ScheduleInfo,
 } from './queue.js'
@@ -55,7 +56,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
   const closeTimeoutMs = options.closeTimeoutMs ?? defaultCloseTimeoutMs
   const cancels = new Set<() => void>()
   const running = new Map<Promise<void>, AbortController>()
-  const names = new Set<string>()
+  const depths = new Map<string, () => QueueDepth>()
   let closed = false
   let closing: Promise<void> | null = null
 
@@ -79,7 +80,18 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
     // Keys of unfinished jobs (waiting, delayed, running, between retries).
     const keyed = new Map<string, Pending>()
     let active = 0
+    let delayed = 0
     let sequence = 0
+    depths.set(name, () => ({ queue: name, waiting: waiting.length, delayed, active }))
+
+    /** Enqueues after `ms`, counted as delayed meanwhile (a timer close() cancels is never enqueued). */
+    function enqueueAfter(ms: number, job: Pending): void {
+      delayed++
+      after(ms, () => {
+        delayed--
+        enqueue(job)
+      })
+    }
 
     function enqueue(job: Pending): void {
       waiting.push(job)
@@ -112,7 +124,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
         if (closed || pending.failed >= pending.retry.attempts) return finish()
         const wait = backoffDelay(pending.retry.backoff, pending.failed)
         if (wait === 0) enqueue(pending)
-        else after(wait, () => enqueue(pending))
+        else enqueueAfter(wait, pending)
       })
       running.set(run, controller)
       void run.finally(() => {
@@ -164,7 +176,7 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
           failed: 0,
         }
         if (key !== null) keyed.set(key, pending)
-        if (delayMs > 0) after(delayMs, () => enqueue(pending))
+        if (delayMs > 0) enqueueAfter(delayMs, pending)
         else enqueue(pending)
         return pending.id
       },
@@ -214,10 +226,12 @@ export function createMemoryQueue(options: JobQueueOptions = {}): JobQueue {
     async define(name, definition) {
       assertOpen(closed)
       checkQueueName(name)
-      if (names.has(name)) throw new Error(`Queue "${name}" is already defined`)
-      const queue = defineQueue(name, definition)
-      names.add(name)
-      return queue
+      if (depths.has(name)) throw new Error(`Queue "${name}" is already defined`)
+      return defineQueue(name, definition)
+    },
+
+    async depth() {
+      return [...depths.values()].map((read) => read())
     },
 
     close() {

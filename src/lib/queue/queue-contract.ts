@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Job, JobQueue, QueueLog } from './queue.js'
 import { runCloseContract } from './queue-contract-close.js'
+import { runDepthContract } from './queue-contract-depth.js'
 import { runKeyContract } from './queue-contract-keys.js'
 import { runRetryContract } from './queue-contract-retries.js'
 import { runScheduleContract } from './queue-contract-schedules.js'
@@ -31,6 +32,7 @@ export function runQueueContract(name: string, fixture: QueueFixture): void {
     const context: QueueContractContext = { open, queueName }
 
     runKeyContract(fixture, context)
+    runDepthContract(fixture, context)
 
     it('says whether other instances share its jobs', async () => {
       expect((await open()).shared).toBe(fixture.shared)

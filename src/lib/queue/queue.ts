@@ -114,10 +114,23 @@ export interface JobQueue {
    */
   define<J>(name: string, definition: QueueDefinition<J>): Promise<NamedQueue<J>>
   /**
+   * Jobs not yet done of every queue this instance defined, by state: `waiting` (due now), `delayed` (a
+   * delay, a backoff before a retry) and `active` (running, in any instance when the queue is shared).
+   * Read for /metrics; a queue with none reports zeros.
+   */
+  depth(): Promise<QueueDepth[]>
+  /**
    * Stops taking jobs, waits for running ones up to the close bound (their signals are aborted when it
    * passes), and releases connections. Idempotent.
    */
   close(): Promise<void>
+}
+
+export interface QueueDepth {
+  readonly queue: string
+  readonly waiting: number
+  readonly delayed: number
+  readonly active: number
 }
 
 export interface JobQueueOptions {

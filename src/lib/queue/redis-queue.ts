@@ -205,6 +205,22 @@ export async function createRedisQueue(
       return defineQueue(name, definition)
     },
 
+    async depth() {
+      assertOpen(closed)
+      return Promise.all(
+        [...queues].map(async ([name, { queue }]) => {
+          const [counts, schedules] = await Promise.all([
+            queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active'),
+            queue.getJobSchedulersCount(),
+          ])
+          const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0)
+          // BullMQ keeps each schedule's next tick as a delayed job; the other queues count no job before its tick.
+          const delayed = Math.max(0, (counts.delayed ?? 0) - schedules)
+          return { queue: name, waiting, delayed, active: counts.active ?? 0 }
+        }),
+      )
+    },
+
     close() {
       closing ??= (async () => {
         closed = true

@@ -123,6 +123,12 @@ export async function createSqlQueue(
       return worker.queue
     },
 
+    async depth() {
+      assertOpen(closed)
+      const counts = await store.depth(clock.now())
+      return [...workers.keys()].map((name) => counts.get(name) ?? { queue: name, waiting: 0, delayed: 0, active: 0 })
+    },
+
     close() {
       closing ??= (async () => {
         closed = true

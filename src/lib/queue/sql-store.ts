@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { lockTransaction, runCompiled, type DbKind } from '../db/index.js'
-import type { Backoff } from './queue.js'
+import type { Backoff, QueueDepth } from './queue.js'
 
 export interface JobRow {
   id: string
@@ -361,6 +361,36 @@ export function createQueueStore(systemDb: Kysely<any>, kind: DbKind) {
         await trx.insertInto('queue_jobs').values(jobValues(job, now)).execute()
         return true
       })
+    },
+
+    /** Unfinished jobs by queue: waiting and due, waiting for a later time (delayed, backoff), active. */
+    async depth(now: number): Promise<Map<string, QueueDepth>> {
+      const rows = await db
+        .selectFrom('queue_jobs')
+        .select((eb) => [
+          'queue',
+          eb.fn.countAll<number | string>().filterWhere('state', '=', 'active').as('active'),
+          eb.fn
+            .countAll<number | string>()
+            .filterWhere('state', '=', 'waiting')
+            .filterWhere('run_at', '<=', now)
+            .as('due'),
+          eb.fn
+            .countAll<number | string>()
+            .filterWhere('state', '=', 'waiting')
+            .filterWhere('run_at', '>', now)
+            .as('later'),
+        ])
+        .where('state', 'in', ['waiting', 'active'])
+        .groupBy('queue')
+        .execute()
+      const counts = rows.map((r) => ({
+        queue: r.queue,
+        waiting: Number(r.due),
+        delayed: Number(r.later),
+        active: Number(r.active),
+      }))
+      return new Map(counts.map((c) => [c.queue, c]))
     },
   }
 
