@@ -44,6 +44,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             accessKeyId: e.S3_ACCESS_KEY_ID,
             secretAccessKey: e.S3_SECRET_ACCESS_KEY,
             region: e.S3_REGION,
+            publicEndpoint: e.S3_PUBLIC_ENDPOINT || null,
           }
         : { kind: 'local' },
     secretKey,

@@ -190,6 +190,10 @@ describe('compose.yaml', () => {
     expect(interpolate(minio.MINIO_ROOT_PASSWORD!, {})).toBe(env.S3_SECRET_ACCESS_KEY)
     // The bucket exists: the one-shot service creates it.
     expect(String(services['minio-bucket']!.command)).toContain(`mc mb --ignore-existing local/${env.S3_BUCKET}`)
+    // Presigned URLs are signed for an address clients reach: MinIO's S3 port, published on this machine.
+    const s3Public = new URL(interpolate(env.S3_PUBLIC_ENDPOINT!, {}))
+    expect(config.storage).toMatchObject({ publicEndpoint: s3Public.origin })
+    expect(services[new URL(env.S3_ENDPOINT!).hostname]!.ports).toContain(`127.0.0.1:${s3Public.port}:9000`)
     // PUBLIC_URL is the proxy's published address.
     const publicPort = new URL(env.PUBLIC_URL!).port
     expect(services.proxy!.ports).toContain(`${publicPort}:${publicPort}`)

@@ -34,6 +34,7 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: z.string(),
   S3_SECRET_ACCESS_KEY: z.string(),
   S3_REGION: z.string().min(1),
+  S3_PUBLIC_ENDPOINT: optionalUrl(['http:', 'https:']),
   SECRET_KEY: z.string().refine((v) => v === '' || Buffer.byteLength(v) >= 32, 'must be at least 32 bytes'),
   CORS_ORIGINS: z.string(),
   TRUST_PROXY: bool,
@@ -94,6 +95,9 @@ export function parseSettings(raw: Record<string, string>): ParsedSettings {
   if (s3Set.length > 0 && s3Set.length < s3Names.length) {
     const missing = s3Names.filter((n) => e[n] === '')
     throw new ConfigError(`Invalid configuration:\n  ${missing.join(', ')}: required when ${s3Set.join(', ')} is set`)
+  }
+  if (e.S3_PUBLIC_ENDPOINT !== '' && e.S3_ENDPOINT === '') {
+    throw new ConfigError('Invalid configuration:\n  S3_ENDPOINT: required when S3_PUBLIC_ENDPOINT is set')
   }
   if (e.EMAIL_API_URL !== '' && e.EMAIL_API_KEY === '') {
     throw new ConfigError('Invalid configuration:\n  EMAIL_API_KEY: required when EMAIL_API_URL is set')

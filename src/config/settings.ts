@@ -31,6 +31,10 @@ export const settings = {
   S3_ACCESS_KEY_ID: { default: '', doc: 'Access key id (required with S3_ENDPOINT).' },
   S3_SECRET_ACCESS_KEY: { default: '', doc: 'Secret access key (required with S3_ENDPOINT). Never logged.' },
   S3_REGION: { default: 'auto', doc: 'Region sent to the S3 endpoint.' },
+  S3_PUBLIC_ENDPOINT: {
+    default: '',
+    doc: 'The S3 endpoint as clients reach it, when it differs from S3_ENDPOINT (a container name inside a compose network): presigned upload and download URLs are signed for it.',
+  },
   SECRET_KEY: {
     default: '',
     doc: '32+ bytes; signs URLs and encrypts stored secrets. Generated into DATA_DIR/secret.key (mode 0600) when unset in embedded mode; required with DATABASE_URL.',

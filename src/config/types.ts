@@ -19,6 +19,8 @@ export interface Config {
         readonly accessKeyId: string
         readonly secretAccessKey: string
         readonly region: string
+        /** Where clients reach the store (S3_PUBLIC_ENDPOINT); null: the endpoint itself. */
+        readonly publicEndpoint: string | null
       }
   readonly secretKey: string
   readonly corsOrigins: readonly string[]

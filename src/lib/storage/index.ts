@@ -29,6 +29,7 @@ export type StorageSettings =
       readonly accessKeyId: string
       readonly secretAccessKey: string
       readonly region: string
+      readonly publicEndpoint?: string | null
     }
 
 export interface StorageOptions {
@@ -46,9 +47,9 @@ export interface StorageOptions {
 export async function createStorage(options: StorageOptions): Promise<LocalStorage | S3Storage> {
   const { settings, clock } = options
   if (settings.kind === 's3') {
-    const { endpoint, bucket, accessKeyId, secretAccessKey, region } = settings
+    const { endpoint, publicEndpoint, bucket, accessKeyId, secretAccessKey, region } = settings
     const { createS3Storage } = await import('./s3.js')
-    return createS3Storage({ endpoint, bucket, accessKeyId, secretAccessKey, region, clock })
+    return createS3Storage({ endpoint, publicEndpoint, bucket, accessKeyId, secretAccessKey, region, clock })
   }
   return createLocalStorage({
     dataDir: options.dataDir,

@@ -57,6 +57,38 @@ describe('S3 driver specifics', () => {
     expect(store.refused).toBe(before + 1)
   })
 
+  it('signs presigned URLs for S3_PUBLIC_ENDPOINT when clients reach the store by another name', async () => {
+    // The same store under a name only "clients" use; the host is part of the signature.
+    const publicEndpoint = store.endpoint.replace('127.0.0.1', 'localhost')
+    expect(publicEndpoint).not.toBe(store.endpoint)
+    const split = createS3Storage({
+      endpoint: store.endpoint,
+      publicEndpoint,
+      bucket: store.bucket,
+      ...store.credentials,
+      region: 'auto',
+    })
+    try {
+      const body = randomBytes(64)
+      const opts = { contentType: 'application/octet-stream', sizeBytes: body.length, expiresIn: 120 }
+      const upload = new URL(await split.presignPut('projects/p/public.bin', opts))
+      expect(upload.origin).toBe(new URL(publicEndpoint).origin)
+      const put = await fetch(upload, { method: 'PUT', body, headers: { 'content-type': opts.contentType } })
+      expect(put.status).toBe(200)
+      // The server's own calls still go to S3_ENDPOINT, and read what the client uploaded.
+      expect((await readAll(await split.get('projects/p/public.bin'))).equals(body)).toBe(true)
+      const download = new URL(await split.presignGet('projects/p/public.bin', { expiresIn: 60 }))
+      expect(download.origin).toBe(new URL(publicEndpoint).origin)
+      expect(Buffer.from(await (await fetch(download)).arrayBuffer()).equals(body)).toBe(true)
+      // Without it, a URL signed for the internal name does not work under the public one.
+      const internal = new URL(await storage.presignGet('projects/p/public.bin', { expiresIn: 60 }))
+      internal.host = download.host
+      expect((await fetch(internal)).status).toBe(403)
+    } finally {
+      await split.close()
+    }
+  })
+
   it('puts the download file name in the signed response-content-disposition', async () => {
     const url = new URL(
       await storage.presignGet('projects/p/a.png', { expiresIn: 300, filename: 'report "final".pdf' }),

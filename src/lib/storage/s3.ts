@@ -25,6 +25,11 @@ import type { ObjectStorage } from './types.js'
 
 export interface S3StorageOptions {
   endpoint: string
+  /**
+   * The endpoint as clients reach it, when they cannot use `endpoint` (a name only the server's network
+   * resolves): presigned URLs are signed for this host, since the host is part of the signature.
+   */
+  publicEndpoint?: string | null
   bucket: string
   accessKeyId: string
   secretAccessKey: string
@@ -52,18 +57,29 @@ const minPartSize = 5 * 1024 * 1024
  * error name, never a key. Store failures throw service_unavailable (details.storageError names the cause).
  */
 export function createS3Storage(options: S3StorageOptions): S3Storage {
-  const client = new S3Client({
-    endpoint: options.endpoint,
-    region: options.region,
-    forcePathStyle: options.forcePathStyle ?? true,
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-    // Checksums only where S3 requires them: R2, MinIO and older stores refuse the newer default headers,
-    // and a presigned PUT must not carry a checksum of a body it has not seen.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+  const clientFor = (endpoint: string) =>
+    new S3Client({
+      endpoint,
+      region: options.region,
+      forcePathStyle: options.forcePathStyle ?? true,
+      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      // Checksums only where S3 requires them: R2, MinIO and older stores refuse the newer default headers,
+      // and a presigned PUT must not carry a checksum of a body it has not seen.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+    })
+  const client = clientFor(options.endpoint)
+  // Signing only: this client never sends a request, so it opens no connection.
+  const presigner = options.publicEndpoint ? clientFor(options.publicEndpoint) : undefined
+  return createS3StorageOn(client, {
+    ...options,
+    presigner,
+    onClose: () => {
+      client.destroy()
+      presigner?.destroy()
+    },
   })
-  return createS3StorageOn(client, options)
 }
 
 export interface S3ClientStorageOptions {
@@ -77,6 +93,8 @@ export interface S3ClientStorageOptions {
   describeError?: (err: unknown) => AppError | undefined
   /** Runs at close instead of destroying the client (the caller owns what it built the client with). */
   onClose?: () => void
+  /** Signs presigned URLs instead of the client (for another host: see S3StorageOptions.publicEndpoint). */
+  presigner?: S3Client | undefined
 }
 
 /** The S3 driver over a client built elsewhere (storage connections: their own agents, under the outbound rule). */
@@ -84,6 +102,7 @@ export function createS3StorageOn(client: S3Client, options: S3ClientStorageOpti
   const clock = options.clock ?? systemClock
   const partSize = Math.max(options.partSizeBytes ?? 8 * 1024 * 1024, minPartSize)
   const Bucket = options.bucket
+  const presigner = options.presigner ?? client
   const storageError = (err: unknown): AppError =>
     err instanceof AppError ? err : (options.describeError?.(err) ?? defaultStorageError(err))
 
@@ -178,7 +197,7 @@ export function createS3StorageOn(client: S3Client, options: S3ClientStorageOpti
         ContentType: checkContentType(contentType),
         ContentLength: sizeBytes,
       })
-      return getSignedUrl(client, command, {
+      return getSignedUrl(presigner, command, {
         expiresIn: checkExpiresIn(expiresIn),
         signingDate: new Date(clock.now()),
         signableHeaders: new Set(['content-type', 'content-length']),
@@ -192,7 +211,10 @@ export function createS3StorageOn(client: S3Client, options: S3ClientStorageOpti
         ResponseContentDisposition: filename === undefined ? undefined : contentDisposition(checkFilename(filename)),
         ResponseContentType: contentType === undefined ? undefined : checkContentType(contentType),
       })
-      return getSignedUrl(client, command, { expiresIn: checkExpiresIn(expiresIn), signingDate: new Date(clock.now()) })
+      return getSignedUrl(presigner, command, {
+        expiresIn: checkExpiresIn(expiresIn),
+        signingDate: new Date(clock.now()),
+      })
     },
 
     async put(key, body, { contentType, sizeBytes }) {
