@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,13 +16,20 @@ import { needsServices, runGuide, type GuideResult } from '../support/guide-runn
 const guides = new URL('../../docs/guides/', import.meta.url).pathname
 const withServices = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL)
 
+// The guides are bash, curl and jq. CI (CI=true) requires them, and a missing one fails the guides there;
+// elsewhere `npm test` must pass with nothing but Node installed (addendum §1), so they are skipped and say so.
+const missingTools = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version']).status !== 0)
+const skipGuides = missingTools.length > 0 && process.env.CI !== 'true'
+if (skipGuides)
+  process.stderr.write(`\nSKIPPED: the guides' doc test needs ${missingTools.join(', ')} (CI requires them).\n\n`)
+
 /** The result as a failure message: where the guide stopped, the session's output and the servers' tail. */
 function report(name: string, result: GuideResult): string {
   const where = result.failedAt ? `${name}:${result.failedAt}` : name
   return `${where} exited ${result.code}\n--- session ---\n${result.output.slice(-6000)}\n--- servers ---\n${result.servers}`
 }
 
-describe('the guides', () => {
+describe.skipIf(skipGuides)('the guides', () => {
   const files = readdirSync(guides).filter((file) => file.endsWith('.md'))
 
   it('are there', () => {
@@ -43,7 +51,7 @@ describe('the guides', () => {
   }
 })
 
-describe('the runner', () => {
+describe.skipIf(skipGuides)('the runner', () => {
   const page = (text: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'plinth-guide-page-'))
     writeFileSync(join(dir, 'guide.md'), text)
@@ -102,7 +110,9 @@ describe('the runner', () => {
       guide.done()
     }
   })
+})
 
+describe("the guides' convention", () => {
   it('refuses what would slip past it', () => {
     const problems = checkBlocks(
       readBlocks(

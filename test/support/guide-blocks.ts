@@ -117,7 +117,7 @@ export function readServerBlock(block: GuideBlock): ServerStart[] {
     const exported = command.match(/^export\s+(.+)$/)
     if (exported) {
       for (const [, name] of exported[1]!.matchAll(/(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)=/g))
-        if (!serviceSettings.includes(name))
+        if (!serviceSettings.includes(name!))
           throw new Error(`line ${line}: a server block may export only ${serviceSettings.join(', ')} (not ${name})`)
       continue
     }
