@@ -75,7 +75,7 @@ export async function runGuide(path: string, limitMs = 240_000): Promise<GuideRe
     return {
       code,
       output,
-      failedAt: failed ? (lines[Number(failed[1]) - 1] ?? null) : null,
+      failedAt: failed ? commandStart(script, lines, Number(failed[1])) : null,
       servers: servers.map((server) => server.output().slice(-4000)).join('\n---\n'),
     }
   } finally {
@@ -137,6 +137,17 @@ function sessionScript(
       })
   }
   return { script: `${body.join('\n')}\n`, lines }
+}
+
+/**
+ * The guide line where the command on a script line begins: bash names the line a command ended on, and a
+ * command continued with `\` began on an earlier one.
+ */
+function commandStart(script: string, lines: (number | null)[], scriptLine: number): number | null {
+  const text = script.split('\n')
+  let at = scriptLine - 1
+  while (at > 0 && lines[at - 1] !== null && text[at - 1]!.endsWith('\\')) at--
+  return lines[at] ?? null
 }
 
 /** Runs the script in its own process group (so what it leaves in the background goes with it). */
