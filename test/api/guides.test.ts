@@ -58,7 +58,9 @@ describe.skipIf(skipGuides)('the runner', () => {
     return { path: join(dir, 'guide.md'), done: () => rmSync(dir, { recursive: true, force: true }) }
   }
 
-  it('fails a guide whose request has a wrong path, naming its line', { timeout: 120_000 }, async () => {
+  it('fails a guide whose request has a wrong path, naming the line its command starts on', {
+    timeout: 120_000,
+  }, async () => {
     const broken = page(
       [
         '# Broken',
@@ -67,7 +69,8 @@ describe.skipIf(skipGuides)('the runner', () => {
         '```',
         '```bash',
         'curl -fsS http://127.0.0.1:8090/health | jq -e .status',
-        'curl -fsS http://127.0.0.1:8090/api/v1/colections',
+        'curl -fsS http://127.0.0.1:8090/api/v1/colections \\',
+        '  -H "Accept: application/json"',
         'echo never',
         '```',
       ].join('\n'),
