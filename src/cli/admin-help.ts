@@ -64,7 +64,7 @@ ${exits}`,
 
   usersList: `Usage: plinth users list [options]
 
-Prints every user of the project the credential acts in, oldest first: ID, EMAIL (or the username), ROLE,
+Prints every user of the project the credential acts in: ID, EMAIL (or the username), ROLE,
 STATUS (active or banned), NAME; the count on stderr. With --json, { data: [users], total }.
 
 Options:

@@ -38,7 +38,7 @@ export function formatTable(rows: string[][]): string {
     .join('\n')
 }
 
-/** `plinth users list [--json]`: every user of the project, oldest first. */
+/** `plinth users list [--json]`: every user of the project, in the API's order. */
 async function listCommand(argv: string[], ctx: Context): Promise<number> {
   const parsed = parseCommand(argv, {}, 0)
   if (parsed.values.help) return showHelp(ctx, adminHelp.usersList)
