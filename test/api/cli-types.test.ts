@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fieldTypes } from '../../src/modules/collections/field-types/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
+import { uploadViaToken } from './files-support.js'
 
 /**
  * `plinth types` against a real instance: a project with every field type, the CLI run as a child process,
@@ -141,6 +142,10 @@ beforeAll(async () => {
     body: { name: 'Core', size: 4, tier: 'gold' },
   })
   expect(team.status, team.text).toBe(201)
+  const fileId = await uploadViaToken(server, owner.token, Buffer.from('%PDF-1.4\n'), {
+    mime: 'application/pdf',
+    filename: 'a.pdf',
+  })
   const record = await server.request('POST', '/api/v1/collections/every/records', {
     ...as,
     body: {
@@ -166,6 +171,7 @@ beforeAll(async () => {
       crews: [team.body.id],
       assignee: owner.id,
       watchers: [owner.id],
+      doc: fileId,
       where: { type: 'Point', coordinates: [13.4, 52.5] },
     },
   })
