@@ -18,7 +18,7 @@ export class ApiError extends Error {
 export interface Client {
   readonly baseUrl: string
   /** The parsed body of a 2xx answer; throws ApiError otherwise. */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown>
+  request(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<unknown>
 }
 
 export interface ClientOptions {

@@ -19,4 +19,20 @@ export const topCommands: Record<string, TopCommandEntry> = {
     summary: 'validate, plan, install or export blueprints on a running instance',
     load: async () => (await import('./index.js')).runBlueprint,
   },
+  types: {
+    summary: "write TypeScript types for the project's collections (from a running instance)",
+    load: async () => (await import('./gen-types.js')).runTypes,
+  },
+  admin: {
+    summary: "create the install's owner from the command line (no server needed)",
+    load: async () => (await import('./admin.js')).runAdmin,
+  },
+  users: {
+    summary: 'list users of a running instance, ban or unban one',
+    load: async () => (await import('./users.js')).runUsers,
+  },
+  keys: {
+    summary: 'create, list or revoke API keys on a running instance',
+    load: async () => (await import('./keys.js')).runKeys,
+  },
 }
