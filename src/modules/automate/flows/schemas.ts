@@ -86,7 +86,10 @@ export const FlowDocumentSchema = CreateFlowSchema.extend({
 })
 export type FlowDocumentInput = z.input<typeof FlowDocumentSchema>
 
-const Step = z.record(z.string(), z.unknown())
+// Published as the FlowStep union (published-schemas.ts registers it with the flows routes); a response is not parsed.
+const Step = z
+  .record(z.string(), z.unknown())
+  .openapi({ type: 'object', allOf: [{ $ref: '#/components/schemas/FlowStep' }] })
 
 export const FlowSchema = z
   .object({
