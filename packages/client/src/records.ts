@@ -18,7 +18,7 @@ export interface JsonOperators {
 export interface ListOptions<R> {
   /** Typed against R's fields; a string is sent as it is (the array format, or paths through relations). */
   filter?: Filter<R> | string
-  /** A field, `-field` for descending, or several (the first is the API's `sortBy`). */
+  /** A field (ascending unless `order` says otherwise), or `-field` for descending. */
   sortBy?: SortKey<R>
   /** Alias of sortBy. */
   sort?: SortKey<R>
@@ -78,7 +78,11 @@ export interface CollectionClient<R> extends RecordExchange<R> {
   get(id: string, options?: GetOptions<R>): Promise<RecordOf<R>>
   create(record: RecordInput<R>, options?: { locale?: string; signal?: AbortSignal }): Promise<RecordOf<R>>
   /** Changes fields (and JSON paths); with `version`, only if the record is still at that version. */
-  update(id: string, changes: RecordInput<R> & JsonOperators, options?: UpdateOptions): Promise<RecordOf<R>>
+  update(
+    id: string,
+    changes: RecordInput<R> & JsonOperators & { _version?: number },
+    options?: UpdateOptions,
+  ): Promise<RecordOf<R>>
   /** Soft-deletes (or, with `permanent`, removes) a record. */
   delete(id: string, options?: { permanent?: boolean; signal?: AbortSignal }): Promise<{ permanent: boolean }>
   /** Restores a soft-deleted record. */
@@ -104,13 +108,15 @@ const list = (value: string | readonly string[] | undefined) =>
 export function createCollectionClient<R>(transport: Transport, name: string): CollectionClient<R> {
   const base = `/api/v1/collections/${encodeURIComponent(name)}/records`
   const one = (id: string) => `${base}/${encodeURIComponent(id)}`
-  const listPage = (options: ListOptions<R> = {}) =>
-    transport.request<ListPage<R>>('GET', base, {
+  const listPage = (options: ListOptions<R> = {}) => {
+    const sortKey: string | undefined = options.sortBy ?? options.sort
+    return transport.request<ListPage<R>>('GET', base, {
       signal: options.signal,
       query: {
         filter: typeof options.filter === 'string' ? options.filter : options.filter && JSON.stringify(options.filter),
-        sortBy: options.sortBy ?? options.sort,
-        order: options.order,
+        sortBy: sortKey,
+        // `field` ascending, `-field` descending, as the key reads (the API alone would sort `field` descending).
+        order: options.order ?? (sortKey === undefined || sortKey.startsWith('-') ? undefined : 'asc'),
         page: options.page,
         limit: options.limit,
         cursor: options.cursor,
@@ -121,6 +127,7 @@ export function createCollectionClient<R>(transport: Transport, name: string): C
         include_deleted: options.includeDeleted,
       },
     })
+  }
   return {
     name,
     list: listPage,
