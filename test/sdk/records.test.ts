@@ -60,12 +60,10 @@ describe('client.collection(name).list', () => {
   })
 
   it('takes a filter as a string as it is', async () => {
-    const reply = await client
-      .collection('tickets')
-      .list({
-        filter: JSON.stringify([{ field: 'priority', op: 'between', value: 3, valueTo: 4 }]),
-        sortBy: 'priority',
-      })
+    const reply = await client.collection('tickets').list({
+      filter: JSON.stringify([{ field: 'priority', op: 'between', value: 3, valueTo: 4 }]),
+      sortBy: 'priority',
+    })
     expect(titles(reply.data)).toEqual(['Write guide', 'Crash on save'])
   })
 
