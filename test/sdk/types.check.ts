@@ -1,7 +1,7 @@
 // Type-level checks of the SDK's typed records, compiled by the root typecheck (npm run typecheck) and never run.
 // Each `@ts-expect-error` line must fail to compile: were the error to disappear (a filter no longer typed),
 // tsc would report the directive as unused and the typecheck would fail.
-import { createClient, type Filter } from '@plinth/client'
+import { createClient, type ApiOperations, type ApiSchemas, type Filter } from '@plinth/client'
 import type { Collections, Ticket } from './collections.fixture.js'
 
 const client = createClient<Collections>({ url: 'http://127.0.0.1:8090' })
@@ -59,4 +59,32 @@ export async function withoutSchema(): Promise<void> {
   await untyped.collection('anything').list({ filter: { whatever: { _eq: 1 } } })
   const filter: Filter<Ticket> = { title: { _ends_with: 'fails' } }
   void filter
+}
+
+// A flow body as the generated types publish it (discriminated by triggerType, steps by type).
+type FlowCreateBody = ApiOperations['automateFlows.create']['requestBody']['content']['application/json']
+
+export const webhookFlow: FlowCreateBody = {
+  name: 'Order sync',
+  triggerType: 'webhook',
+  triggerConfig: { allowed_methods: ['POST'], require_auth: true },
+  operations: [
+    { key: 'wait', type: 'delay', config: { ms: 5 } },
+    { key: 'say', type: 'log', config: { message: 'order {{$trigger.body.id}}' } },
+  ],
+}
+
+export const wrongTriggerConfig: FlowCreateBody = {
+  name: 'Nightly',
+  triggerType: 'webhook',
+  // @ts-expect-error a webhook trigger has no such option
+  triggerConfig: { allowed_methods: ['POST'], cron: '0 3 * * *' },
+  operations: [],
+}
+
+export const wrongStepConfig: ApiSchemas['FlowStep'] = {
+  key: 'wait',
+  type: 'delay',
+  // @ts-expect-error delay's ms is a number
+  config: { ms: 'soon' },
 }

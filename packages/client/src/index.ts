@@ -4,6 +4,7 @@ import { memoryTokenStore, type TokenStore } from './token-store.js'
 // --- sdk-core: auth, records ---
 import { createAuth, type Auth } from './auth.js'
 import { createCollectionClient, type CollectionClient } from './records.js'
+import type { components } from './generated/openapi.js'
 // --- end sdk-core ---
 
 export * from './errors.js'
@@ -34,7 +35,13 @@ export type {
   UpdateOptions,
 } from './records.js'
 export type { ExportOptions, ExportProgress, ImportJob, ImportOptions, RecordExchange } from './records-exchange.js'
-export type { components as ApiSchemas, operations as ApiOperations, paths as ApiPaths } from './generated/openapi.js'
+export type {
+  components as ApiComponents,
+  operations as ApiOperations,
+  paths as ApiPaths,
+} from './generated/openapi.js'
+/** The API's named shapes (Flow, FlowStep, FlowCreateWebhook, ImportJob, …), generated from the OpenAPI document. */
+export type ApiSchemas = components['schemas']
 // --- end sdk-core ---
 
 export interface ClientOptions {

@@ -6418,7 +6418,7 @@ export interface components {
       triggerConfig: {
         [key: string]: unknown
       }
-      operations: Omit<components['schemas']['FlowStep'], 'type'>[]
+      operations: components['schemas']['FlowStep'][]
       /** @description Every option, defaults filled in */
       options: {
         [key: string]: unknown
@@ -6442,7 +6442,7 @@ export interface components {
     }
     FlowDetail: components['schemas']['Flow'] & {
       /** @description The published version's steps (null until the first publish) */
-      publishedOperations: Omit<components['schemas']['FlowStep'], 'type'>[] | null
+      publishedOperations: components['schemas']['FlowStep'][] | null
       /** @description Webhook-triggered flows only (null otherwise) */
       webhookEndpoint: {
         url: string

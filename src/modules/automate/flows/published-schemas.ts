@@ -113,9 +113,8 @@ export function publishedCreateBody(): Json {
   }
 }
 
-/** The published patch body and a stored flow's step: references to the components. */
+/** The published patch body: a reference to its component. */
 export const publishedPatchBody: Json = { type: 'object', allOf: [ref(publishedNames.patch)] }
-export const publishedStep: Json = { type: 'object', allOf: [ref(publishedNames.step)] }
 
 /** Registers the components on the flows router (merged into the app's document when it is mounted). */
 export function registerPublishedFlowSchemas(

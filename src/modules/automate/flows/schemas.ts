@@ -89,7 +89,7 @@ export type FlowDocumentInput = z.input<typeof FlowDocumentSchema>
 // Published as the FlowStep union (published-schemas.ts registers it with the flows routes); a response is not parsed.
 const Step = z
   .record(z.string(), z.unknown())
-  .openapi({ type: 'object', allOf: [{ $ref: '#/components/schemas/FlowStep' }] })
+  .openapi({ type: 'object', oneOf: [{ $ref: '#/components/schemas/FlowStep' }] })
 
 export const FlowSchema = z
   .object({
