@@ -59,6 +59,7 @@ describe('the flow schemas in GET /api/openapi.json', () => {
     expect(patch.properties.operations.items).toEqual({ $ref: '#/components/schemas/FlowStep' })
     expect(patch.properties.triggerConfig.anyOf).toHaveLength(triggerTypes.length)
     expect(schemas().Flow.properties.operations.items.oneOf).toEqual([{ $ref: '#/components/schemas/FlowStep' }])
+    expect(schemas().Flow.properties.triggerConfig.anyOf).toHaveLength(triggerTypes.length)
     // A run's step log keeps its own component.
     expect(schemas().FlowStepLog.properties).toHaveProperty('durationMs')
   })

@@ -6414,10 +6414,16 @@ export interface components {
         | 'api_endpoint'
         | 'another_flow'
         | 'app_event'
-      /** @description Trigger-specific; checked against the trigger type (automation spec "Trigger types") */
-      triggerConfig: {
-        [key: string]: unknown
-      }
+      /** @description The trigger type's config (credentials masked) */
+      triggerConfig:
+        | components['schemas']['FlowTriggerEventAction']
+        | components['schemas']['FlowTriggerEventFilter']
+        | components['schemas']['FlowTriggerWebhook']
+        | components['schemas']['FlowTriggerSchedule']
+        | components['schemas']['FlowTriggerManual']
+        | components['schemas']['FlowTriggerApiEndpoint']
+        | components['schemas']['FlowTriggerAnotherFlow']
+        | components['schemas']['FlowTriggerAppEvent']
       operations: components['schemas']['FlowStep'][]
       /** @description Every option, defaults filled in */
       options: {

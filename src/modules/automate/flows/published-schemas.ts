@@ -4,6 +4,7 @@ import type { AppEnv } from '../../../lib/http/index.js'
 import type { OperationDefinition } from '../../operations/index.js'
 import { StepSchema } from '../model.js'
 import { triggerDefinitions } from '../triggers/registry.js'
+import { componentRef, publishedNames } from './published-names.js'
 import { CreateFlowSchema, PatchFlowSchema } from './schemas.js'
 
 /**
@@ -17,17 +18,7 @@ import { CreateFlowSchema, PatchFlowSchema } from './schemas.js'
 
 type Json = Record<string, unknown>
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const pascal = (type: string) => type.replace(/(?:^|_)([a-z0-9])/g, (_, c: string) => c.toUpperCase())
-
-/** The component names, for the routes and the document test. */
-export const publishedNames = {
-  step: 'FlowStep',
-  stepOf: (type: string) => `FlowStepOp${pascal(type)}`,
-  triggerConfigOf: (type: string) => `FlowTrigger${pascal(type)}`,
-  createOf: (type: string) => `FlowCreate${pascal(type)}`,
-  patch: 'FlowPatch',
-} as const
+const ref = componentRef
 
 /** A zod schema as a client writes it (input side), without the `$schema` key a component may not carry. */
 function jsonOf(schema: z.ZodType): Json {
