@@ -44,6 +44,18 @@ describe('the flow schemas in GET /api/openapi.json', () => {
     expect(config.additionalProperties).toBe(false)
   })
 
+  it('publishes the portable document (export answer, import body) the same way, with its format', () => {
+    const body = bodyOf('/api/v1/automate/flows/import', 'post')
+    expect(body.discriminator.propertyName).toBe('triggerType')
+    const members = body.oneOf.map(resolve)
+    expect(members.map((m: any) => m.properties.triggerType.const)).toEqual([...triggerTypes])
+    expect(members[0].properties.format).toMatchObject({ const: 'plinth-flow-v1' })
+    expect(members[0].required).toEqual(expect.arrayContaining(['format', 'triggerConfig']))
+    const exported =
+      doc.paths['/api/v1/automate/flows/{flowId}/export'].get.responses['200'].content['application/json']
+    expect(exported.schema.properties.data.oneOf).toEqual(body.oneOf)
+  })
+
   it('publishes a step as one member per operation type, discriminated by type, each with its config schema', () => {
     const step = schemas().FlowStep
     expect(step.discriminator.propertyName).toBe('type')

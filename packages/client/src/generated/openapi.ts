@@ -4894,6 +4894,58 @@ export interface components {
        */
       collections?: string[]
     }
+    FlowDocumentEventAction: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'event_action'
+      triggerConfig: components['schemas']['FlowTriggerEventAction']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
+    }
     /** @description The config of a Record event (blocking, before the write) trigger (triggerType event_filter) */
     FlowTriggerEventFilter: {
       events: ('record.create' | 'record.update' | 'record.delete')[]
@@ -4946,6 +4998,58 @@ export interface components {
        *     ]
        */
       collections?: string[]
+    }
+    FlowDocumentEventFilter: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'event_filter'
+      triggerConfig: components['schemas']['FlowTriggerEventFilter']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
     }
     /** @description The config of a Webhook trigger (triggerType webhook) */
     FlowTriggerWebhook: {
@@ -5010,6 +5114,58 @@ export interface components {
        */
       collections?: string[]
     }
+    FlowDocumentWebhook: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'webhook'
+      triggerConfig: components['schemas']['FlowTriggerWebhook']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
+    }
     /** @description The config of a Schedule trigger (triggerType schedule) */
     FlowTriggerSchedule: {
       cron: string
@@ -5064,6 +5220,58 @@ export interface components {
        *     ]
        */
       collections?: string[]
+    }
+    FlowDocumentSchedule: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'schedule'
+      triggerConfig: components['schemas']['FlowTriggerSchedule']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
     }
     /** @description The config of a Manual trigger (triggerType manual) */
     FlowTriggerManual: {
@@ -5144,6 +5352,58 @@ export interface components {
        */
       collections?: string[]
     }
+    FlowDocumentManual: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'manual'
+      triggerConfig: components['schemas']['FlowTriggerManual']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
+    }
     /** @description The config of a API endpoint trigger (triggerType api_endpoint) */
     FlowTriggerApiEndpoint: {
       /**
@@ -5203,6 +5463,58 @@ export interface components {
        */
       collections?: string[]
     }
+    FlowDocumentApiEndpoint: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'api_endpoint'
+      triggerConfig: components['schemas']['FlowTriggerApiEndpoint']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
+    }
     /** @description The config of a Another flow trigger (triggerType another_flow) */
     FlowTriggerAnotherFlow: Record<string, never>
     FlowCreateAnotherFlow: {
@@ -5253,6 +5565,58 @@ export interface components {
        *     ]
        */
       collections?: string[]
+    }
+    FlowDocumentAnotherFlow: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'another_flow'
+      triggerConfig: components['schemas']['FlowTriggerAnotherFlow']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
     }
     /** @description The config of a App event trigger (triggerType app_event) */
     FlowTriggerAppEvent: {
@@ -5325,6 +5689,58 @@ export interface components {
        *     ]
        */
       collections?: string[]
+    }
+    FlowDocumentAppEvent: {
+      name: string
+      /** @default  */
+      description?: string
+      /** @default bolt */
+      icon?: string
+      /** @default #6750a4 */
+      color?: string
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      triggerType: 'app_event'
+      triggerConfig: components['schemas']['FlowTriggerAppEvent']
+      operations: components['schemas']['FlowStep'][]
+      /**
+       * @default {
+       *       "timeout_ms": 30000,
+       *       "max_retries": 0,
+       *       "concurrency": "sequential",
+       *       "error_handling": "stop_on_first",
+       *       "log_level": "full"
+       *     }
+       */
+      options?: {
+        /** @default 30000 */
+        timeout_ms?: number
+        /** @default 0 */
+        max_retries?: number
+        /** @default sequential */
+        concurrency?: ('sequential' | 'parallel') | number
+        /**
+         * @default stop_on_first
+         * @enum {string}
+         */
+        error_handling?: 'stop_on_first' | 'continue_all'
+        /**
+         * @default full
+         * @enum {string}
+         */
+        log_level?: 'full' | 'errors_only' | 'none'
+      }
+      /**
+       * @default [
+       *       "*"
+       *     ]
+       */
+      collections?: string[]
+      /** @constant */
+      format: 'plinth-flow-v1'
+      slug?: string
     }
     FlowPatch: {
       name?: string
@@ -17111,9 +17527,16 @@ export interface operations {
         }
         content: {
           'application/json': {
-            data: {
-              [key: string]: unknown
-            }
+            /** @description The portable flow document */
+            data:
+              | components['schemas']['FlowDocumentEventAction']
+              | components['schemas']['FlowDocumentEventFilter']
+              | components['schemas']['FlowDocumentWebhook']
+              | components['schemas']['FlowDocumentSchedule']
+              | components['schemas']['FlowDocumentManual']
+              | components['schemas']['FlowDocumentApiEndpoint']
+              | components['schemas']['FlowDocumentAnotherFlow']
+              | components['schemas']['FlowDocumentAppEvent']
           }
         }
       }
@@ -17166,9 +17589,15 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          [key: string]: unknown
-        }
+        'application/json':
+          | components['schemas']['FlowDocumentEventAction']
+          | components['schemas']['FlowDocumentEventFilter']
+          | components['schemas']['FlowDocumentWebhook']
+          | components['schemas']['FlowDocumentSchedule']
+          | components['schemas']['FlowDocumentManual']
+          | components['schemas']['FlowDocumentApiEndpoint']
+          | components['schemas']['FlowDocumentAnotherFlow']
+          | components['schemas']['FlowDocumentAppEvent']
       }
     }
     responses: {

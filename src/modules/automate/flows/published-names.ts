@@ -9,6 +9,7 @@ export const publishedNames = {
   stepOf: (type: string) => `FlowStepOp${pascal(type)}`,
   triggerConfigOf: (type: string) => `FlowTrigger${pascal(type)}`,
   createOf: (type: string) => `FlowCreate${pascal(type)}`,
+  documentOf: (type: string) => `FlowDocument${pascal(type)}`,
   patch: 'FlowPatch',
 } as const
 

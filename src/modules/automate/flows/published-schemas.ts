@@ -5,7 +5,7 @@ import type { OperationDefinition } from '../../operations/index.js'
 import { StepSchema } from '../model.js'
 import { triggerDefinitions } from '../triggers/registry.js'
 import { componentRef, publishedNames } from './published-names.js'
-import { CreateFlowSchema, PatchFlowSchema } from './schemas.js'
+import { CreateFlowSchema, FlowDocumentSchema, PatchFlowSchema } from './schemas.js'
 
 /**
  * What the OpenAPI document says of a flow body, and nothing else: the trigger config as a union discriminated
@@ -62,6 +62,7 @@ export function publishedFlowComponents(operations: readonly OperationDefinition
   }
   const steps = { type: 'array', maxItems: 500, items: ref(publishedNames.step) }
   const create = jsonOf(CreateFlowSchema)
+  const document = jsonOf(FlowDocumentSchema)
   for (const trigger of triggerDefinitions) {
     components[publishedNames.triggerConfigOf(trigger.type)] = {
       ...jsonOf(trigger.configSchema),
@@ -71,6 +72,15 @@ export function publishedFlowComponents(operations: readonly OperationDefinition
       ...create,
       properties: {
         ...propertiesOf(create),
+        triggerType: { type: 'string', const: trigger.type },
+        triggerConfig: ref(publishedNames.triggerConfigOf(trigger.type)),
+        operations: steps,
+      },
+    }
+    components[publishedNames.documentOf(trigger.type)] = {
+      ...document,
+      properties: {
+        ...propertiesOf(document),
         triggerType: { type: 'string', const: trigger.type },
         triggerConfig: ref(publishedNames.triggerConfigOf(trigger.type)),
         operations: steps,
@@ -90,19 +100,22 @@ export function publishedFlowComponents(operations: readonly OperationDefinition
   return components
 }
 
-/** The published create body: one member per trigger type, discriminated by `triggerType`. */
-export function publishedCreateBody(): Json {
+/** One member per trigger type, discriminated by `triggerType`: the create body, or the portable document. */
+function byTrigger(nameOf: (type: string) => string): Json {
   return {
     type: 'object',
-    oneOf: triggerDefinitions.map((t) => ref(publishedNames.createOf(t.type))),
+    oneOf: triggerDefinitions.map((t) => ref(nameOf(t.type))),
     discriminator: {
       propertyName: 'triggerType',
-      mapping: Object.fromEntries(
-        triggerDefinitions.map((t) => [t.type, `#/components/schemas/${publishedNames.createOf(t.type)}`]),
-      ),
+      mapping: Object.fromEntries(triggerDefinitions.map((t) => [t.type, `#/components/schemas/${nameOf(t.type)}`])),
     },
   }
 }
+
+/** The published create body (POST /flows). */
+export const publishedCreateBody = (): Json => byTrigger(publishedNames.createOf)
+/** The published flow document (GET /flows/:id/export answers it, POST /flows/import takes it). */
+export const publishedDocument = (): Json => byTrigger(publishedNames.documentOf)
 
 /** The published patch body: a reference to its component. */
 export const publishedPatchBody: Json = { type: 'object', allOf: [ref(publishedNames.patch)] }

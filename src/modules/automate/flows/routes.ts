@@ -17,7 +17,12 @@ import {
   VersionSummarySchema,
 } from './schemas.js'
 import type { OperationDefinition } from '../../operations/index.js'
-import { publishedCreateBody, publishedPatchBody, registerPublishedFlowSchemas } from './published-schemas.js'
+import {
+  publishedCreateBody,
+  publishedDocument,
+  publishedPatchBody,
+  registerPublishedFlowSchemas,
+} from './published-schemas.js'
 import type { FlowsService } from './service.js'
 
 const tags = ['Automation']
@@ -138,7 +143,10 @@ const routes = {
     permission: 'system/automate:read',
     request: { params: Id },
     responses: {
-      200: jsonContent(z.object({ data: z.record(z.string(), z.unknown()) }), 'The document'),
+      200: jsonContent(
+        z.object({ data: Body('The portable flow document', undefined, publishedDocument()) }),
+        'The document',
+      ),
       ...errorResponses(...errors),
     },
   }),
@@ -149,7 +157,10 @@ const routes = {
     summary: "Import a flow document; flowId replaces that flow's draft",
     tags,
     permission: 'system/automate:create',
-    request: { query: ImportQuery, ...jsonBody(Body('An exported document (format plinth-flow-v1)')) },
+    request: {
+      query: ImportQuery,
+      ...jsonBody(Body('An exported document (format plinth-flow-v1)', undefined, publishedDocument())),
+    },
     responses: {
       201: jsonContent(Detail, 'The imported flow'),
       200: jsonContent(Detail, 'The replaced flow (flowId)'),
