@@ -45,7 +45,7 @@ function stepMember(definition: OperationDefinition, step: Json): Json {
   }
 }
 
-/** Builds the components: one per operation's step, one per trigger's config, one create body per trigger, the patch body. */
+/** Builds the components: a step per operation, and per trigger its config, a create body and a portable document; the patch body. */
 export function publishedFlowComponents(operations: readonly OperationDefinition[]): Record<string, Json> {
   const components: Record<string, Json> = {}
   const step = jsonOf(StepSchema)
