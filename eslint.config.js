@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint'
 import { layersPlugin } from './tools/eslint/layers.js'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', '.tmp/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', '.tmp/', 'packages/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // Tests import the SDK from its source in this checkout (as tsconfig.json's paths), not a built copy.
+  resolve: { alias: { '@plinth/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
     pool: 'forks',

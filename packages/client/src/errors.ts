@@ -25,13 +25,23 @@ export class UnauthorizedError extends PlinthError {
 }
 /** 403: the credential is good but lacks the permission. */
 export class ForbiddenError extends PlinthError {
-  override readonly name = 'ForbiddenError'
+  override readonly name: string = 'ForbiddenError'
+}
+/**
+ * 403 `mfa_required`: the account has two-factor authentication on and the sign-in sent no code. Sign in again
+ * with `code` (or pass `totp` to `auth.signIn`, which asks for it and retries).
+ */
+export class MfaRequiredError extends ForbiddenError {
+  override readonly name = 'MfaRequiredError'
 }
 /** 404: no such resource, or one the caller may not see. */
 export class NotFoundError extends PlinthError {
   override readonly name = 'NotFoundError'
 }
-/** 409 / 412: a conflict or a failed precondition (a stale version, a unique value taken). */
+/**
+ * 409 / 412: a conflict or a failed precondition: a stale version (`precondition_failed` for If-Match,
+ * `conflict` for `_version`), a unique value taken (`already_exists`).
+ */
 export class ConflictError extends PlinthError {
   override readonly name = 'ConflictError'
 }
@@ -49,6 +59,7 @@ export class NetworkError extends PlinthError {
 export function errorFor(status: number, code: string, message: string, details: Record<string, unknown>): PlinthError {
   if (status === 400 || status === 422) return new ValidationError(status, code, message, details)
   if (status === 401) return new UnauthorizedError(status, code, message, details)
+  if (status === 403 && code === 'mfa_required') return new MfaRequiredError(status, code, message, details)
   if (status === 403) return new ForbiddenError(status, code, message, details)
   if (status === 404) return new NotFoundError(status, code, message, details)
   if (status === 409 || status === 412) return new ConflictError(status, code, message, details)

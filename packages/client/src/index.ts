@@ -1,10 +1,48 @@
-// @plinth/client: the typed client for one Plinth instance (packages/client/README.md).
+// @plinth/client: the typed client for one Plinth instance (packages/client/README.md, docs/sdk.md).
 import { createTransport, type Transport } from './transport.js'
 import { memoryTokenStore, type TokenStore } from './token-store.js'
+// --- sdk-core: auth, records ---
+import { createAuth, type Auth } from './auth.js'
+import { createCollectionClient, type CollectionClient } from './records.js'
+import type { components } from './generated/openapi.js'
+// --- end sdk-core ---
 
 export * from './errors.js'
 export * from './token-store.js'
 export type { Query, RequestOptions, Transport } from './transport.js'
+// --- sdk-core: auth, records ---
+export type { ApiKey, Auth, CreatedApiKey, Session, SignedIn, SignInCredentials, SignInOptions } from './auth.js'
+export type {
+  Condition,
+  FieldKey,
+  Filter,
+  NumberVariable,
+  Operators,
+  RecordOf,
+  SortKey,
+  SystemFields,
+  SystemKey,
+  TextVariable,
+} from './filter.js'
+export type {
+  CollectionClient,
+  GetOptions,
+  ImportResult,
+  JsonOperators,
+  ListOptions,
+  ListPage,
+  RecordInput,
+  UpdateOptions,
+} from './records.js'
+export type { ExportOptions, ExportProgress, ImportJob, ImportOptions, RecordExchange } from './records-exchange.js'
+export type {
+  components as ApiComponents,
+  operations as ApiOperations,
+  paths as ApiPaths,
+} from './generated/openapi.js'
+/** The API's named shapes (Flow, FlowStep, FlowCreateWebhook, ImportJob, …), generated from the OpenAPI document. */
+export type ApiSchemas = components['schemas']
+// --- end sdk-core ---
 
 export interface ClientOptions {
   /** The instance, e.g. http://127.0.0.1:8090. */
@@ -17,20 +55,35 @@ export interface ClientOptions {
   fetch?: typeof fetch
 }
 
-export interface PlinthClient {
+/** Collections as `plinth types` writes them: collection name → record interface. Untyped by default. */
+export type AnyCollections = Record<string, Record<string, unknown>>
+
+export interface PlinthClient<C extends object = AnyCollections> {
   readonly transport: Transport
+  // --- sdk-core: auth, records ---
+  readonly auth: Auth
+  /** The records of a collection, typed by `Collections[name]` (from `plinth types`) or by the type given. */
+  collection<K extends keyof C & string>(name: K): CollectionClient<C[K]>
+  collection<R extends object>(name: string): CollectionClient<R>
+  // --- end sdk-core ---
 }
 
 /**
  * A client for one instance. Each part (auth, records, realtime, files, flows) is its own file over the
- * same Transport; they are attached here.
+ * same Transport; they are attached here. `C` is the project's collections (`plinth types` output).
  */
-export function createClient(options: ClientOptions): PlinthClient {
+export function createClient<C extends object = AnyCollections>(options: ClientOptions): PlinthClient<C> {
   const transport = createTransport({
     baseUrl: options.url,
     tokens: options.tokens ?? memoryTokenStore(),
     apiKey: options.apiKey,
     fetch: options.fetch,
   })
-  return { transport }
+  return {
+    transport,
+    // --- sdk-core: auth, records ---
+    auth: createAuth(transport),
+    collection: (name: string) => createCollectionClient(transport, name),
+    // --- end sdk-core ---
+  }
 }

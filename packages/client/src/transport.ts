@@ -69,9 +69,9 @@ export function createTransport(options: TransportOptions): Transport {
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
       const token = credential()
       if (token && headers.authorization === undefined) headers.authorization = `Bearer ${token}`
-      let body: BodyInit | undefined
+      let body: RequestInit['body'] | undefined
       if (req.body !== undefined) {
-        if (isRawBody(req.body)) body = req.body as BodyInit
+        if (isRawBody(req.body)) body = req.body as RequestInit['body']
         else {
           body = JSON.stringify(req.body)
           headers['content-type'] ??= 'application/json'

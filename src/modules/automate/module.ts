@@ -159,7 +159,7 @@ export async function createAutomateModule(deps: AutomateDeps) {
     /** Manual, webhook and api_endpoint entries in process (trigger_flow goes through ctx.services.subFlows, which checks the run's principal). */
     triggers,
     routers: (guards) => [
-      flowsRoutes(flows, guards.security),
+      flowsRoutes(flows, guards.security, deps.operations.list()),
       quotasRoutes(quotas, guards.security),
       scriptsRoutes(scripts, guards.security),
       ...runs.routers(guards),

@@ -16,6 +16,13 @@ import {
   VersionSchema,
   VersionSummarySchema,
 } from './schemas.js'
+import type { OperationDefinition } from '../../operations/index.js'
+import {
+  publishedCreateBody,
+  publishedDocument,
+  publishedPatchBody,
+  registerPublishedFlowSchemas,
+} from './published-schemas.js'
 import type { FlowsService } from './service.js'
 
 const tags = ['Automation']
@@ -29,8 +36,9 @@ const IdVer = Id.extend({
 })
 const ImportQuery = z.object({ flowId: z.string().min(1).max(64).optional() })
 // Bodies are checked by the service (422 validation_error naming the path), so in-process callers get the same checks.
-const Body = (description: string, example?: Record<string, unknown>) =>
-  z.record(z.string(), z.unknown()).openapi({ description, ...(example ? { example } : {}) })
+// `published` only replaces what the document says of a body (published-schemas.ts), never what is accepted.
+const Body = (description: string, example?: Record<string, unknown>, published: Record<string, unknown> = {}) =>
+  z.record(z.string(), z.unknown()).openapi({ description, ...(example ? { example } : {}), ...published })
 const createExample = {
   name: 'Order sync',
   triggerType: 'webhook',
@@ -76,6 +84,7 @@ const routes = {
       Body(
         'name (req), description, icon, color, triggerType (req), triggerConfig (req), operations (req), options, collections; checked with 422 validation_error (docs/automation.md)',
         createExample,
+        publishedCreateBody(),
       ),
     ),
     responses: {
@@ -96,6 +105,7 @@ const routes = {
         Body(
           'any of name, description, icon, color, triggerType, triggerConfig, operations, options (merged), collections, runAs; a mask keeps a stored credential',
           { name: 'Renamed', runAs: 'triggering_user' },
+          publishedPatchBody,
         ),
       ),
     },
@@ -133,7 +143,10 @@ const routes = {
     permission: 'system/automate:read',
     request: { params: Id },
     responses: {
-      200: jsonContent(z.object({ data: z.record(z.string(), z.unknown()) }), 'The document'),
+      200: jsonContent(
+        z.object({ data: Body('The portable flow document', undefined, publishedDocument()) }),
+        'The document',
+      ),
       ...errorResponses(...errors),
     },
   }),
@@ -144,7 +157,10 @@ const routes = {
     summary: "Import a flow document; flowId replaces that flow's draft",
     tags,
     permission: 'system/automate:create',
-    request: { query: ImportQuery, ...jsonBody(Body('An exported document (format plinth-flow-v1)')) },
+    request: {
+      query: ImportQuery,
+      ...jsonBody(Body('An exported document (format plinth-flow-v1)', undefined, publishedDocument())),
+    },
     responses: {
       201: jsonContent(Detail, 'The imported flow'),
       200: jsonContent(Detail, 'The replaced flow (flowId)'),
@@ -228,8 +244,9 @@ const routes = {
 }
 
 /** /api/v1/automate/flows and /assignable-roles (automation spec "Flows"); the bare /api/automate alias is mapped by the HTTP layer. */
-export function flowsRoutes(flows: FlowsService, security: Security) {
+export function flowsRoutes(flows: FlowsService, security: Security, operations: readonly OperationDefinition[]) {
   const r = createRouter(security)
+  registerPublishedFlowSchemas(r, operations)
   r.openapi(routes.list, async (c) => c.json({ data: await flows.list(principalOf(c)) }, 200))
   r.openapi(routes.get, async (c) =>
     c.json({ data: await flows.get(principalOf(c), c.req.valid('param').flowId) }, 200),

@@ -1,6 +1,7 @@
 import { z } from '../../../lib/http/index.js'
 import { boundTriggerConfig, FlowOptionsSchema, flowStatuses, RunAsSchema, StepSchema } from '../model.js'
 import { triggerTypes } from '../triggers/registry.js'
+import { componentRef, publishedNames } from './published-names.js'
 import { maxWarnings, preflightCodes } from './preflight.js'
 
 /** The wire shapes of /api/v1/automate/flows; the service parses its input with them too (422 validation_error). */
@@ -86,7 +87,14 @@ export const FlowDocumentSchema = CreateFlowSchema.extend({
 })
 export type FlowDocumentInput = z.input<typeof FlowDocumentSchema>
 
-const Step = z.record(z.string(), z.unknown())
+// A stored flow as the document publishes it: its steps are the FlowStep union and its trigger config one of the
+// triggers' (published-schemas.ts registers them with the flows routes). Only the document: a response is not parsed.
+const Step = z.record(z.string(), z.unknown()).openapi({ type: 'object', oneOf: [componentRef(publishedNames.step)] })
+const storedTriggerConfig = z.record(z.string(), z.unknown()).openapi({
+  type: 'object',
+  description: "The trigger type's config (credentials masked)",
+  anyOf: triggerTypes.map((type) => componentRef(publishedNames.triggerConfigOf(type))),
+})
 
 export const FlowSchema = z
   .object({
@@ -99,7 +107,7 @@ export const FlowSchema = z
     color: z.string(),
     status: z.enum(flowStatuses),
     triggerType,
-    triggerConfig,
+    triggerConfig: storedTriggerConfig,
     operations: z.array(Step),
     options: z.record(z.string(), z.unknown()).openapi({ description: 'Every option, defaults filled in' }),
     collections: z.array(z.string()),
