@@ -14,7 +14,7 @@ import {
 } from '../../packages/client/src/index.js'
 import { createCollection, createRecord, recordsPath } from '../api/records-fixtures.js'
 import { freePort, send, startServer, type TestServer } from '../support/harness.js'
-import { signUpOwner, type Account } from '../support/identity.js'
+import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 import { kill, serve, type Running } from '../support/serve-process.js'
 import { clientFor, collector, summary } from './realtime-support.js'
@@ -113,6 +113,23 @@ describe('realtime subscriptions', () => {
     expect(sub.transport).toBe('sse')
     await write('no socket', 'open')
     await seen.until((e) => e.type !== 'gap' && e.record.title === 'no socket')
+  })
+
+  it('signing out while subscribed ends both transports with UnauthorizedError at the next event, without retrying', async () => {
+    const person = await createAccount(server, owner.token, { role: 'editor' })
+    const client = clientFor(server.url, person.token)
+    const subs = (['websocket', 'sse'] as const).map((transport) =>
+      client.subscribe('tickets', () => {}, { transport, reconnect: { initialDelayMs: 1 } }),
+    )
+    await Promise.all(subs.map((s) => s.ready))
+    expect((await server.request('POST', '/api/auth/sign-out', { token: person.token })).status).toBe(200)
+    await write('after sign-out', 'open')
+    for (const sub of subs) {
+      const error = await sub.closed
+      expect(error).toBeInstanceOf(UnauthorizedError)
+      expect(error).toMatchObject({ status: 401, code: 'unauthorized' })
+      expect(sub.state).toBe('closed')
+    }
   })
 
   for (const transport of ['websocket', 'sse'] as const) {

@@ -61,7 +61,8 @@ export async function putWithProgress(url: string, source: UploadSource, options
 }
 
 function isStreamSource(source: UploadSource): source is { stream: ReadableStream<Uint8Array>; size: number } {
-  return typeof source === 'object' && source !== null && 'stream' in source && !(source instanceof Blob)
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return false
+  return typeof source === 'object' && source !== null && 'stream' in source
 }
 
 /** A body stream over the source in 64 KiB chunks, reporting each chunk once fetch has taken it. */
