@@ -159,10 +159,19 @@ function putByXhr(
     const request = new Xhr()
     request.open('PUT', url)
     request.setRequestHeader('content-type', options.contentType)
-    request.upload.onprogress = (event) => options.onProgress?.({ loaded: Math.min(event.loaded, total), total })
+    let reported = -1
+    const report = (loaded: number) => {
+      if (loaded <= reported) return
+      reported = loaded
+      options.onProgress?.({ loaded, total })
+    }
+    request.upload.onprogress = (event) => report(Math.min(event.loaded, total))
     request.onload = () => {
-      if (request.status >= 200 && request.status < 300) resolve()
-      else reject(errorOfAnswer(request.status, request.responseText))
+      if (request.status < 200 || request.status >= 300)
+        return reject(errorOfAnswer(request.status, request.responseText))
+      // A browser may skip the last progress event of a small body: the promised last call comes here.
+      report(total)
+      resolve()
     }
     request.onerror = () => reject(new NetworkError(null, 'unreachable', `PUT upload URL: the request failed`))
     request.onabort = () => reject(new NetworkError(null, 'aborted', 'PUT upload URL: aborted'))

@@ -164,7 +164,8 @@ function subscribe<T>(
         how.error ?? new NetworkError(null, 'disconnected', `The stream of ${collection} ended: ${how.reason}`),
       )
     }
-    if (state !== 'reconnecting') setState(everOpened ? 'reconnecting' : 'connecting')
+    const waiting = everOpened ? 'reconnecting' : 'connecting'
+    if (state !== waiting) setState(waiting)
     const ceiling = Math.min(reconnect.maxDelayMs, reconnect.initialDelayMs * 2 ** (failures - 1))
     // Half fixed, half random: instances restarting together are not hit by every client at once.
     const delay = Math.max(ceiling / 2 + Math.random() * (ceiling / 2), (how.retryAfter ?? 0) * 1000)
