@@ -9,6 +9,7 @@ import {
   NotFoundError,
   UnauthorizedError,
   ValidationError,
+  type PlinthClient,
   type Subscription,
   type SubscriptionState,
 } from '../../packages/client/src/index.js'
@@ -29,6 +30,21 @@ const fields = [
   { name: 'status', type: 'text', required: false },
 ]
 const open = { status: { _eq: 'open' } }
+
+/** Type-level (checked by tsc, never run): events are typed by the record type a subscription names. */
+export function typedEvents(client: PlinthClient): void {
+  void client.subscribe<Ticket>('tickets', open, (event) => {
+    if (event.type === 'gap') {
+      const since: Date = event.since
+      return void since
+    }
+    const title: string = event.record.title
+    const version: number = event.record._version
+    // @ts-expect-error not a field of Ticket
+    void event.record.nope
+    void [title, version]
+  })
+}
 
 describe('realtime subscriptions', () => {
   let server: TestServer
