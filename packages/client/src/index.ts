@@ -1,16 +1,17 @@
 // @plinth/client: the typed client for one Plinth instance (packages/client/README.md, docs/sdk.md).
 import { createTransport, type Transport } from './transport.js'
 import { memoryTokenStore, type TokenStore } from './token-store.js'
-// --- sdk-core: auth, records ---
 import { createAuth, type Auth } from './auth.js'
 import { createCollectionClient, type CollectionClient } from './records.js'
 import type { components } from './generated/openapi.js'
-// --- end sdk-core ---
+import { createFiles, type Files } from './files.js'
+import { createFlows, type Flows } from './flows.js'
+import { createRealtime, type Realtime, type WebSocketConstructor } from './realtime.js'
+import { createTools, type Tools } from './tools.js'
 
 export * from './errors.js'
 export * from './token-store.js'
 export type { Query, RequestOptions, Transport } from './transport.js'
-// --- sdk-core: auth, records ---
 export type { ApiKey, Auth, CreatedApiKey, Session, SignedIn, SignInCredentials, SignInOptions } from './auth.js'
 export type {
   Condition,
@@ -42,7 +43,10 @@ export type {
 } from './generated/openapi.js'
 /** The API's named shapes (Flow, FlowStep, FlowCreateWebhook, ImportJob, …), generated from the OpenAPI document. */
 export type ApiSchemas = components['schemas']
-// --- end sdk-core ---
+export * from './files.js'
+export * from './flows.js'
+export * from './realtime.js'
+export * from './tools.js'
 
 export interface ClientOptions {
   /** The instance, e.g. http://127.0.0.1:8090. */
@@ -53,6 +57,11 @@ export interface ClientOptions {
   tokens?: TokenStore
   /** A fetch to use instead of the global one. */
   fetch?: typeof fetch
+  /**
+   * A WebSocket constructor for realtime: the platform's by default (browsers, Node 22+). Node 20 has none:
+   * pass the `ws` package's, or subscriptions use Server-Sent Events.
+   */
+  WebSocket?: WebSocketConstructor
 }
 
 /** Collections as `plinth types` writes them: collection name → record interface. Untyped by default. */
@@ -60,12 +69,16 @@ export type AnyCollections = Record<string, Record<string, unknown>>
 
 export interface PlinthClient<C extends object = AnyCollections> {
   readonly transport: Transport
-  // --- sdk-core: auth, records ---
   readonly auth: Auth
   /** The records of a collection, typed by `Collections[name]` (from `plinth types`) or by the type given. */
   collection<K extends keyof C & string>(name: K): CollectionClient<C[K]>
   collection<R extends object>(name: string): CollectionClient<R>
-  // --- end sdk-core ---
+  readonly realtime: Realtime
+  /** Shorthand for `realtime.subscribe`. */
+  readonly subscribe: Realtime['subscribe']
+  readonly files: Files
+  readonly flows: Flows
+  readonly tools: Tools
 }
 
 /**
@@ -79,11 +92,18 @@ export function createClient<C extends object = AnyCollections>(options: ClientO
     apiKey: options.apiKey,
     fetch: options.fetch,
   })
+  const realtime = createRealtime(transport, { WebSocket: options.WebSocket })
+  const live = {
+    realtime,
+    subscribe: realtime.subscribe,
+    files: createFiles(transport),
+    flows: createFlows(transport),
+    tools: createTools(transport),
+  }
   return {
     transport,
-    // --- sdk-core: auth, records ---
     auth: createAuth(transport),
     collection: (name: string) => createCollectionClient(transport, name),
-    // --- end sdk-core ---
+    ...live,
   }
 }
