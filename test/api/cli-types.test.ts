@@ -42,6 +42,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
   })
 }
 
+const sdkSource = new URL('../../packages/client/src/index.ts', import.meta.url).pathname
+
 /** Compiles `files` (name → source) in a fresh directory beside the generated types under --strict. */
 function compile(types: string, files: Record<string, string>) {
   const project = mkdtempSync(join(dir, 'tsc-'))
@@ -58,9 +60,11 @@ function compile(types: string, files: Record<string, string>) {
         target: 'es2022',
         module: 'es2022',
         moduleResolution: 'bundler',
-        lib: ['es2022'],
+        // DOM: the SDK's source, which the usage file imports, runs in browsers too.
+        lib: ['es2022', 'dom'],
         types: [],
         skipLibCheck: true,
+        paths: { '@plinth/client': [sdkSource] },
       },
       files: ['plinth-types.ts', ...Object.keys(files)],
     }),
@@ -206,6 +210,7 @@ describe('plinth types', { timeout: 120_000 }, () => {
     expect(types).toContain('export interface Collections {\n  every: Every\n  record: RecordRecord\n  teams: Teams\n}')
 
     const usage = `import type { Collections, Every, EveryExpand, Expanded, PlinthGeometry, PlinthJsonValue, PlinthUserProfile, Teams } from './plinth-types.js'
+import { createClient } from '@plinth/client'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 function assert<T extends true>(): void {}
@@ -238,6 +243,18 @@ assert<Equal<Every['deleted_at'], number | null>>()
 assert<Equal<EveryExpand['team'], Teams | null>>()
 assert<Equal<EveryExpand['crews'], Teams[]>>()
 assert<Equal<EveryExpand['assignee'], PlinthUserProfile | string | null>>()
+
+// The output plugs into the SDK's generic: a collection's client, its typed filter and its records.
+const client = createClient<Collections>({ url: 'http://127.0.0.1:8090' })
+export async function typedList(): Promise<Every['status'] | undefined> {
+  const page = await client.collection('every').list({ filter: { status: 'open', seats: { _gte: 2 } } })
+  assert<Equal<(typeof page.data)[number]['title'], string>>()
+  // @ts-expect-error a field the collection does not have, in a typed filter
+  await client.collection('every').list({ filter: { nope: 1 } })
+  // @ts-expect-error a value that is not one of the enum's
+  await client.collection('every').list({ filter: { status: 'archived' } })
+  return page.data[0]?.status
+}
 
 // Wrong uses must not compile: were the types loose (any, string), these directives would be unused, an error.
 // @ts-expect-error no such field

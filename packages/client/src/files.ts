@@ -160,7 +160,7 @@ export function createFiles(transport: Transport): Files {
       const link = await downloadUrl(id, options)
       let res: Response
       try {
-        res = await transport.fetch(link.url, { signal: options.signal })
+        res = await transport.fetch(link.url, options.signal ? { signal: options.signal } : {})
       } catch (err) {
         throw new NetworkError(null, 'unreachable', `GET download URL: ${err instanceof Error ? err.message : err}`)
       }

@@ -6,11 +6,11 @@ export type Query = Record<string, string | number | boolean | undefined | null>
 export interface RequestOptions {
   /** JSON-encoded unless it is a Blob, ArrayBuffer, Uint8Array, FormData, ReadableStream or string. */
   body?: unknown
-  query?: Query
-  headers?: Record<string, string>
-  signal?: AbortSignal
+  query?: Query | undefined
+  headers?: Record<string, string> | undefined
+  signal?: AbortSignal | undefined
   /** 'json' (default) parses the body; 'response' hands back the raw Response of a 2xx answer. */
-  as?: 'json' | 'response'
+  as?: 'json' | 'response' | undefined
 }
 
 /**
