@@ -19,4 +19,16 @@ export const topCommands: Record<string, TopCommandEntry> = {
     summary: 'validate, plan, install or export blueprints on a running instance',
     load: async () => (await import('./index.js')).runBlueprint,
   },
+  backup: {
+    summary: 'copy the SQLite databases, local files and secret key while the server runs',
+    load: async () => (await import('./backup.js')).runBackup,
+  },
+  restore: {
+    summary: 'restore a backup into an empty DATA_DIR, verified',
+    load: async () => (await import('./restore.js')).runRestore,
+  },
+  doctor: {
+    summary: 'check the configuration, database, Redis, storage and email',
+    load: async () => (await import('./doctor.js')).runDoctor,
+  },
 }
