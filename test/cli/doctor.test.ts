@@ -8,6 +8,7 @@ import { createDatabaseRegistry, runMigrations } from '../../src/lib/db/index.js
 import { systemMigrations } from '../../src/migrations/system/index.js'
 import { freePort } from '../support/harness.js'
 import { testDatabaseUrl } from '../support/postgres.js'
+import { s3Settings, startS3Store } from '../support/s3-store.js'
 
 // `plinth doctor` as a user runs it: one line per check, ok / warn / FAIL, exit 1 on any FAIL. Unreachable
 // services are 127.0.0.1 ports nothing listens on; every secret given is checked to be absent from the output.
@@ -148,6 +149,25 @@ describe('plinth doctor', () => {
     const older = await doctor({ DATA_DIR: dataDir })
     expect(older.code).toBe(0)
     expect(older.line('database')).toMatch(/^warn .*1 migrations pending: plinth serve applies them/)
+  })
+
+  it('S3 storage: a probe object put, read and deleted passes; a bucket that does not exist FAILs by its error name', async () => {
+    const store = await startS3Store()
+    try {
+      const settings = s3Settings(store)
+      const good = await doctor({ DATA_DIR: freshDir(), ...settings })
+      expect(good.line('storage'), good.stdout).toMatch(
+        /^ok +storage +S3 bucket plinth-test at 127\.0\.0\.1:\d+: a probe object was put, read and deleted$/,
+      )
+      const missing = await doctor({ DATA_DIR: freshDir(), ...settings, S3_BUCKET: 'no-such-bucket' })
+      expect(missing.code).toBe(1)
+      expect(missing.line('storage')).toMatch(
+        /^FAIL .*S3 bucket no-such-bucket at .*: the probe's put failed: NoSuchBucket\. Check S3_ENDPOINT/,
+      )
+      for (const out of [good.stdout, missing.stdout]) expect(out).not.toContain(settings.S3_SECRET_ACCESS_KEY)
+    } finally {
+      await store.stop()
+    }
   })
 
   it('usage: an argument is a mistake (exit 2); --help prints the checks (exit 0)', async () => {
