@@ -32,7 +32,8 @@ export async function runBackup(argv: string[], io: CliIo): Promise<number> {
     const out = io.stdout
     for (const db of manifest.databases) {
       const rows = Object.values(db.tables).reduce((a, b) => a + b, 0)
-      out.write(`${db.path}: ${Object.keys(db.tables).length} tables, ${rows} rows, integrity ok\n`)
+      const tables = Object.keys(db.tables).length
+      out.write(`${db.path}: ${tables} ${tables === 1 ? 'table' : 'tables'}, ${rows} rows, integrity ok\n`)
     }
     const bytes = manifest.files.reduce((a, f) => a + f.bytes, 0)
     out.write(`files: ${manifest.files.length} (${bytes} bytes)\n`)
