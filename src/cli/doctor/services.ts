@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer'
-import { closeRedis, connectRedis } from '../../lib/redis/connect-redis.js'
+import { Redis } from 'ioredis'
 import type { Config } from '../../config.js'
 import {
   checkTimeoutMs,
@@ -12,32 +12,38 @@ import {
   type CheckResult,
 } from './check.js'
 
-/** Redis, when REDIS_URL is set: a connection and a PING. */
+/** Redis, when REDIS_URL is set: one connection attempt (no retries) and a PING. */
 export async function checkRedis(config: Config): Promise<CheckResult> {
   if (!config.redisUrl) {
     return ok('redis', 'not configured: caches, rate limits, realtime and jobs stay in this process (one instance)')
   }
   const at = `Redis at ${where(config.redisUrl, 6379)}`
+  // Its own client, not the server's: one attempt, so a host that never answers cannot keep the process alive.
+  const client = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: checkTimeoutMs,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectionName: 'plinth-doctor',
+  })
   let lastError: unknown
+  client.on('error', (err) => {
+    lastError = err
+  })
   try {
-    const client = await withinTimeout(
-      connectRedis(config.redisUrl, 'doctor', (err) => {
-        lastError = err
-      }),
-    )
-    try {
-      await withinTimeout(client.ping())
-    } finally {
-      await closeRedis(client)
-    }
+    await withinTimeout(client.connect().then(() => client.ping()))
     return ok('redis', `${at}: answers PING`)
   } catch (err) {
-    // connectRedis's own message carries the URL (password hidden); only the cause is shown here.
     const text = `${String((err as Error)?.message)} ${String((lastError as Error | undefined)?.message)}`
-    const reason = /NOAUTH|WRONGPASS|invalid password/i.test(text)
+    const reason = /NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(text)
       ? 'the password was refused (check REDIS_URL)'
-      : describeNetworkError(lastError ?? err)
+      : /RESP type|Protocol error/i.test(text)
+        ? 'what answers there does not speak Redis (the wrong port?)'
+        : describeNetworkError(lastError ?? err)
     return fail('redis', `cannot connect to ${at}: ${reason}`)
+  } finally {
+    client.disconnect()
   }
 }
 
