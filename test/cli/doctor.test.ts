@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SMTPServer } from 'smtp-server'
+import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runDoctor } from '../../src/cli/doctor.js'
 import { createDatabaseRegistry, runMigrations } from '../../src/lib/db/index.js'
@@ -167,6 +169,38 @@ describe('plinth doctor', () => {
       for (const out of [good.stdout, missing.stdout]) expect(out).not.toContain(settings.S3_SECRET_ACCESS_KEY)
     } finally {
       await store.stop()
+    }
+  })
+
+  it('SMTP: a server that accepts the login passes; a refused login FAILs and says what to check', async () => {
+    const smtp = new SMTPServer({
+      secure: false,
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'mailer' && auth.password === 'right-pass-4714') return callback(null, { user: 'mailer' })
+        callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }))
+      },
+    })
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
+    const { port } = smtp.server.address() as AddressInfo
+    try {
+      const good = await doctor({ DATA_DIR: freshDir(), SMTP_URL: `smtp://mailer:right-pass-4714@127.0.0.1:${port}` })
+      expect(good.line('email'), good.stdout).toBe(
+        `ok    email       SMTP at 127.0.0.1:${port}: connected and logged in; a message is not sent`,
+      )
+      const refused = await doctor({
+        DATA_DIR: freshDir(),
+        SMTP_URL: `smtp://mailer:wrong-pass-4715@127.0.0.1:${port}`,
+      })
+      expect(refused.code).toBe(1)
+      expect(refused.line('email')).toBe(
+        `FAIL  email       cannot use SMTP at 127.0.0.1:${port}: the server refused the login (check the user and password in SMTP_URL)`,
+      )
+      for (const out of [good.stdout, refused.stdout]) expect(out).not.toMatch(/right-pass|wrong-pass/)
+    } finally {
+      await new Promise<void>((resolve) => smtp.close(() => resolve()))
     }
   })
 
