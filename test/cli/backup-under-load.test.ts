@@ -76,15 +76,19 @@ describe('plinth backup while a server takes writes, then plinth restore', () =>
       { name: 'ledger', fields },
       // Its own database file (projects/<id>/collections/<id>.db): a backup must take it too.
       { name: 'vault', storageType: 'durable_object', fields },
+      // An SQLite file in object storage: its unpublished writes live in the working copy (r2-sql/work/…).
+      { name: 'sheet', storageType: 'r2_sql', fields },
     ]) {
       const created = await call('POST', '/api/v1/collections', { token, body })
       expect(created.status, created.text).toBe(201)
     }
-    const vaultIds: string[] = []
-    for (let n = 1; n <= 5; n++) {
-      const reply = await call('POST', '/api/v1/collections/vault/records', { token, body: fieldsOf(n) })
-      expect(reply.status, reply.text).toBe(201)
-      vaultIds.push(reply.body.id)
+    const seeded: { collection: string; id: string; n: number }[] = []
+    for (const collection of ['vault', 'sheet']) {
+      for (let n = 1; n <= 5; n++) {
+        const reply = await call('POST', `/api/v1/collections/${collection}/records`, { token, body: fieldsOf(n) })
+        expect(reply.status, reply.text).toBe(201)
+        seeded.push({ collection, id: reply.body.id, n })
+      }
     }
 
     const uploads = [randomBytes(300_000), randomBytes(7_001)]
@@ -139,6 +143,7 @@ describe('plinth backup while a server takes writes, then plinth restore', () =>
     expect(paths[0]).toBe('system.db')
     expect(paths.some((p) => /^projects\/[a-z0-9_]+\.db$/.test(p))).toBe(true)
     expect(paths.some((p) => /^projects\/[a-z0-9_]+\/collections\/[a-z0-9]+\.db$/.test(p))).toBe(true)
+    expect(paths.some((p) => /^r2-sql\/work\/local\/[a-z0-9_]+\/[a-z0-9]+\.db$/.test(p))).toBe(true)
     expect(manifest.files.map((f: { path: string }) => f.path)).toContain('secret.key')
     expect(manifest.secretKey).toBe('file')
     expect(manifest.migration.last).toMatch(/^\d{4}-/)
@@ -178,10 +183,10 @@ describe('plinth backup while a server takes writes, then plinth restore', () =>
     expect(rows.size).toBeGreaterThanOrEqual(before)
     expect(rows.size).toBeLessThanOrEqual(next - 1)
 
-    for (const [i, id] of vaultIds.entries()) {
-      const row = await get(`/api/v1/collections/vault/records/${id}`)
-      expect(row.status, row.text).toBe(200)
-      expect(row.body.data).toMatchObject(fieldsOf(i + 1))
+    for (const { collection, id, n } of seeded) {
+      const row = await get(`/api/v1/collections/${collection}/records/${id}`)
+      expect(row.status, `${collection}: ${row.text}`).toBe(200)
+      expect(row.body.data).toMatchObject(fieldsOf(n))
     }
     for (const [i, id] of fileIds.entries()) {
       const link = await get(`/api/v1/files/download-token/${id}`)
