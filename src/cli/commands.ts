@@ -35,4 +35,16 @@ export const topCommands: Record<string, TopCommandEntry> = {
     summary: 'create, list or revoke API keys on a running instance',
     load: async () => (await import('./keys.js')).runKeys,
   },
+  backup: {
+    summary: 'copy the SQLite databases, local files and secret key while the server runs',
+    load: async () => (await import('./backup.js')).runBackup,
+  },
+  restore: {
+    summary: 'restore a backup into an empty DATA_DIR, verified',
+    load: async () => (await import('./restore.js')).runRestore,
+  },
+  doctor: {
+    summary: 'check the configuration, database, Redis, storage and email',
+    load: async () => (await import('./doctor.js')).runDoctor,
+  },
 }
