@@ -192,7 +192,21 @@ describe('plinth blueprint: usage', () => {
   it('plinth --help and plinth blueprint --help list the commands', async () => {
     const top = await cli(['--help'])
     expect(top.code).toBe(0)
-    expect(top.stdout).toContain('blueprint validate, plan, install or export')
+    for (const name of [
+      'serve',
+      'migrate',
+      'blueprint',
+      'types',
+      'admin',
+      'users',
+      'keys',
+      'backup',
+      'restore',
+      'doctor',
+    ]) {
+      expect(top.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'))
+    }
+    expect(top.stdout).toMatch(/^ {2}blueprint +validate, plan, install or export/m)
     const group = await cli(['blueprint', '--help'])
     expect(group.code).toBe(0)
     for (const command of ['validate <file>', 'plan <file>', 'install <file>', 'export']) {

@@ -89,11 +89,12 @@ describe('the docs', () => {
         .split('\n')
         .forEach((line, i) => {
           // Plinth's own addresses: http(s) to a local host, the API, health or the root (not Ollama's /v1 …).
-          // A line setting PORT shows another instance on purpose; one setting S3_ENDPOINT names the S3 store.
+          // A line setting PORT shows another instance on purpose; one naming S3_ENDPOINT or S3_PUBLIC_ENDPOINT, the S3 store.
           for (const [, port] of line.matchAll(
             /https?:\/\/(?:localhost|127\.0\.0\.1):(\d+)(?=\/api|\/health|\/?[\s`'"]|\/?$)/g,
           ))
-            if (port !== '8090' && !/PORT=|S3_ENDPOINT=/.test(line)) wrong.push(`${page}:${i + 1}: ${line.trim()}`)
+            if (port !== '8090' && !/PORT=|S3_ENDPOINT=|S3_PUBLIC_ENDPOINT/.test(line))
+              wrong.push(`${page}:${i + 1}: ${line.trim()}`)
         })
     }
     expect(wrong).toEqual([])

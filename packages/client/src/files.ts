@@ -1,39 +1,16 @@
 import { NetworkError } from './errors.js'
 import { errorOfAnswer, putWithProgress, sizeOf, type UploadProgress, type UploadSource } from './files-put.js'
 import { sleep } from './flows-wait.js'
+import type { components } from './generated/openapi.js'
 import type { Transport } from './transport.js'
 
 export type { UploadProgress, UploadSource } from './files-put.js'
 
-/** A stored image size (server-made, or attached by a client). */
-export interface FileVariant {
-  r2Key: string
-  width: number | null
-  height: number | null
-  sizeBytes: number
-  mimeType: string
-  source: 'server' | 'client'
-}
+/** The File object (docs/files.md#the-file-object); times in Unix seconds. Generated from the API's schema. */
+export type PlinthFile = components['schemas']['File']
 
-/** The File object (docs/files.md#the-file-object); times in Unix seconds. */
-export interface PlinthFile {
-  id: string
-  projectId: string
-  collectionName: string
-  r2Key: string
-  filename: string
-  mimeType: string
-  sizeBytes: number
-  sha256: string | null
-  uploadedBy: string | null
-  visibility: 'public' | 'private'
-  status: 'pending' | 'complete'
-  createdAt: number
-  updatedAt: number
-  variantStatus: 'none' | 'pending' | 'ready' | 'failed'
-  variants: Record<string, FileVariant>
-  flowKey: string | null
-}
+/** A stored image size (server-made, or attached by a client). */
+export type FileVariant = PlinthFile['variants'][string]
 
 export interface UploadOptions {
   /** Required unless the source is a File (its name is used). */
