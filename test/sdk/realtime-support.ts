@@ -14,7 +14,7 @@ export const NodeWebSocket: WebSocketConstructor = WebSocket
 export function clientFor(url: string, token?: string, options: { webSocket?: boolean } = {}): PlinthClient {
   const tokens = memoryTokenStore()
   if (token) tokens.set({ token })
-  return createClient({ url, tokens, ...(options.webSocket === false ? {} : { WebSocket: NodeWebSocket }) })
+  return createClient({ url, tokens, WebSocket: options.webSocket === false ? null : NodeWebSocket })
 }
 
 /** Collects a subscription's events; `until` resolves once one matches (the test's timeout bounds the wait). */

@@ -59,9 +59,10 @@ export interface ClientOptions {
   fetch?: typeof fetch
   /**
    * A WebSocket constructor for realtime: the platform's by default (browsers, Node 22+). Node 20 has none:
-   * pass the `ws` package's, or subscriptions use Server-Sent Events.
+   * pass the `ws` package's, or subscriptions use Server-Sent Events. `null`: never WebSocket (a proxy that
+   * drops upgrades), Server-Sent Events only.
    */
-  WebSocket?: WebSocketConstructor
+  WebSocket?: WebSocketConstructor | null
 }
 
 /** Collections as `plinth types` writes them: collection name → record interface. Untyped by default. */

@@ -20,9 +20,10 @@ export type SubscriptionHandler<T> = (event: SubscriptionEvent<T>) => void
 export interface RealtimeOptions {
   /**
    * A WebSocket constructor: the platform's by default (browsers, Node 22+). Node 20 has none: pass the
-   * `ws` package's (`import WebSocket from 'ws'`), or streams use Server-Sent Events.
+   * `ws` package's (`import WebSocket from 'ws'`), or streams use Server-Sent Events. `null`: Server-Sent
+   * Events only, whatever the platform has.
    */
-  WebSocket?: WebSocketConstructor | undefined
+  WebSocket?: WebSocketConstructor | null | undefined
 }
 
 export interface Realtime {
@@ -48,7 +49,7 @@ const defaults = { initialDelayMs: 500, maxDelayMs: 30_000, idleTimeoutMs: 60_00
 /** The realtime part of the client, over one Transport. */
 export function createRealtime(transport: Transport, options: RealtimeOptions = {}): Realtime {
   const platformSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
-  const WebSocketImpl = options.WebSocket ?? platformSocket
+  const WebSocketImpl = options.WebSocket === null ? undefined : (options.WebSocket ?? platformSocket)
   return {
     subscribe<T>(
       collection: string,
