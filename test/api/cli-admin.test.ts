@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runCli } from '../support/cli-process.js'
 import { boot, type TestServer } from '../support/harness.js'
 import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
 
@@ -12,7 +12,6 @@ import { createTestDatabase, testDatabaseUrl } from '../support/postgres.js'
  * PostgreSQL database), then a server started on the same data: the owner signs in as super_admin.
  */
 
-const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
@@ -30,21 +29,7 @@ async function freshInstall(): Promise<Record<string, string>> {
   }
 }
 
-function cli(args: string[], env: Record<string, string>, stdin?: string) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-  })
-  if (stdin !== undefined) child.stdin!.end(stdin)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = runCli
 
 /** A server on the install's data (its own port and log); stopped after the test, leaving the data to cleanup. */
 async function serverOn(env: Record<string, string>): Promise<TestServer> {

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli, type CliRun } from '../support/cli-process.js'
 import { brick, documentOf, lineOf, namespaceParam } from '../../src/modules/blueprints/document/test-document.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
@@ -14,39 +14,13 @@ import { utf8, zipBytes } from '../support/zip.js'
  * How each line is worded is in src/cli/*.test.ts; here is that the CLI and the API agree.
  */
 
-const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
 let server: TestServer
 let owner: Account
 const dir = mkdtempSync(join(tmpdir(), 'plinth-cli-bp-'))
 
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs the CLI with only PATH, HOME, the instance's URL and (unless `env` says otherwise) the owner's token. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PLINTH_URL: server.url,
-      PLINTH_TOKEN: owner.token,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  // Asynchronous: the server answering it runs in this process.
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+/** Runs the CLI with the instance's URL and (unless `env` says otherwise) the owner's token. */
+const cli = (args: string[], env: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { PLINTH_URL: server.url, PLINTH_TOKEN: owner.token, ...env })
 
 /** Writes a file of the temporary directory and returns its path. */
 function file(name: string, content: string | Uint8Array): string {

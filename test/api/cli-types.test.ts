@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/cli-process.js'
 import { fieldTypes } from '../../src/modules/collections/field-types/index.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { signUpOwner, type Account } from '../support/identity.js'
@@ -15,32 +16,13 @@ import { uploadViaToken } from './files-support.js'
  * `@ts-expect-error` on wrong uses (so types gone loose fail the compile too).
  */
 
-const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
 const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname
 let server: TestServer
 let owner: Account
 const dir = mkdtempSync(join(tmpdir(), 'plinth-cli-types-'))
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PLINTH_URL: server.url,
-      PLINTH_TOKEN: owner.token,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { PLINTH_URL: server.url, PLINTH_TOKEN: owner.token, ...env })
 
 const sdkSource = new URL('../../packages/client/src/index.ts', import.meta.url).pathname
 

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/cli-process.js'
 import { startServer, type TestServer } from '../support/harness.js'
 import { createAccount, signUpOwner, type Account } from '../support/identity.js'
 
@@ -9,26 +9,12 @@ import { createAccount, signUpOwner, type Account } from '../support/identity.js
  * non-admin token cannot ban; a key's secret appears nowhere but the creation answer (stdout).
  */
 
-const bin = new URL('../../bin/plinth.js', import.meta.url).pathname
 let server: TestServer
 let owner: Account
 let viewer: Account
 let target: Account
 
-function cli(args: string[], token: string) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PLINTH_URL: server.url, PLINTH_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = (args: string[], token: string) => runCli(args, { PLINTH_URL: server.url, PLINTH_TOKEN: token })
 
 const signIn = (account: Account) =>
   server.request('POST', '/api/auth/sign-in/email', { body: { email: account.email, password: account.password } })
