@@ -64,6 +64,8 @@ describe('loadConfig', () => {
     ['SECRET_KEY', { DATABASE_URL: 'postgres://u@h/db' }],
     ['REDIS_URL', { REDIS_URL: 'http://x' }],
     ['S3_BUCKET', { S3_ENDPOINT: 'http://s3.local', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }],
+    ['S3_ENDPOINT', { S3_PUBLIC_ENDPOINT: 'http://localhost:9000' }],
+    ['S3_PUBLIC_ENDPOINT', { S3_PUBLIC_ENDPOINT: 'ftp://files' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['MAX_BODY_BYTES', { MAX_BODY_BYTES: '-1' }],
