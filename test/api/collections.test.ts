@@ -1094,12 +1094,27 @@ describe('POST /api/v1/collections', () => {
     })
   })
 
+  it('creates of one name at the same time: one is made, the rest are 409, and the table takes records', async () => {
+    const name = uniqueName('raced')
+    const replies = await Promise.all(Array.from({ length: 8 }, () => post({ name, fields: [field('title', 'text')] })))
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409])
+    for (const r of replies.filter((r) => r.status === 409)) expect(r.body.error).toBe('already_exists')
+    expect((await listedNames(server, owner.token)).filter((n) => n === name)).toHaveLength(1)
+    const written = await server.request('POST', `/api/v1/collections/${name}/records`, {
+      token: owner.token,
+      body: { title: 'one' },
+    })
+    expect(written.status, written.text).toBe(201)
+  })
+
   describe('ddl_error', () => {
     it('a CREATE TABLE the database refuses is 500 ddl_error, and no collection is registered', async () => {
       const name = uniqueName('clash')
       const handle = await server.app.registry.get(server.app.defaultProject.id)
-      // A table of that name already exists in the project database (made behind the API's back).
+      // A table of that name with a row already exists in the project database (made behind the API's
+      // back; an empty one is what a killed create leaves, and is cleared: collections-create-kill).
       await sql`create table ${tableIdentifier(handle, name)} (squatter text)`.execute(handle.db)
+      await sql`insert into ${tableIdentifier(handle, name)} (squatter) values ('here first')`.execute(handle.db)
       try {
         const reply = await post({ name, fields: [field('title', 'text'), field('n', 'integer', { unique: true })] })
         expect(reply.status, reply.text).toBe(500)

@@ -1,6 +1,6 @@
 export { orderedIndexColumn, tableIdentifier, type DbHandle, type DbKind } from './handle.js'
 export { describeTable, type ColumnInfo } from './introspect.js'
-export { lockTransaction } from './lock.js'
+export { lockTransaction, withNamedLock } from './lock.js'
 export { runMigrations, type Migration } from './migrate.js'
 export {
   createDatabaseRegistry,

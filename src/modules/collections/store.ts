@@ -37,8 +37,17 @@ export function createCollectionsStore(systemDb: Kysely<any>) {
         .orderBy('name')
         .execute()
     },
-    async insert(row: CollectionRow): Promise<void> {
-      await db.insertInto('collections').values(row).execute()
+    async find(projectId: string, name: string): Promise<CollectionRow | undefined> {
+      return db
+        .selectFrom('collections')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .executeTakeFirst()
+    },
+    /** `executor`: a transaction of the system database to write in. */
+    async insert(row: CollectionRow, executor: Kysely<any> = db): Promise<void> {
+      await (executor as Kysely<Tables>).insertInto('collections').values(row).execute()
     },
     async update(
       id: string,

@@ -42,8 +42,9 @@ export function createR2SqlFilesStore(systemDb: Kysely<any>) {
         await db.selectFrom('r2_sql_files').selectAll().where('collection_id', '=', collectionId).executeTakeFirst(),
       )
     },
-    async insert(value: R2SqlFileRow): Promise<void> {
-      await db.insertInto('r2_sql_files').values(value).execute()
+    /** `executor`: a transaction of the system database to write in (the collection's registration's). */
+    async insert(value: R2SqlFileRow, executor: Kysely<any> = db): Promise<void> {
+      await (executor as Kysely<Tables>).insertInto('r2_sql_files').values(value).execute()
     },
     /** Takes or renews the claim; false when the token moved since it was read. */
     async claim(

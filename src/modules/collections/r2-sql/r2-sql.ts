@@ -297,7 +297,7 @@ export function createR2Sql(options: R2SqlOptions): R2Sql & { start(): Promise<v
       unsubscribes.push(...(await requests.subscribe()))
     },
 
-    async create(ref, make) {
+    async create(ref, make, register) {
       const local = localOf(ref)
       await serial(local, async () => {
         removeFile(workFile(ref))
@@ -307,7 +307,7 @@ export function createR2Sql(options: R2SqlOptions): R2Sql & { start(): Promise<v
         const { file, sizeBytes } = await snapshot(work, 1)
         try {
           await storage.put(objectKey(ref, 1), createReadStream(file), { contentType, sizeBytes })
-          await store.insert({
+          const version = {
             collection_id: ref.id,
             project_id: ref.projectId,
             version: 1,
@@ -316,6 +316,10 @@ export function createR2Sql(options: R2SqlOptions): R2Sql & { start(): Promise<v
             writer: null,
             writer_token: null,
             lease_until: null,
+          }
+          await options.systemDb.transaction().execute(async (trx) => {
+            await register?.(trx)
+            await store.insert(version, trx)
           })
         } catch (err) {
           rmSync(file, { force: true })

@@ -14,8 +14,16 @@ import type { ObjectStorage } from '../../../lib/storage/index.js'
  * (from any instance: the claim's holder is asked over pub/sub).
  */
 export interface R2Sql {
-  /** Makes the collection's working copy, its table (`make`), and publishes version 1 before answering. */
-  create(ref: R2SqlRef, make: (handle: DbHandle) => Promise<void>): Promise<void>
+  /**
+   * Makes the collection's working copy, its table (`make`), and publishes version 1 before answering;
+   * `register` writes the collection's registration in the transaction that records version 1, so one is
+   * never without the other.
+   */
+  create(
+    ref: R2SqlRef,
+    make: (handle: DbHandle) => Promise<void>,
+    register?: (trx: Kysely<any>) => Promise<void>,
+  ): Promise<void>
   /** The copy to read (this instance's working copy while it holds the claim, else the last published) or to write (claims first). Throws conflict, not_found. */
   handle(ref: R2SqlRef, intent: 'read' | 'write'): Promise<DbHandle>
   /** Publishes the collection's unpublished writes, wherever they are held. Throws service_unavailable when their holder does not answer. */
