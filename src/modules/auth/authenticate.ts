@@ -5,6 +5,7 @@ import { principals, type Principal } from '../../lib/principal.js'
 import type { AccessService } from '../access/index.js'
 import type { ApiKeysService } from '../apikeys/index.js'
 import type { ProjectsService } from '../projects/index.js'
+import type { CookieSessions } from './cookie-session.js'
 import type { ActiveSession, Sessions } from './sessions.js'
 
 export interface AuthenticateDeps {
@@ -13,6 +14,8 @@ export interface AuthenticateDeps {
   access: AccessService
   projects: ProjectsService
   defaultProjectId: string
+  /** The admin UI's cookie sessions: read when a request sends no Authorization header. */
+  cookies?: CookieSessions
 }
 
 const projectIdPattern = /^[0-9a-f]{32}$/
@@ -61,7 +64,13 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
 
   return async function authenticate(c: Context<AppEnv>): Promise<Principal> {
     const token = bearerToken(c)
-    if (token === null) return principals.anonymous(await targetProject(c, deps.defaultProjectId, false, true))
+    if (token === null) {
+      // A cookie carries a session only (never an API key), and only for the site that set it (decision 078).
+      const cookie = deps.cookies?.token(c) ?? null
+      if (cookie !== null && !cookie.startsWith('sk-')) return fromSession(c, cookie)
+      if (cookie !== null) throw new AppError('unauthorized', 'Invalid or expired session')
+      return principals.anonymous(await targetProject(c, deps.defaultProjectId, false, true))
+    }
 
     if (token.startsWith('sk-')) {
       const key = await deps.apiKeys.resolve(token)
@@ -83,6 +92,10 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
       })
     }
 
+    return fromSession(c, token)
+  }
+
+  async function fromSession(c: Context<AppEnv>, token: string): Promise<Principal> {
     const session = await deps.sessions.resolve(token)
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session')
     const role = await deps.access.roleById(session.projectId, session.roleId)

@@ -9,6 +9,7 @@ import type { ApiKeysService } from '../apikeys/index.js'
 import type { ProjectsService } from '../projects/index.js'
 import type { UserChange } from '../users/index.js'
 import { createAuthenticate } from './authenticate.js'
+import { createCookieSessions } from './cookie-session.js'
 import { createAuthContext, type AuthDeps } from './context.js'
 import { createRecovery } from './recovery.js'
 import { recoveryRoutes } from './recovery-routes.js'
@@ -62,8 +63,21 @@ export async function createAuthModule(deps: AuthModuleDeps) {
     loadPace: sessionLoadPace,
   })
   userChanges.add(createUserChanges({ store, sessions, apiKeys }))
+  // Pages of PUBLIC_URL and TRUSTED_ORIGINS (never '*') may use a cookie session besides the request's own host.
+  const cookies = createCookieSessions({
+    secretKey,
+    trustProxy,
+    trustedOrigins: [new URL(deps.publicUrl).origin, ...deps.trustedOrigins.filter((o) => o !== '*')],
+  })
   const security: Security = {
-    authenticate: createAuthenticate({ sessions, apiKeys, access, projects, defaultProjectId: deps.defaultProjectId }),
+    authenticate: createAuthenticate({
+      sessions,
+      apiKeys,
+      access,
+      projects,
+      defaultProjectId: deps.defaultProjectId,
+      cookies,
+    }),
     authorize: (principal, permission) => access.authorize(principal, permission),
   }
   const authContext = createAuthContext({ ...context, store, sessions, totpBox: createSecretBox(secretKey, 'totp') })
@@ -79,7 +93,10 @@ export async function createAuthModule(deps: AuthModuleDeps) {
     recovery,
     sessions,
     security,
-    routers: () => [authRoutes(service, security, trustProxy), recoveryRoutes(recovery, social, security, trust)],
+    routers: () => [
+      authRoutes(service, security, { trustProxy, cookies, sessionTtlSeconds }),
+      recoveryRoutes(recovery, social, security, trust, { cookies, sessionTtlSeconds }),
+    ],
     async close() {
       await sweep.stop()
       await sessions.close()

@@ -1,4 +1,6 @@
+import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import type { CookieSessions } from './cookie-session.js'
 import {
   createRouter,
   defineRoute,
@@ -7,6 +9,7 @@ import {
   jsonContent,
   principalOf,
   z,
+  type AppEnv,
   type Security,
 } from '../../lib/http/index.js'
 import type { Recovery } from './recovery.js'
@@ -147,8 +150,11 @@ export function recoveryRoutes(
   social: Social,
   security: Security,
   trust: { trustProxy: boolean; publicUrl: string; trustedOrigins: readonly string[] },
+  session: { cookies: CookieSessions; sessionTtlSeconds: number },
 ) {
   const router = createRouter(security)
+  const answer = <T extends { token: string }>(c: Context<AppEnv>, result: T) =>
+    session.cookies.answer(c, result, session.sessionTtlSeconds) as T
   const ctx = (c: Parameters<typeof requestContext>[0]) => requestContext(c, trust.trustProxy)
   router.openapi(requestReset, async (c) => {
     await recovery.requestPasswordReset(c.req.valid('json'), ctx(c))
@@ -182,11 +188,11 @@ export function recoveryRoutes(
     const signedIn = await recovery.verifyMagicLink(query, ctx(c))
     c.header('Cache-Control', 'no-store')
     if (callback) return c.redirect(withFragment(callback, { token: signedIn.token }), 302)
-    return c.json(signedIn, 200)
+    return c.json(answer(c, signedIn), 200)
   })
   router.openapi(secondFactor, async (c) => {
     c.header('Cache-Control', 'no-store')
-    return c.json(await social.completeSecondFactor(c.req.valid('json'), ctx(c)), 200)
+    return c.json(answer(c, await social.completeSecondFactor(c.req.valid('json'), ctx(c))), 200)
   })
   router.openapi(socialStart, async (c) => {
     const { provider, callbackURL } = c.req.valid('query')

@@ -13,6 +13,7 @@ import {
   type Security,
 } from '../../lib/http/index.js'
 import { bearerToken, sessionOf } from './authenticate.js'
+import type { CookieSessions } from './cookie-session.js'
 import type { RequestContext } from './context.js'
 import {
   CodeBody,
@@ -155,20 +156,27 @@ export function requestContext(c: Context<AppEnv>, trustProxy: boolean): Request
 }
 
 /** /api/auth: sign-up, sign-in, the session, sign-out, username availability, capabilities, TOTP. */
-export function authRoutes(auth: AuthService, security: Security, trustProxy: boolean) {
+export function authRoutes(
+  auth: AuthService,
+  security: Security,
+  options: { trustProxy: boolean; cookies: CookieSessions; sessionTtlSeconds: number },
+) {
+  const { trustProxy, cookies, sessionTtlSeconds } = options
   const router = createRouter(security)
+  const signedIn = <T extends { token: string }>(c: Context<AppEnv>, result: T) =>
+    cookies.answer(c, result, sessionTtlSeconds) as T
   const noStore = (c: Context<AppEnv>) => c.header('Cache-Control', 'no-store')
   router.openapi(signUp, async (c) => {
     noStore(c)
-    return c.json(await auth.signUp(c.req.valid('json'), requestContext(c, trustProxy)), 200)
+    return c.json(signedIn(c, await auth.signUp(c.req.valid('json'), requestContext(c, trustProxy))), 200)
   })
   router.openapi(signInEmail, async (c) => {
     noStore(c)
-    return c.json(await auth.signInEmail(c.req.valid('json'), requestContext(c, trustProxy)), 200)
+    return c.json(signedIn(c, await auth.signInEmail(c.req.valid('json'), requestContext(c, trustProxy))), 200)
   })
   router.openapi(signInUsername, async (c) => {
     noStore(c)
-    return c.json(await auth.signInUsername(c.req.valid('json'), requestContext(c, trustProxy)), 200)
+    return c.json(signedIn(c, await auth.signInUsername(c.req.valid('json'), requestContext(c, trustProxy))), 200)
   })
   router.openapi(usernameAvailable, async (c) =>
     c.json(
@@ -182,7 +190,7 @@ export function authRoutes(auth: AuthService, security: Security, trustProxy: bo
     return c.json(auth.getSession(principal, sessionOf(principal)), 200)
   })
   router.openapi(signOut, async (c) => {
-    const token = bearerToken(c)
+    const token = bearerToken(c) ?? cookies.token(c)
     if (principalOf(c).kind !== 'user' || !token) {
       throw new AppError(
         'invalid_request',
@@ -190,6 +198,7 @@ export function authRoutes(auth: AuthService, security: Security, trustProxy: bo
       )
     }
     await auth.signOut(token)
+    cookies.clear(c)
     return c.json({ success: true as const }, 200)
   })
   router.openapi(enrollTotp, async (c) => {
