@@ -57,6 +57,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN || null,
+    adminUi: e.ADMIN_UI,
     email: {
       channel,
       from: e.EMAIL_FROM,

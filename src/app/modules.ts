@@ -33,6 +33,7 @@ import { createUsersModule } from '../modules/users/index.js'
 import { createViewFieldReferences, createViewsModule } from '../modules/views/index.js'
 import { createWebhooksModule } from '../modules/webhooks/index.js'
 import { moduleList } from './module-list.js'
+import { createAdminUiModule } from '../modules/admin-ui/module.js'
 import type { AppContext } from './context.js'
 
 /**
@@ -417,6 +418,15 @@ export const appModules = moduleList<AppContext>()
     }),
   )
   .add('storageObjects', (c) => createStorageObjectsModule(c.storage))
+  .add('adminUi', (c) =>
+    createAdminUiModule({
+      enabled: c.config.adminUi,
+      publicUrl: c.config.publicUrl,
+      storageOrigin:
+        c.config.storage.kind === 's3' ? (c.config.storage.publicEndpoint ?? c.config.storage.endpoint) : null,
+      log: c.log,
+    }),
+  )
   // Blueprints (issue 30): documents checked, planned and installed through one provider per brick kind over the services above.
   .add('blueprints', (c, m) =>
     createBlueprintsModule({

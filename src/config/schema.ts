@@ -37,6 +37,7 @@ const envSchema = z.object({
   S3_PUBLIC_ENDPOINT: optionalUrl(['http:', 'https:']),
   SECRET_KEY: z.string().refine((v) => v === '' || Buffer.byteLength(v) >= 32, 'must be at least 32 bytes'),
   CORS_ORIGINS: z.string(),
+  ADMIN_UI: bool,
   TRUST_PROXY: bool,
   MAX_BODY_BYTES: int(1024, 1024 ** 3),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000),

@@ -43,6 +43,10 @@ export const settings = {
     default: '',
     doc: 'Comma-separated origins allowed to call the API from a browser, or `*`. Empty: no cross-origin access.',
   },
+  ADMIN_UI: {
+    default: 'true',
+    doc: 'Serve the admin UI at /_/ (and redirect / there). false: the API only.',
+  },
   TRUST_PROXY: {
     default: 'false',
     doc: 'When true, the client IP is taken from X-Forwarded-For (set it only behind a proxy you control).',

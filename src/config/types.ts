@@ -32,6 +32,8 @@ export interface Config {
   readonly logLevel: string
   /** METRICS_TOKEN: the bearer token GET /metrics requires; null: /metrics is off. */
   readonly metricsToken: string | null
+  /** ADMIN_UI: the admin UI at /_/. */
+  readonly adminUi: boolean
   readonly email: {
     readonly channel: EmailChannel
     readonly from: string

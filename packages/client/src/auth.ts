@@ -60,8 +60,9 @@ export interface Auth {
 }
 
 export function createAuth(transport: Transport): Auth {
+  // A cookie session's token stays in the browser's cookie jar: nothing to keep here.
   const keep = (signedIn: SignedIn) => {
-    transport.tokens.set({ token: signedIn.token })
+    if (!transport.cookieSession) transport.tokens.set({ token: signedIn.token })
     return signedIn
   }
   const signInOnce = (credentials: SignInCredentials, signal: AbortSignal | undefined) =>
@@ -92,7 +93,8 @@ export function createAuth(transport: Transport): Auth {
     },
     async signOut(options = {}) {
       try {
-        if (transport.tokens.get()) await transport.request('POST', '/api/auth/sign-out', { signal: options.signal })
+        if (transport.tokens.get() || transport.cookieSession)
+          await transport.request('POST', '/api/auth/sign-out', { signal: options.signal })
       } finally {
         transport.tokens.set(undefined)
       }

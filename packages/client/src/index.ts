@@ -63,6 +63,12 @@ export interface ClientOptions {
    * drops upgrades), Server-Sent Events only.
    */
   WebSocket?: WebSocketConstructor | null
+  /**
+   * For pages served by the same Plinth (its admin UI): sign-in asks for a cookie session, so the token
+   * lives in an HttpOnly cookie script cannot read; unsafe calls send the CSRF token from its readable
+   * cookie. `auth.signedIn` is then unknown until `auth.session()` answers.
+   */
+  cookieSession?: boolean
 }
 
 /** Collections as `plinth types` writes them: collection name → record interface. Untyped by default. */
@@ -92,6 +98,7 @@ export function createClient<C extends object = AnyCollections>(options: ClientO
     tokens: options.tokens ?? memoryTokenStore(),
     apiKey: options.apiKey,
     fetch: options.fetch,
+    cookieSession: options.cookieSession,
   })
   const realtime = createRealtime(transport, { WebSocket: options.WebSocket })
   const live = {

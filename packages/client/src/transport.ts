@@ -21,6 +21,10 @@ export interface Transport {
   readonly baseUrl: string
   readonly fetch: typeof fetch
   readonly tokens: TokenStore
+  /** Whether the session is a cookie the client never sees (ClientOptions.cookieSession). */
+  readonly cookieSession: boolean
+  /** The project calls act in (`X-Project-Id`; a super_admin's other projects); null: the caller's own. */
+  project: string | null
   /** The credential sent as `Authorization: Bearer …`: an sk- key given at creation, else the stored session token. */
   credential(): string | undefined
   /** The parsed body of a 2xx answer (undefined for 204); throws a PlinthError otherwise. */
@@ -34,6 +38,20 @@ export interface TransportOptions {
   tokens: TokenStore
   apiKey?: string | undefined
   fetch?: typeof fetch | undefined
+  /** The session is the browser's HttpOnly cookie (pages Plinth serves): see ClientOptions.cookieSession. */
+  cookieSession?: boolean | undefined
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The readable CSRF cookie a cookie session comes with (decision 078), from `document.cookie`. */
+function csrfToken(): string | undefined {
+  const jar = (globalThis as { document?: { cookie?: string } }).document?.cookie ?? ''
+  for (const part of jar.split(';')) {
+    const [name, ...value] = part.trim().split('=')
+    if (name === 'plinth_csrf') return decodeURIComponent(value.join('='))
+  }
+  return undefined
 }
 
 function isRawBody(body: unknown): boolean {
@@ -59,16 +77,30 @@ export function createTransport(options: TransportOptions): Transport {
     return target.toString()
   }
   const credential = () => options.apiKey ?? options.tokens.get()?.token
+  let project: string | null = null
   return {
     baseUrl,
     fetch: doFetch,
     tokens: options.tokens,
+    cookieSession: options.cookieSession === true,
+    get project() {
+      return project
+    },
+    set project(value: string | null) {
+      project = value
+    },
     credential,
     url,
     async request<T>(method: string, path: string, req: RequestOptions = {}): Promise<T> {
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
       const token = credential()
       if (token && headers.authorization === undefined) headers.authorization = `Bearer ${token}`
+      if (project && headers['x-project-id'] === undefined) headers['x-project-id'] = project
+      if (options.cookieSession) {
+        headers['x-plinth-session'] = 'cookie'
+        const csrf = safeMethods.has(method.toUpperCase()) ? undefined : csrfToken()
+        if (csrf) headers['x-csrf-token'] = csrf
+      }
       let body: RequestInit['body'] | undefined
       if (req.body !== undefined) {
         if (isRawBody(req.body)) body = req.body as RequestInit['body']

@@ -89,6 +89,10 @@ const capabilities = defineRoute({
         usernameEnabled: z.boolean(),
         requireEmail: z.boolean(),
         socialProviders: z.object({ github: z.boolean(), google: z.boolean() }),
+        magicLink: z.boolean().openapi({ description: 'Magic links can be sent (an email channel is configured)' }),
+        firstRun: z
+          .boolean()
+          .openapi({ description: 'No account exists yet: the next sign-up makes the owner (super_admin)' }),
       }),
       'Capabilities',
     ),

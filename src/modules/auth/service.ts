@@ -151,12 +151,17 @@ export function createAuthService(auth: AuthContext) {
       usernameEnabled: boolean
       requireEmail: boolean
       socialProviders: { github: boolean; google: boolean }
+      magicLink: boolean
+      firstRun: boolean
     }> {
       const settings = await deps.settings.all(deps.defaultProjectId)
       return {
         usernameEnabled: settings['auth.usernameEnabled'],
         requireEmail: settings['auth.requireEmail'],
         socialProviders: { github: deps.oauth.github !== null, google: deps.oauth.google !== null },
+        // Magic links need a way to send mail; the first sign-up makes the owner (what a setup screen offers).
+        magicLink: deps.mailer.channel !== 'email_no_channel',
+        firstRun: !(await deps.users.hasAnyUser()),
       }
     },
 

@@ -9177,6 +9177,10 @@ export interface operations {
               github: boolean
               google: boolean
             }
+            /** @description Magic links can be sent (an email channel is configured) */
+            magicLink: boolean
+            /** @description No account exists yet: the next sign-up makes the owner (super_admin) */
+            firstRun: boolean
           }
         }
       }

@@ -1,0 +1,11 @@
+import { Page } from '../components/page.js'
+import type { ScreenProps } from '../screen-props.js'
+
+// PLACEHOLDER: replaced by the screen's real implementation.
+export function Files(_props: ScreenProps) {
+  return (
+    <Page title="Files">
+      <p>Not built yet.</p>
+    </Page>
+  )
+}
