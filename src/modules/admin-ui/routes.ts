@@ -33,6 +33,7 @@ function page(bundle: AdminUiBundle): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <title>Plinth</title>
 <link rel="stylesheet" href="/_/assets/${bundle.style}">
 <script type="module" src="/_/assets/${bundle.script}"></script>
