@@ -109,7 +109,7 @@ function Shell() {
       <header class="topbar">
         <button
           type="button"
-          class="menu-button"
+          class="button menu-button"
           aria-expanded={menuOpen}
           aria-controls="sidebar"
           onClick={() => setMenuOpen(!menuOpen)}
