@@ -358,13 +358,15 @@ describe('POST /api/auth/is-username-available', () => {
 })
 
 describe('GET /api/auth/capabilities', () => {
-  it('answers anyone with exactly usernameEnabled, requireEmail and socialProviders', async () => {
+  it('answers anyone with exactly usernameEnabled, requireEmail, socialProviders, magicLink and firstRun', async () => {
     const reply = await server.request('GET', '/api/auth/capabilities')
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({
       usernameEnabled: false,
       requireEmail: true,
       socialProviders: { github: false, google: false },
+      magicLink: false,
+      firstRun: false,
     })
   })
 

@@ -25,8 +25,22 @@ type State =
 export function App() {
   const [state, setState] = useState<State>({ kind: 'loading' })
   const [projectId, setProjectId] = useState<string | null>(null)
+  const [linkProblem, setLinkProblem] = useState<Problem | null>(null)
 
   const load = useCallback(async () => {
+    // A magic link's callback carries a session token in the address: trade it for a cookie session at
+    // once (the token in the address bar and history then stops working), and drop it from the address.
+    const fromLink = new URLSearchParams(location.hash.slice(1)).get('token')
+    if (fromLink) {
+      history.replaceState(null, '', location.pathname + location.search)
+      try {
+        await client.transport.request('POST', '/api/auth/renew-session', {
+          headers: { authorization: `Bearer ${fromLink}` },
+        })
+      } catch (err) {
+        setLinkProblem({ ...problemOf(err), message: 'That sign-in link has expired or was used. Sign in below.' })
+      }
+    }
     try {
       setState({ kind: 'signed-in', session: await client.auth.session() })
     } catch (err) {
@@ -63,7 +77,7 @@ export function App() {
     return state.capabilities.firstRun ? (
       <FirstRun onCreated={load} />
     ) : (
-      <SignIn capabilities={state.capabilities} onSignedIn={load} />
+      <SignIn capabilities={state.capabilities} onSignedIn={load} notice={linkProblem} />
     )
 
   const session = state.session

@@ -116,6 +116,20 @@ const signOut = defineRoute({
   permission: 'authenticated',
   responses: { 200: jsonContent(Success, 'Signed out'), ...errorResponses('invalid_request', 'unauthorized') },
 })
+const renewSession = defineRoute({
+  method: 'post',
+  path: '/api/auth/renew-session',
+  operationId: 'auth.renewSession',
+  summary: 'Trade this session for a new one (the old one ends)',
+  description:
+    'For a page that received a session token in its address (a magic link callback): sent with `X-Plinth-Session: cookie`, the new session is set as a cookie and the token that passed through the address bar stops working.',
+  tags,
+  permission: 'authenticated',
+  responses: {
+    200: jsonContent(SignedInSchema, 'The new session'),
+    ...errorResponses('unauthorized', 'account_banned'),
+  },
+})
 const enrollTotp = defineRoute({
   method: 'post',
   path: '/api/auth/totp/enroll',
@@ -204,6 +218,12 @@ export function authRoutes(
     await auth.signOut(token)
     cookies.clear(c)
     return c.json({ success: true as const }, 200)
+  })
+  router.openapi(renewSession, async (c) => {
+    noStore(c)
+    const token = bearerToken(c) ?? cookies.token(c)
+    if (!token) throw new AppError('unauthorized', 'Only a session can be renewed')
+    return c.json(signedIn(c, await auth.renewSession(principalOf(c), token, requestContext(c, trustProxy))), 200)
   })
   router.openapi(enrollTotp, async (c) => {
     noStore(c)

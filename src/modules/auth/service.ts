@@ -118,6 +118,23 @@ export function createAuthService(auth: AuthContext) {
       await sessions.revoke(token)
     },
 
+    /**
+     * Trades the caller's session for a new one and ends the old (decision 078): a page that received a
+     * token in its address (a magic link's callback) keeps the new one in a cookie, and the token that
+     * passed through the address bar and history stops working. Throws unauthorized for anything but a
+     * session, account_banned.
+     */
+    async renewSession(principal: Principal, token: string, ctx: RequestContext): Promise<SignedIn> {
+      if (principal.kind !== 'user' || principal.apiKeyId || !principal.userId)
+        throw new AppError('unauthorized', 'Only a session can be renewed')
+      const user = await users.findRow(principal.userId)
+      if (!user) throw new AppError('unauthorized', 'Invalid or expired session')
+      if (user.banned) throw new AppError('account_banned', 'This account has been banned')
+      const renewed = await auth.issueSession(user, 'session_renewal', ctx)
+      await sessions.revoke(token)
+      return renewed
+    },
+
     /** The signed-in user and their session. Throws unauthorized for anything but a session. */
     getSession(
       principal: Principal,

@@ -5,12 +5,12 @@ import { client, problemOf, type Problem } from '../api.js'
 import { Button, ProblemNote, TextField } from '../components/form.js'
 
 /** Sign in by email (or username when the instance allows it), with the TOTP code when the account asks. */
-export function SignIn(props: { capabilities: Capabilities; onSignedIn: () => void }) {
+export function SignIn(props: { capabilities: Capabilities; onSignedIn: () => void; notice?: Problem | null }) {
   const [identifier, setIdentifier] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
   const [needsCode, setNeedsCode] = useState(false)
-  const [problem, setProblem] = useState<Problem | null>(null)
+  const [problem, setProblem] = useState<Problem | null>(props.notice ?? null)
   const [busy, setBusy] = useState(false)
   const [linkSent, setLinkSent] = useState(false)
 

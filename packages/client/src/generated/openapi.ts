@@ -374,6 +374,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/auth/renew-session': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Trade this session for a new one (the old one ends)
+     * @description For a page that received a session token in its address (a magic link callback): sent with `X-Plinth-Session: cookie`, the new session is set as a cookie and the token that passed through the address bar stops working.
+     */
+    post: operations['auth.renewSession']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/auth/totp/enroll': {
     parameters: {
       query?: never
@@ -9247,6 +9267,44 @@ export interface operations {
       }
       /** @description unauthorized */
       401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  'auth.renewSession': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The new session */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['SignedIn']
+        }
+      }
+      /** @description unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description account_banned */
+      403: {
         headers: {
           [name: string]: unknown
         }
