@@ -111,6 +111,8 @@ describe.skipIf(browserMissing)('admin UI: users, roles, grants, API keys, the a
     await expectAccessible(page, 'grant dialog')
     await dialog.getByRole('button', { name: 'Add the grant' }).click()
     await said(page, 'alert', /nope/)
+    // …and under the item_filter editor, in the server's words.
+    await expect.poll(() => dialog.locator('.access-filter .field-error').textContent()).toMatch(/nope/)
     expect((await server.request('GET', `/api/v1/roles/${roleId}/grants`, { token: owner.token })).body.data).toEqual(
       [],
     )

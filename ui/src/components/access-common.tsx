@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { PlinthError } from '@plinth/client'
 import { useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
 import { Dialog } from './dialog.js'
@@ -156,13 +157,39 @@ export function ConfirmDialog(props: {
   )
 }
 
-/** The error to show under a field, when the problem names it (`name`, `grants[0].item_filter`…). */
+/** A refusal: the problem, and a message per field when the server named several (`details.issues`). */
+export interface Refusal extends Problem {
+  readonly fields: Readonly<Record<string, string>>
+}
+
+/**
+ * Turns anything thrown into a Refusal. Request validation names each bad field (`body.email`); the
+ * grants of a role are named in the message (`grants[1].item_filter: Unknown field "nope"`).
+ */
+export function refusalOf(err: unknown): Refusal {
+  const problem = problemOf(err)
+  const fields: Record<string, string> = {}
+  const details = err instanceof PlinthError ? ((err.details ?? {}) as Record<string, unknown>) : {}
+  if (Array.isArray(details.issues))
+    for (const issue of details.issues as { location?: unknown; message?: unknown }[]) {
+      if (typeof issue?.location !== 'string' || typeof issue.message !== 'string') continue
+      const field = issue.location.replace(/^body\./, '')
+      fields[field] ??= issue.message
+    }
+  const grant = /^(grants\[\d+\]\.[a-z_]+)[: ]\s*(.*)$/s.exec(problem.message)
+  if (grant) fields[grant[1]!] ??= grant[2]!
+  if (problem.field) fields[problem.field] ??= problem.message
+  return { ...problem, fields }
+}
+
+/** The error to show under a field, when the refusal names it (`name`, `grants[0].item_filter`…). */
 export function fieldError(problem: Problem | null, ...names: string[]): string | undefined {
-  if (!problem?.field) return undefined
-  const field = problem.field
-  return names.some((n) => field === n || field.startsWith(`${n}.`) || field.startsWith(`${n}[`))
-    ? problem.message
-    : undefined
+  if (!problem) return undefined
+  const fields = (problem as Partial<Refusal>).fields ?? (problem.field ? { [problem.field]: problem.message } : {})
+  for (const name of names)
+    for (const [field, message] of Object.entries(fields))
+      if (field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`)) return message
+  return undefined
 }
 
 /** A status line announced politely (what just happened). */

@@ -1,6 +1,6 @@
 import { useId, useState } from 'preact/hooks'
-import { client, problemOf, type Problem } from '../api.js'
-import { fieldError, type RoleRow } from './access-common.js'
+import { client, type Problem } from '../api.js'
+import { fieldError, refusalOf, type RoleRow } from './access-common.js'
 import { Dialog } from './dialog.js'
 import { Button, Field, ProblemNote, TextField } from './form.js'
 
@@ -37,7 +37,7 @@ export function RoleDialog(props: { role?: RoleRow; onClose: () => void; onSaved
               : await client.transport.request<{ data: RoleRow }>('POST', '/api/v1/roles', { body })
             props.onSaved(saved.data)
           } catch (err) {
-            setProblem(problemOf(err))
+            setProblem(refusalOf(err))
             setBusy(false)
           }
         }}

@@ -1,10 +1,11 @@
 import type { ApiKey, CreatedApiKey } from '@plinth/client'
 import { useId, useState } from 'preact/hooks'
-import { client, problemOf, type Problem } from '../api.js'
+import { client, type Problem } from '../api.js'
 import {
   actions,
   ConfirmDialog,
   fieldError,
+  refusalOf,
   listCollections,
   Notice,
   systemResources,
@@ -208,7 +209,7 @@ function CreateKey(props: { onClose: () => void; onCreated: (key: CreatedApiKey)
           try {
             props.onCreated(await client.auth.apiKeys.create({ label: label.trim(), capabilities, expiresAt }))
           } catch (err) {
-            setProblem(problemOf(err))
+            setProblem(refusalOf(err))
             setBusy(false)
           }
         }}

@@ -1,11 +1,13 @@
 import { useId, useState } from 'preact/hooks'
-import { client, problemOf, type Problem } from '../api.js'
+import { client, type Problem } from '../api.js'
 import {
   actions,
   ConfirmDialog,
   listCollections,
   listRoles,
   Notice,
+  fieldError,
+  refusalOf,
   systemResources,
   type CollectionInfo,
   type GrantRow,
@@ -206,8 +208,17 @@ export function Role(props: ScreenProps) {
  * has no endpoint that evaluates a role against the data, so this reads the grants only.
  */
 function Summary(props: { grants: GrantRow[] }) {
-  const byResource = new Map<string, GrantRow[]>()
-  for (const g of props.grants) byResource.set(g.resource, [...(byResource.get(g.resource) ?? []), g])
+  // Per resource, the actions that share the same rows and columns, said once.
+  const byResource = new Map<string, Map<string, { actions: string[]; rows: string; fields: string }>>()
+  for (const g of props.grants) {
+    const rows = describeFilter(g.item_filter)
+    const fields = g.fields && g.fields.length > 0 ? `; only the fields ${g.fields.join(', ')}` : ''
+    const lines = byResource.get(g.resource) ?? new Map()
+    const line = lines.get(rows + fields) ?? { actions: [], rows, fields }
+    line.actions.push(g.action)
+    lines.set(rows + fields, line)
+    byResource.set(g.resource, lines)
+  }
   return (
     <section class="card" aria-labelledby="summary-title">
       <h2 id="summary-title">What this role can see and do</h2>
@@ -218,14 +229,14 @@ function Summary(props: { grants: GrantRow[] }) {
         <p>Nothing.</p>
       ) : (
         <ul class="access-summary">
-          {[...byResource].map(([resource, grants]) => (
+          {[...byResource].map(([resource, lines]) => (
             <li key={resource}>
               <code>{resource}</code>
               <ul>
-                {grants.map((g, i) => (
-                  <li key={i}>
-                    {g.action}: {describeFilter(g.item_filter)}
-                    {g.fields && g.fields.length > 0 ? `; only the fields ${g.fields.join(', ')}` : ''}
+                {[...lines.values()].map((line) => (
+                  <li key={line.actions.join()}>
+                    {line.actions.join(', ')}: {line.rows}
+                    {line.fields}
                   </li>
                 ))}
               </ul>
@@ -257,8 +268,7 @@ function GrantDialog(props: {
   const collection = collectionOf(resource.trim(), props.collections)
   const fieldNames = collection ? [...collection.fields.map((f) => f.name), ...systemColumns] : systemColumns
   const at = `grants[${props.index}]`
-  const problemAt = (part: string) =>
-    problem?.field && (problem.field === `${at}.${part}` || problem.field === part) ? problem.message : undefined
+  const problemAt = (part: string) => fieldError(problem, `${at}.${part}`, `grants.${props.index}.${part}`)
 
   return (
     <Dialog title={g ? 'Edit the grant' : 'Add a grant'} onClose={props.onClose}>
@@ -269,7 +279,12 @@ function GrantDialog(props: {
           setProblem(null)
           const built = filterOf(draft)
           if (!built.ok) {
-            setProblem({ message: built.message, field: `${at}.item_filter`, code: 'client', status: null })
+            setProblem({
+              message: built.message,
+              field: `${at}.item_filter`,
+              code: 'client',
+              status: null,
+            })
             return
           }
           const chosen = !limitFields
@@ -287,7 +302,7 @@ function GrantDialog(props: {
           try {
             await props.onSave(grant)
           } catch (err) {
-            setProblem(problemOf(err))
+            setProblem(refusalOf(err))
             setBusy(false)
           }
         }}

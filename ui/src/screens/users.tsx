@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks'
-import { client, problemOf, type Problem } from '../api.js'
+import { client, type Problem } from '../api.js'
 import {
   ConfirmDialog,
   fieldError,
+  refusalOf,
   listRoles,
   Notice,
   Time,
@@ -53,7 +54,7 @@ export function Users(props: ScreenProps) {
       setNotice(done)
       await users.reload()
     } catch (err) {
-      setProblem(problemOf(err))
+      setProblem(refusalOf(err))
     }
   }
   const list = users.value
@@ -251,7 +252,7 @@ function CreateUser(props: { roles: RoleRow[] | null; onClose: () => void; onCre
             })
             props.onCreated(created.data)
           } catch (err) {
-            setProblem(problemOf(err))
+            setProblem(refusalOf(err))
             setBusy(false)
           }
         }}
