@@ -45,7 +45,7 @@ async function said(page: Page, role: 'status' | 'alert', pattern: RegExp) {
 }
 
 beforeAll(async () => {
-  server = await startServer({ AUTH_RATE_LIMIT: '200' })
+  server = await startServer({ AUTH_RATE_LIMIT: '200', PASSWORD_HASH_ITERATIONS: '1000' })
   owner = await signUpOwner(server)
   const made = await server.request('POST', '/api/v1/collections', {
     token: owner.token,
@@ -278,6 +278,119 @@ describe.skipIf(browserMissing)('admin UI: users, roles, grants, API keys, the a
     await said(page, 'status', /temp@example\.com was deleted/)
     expect((await server.request('GET', `/api/v1/users/${id}`, { token: owner.token })).status).toBe(404)
     await expect.poll(() => page.getByText('temp@example.com', { exact: true }).count()).toBe(0)
+    expect(await unexpected(ui)).toEqual([])
+  })
+
+  it('pages through the users, 25 at a time', async () => {
+    for (let i = 0; i < 25; i++) {
+      const made = await server.request('POST', '/api/v1/users', {
+        token: owner.token,
+        body: { email: `many-${i}@example.com`, password: 'many password', role: 'viewer' },
+      })
+      expect(made.status, made.text).toBe(201)
+    }
+    const ui = await openSignedIn('/_/users')
+    const { page } = ui
+    await page.getByText('Page 1 of 2 · 27 users').waitFor()
+    expect(await page.locator('table.data tbody tr').count()).toBe(25)
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await page.getByText('Page 2 of 2 · 27 users').waitFor()
+    expect(await page.locator('table.data tbody tr').count()).toBe(2)
+    expect(page.url()).toBe(`${server.url}/_/users?page=2`)
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Previous page' }).click()
+    await page.getByText('Page 1 of 2 · 27 users').waitFor()
+    expect(await unexpected(ui)).toEqual([])
+  })
+
+  it('roles: edited from the list, a role in use is not deleted (in words), an unused one is', async () => {
+    const ui = await openSignedIn('/_/roles')
+    const { page } = ui
+    await page.getByRole('button', { name: 'Edit note-reader' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Description').fill('Reads only their own notes')
+    await dialog.getByRole('button', { name: 'Save the role' }).click()
+    await said(page, 'status', /The role note-reader was saved/)
+    await page.getByRole('cell', { name: 'Reads only their own notes' }).waitFor()
+    const stored = async () =>
+      (
+        (await server.request('GET', '/api/v1/roles', { token: owner.token })).body.data as {
+          name: string
+          description: string
+        }[]
+      ).map((r) => r.name)
+    // A built-in role's name and admin access are fixed in the form.
+    await page.getByRole('button', { name: 'Edit viewer' }).click()
+    expect(await dialog.getByLabel('Name').isDisabled()).toBe(true)
+    expect(await dialog.getByLabel('Admin access').isDisabled()).toBe(true)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect(await page.getByRole('button', { name: 'Delete viewer' }).count()).toBe(0)
+    // note-reader is held by the reader: the server's 409 is shown and the role stays.
+    await page.getByRole('button', { name: 'Delete note-reader' }).click()
+    await page.getByRole('button', { name: 'Delete the role' }).click()
+    await said(page, 'alert', /\w/)
+    expect(await page.getByRole('dialog').getByRole('alert').textContent()).not.toMatch(/^The server refused/)
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    expect(await stored()).toContain('note-reader')
+    // A new unused role is deleted.
+    await page.getByRole('button', { name: 'New role' }).click()
+    await dialog.getByLabel('Name').fill('short-lived')
+    await dialog.getByRole('button', { name: 'Create the role' }).click()
+    await page.getByRole('heading', { name: 'Role short-lived' }).waitFor()
+    await page.getByRole('link', { name: 'All roles' }).click()
+    await page.getByRole('button', { name: 'Delete short-lived' }).click()
+    await page.getByRole('button', { name: 'Delete the role' }).click()
+    await said(page, 'status', /The role short-lived was deleted/)
+    expect(await stored()).not.toContain('short-lived')
+    // An administrator's role: grants do not apply, and none are offered for editing.
+    await page.getByRole('link', { name: 'admin', exact: true }).click()
+    await page.getByText('This role has admin access').waitFor()
+    expect(await page.getByRole('button', { name: 'Add a grant' }).count()).toBe(0)
+    await expectAccessible(page, 'admin role')
+    expect(await unexpected(ui, 409)).toEqual([])
+  })
+
+  it('the item_filter editor: any of several conditions, and JSON for what rows cannot show', async () => {
+    const ui = await openSignedIn(`/_/roles/${roleId}`)
+    const { page } = ui
+    const dialog = page.getByRole('dialog')
+    await page.getByRole('button', { name: 'Add a grant' }).click()
+    await dialog.getByLabel('Resource').fill('collections/notes')
+    await dialog.getByLabel('Action', { exact: true }).selectOption('update')
+    await dialog.getByRole('button', { name: 'Add a condition' }).click()
+    await dialog.getByRole('button', { name: 'Add a condition' }).click()
+    const first = dialog.getByRole('group', { name: 'Condition 1' })
+    const second = dialog.getByRole('group', { name: 'Condition 2' })
+    await first.getByLabel('Field').fill('author')
+    await first.getByLabel('Value is').selectOption('variable')
+    await second.getByLabel('Field').fill('title')
+    await second.getByLabel('Operator').selectOption('_in')
+    await second.getByLabel('Values (comma-separated)').fill('draft, open')
+    await dialog.getByLabel('A row is reached when it matches').selectOption('any')
+    await dialog.getByRole('button', { name: 'Add the grant' }).click()
+    await said(page, 'status', /The grant was added/)
+    const grants = async () =>
+      (await server.request('GET', `/api/v1/roles/${roleId}/grants`, { token: owner.token })).body.data as {
+        item_filter: unknown
+      }[]
+    expect((await grants())[1]!.item_filter).toEqual({
+      _or: [{ author: { _eq: '$CURRENT_USER' } }, { title: { _in: ['draft', 'open'] } }],
+    })
+    await page
+      .getByText('update: rows where author equals the signed-in user (id) or title is one of draft, open')
+      .waitFor()
+    // Reopened, it reads back as rows; as JSON, a nested filter is saved as written.
+    await page.getByRole('button', { name: 'Edit grant 2, collections/notes update' }).click()
+    expect(await dialog.getByLabel('A row is reached when it matches').inputValue()).toBe('any')
+    await dialog.getByRole('button', { name: 'Edit as JSON' }).click()
+    const nested = { _and: [{ author: { _eq: '$CURRENT_USER' } }, { _or: [{ title: 'a' }, { title: 'b' }] }] }
+    await dialog.getByLabel('Filter as JSON (object format)').fill(JSON.stringify(nested))
+    await dialog.getByRole('button', { name: 'Edit as rows' }).click()
+    await dialog.getByText('This filter cannot be shown as rows').waitFor()
+    await expectAccessible(page, 'filter as JSON')
+    await dialog.getByRole('button', { name: 'Save the grant' }).click()
+    await said(page, 'status', /The grant was saved/)
+    expect((await grants())[1]!.item_filter).toEqual(nested)
     expect(await unexpected(ui)).toEqual([])
   })
 
