@@ -181,7 +181,7 @@ describe.skipIf(browserMissing)('admin UI: users, roles, grants, API keys, the a
     const dialog = page.getByRole('dialog')
     await expectAccessible(page, 'new user dialog')
     await dialog.getByLabel('Email').fill(reader.email)
-    await dialog.getByLabel('Name').fill(reader.name)
+    await dialog.getByLabel('Name', { exact: true }).fill(reader.name)
     await dialog.getByLabel('Password').fill('short')
     await dialog.getByLabel('Role').selectOption('note-reader')
     await dialog.getByRole('button', { name: 'Create the user' }).click()
@@ -433,6 +433,7 @@ describe.skipIf(browserMissing)('admin UI: users, roles, grants, API keys, the a
     expect((await server.request('GET', '/api/v1/collections/notes/records', { token: raw })).status).toBe(200)
     // The list shows it; the raw value is nowhere on the page, now or after a reload.
     await page.getByRole('cell', { name: 'notes export', exact: true }).waitFor()
+    await page.getByRole('cell', { name: 'you', exact: true }).waitFor()
     expect(await page.content()).not.toContain(raw)
     await page.reload()
     await page.getByRole('cell', { name: 'notes export', exact: true }).waitFor()

@@ -17,6 +17,7 @@ import { Button, Field, ProblemNote, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import type { ScreenProps } from '../screen-props.js'
+import { useSession } from '../session.js'
 import './access.css'
 
 const day = 24 * 60 * 60
@@ -28,6 +29,10 @@ export function Keys(_props: ScreenProps) {
   const [created, setCreated] = useState<CreatedApiKey | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
+  const session = useSession()
+  const now = Math.floor(Date.now() / 1000)
+  const madeBy = (key: ApiKey) =>
+    key.user_id === null ? 'nobody (service key)' : key.user_id === session.session.user.id ? 'you' : key.user_id
   return (
     <Page
       title="API keys"
@@ -52,6 +57,7 @@ export function Keys(_props: ScreenProps) {
                 <tr>
                   <th scope="col">Label</th>
                   <th scope="col">Capabilities</th>
+                  <th scope="col">Made by</th>
                   <th scope="col">Created</th>
                   <th scope="col">Expires</th>
                   <th scope="col">Last used</th>
@@ -61,7 +67,12 @@ export function Keys(_props: ScreenProps) {
               <tbody>
                 {keys.value.map((key) => (
                   <tr key={key.id}>
-                    <td>{key.label}</td>
+                    <td>
+                      {key.label}{' '}
+                      {key.expires_at !== null && key.expires_at <= now ? (
+                        <span class="badge access-badge-danger">expired</span>
+                      ) : null}
+                    </td>
                     <td>
                       <ul class="access-capabilities">
                         {key.capabilities.map((c) => (
@@ -71,6 +82,7 @@ export function Keys(_props: ScreenProps) {
                         ))}
                       </ul>
                     </td>
+                    <td>{madeBy(key)}</td>
                     <td>
                       <Time seconds={key.created_at} />
                     </td>
@@ -96,6 +108,7 @@ export function Keys(_props: ScreenProps) {
       ) : null}
       {creating ? (
         <CreateKey
+          superAdmin={session.session.user.role === 'super_admin'}
           onClose={() => setCreating(false)}
           onCreated={async (key) => {
             setCreating(false)
@@ -165,13 +178,14 @@ function ShowOnce(props: { created: CreatedApiKey; onClose: () => void }) {
   )
 }
 
-function CreateKey(props: { onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
+function CreateKey(props: { superAdmin: boolean; onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
   const [label, setLabel] = useState('')
   const [capabilities, setCapabilities] = useState<string[]>([])
   const [resource, setResource] = useState('collections/*')
   const [action, setAction] = useState('read')
   const [expiry, setExpiry] = useState('30')
   const [date, setDate] = useState('')
+  const [service, setService] = useState(false)
   const [problem, setProblem] = useState<Problem | null>(null)
   const [busy, setBusy] = useState(false)
   const collections = useAsync<CollectionInfo[]>(listCollections, [])
@@ -207,7 +221,14 @@ function CreateKey(props: { onClose: () => void; onCreated: (key: CreatedApiKey)
           } else if (expiry !== 'never') expiresAt = Math.floor(Date.now() / 1000) + Number(expiry) * day
           setBusy(true)
           try {
-            props.onCreated(await client.auth.apiKeys.create({ label: label.trim(), capabilities, expiresAt }))
+            props.onCreated(
+              await client.auth.apiKeys.create({
+                label: label.trim(),
+                capabilities,
+                expiresAt,
+                ...(service ? { service: true } : {}),
+              }),
+            )
           } catch (err) {
             setProblem(refusalOf(err))
             setBusy(false)
@@ -301,6 +322,22 @@ function CreateKey(props: { onClose: () => void; onCreated: (key: CreatedApiKey)
             </select>
           )}
         </Field>
+        {props.superAdmin ? (
+          <div class="access-check">
+            <input
+              id={`${id}-service`}
+              type="checkbox"
+              checked={service}
+              aria-describedby={`${id}-service-hint`}
+              onChange={(e) => setService((e.currentTarget as HTMLInputElement).checked)}
+            />
+            <label for={`${id}-service`}>Service key</label>
+            <p class="hint" id={`${id}-service-hint`}>
+              Bound to nobody: it acts with exactly its capabilities, and keeps working whatever happens to your
+              account.
+            </p>
+          </div>
+        ) : null}
         {expiry === 'date' ? <TextField label="Expiry day" type="date" value={date} onValue={setDate} /> : null}
         <div class="access-dialog-actions">
           <Button onClick={props.onClose}>Cancel</Button>

@@ -73,6 +73,13 @@ export function Role(props: ScreenProps) {
           <section class="card" aria-labelledby="role-about">
             <h2 id="role-about">About</h2>
             <p>{value.role.description || 'No description.'}</p>
+            {value.role.name === 'public' ? (
+              <p>
+                Everyone who is not signed in acts as this role: its grants open data to the whole internet. Give it{' '}
+                <code>system/users</code> create to open sign-up.
+              </p>
+            ) : null}
+
             <p>
               {value.role.builtIn ? <span class="badge">built-in</span> : null}{' '}
               {value.role.adminAccess ? <span class="badge">admin access</span> : null}

@@ -231,6 +231,7 @@ function UserLine(props: {
 
 function CreateUser(props: { roles: RoleRow[] | null; onClose: () => void; onCreated: (user: UserRow) => void }) {
   const [email, setEmail] = useState('')
+  const [username, setUsername] = useState('')
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
   const firstRole = props.roles?.find((r) => r.name === 'viewer')?.name ?? props.roles?.[0]?.name ?? ''
@@ -248,7 +249,7 @@ function CreateUser(props: { roles: RoleRow[] | null; onClose: () => void; onCre
           setProblem(null)
           try {
             const created = await client.transport.request<{ data: UserRow }>('POST', '/api/v1/users', {
-              body: { email: email.trim() || undefined, name, password, role },
+              body: { email: email.trim() || undefined, username: username.trim() || undefined, name, password, role },
             })
             props.onCreated(created.data)
           } catch (err) {
@@ -265,6 +266,14 @@ function CreateUser(props: { roles: RoleRow[] | null; onClose: () => void; onCre
           value={email}
           onValue={setEmail}
           error={fieldError(problem, 'email')}
+        />
+        <TextField
+          label="Username (optional)"
+          hint="3 to 32 letters, digits, dots, dashes or underscores; for username sign-in."
+          autoComplete="off"
+          value={username}
+          onValue={setUsername}
+          error={fieldError(problem, 'username')}
         />
         <TextField label="Name" value={name} onValue={setName} error={fieldError(problem, 'name')} />
         <TextField
