@@ -25,6 +25,10 @@ import './access.css'
 
 const systemColumns = ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by']
 
+/** A stored filter the server could not parse comes back as `{ "_invalid": "<reason>" }`. */
+const unreadable = (filter: unknown) =>
+  typeof filter === 'object' && filter !== null && '_invalid' in filter && Object.keys(filter).length === 1
+
 const grantsPath = (id: string) => `/api/v1/roles/${encodeURIComponent(id)}/grants`
 
 /** The collection a resource names (`collections/posts`), if it names exactly one. */
@@ -127,7 +131,15 @@ export function Role(props: ScreenProps) {
                               {g.item_filter === undefined || g.item_filter === null ? (
                                 'every row'
                               ) : (
-                                <code class="access-filter-code">{JSON.stringify(g.item_filter)}</code>
+                                <>
+                                  <code class="access-filter-code">{JSON.stringify(g.item_filter)}</code>
+                                  {unreadable(g.item_filter) ? (
+                                    <span class="access-sub access-warning">
+                                      This stored filter cannot be read, so the grant reaches no row. Edit it and write
+                                      a valid filter.
+                                    </span>
+                                  ) : null}
+                                </>
                               )}
                             </td>
                             <td>{g.fields && g.fields.length > 0 ? g.fields.join(', ') : 'all'}</td>

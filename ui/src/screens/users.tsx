@@ -216,14 +216,18 @@ function UserLine(props: {
         <Time seconds={user.lastSignInAt} none="never" />
       </td>
       <td>
-        <div class="access-actions">
-          <Button aria-label={`${user.banned ? 'Unban' : 'Ban'} ${label}`} onClick={() => void props.onBan()}>
-            {user.banned ? 'Unban' : 'Ban'}
-          </Button>
-          <Button variant="danger" aria-label={`Delete ${label}`} onClick={props.onDelete}>
-            Delete
-          </Button>
-        </div>
+        {props.self ? (
+          <span class="access-sub">Your own account cannot be banned or deleted here.</span>
+        ) : (
+          <div class="access-actions">
+            <Button aria-label={`${user.banned ? 'Unban' : 'Ban'} ${label}`} onClick={() => void props.onBan()}>
+              {user.banned ? 'Unban' : 'Ban'}
+            </Button>
+            <Button variant="danger" aria-label={`Delete ${label}`} onClick={props.onDelete}>
+              Delete
+            </Button>
+          </div>
+        )}
       </td>
     </tr>
   )
