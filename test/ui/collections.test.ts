@@ -87,6 +87,8 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     await dialog.getByLabel('Name', { exact: true }).fill('posts')
     await dialog.getByLabel('Storage type').selectOption('kv')
     await dialog.getByLabel('Access preset').selectOption('private')
+    // Every one of the 21 field types is offered.
+    expect(await dialog.getByLabel('Type', { exact: true }).locator('option').count()).toBe(21)
 
     await addDraftField(page, 'title', 'text', async () => {
       await dialog.getByLabel('Required').check()
@@ -225,6 +227,26 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     expect(await dialog.getByLabel('Field name').getAttribute('aria-invalid')).toBe('true')
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     expect((await stored('posts')).schemaVersion).toBe(before)
+    // Removing an enum value records hold: refused until the removed value is mapped (enumChanges).
+    await page.getByRole('button', { name: 'Edit field status' }).click()
+    await dialog.getByLabel('Values').fill('published\narchived')
+    await dialog.getByRole('button', { name: 'Review change' }).click()
+    await expect.poll(() => dialog.locator('.problem').textContent()).toContain('draft')
+    await dialog.getByLabel('Records holding “draft” become').selectOption('published')
+    // Its default value was the removed one: the server refuses it, naming the field; a kept value is accepted.
+    await dialog.getByRole('button', { name: 'Review change' }).click()
+    await expect.poll(() => dialog.locator('.problem').textContent()).toMatch(/defaultValue/)
+    await dialog.getByLabel('Default value (optional)').fill('published')
+    await dialog.getByRole('button', { name: 'Review change' }).click()
+    await expect.poll(() => dialog.getByRole('status').textContent()).toContain('1 record rewritten')
+    await dialog.getByRole('button', { name: 'Apply change' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const rewritten = await server.request('GET', `/api/v1/collections/posts/records/${record.body.id}`, {
+      token: owner.token,
+    })
+    expect(rewritten.body.data.status).toBe('published')
+    expect(field((await stored('posts')).fields, 'status')).toMatchObject({ enumValues: ['published', 'archived'] })
+
     // The duplicate name's 400 is the one refusal the browser logs; nothing else.
     expect((await ui.problems()).filter((p) => !/status of (401|400)/.test(p))).toEqual([])
   })

@@ -199,35 +199,40 @@ function NewCollection(props: { collections: readonly CollectionDef[]; onClose: 
         </label>
         <h3>Fields</h3>
         {fields.length === 0 ? <p class="empty">No fields yet; add them below (or later, in the schema).</p> : null}
-        <ul class="draft-fields">
-          {fields.map((f, i) => (
-            <li key={`${f.name}-${i}`} class={concerns(problem, f.name) ? 'draft-field field-invalid' : 'draft-field'}>
-              <span>
-                <code>{f.name}</code> <span class="badge">{typeInfo(f.type).label}</span>
-                {f.required ? ' required' : ''}
-              </span>
-              {concerns(problem, f.name) ? <span class="field-error">{problem!.message}</span> : null}
-              <span class="draft-actions">
-                <Button
-                  aria-label={`Edit field ${f.name}`}
-                  onClick={() => {
-                    setEditing(i)
-                    setDraft(f)
-                    setDraftKey((k) => k + 1)
-                  }}
-                >
-                  Edit
-                </Button>
-                <Button
-                  aria-label={`Remove field ${f.name}`}
-                  onClick={() => setFields(fields.filter((_, j) => j !== i))}
-                >
-                  Remove
-                </Button>
-              </span>
-            </li>
-          ))}
-        </ul>
+        {fields.length === 0 ? null : (
+          <ul class="draft-fields">
+            {fields.map((f, i) => (
+              <li
+                key={`${f.name}-${i}`}
+                class={concerns(problem, f.name) ? 'draft-field field-invalid' : 'draft-field'}
+              >
+                <span>
+                  <code>{f.name}</code> <span class="badge">{typeInfo(f.type).label}</span>
+                  {f.required ? ' required' : ''}
+                </span>
+                {concerns(problem, f.name) ? <span class="field-error">{problem!.message}</span> : null}
+                <span class="draft-actions">
+                  <Button
+                    aria-label={`Edit field ${f.name}`}
+                    onClick={() => {
+                      setEditing(i)
+                      setDraft(f)
+                      setDraftKey((k) => k + 1)
+                    }}
+                  >
+                    Edit
+                  </Button>
+                  <Button
+                    aria-label={`Remove field ${f.name}`}
+                    onClick={() => setFields(fields.filter((_, j) => j !== i))}
+                  >
+                    Remove
+                  </Button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
         <fieldset class="card field-draft">
           <legend>{editing === null ? 'Add a field' : `Edit field ${fields[editing]?.name ?? ''}`}</legend>
           <FieldEditor
