@@ -286,6 +286,37 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     expect((await ui.problems()).filter((p) => !/status of (401|400)/.test(p))).toEqual([])
   })
 
+  it('a remote collection is made in a registered database binding chosen from the list', {
+    timeout: 180_000,
+  }, async () => {
+    const binding = await server.request('POST', '/api/v1/databases', {
+      token: owner.token,
+      body: { name: 'archive-db', kind: 'sqlite' },
+    })
+    expect(binding.status, binding.text).toBe(201)
+    const { page } = ui
+    await page.getByRole('button', { name: 'New collection' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name', { exact: true }).fill('archive')
+    await dialog.getByLabel('Storage type').selectOption('remote')
+    await dialog.getByLabel('Database binding').selectOption({ label: 'archive-db (sqlite)' })
+    await addDraftField(page, 'note', 'text')
+    await dialog.getByRole('button', { name: 'Create collection' }).click()
+    await page.getByRole('heading', { name: 'Schema: archive' }).waitFor()
+    const archive = await stored('archive')
+    expect(archive.storageType).toBe('remote')
+    expect((archive as unknown as { databaseId: string }).databaseId).toBe(binding.body.data.id)
+    // A name the server refuses is shown at the name input.
+    await page.getByRole('link', { name: 'All collections' }).click()
+    await page.getByRole('button', { name: 'New collection' }).click()
+    await dialog.getByLabel('Name', { exact: true }).fill('users')
+    await dialog.getByRole('button', { name: 'Create collection' }).click()
+    await expect.poll(() => dialog.getByRole('alert').first().textContent()).toMatch(/\w/)
+    expect(await dialog.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await ui.problems()).filter((p) => !/status of (401|400)/.test(p))).toEqual([])
+  })
+
   it('at 320 px in the dark the schema editor is accessible and nothing overflows the page', {
     timeout: 180_000,
   }, async () => {

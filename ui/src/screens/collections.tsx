@@ -93,6 +93,13 @@ export const presetOptions = [
   { value: 'public', label: 'public: anyone may read, signed in or not' },
 ]
 
+/** A refusal of the collection's name (the envelope may name no field for it). */
+function nameRefused(problem: Problem | null): boolean {
+  if (!problem) return false
+  if (problem.field) return problem.field === 'name'
+  return ['invalid_name', 'reserved_name', 'already_exists'].includes(problem.code)
+}
+
 interface Binding {
   id: string
   name: string
@@ -168,7 +175,7 @@ function NewCollection(props: { collections: readonly CollectionDef[]; onClose: 
           hint="A lower-case letter, then letters, digits or _ (up to 50)."
           value={name}
           onValue={setName}
-          error={problem?.field === 'name' ? problem.message : undefined}
+          error={nameRefused(problem) ? problem!.message : undefined}
           required
         />
         <SelectField label="Storage type" value={storageType} onValue={setStorageType} options={storageOptions} />
