@@ -186,6 +186,14 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
       defaultValue: 'draft',
     })
 
+    // A type change within its group: the editor offers only the number types for a decimal field.
+    await page.getByRole('button', { name: 'Edit field price' }).click()
+    const types = dialog.getByLabel('Type', { exact: true })
+    expect(await types.locator('option').allTextContents()).toEqual(['Integer', 'Decimal', 'Number'])
+    await types.selectOption('number')
+    await reviewAndApply(page)
+    expect(field((await stored('posts')).fields, 'price')).toMatchObject({ type: 'number' })
+
     await page.getByRole('button', { name: 'Add index' }).click()
     await dialog.getByLabel('Fields, in order').fill('status, -views')
     await reviewAndApply(page)
@@ -300,7 +308,11 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     await dialog.getByLabel('Name', { exact: true }).fill('archive')
     await dialog.getByLabel('Storage type').selectOption('remote')
     await dialog.getByLabel('Database binding').selectOption({ label: 'archive-db (sqlite)' })
-    await addDraftField(page, 'note', 'text')
+    // Enter in the field being drafted adds it (it does not create the collection yet).
+    await dialog.getByLabel('Field name').fill('note')
+    await dialog.getByLabel('Field name').press('Enter')
+    await dialog.getByRole('button', { name: 'Edit field note' }).waitFor()
+    expect(await dialog.isVisible()).toBe(true)
     await dialog.getByRole('button', { name: 'Create collection' }).click()
     await page.getByRole('heading', { name: 'Schema: archive' }).waitFor()
     const archive = await stored('archive')

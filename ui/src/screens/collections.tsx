@@ -147,6 +147,8 @@ function NewCollection(props: { collections: readonly CollectionDef[]; onClose: 
 
   const create = async (e: Event) => {
     e.preventDefault()
+    // Enter inside the field being drafted adds that field; it does not create the collection yet.
+    if (document.activeElement?.closest('.field-draft')) return keepDraft()
     setBusy(true)
     setProblem(null)
     try {
