@@ -88,6 +88,11 @@ export function EnumValuesEditor(
           />
         )}
       </Field>
+      {typeof props.value.defaultValue === 'string' && !values.includes(props.value.defaultValue) ? (
+        <p class="field-error">
+          The default value “{props.value.defaultValue}” is not one of the values: change it below.
+        </p>
+      ) : null}
       {removed.length > 0 ? (
         <fieldset class="enum-map">
           <legend>Removed values</legend>
