@@ -94,3 +94,16 @@ export function Loaded<T>(props: {
 export function Json(props: { value: unknown }) {
   return <pre class="system-json">{JSON.stringify(props.value, null, 2)}</pre>
 }
+
+/**
+ * A table's scrolling frame (narrow screens scroll the table inside it): a named region that takes focus, so
+ * a keyboard can scroll it too.
+ */
+export function TableWrap(props: { label: string; children: ComponentChildren }) {
+  return (
+    // tabIndex 0: a scrollable region must be reachable by keyboard (axe: scrollable-region-focusable)
+    <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
+      {props.children}
+    </div>
+  )
+}

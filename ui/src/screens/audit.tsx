@@ -3,7 +3,7 @@ import { client } from '../api.js'
 import { Button, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
-import { Json, Loaded, Pager, Time, type PagedList, type Schemas } from '../components/system-list.js'
+import { Json, Loaded, Pager, Time, type PagedList, type Schemas, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -61,7 +61,7 @@ export function Audit(_props: ScreenProps) {
             <p class="empty">{action ? `No entries for ${action}.` : 'No entries yet.'}</p>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableWrap label="Audit entries">
                 <table class="data">
                   <thead>
                     <tr>
@@ -109,7 +109,7 @@ export function Audit(_props: ScreenProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <Pager {...result} onPage={setPage} label="Pages of the audit log" />
             </>
           )

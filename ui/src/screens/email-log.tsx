@@ -4,7 +4,7 @@ import { Button, Field, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { Link } from '../router.js'
-import { Loaded, Pager, Time, type PagedList, type Schemas } from '../components/system-list.js'
+import { Loaded, Pager, Time, type PagedList, type Schemas, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -79,7 +79,7 @@ export function EmailLog(_props: ScreenProps) {
             <p class="empty">{filtered ? 'No messages match.' : 'No email sent yet.'}</p>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableWrap label="Messages">
                 <table class="data">
                   <thead>
                     <tr>
@@ -120,7 +120,7 @@ export function EmailLog(_props: ScreenProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <Pager {...result} onPage={setPage} label="Pages of the email log" />
             </>
           )

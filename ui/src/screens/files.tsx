@@ -1,12 +1,12 @@
 import type { DownloadLink, PlinthFile } from '@plinth/client'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
 import { Dialog } from '../components/dialog.js'
 import { Button, Field, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { ConfirmDialog } from '../components/system-confirm.js'
-import { formatBytes, Loaded, Pager, Time } from '../components/system-list.js'
+import { formatBytes, Loaded, Pager, Time, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -32,7 +32,7 @@ export function Files(_props: ScreenProps) {
             <p class="empty">No files yet. Upload one above.</p>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableWrap label="Files">
                 <table class="data">
                   <caption class="system-visually-hidden">Files, newest first</caption>
                   <thead>
@@ -79,7 +79,7 @@ export function Files(_props: ScreenProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <Pager {...result} onPage={setPage} label="Pages of files" />
             </>
           )
@@ -132,11 +132,8 @@ function Upload(props: { onUploaded: () => void }) {
       setDone(`Uploaded ${uploaded.filename}.`)
       setFile(null)
       setInputKey((k) => k + 1)
+      // The list shows the new row; while its sizes are being made, its preview cell reloads the list.
       props.onUploaded()
-      if (uploaded.variantStatus === 'pending') {
-        await client.files.waitForVariants(uploaded.id, { intervalMs: 500 }).catch(() => undefined)
-        props.onUploaded()
-      }
     } catch (err) {
       setProblem(problemOf(err))
     } finally {
@@ -160,7 +157,7 @@ function Upload(props: { onUploaded: () => void }) {
             />
           )}
         </Field>
-        <Field label="Visibility" hint="Private: only you and administrators see it">
+        <Field label="Visibility" hint="Public: all who may read files. Private: you and administrators.">
           {(id, describedBy) => (
             <select
               id={id}
@@ -168,7 +165,7 @@ function Upload(props: { onUploaded: () => void }) {
               value={visibility}
               onChange={(e) => setVisibility((e.currentTarget as HTMLSelectElement).value as 'public' | 'private')}
             >
-              <option value="public">Public (everyone in the project who may read files)</option>
+              <option value="public">Public</option>
               <option value="private">Private</option>
             </select>
           )}
@@ -209,11 +206,14 @@ function Thumb(props: { file: PlinthFile; onReady: () => void }) {
       live = false
     }
   }, [file.id, file.updatedAt, ready])
+  // While the server makes the sizes, the list is read again each second (for a minute at most).
+  const polls = useRef(0)
   useEffect(() => {
-    if (!isImage(file) || file.variantStatus !== 'pending') return
-    const timer = setTimeout(props.onReady, 1500)
+    if (!isImage(file) || file.variantStatus !== 'pending' || polls.current >= 60) return
+    polls.current++
+    const timer = setTimeout(props.onReady, 1000)
     return () => clearTimeout(timer)
-  }, [file.id, file.variantStatus])
+  }, [file])
   if (url) return <img class="files-thumb" src={url} alt={`Preview of ${file.filename}`} loading="lazy" />
   if (isImage(file) && file.variantStatus === 'pending') return <span class="files-thumb-none">Making preview</span>
   return <span class="files-thumb-none">No preview</span>
@@ -269,7 +269,7 @@ function FileDetails(props: { id: string; onClose: () => void }) {
                   <dd>{file.variantStatus}</dd>
                 </dl>
                 <h3>Sizes</h3>
-                <div class="table-wrap">
+                <TableWrap label="Sizes of the file">
                   <table class="data">
                     <thead>
                       <tr>
@@ -305,7 +305,7 @@ function FileDetails(props: { id: string; onClose: () => void }) {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableWrap>
               </>
             )
           }}

@@ -3,16 +3,18 @@ import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { Link } from '../router.js'
 import { useSession } from '../session.js'
-import { Loaded, Time, type PagedList, type Schemas } from '../components/system-list.js'
+import { Loaded, Time, type PagedList, type Schemas, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
 /** How many of something there are: the list endpoint's total, or its length when it is not paged. */
-async function count(path: string): Promise<number> {
-  const reply = await client.transport.request<{ data: unknown[]; total?: number }>('GET', path, {
+async function count(path: string): Promise<{ n: number; active?: number }> {
+  const reply = await client.transport.request<{ data: { status?: unknown }[]; total?: number }>('GET', path, {
     query: path.endsWith('/files') || path.endsWith('/users') ? { limit: 1 } : undefined,
   })
-  return typeof reply.total === 'number' ? reply.total : reply.data.length
+  if (typeof reply.total === 'number') return { n: reply.total }
+  const active = reply.data.filter((item) => item.status === 'active').length
+  return path.endsWith('/flows') ? { n: reply.data.length, active } : { n: reply.data.length }
 }
 
 const stats = [
@@ -61,7 +63,12 @@ function Stat(props: { label: string; path: string; to: string; noun: string }) 
     <li class="system-stat">
       <h2>{props.label}</h2>
       <Loaded value={value.value} problem={value.problem} loading={value.loading}>
-        {(n) => <p class="system-count">{n}</p>}
+        {(c) => (
+          <>
+            <p class="system-count">{c.n}</p>
+            {c.active === undefined ? null : <p class="system-muted">{c.active} active</p>}
+          </>
+        )}
       </Loaded>
       <p>
         <Link to={props.to}>Open {props.noun}</Link>
@@ -87,7 +94,7 @@ function RecentActivity() {
             <p class="empty">Nothing recorded yet.</p>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableWrap label="Recent activity entries">
                 <table class="data">
                   <thead>
                     <tr>
@@ -111,7 +118,7 @@ function RecentActivity() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <p>
                 <Link to="/audit">The whole audit log</Link>
               </p>

@@ -107,7 +107,7 @@ export function Notifications(_props: ScreenProps) {
                         {n.read ? null : (
                           <Button
                             onClick={() => void act('POST', `${base}/${encodeURIComponent(n.id)}/read`)}
-                            aria-label={`Mark "${n.title}" read`}
+                            aria-label={`Mark read: ${n.title}`}
                           >
                             Mark read
                           </Button>
@@ -115,7 +115,7 @@ export function Notifications(_props: ScreenProps) {
                         <Button
                           variant="danger"
                           onClick={() => void act('DELETE', `${base}/${encodeURIComponent(n.id)}`)}
-                          aria-label={`Remove "${n.title}"`}
+                          aria-label={`Remove: ${n.title}`}
                         >
                           Remove
                         </Button>

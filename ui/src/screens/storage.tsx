@@ -4,7 +4,7 @@ import { Button, Field, ProblemNote, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { ConfirmDialog } from '../components/system-confirm.js'
-import { Loaded, Time, type Schemas } from '../components/system-list.js'
+import { Loaded, Time, type Schemas, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -45,7 +45,7 @@ export function Storage(_props: ScreenProps) {
           connections.length === 0 ? (
             <p class="empty">No storage connections yet.</p>
           ) : (
-            <div class="table-wrap">
+            <TableWrap label="Connections">
               <table class="data">
                 <thead>
                   <tr>
@@ -102,7 +102,7 @@ export function Storage(_props: ScreenProps) {
                   })}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )
         }
       </Loaded>

@@ -3,7 +3,7 @@ import { client } from '../api.js'
 import { Button, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
-import { Loaded, Pager, Time } from '../components/system-list.js'
+import { Loaded, Pager, Time, TableWrap } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -71,7 +71,7 @@ export function ToolInvocations(_props: ScreenProps) {
             <p class="empty">{filtered ? 'No calls match.' : 'No tool calls yet.'}</p>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableWrap label="Tool calls">
                 <table class="data">
                   <thead>
                     <tr>
@@ -100,7 +100,7 @@ export function ToolInvocations(_props: ScreenProps) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <Pager {...result} onPage={setPage} label="Pages of tool calls" />
             </>
           )
