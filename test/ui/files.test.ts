@@ -67,6 +67,15 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
         if (bar && window.__progress.at(-1) !== bar.value) window.__progress.push(bar.value)
       }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['value'] })
     `)
+    // Uploads slowed to 1 MB/s (Chromium's network emulation), so the bar moves through values on the way.
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Network.enable')
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 1024 * 1024,
+    })
     const image = await png(1200, 900)
     await page
       .getByLabel('File', { exact: true })
@@ -79,6 +88,14 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
     const seen = (await page.evaluate('window.__progress')) as number[]
     expect(seen.at(-1)).toBe(100)
     expect(seen).toEqual([...seen].sort((a, b) => a - b))
+    expect(seen.filter((v) => v > 0 && v < 100).length, JSON.stringify(seen)).toBeGreaterThan(1)
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    })
+    await cdp.detach()
 
     // Stored as sent, complete, public; the server makes its sizes.
     const stored = await fileNamed('photo.png')
@@ -134,6 +151,33 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
     // The public one the viewer sees.
     const photo = await fileNamed('photo.png')
     expect((await api('GET', `/api/v1/files/${photo.id}`, viewer.token)).status).toBe(200)
+  })
+
+  it('an upload can be cancelled on the way: nothing is listed', async () => {
+    const { page } = ui
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Network.enable')
+    const throttle = (uploadThroughput: number) =>
+      cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput,
+      })
+    await throttle(256 * 1024)
+    await page
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'slow.png', mimeType: 'image/png', buffer: await png(1000, 1000) })
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    const bar = page.getByRole('progressbar', { name: 'Upload progress' })
+    await expect.poll(async () => Number(await bar.getAttribute('value'))).toBeGreaterThan(0)
+    await page.getByRole('button', { name: 'Cancel upload' }).click()
+    await page.getByRole('status').filter({ hasText: 'Upload cancelled.' }).waitFor()
+    await throttle(-1)
+    await cdp.detach()
+    expect(await bar.count()).toBe(0)
+    expect(await fileNamed('slow.png')).toBeUndefined()
+    expect(await page.getByRole('row').filter({ hasText: 'slow.png' }).count()).toBe(0)
   })
 
   it('delete asks first; cancel keeps the file, confirm removes it', async () => {

@@ -115,6 +115,7 @@ function Upload(props: { onUploaded: () => void }) {
   const [done, setDone] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [inputKey, setInputKey] = useState(0)
+  const [abort, setAbort] = useState<AbortController | null>(null)
 
   async function submit(event: Event) {
     event.preventDefault()
@@ -123,8 +124,11 @@ function Upload(props: { onUploaded: () => void }) {
     setProblem(null)
     setDone(null)
     setProgress({ loaded: 0, total: file.size })
+    const controller = new AbortController()
+    setAbort(controller)
     try {
       const uploaded = await client.files.upload(file, {
+        signal: controller.signal,
         visibility,
         contentType: file.type || 'application/octet-stream',
         onProgress: (p) => setProgress(p),
@@ -135,8 +139,13 @@ function Upload(props: { onUploaded: () => void }) {
       // The list shows the new row; while its sizes are being made, its preview cell reloads the list.
       props.onUploaded()
     } catch (err) {
-      setProblem(problemOf(err))
+      if (controller.signal.aborted) {
+        setProgress(null)
+        setDone('Upload cancelled.')
+        props.onUploaded()
+      } else setProblem(problemOf(err))
     } finally {
+      setAbort(null)
       setBusy(false)
     }
   }
@@ -173,6 +182,7 @@ function Upload(props: { onUploaded: () => void }) {
         <Button type="submit" variant="primary" disabled={!file || busy}>
           Upload
         </Button>
+        {abort ? <Button onClick={() => abort.abort()}>Cancel upload</Button> : null}
       </div>
       {progress ? (
         <div class="files-progress">
