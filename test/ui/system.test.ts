@@ -197,7 +197,8 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     await rows.getByText('Show').click()
     await rows.getByText('automate.archival_days').waitFor()
     await rows.getByText('auth.usernameEnabled').waitFor()
-    await page.getByRole('cell', { name: owner.id }).first().waitFor()
+    // Who did it, by name (the users list gives it).
+    await rows.getByRole('cell', { name: 'user Owner', exact: true }).waitFor()
     // No secret of the connection in the log either.
     await page.getByRole('button', { name: 'Show all' }).click()
     await page.getByRole('cell', { name: 'storage_connection.created', exact: true }).waitFor()

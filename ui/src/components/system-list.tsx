@@ -1,7 +1,9 @@
 import type { ApiSchemas } from '@plinth/client'
 import type { ComponentChildren } from 'preact'
-import type { Problem } from '../api.js'
+import { useMemo } from 'preact/hooks'
+import { client, type Problem } from '../api.js'
 import { Button, ProblemNote } from './form.js'
+import { useAsync } from './use-async.js'
 
 export type Schemas = ApiSchemas
 
@@ -105,5 +107,45 @@ export function TableWrap(props: { label: string; children: ComponentChildren })
     <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
       {props.children}
     </div>
+  )
+}
+
+/**
+ * The project's people by id (name, else email or username), to show who an id is; empty when the role
+ * may not list users (ids are shown as they are then). The first 100 users: a larger project shows ids
+ * past them.
+ */
+export function useUserNames(enabled = true): Record<string, string> {
+  const users = useAsync(
+    async () =>
+      enabled
+        ? (
+            await client.transport.request<{ data: Schemas['User'][] }>('GET', '/api/v1/users', {
+              query: { limit: 100 },
+            })
+          ).data
+        : [],
+    [enabled],
+  )
+  return useMemo(
+    () => Object.fromEntries((users.value ?? []).map((u) => [u.id, u.name || u.email || u.username || u.id])),
+    [users.value],
+  )
+}
+
+/** Who did something: `user Ada Lovelace` (the id kept in the title), or the kind and id as the log gives. */
+export function Actor(props: { type: string; id: string | null; names: Record<string, string> }) {
+  const name = props.id && props.type === 'user' ? props.names[props.id] : undefined
+  if (name)
+    return (
+      <span title={props.id ?? undefined}>
+        {props.type} <strong>{name}</strong>
+      </span>
+    )
+  return (
+    <span>
+      {props.type}
+      {props.id ? <span class="system-mono"> {props.id}</span> : null}
+    </span>
   )
 }

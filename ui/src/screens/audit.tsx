@@ -3,7 +3,17 @@ import { client } from '../api.js'
 import { Button, TextField } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
-import { Json, Loaded, Pager, Time, type PagedList, type Schemas, TableWrap } from '../components/system-list.js'
+import {
+  Actor,
+  useUserNames,
+  Json,
+  Loaded,
+  Pager,
+  Time,
+  type PagedList,
+  type Schemas,
+  TableWrap,
+} from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -14,6 +24,7 @@ const limit = 25
 /** Who did what: the project's audit log, newest first, filtered by action (the filter the API offers). */
 export function Audit(_props: ScreenProps) {
   const [page, setPage] = useState(1)
+  const names = useUserNames()
   const [actionInput, setActionInput] = useState('')
   const [action, setAction] = useState('')
   const log = useAsync(
@@ -81,19 +92,9 @@ export function Audit(_props: ScreenProps) {
                         </td>
                         <td class="system-mono">{entry.action}</td>
                         <td>
-                          {entry.actor.type}
-                          {entry.actor.id ? <span class="system-mono"> {entry.actor.id}</span> : null}
+                          <Actor {...entry.actor} names={names} />
                         </td>
-                        <td>
-                          {entry.target ? (
-                            <>
-                              {entry.target.type}
-                              {entry.target.id ? <span class="system-mono"> {entry.target.id}</span> : null}
-                            </>
-                          ) : (
-                            '—'
-                          )}
-                        </td>
+                        <td>{entry.target ? <Actor {...entry.target} names={names} /> : '—'}</td>
                         <td class="system-mono">{entry.ip ?? '—'}</td>
                         <td>
                           {Object.keys(entry.details).length === 0 ? (

@@ -3,7 +3,15 @@ import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { Link } from '../router.js'
 import { useSession } from '../session.js'
-import { Loaded, Time, type PagedList, type Schemas, TableWrap } from '../components/system-list.js'
+import {
+  Actor,
+  useUserNames,
+  Loaded,
+  Time,
+  type PagedList,
+  type Schemas,
+  TableWrap,
+} from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -78,6 +86,7 @@ function Stat(props: { label: string; path: string; to: string; noun: string }) 
 }
 
 function RecentActivity() {
+  const names = useUserNames(useSession().admin)
   const recent = useAsync(
     () =>
       client.transport.request<PagedList<Schemas['AuditEntry']>>('GET', '/api/v1/audit-log', {
@@ -111,8 +120,7 @@ function RecentActivity() {
                         </td>
                         <td class="system-mono">{entry.action}</td>
                         <td>
-                          {entry.actor.type}
-                          {entry.actor.id ? <span class="system-mono"> {entry.actor.id}</span> : null}
+                          <Actor {...entry.actor} names={names} />
                         </td>
                       </tr>
                     ))}

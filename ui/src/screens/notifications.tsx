@@ -62,7 +62,7 @@ export function Notifications(_props: ScreenProps) {
         </>
       }
     >
-      <div class="inline system-status">
+      <div class="inline system-status notifications-bar">
         <label class="inline">
           <input
             type="checkbox"

@@ -4,7 +4,7 @@ import { client, problemOf, type Problem } from '../api.js'
 import { Button, Field, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
-import { Loaded } from '../components/system-list.js'
+import { formatBytes, Loaded } from '../components/system-list.js'
 import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
@@ -105,7 +105,15 @@ function SettingsForm(props: { saved: SettingsMap; onSaved: () => void }) {
         const set = (v: string | boolean) => setDraft((d) => ({ ...d, [key]: v }))
         return (
           <div key={key} class={changed(key) ? 'settings-changed' : undefined}>
-            <Field label={key} hint={`A ${type}`} error={error}>
+            <Field
+              label={key}
+              hint={
+                type === 'number' && /bytes$/i.test(key) && typeof before === 'number'
+                  ? `A number of bytes (now ${formatBytes(before)})`
+                  : `A ${type}`
+              }
+              error={error}
+            >
               {(id, describedBy) =>
                 type === 'boolean' ? (
                   <input
