@@ -133,7 +133,7 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     expect(await problemsBut(ui, 400)).toEqual([])
   })
 
-  it('storage connections: create (the secret never shown back), test, refusals at the field, delete', async () => {
+  it('storage connections: create (the secret never shown back), test, edit, refusals at the field, delete', async () => {
     const { page } = ui
     await go('Storage connections')
     await page.getByText('No storage connections yet.').waitFor()
@@ -171,6 +171,22 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     await row.getByText(/^Failed \(/).waitFor({ timeout: 30_000 })
     await expectAccessible(page, 'storage connections, one tested')
     expect(await page.content()).not.toContain(secret)
+    // Edit: moving the endpoint to another host needs the secret again (the server names the field).
+    await row.getByRole('button', { name: 'Edit Invoices archive' }).click()
+    const edit = page.getByRole('dialog', { name: 'Edit Invoices archive' })
+    await edit.waitFor()
+    expect(await edit.getByLabel('New secret key').inputValue()).toBe('')
+    await expectAccessible(page, 'edit a connection')
+    await edit.getByLabel('Endpoint').fill('https://other.example.invalid')
+    await edit.getByRole('button', { name: 'Save', exact: true }).click()
+    await edit.locator('.field-invalid').filter({ hasText: 'New secret key' }).waitFor()
+    await edit.getByLabel('New secret key').fill(`${secret}-2`)
+    await edit.getByRole('button', { name: 'Save', exact: true }).click()
+    await edit.waitFor({ state: 'detached' })
+    await row.getByText('https://other.example.invalid', { exact: true }).waitFor()
+    expect(await page.content()).not.toContain(secret)
+    const updated = await server.request('GET', '/api/v1/storage-connections', { token: owner.token })
+    expect(updated.body.data[0]).toMatchObject({ endpoint: 'https://other.example.invalid', label: 'Invoices archive' })
     // Delete asks first.
     await row.getByRole('button', { name: 'Delete Invoices archive' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete this connection?' })
@@ -186,7 +202,12 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
   it('the audit log shows what was just done, with details, and filters by action', async () => {
     const { page } = ui
     await go('Audit log')
-    for (const action of ['settings.updated', 'storage_connection.created', 'storage_connection.deleted'])
+    for (const action of [
+      'settings.updated',
+      'storage_connection.created',
+      'storage_connection.updated',
+      'storage_connection.deleted',
+    ])
       await page.getByRole('cell', { name: action, exact: true }).first().waitFor()
     await expectAccessible(page, 'audit log')
     await page.getByLabel('Action').fill('settings.updated')

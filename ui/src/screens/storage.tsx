@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
 import { Button, Field, ProblemNote, TextField } from '../components/form.js'
+import { Dialog } from '../components/dialog.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { ConfirmDialog } from '../components/system-confirm.js'
@@ -21,6 +22,7 @@ export function Storage(_props: ScreenProps) {
   const list = useAsync(async () => (await client.transport.request<{ data: Connection[] }>('GET', base)).data, [])
   const [tests, setTests] = useState<Record<string, TestOutcome | { problem: Problem } | 'running'>>({})
   const [deleting, setDeleting] = useState<Connection | null>(null)
+  const [editing, setEditing] = useState<Connection | null>(null)
 
   async function test(connection: Connection) {
     setTests((t) => ({ ...t, [connection.id]: 'running' }))
@@ -80,6 +82,9 @@ export function Storage(_props: ScreenProps) {
                             >
                               Test
                             </Button>
+                            <Button onClick={() => setEditing(c)} aria-label={`Edit ${c.label}`}>
+                              Edit
+                            </Button>
                             <Button variant="danger" onClick={() => setDeleting(c)} aria-label={`Delete ${c.label}`}>
                               Delete
                             </Button>
@@ -106,6 +111,22 @@ export function Storage(_props: ScreenProps) {
           )
         }
       </Loaded>
+      {editing ? (
+        <EditConnection
+          connection={editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null)
+            // An earlier test said how the old settings fared: not these.
+            setTests((t) => {
+              const next = { ...t }
+              delete next[editing.id]
+              return next
+            })
+            void list.reload()
+          }}
+        />
+      ) : null}
       {deleting ? (
         <ConfirmDialog
           title="Delete this connection?"
@@ -225,5 +246,106 @@ function CreateConnection(props: { onCreated: () => void }) {
         Create connection
       </Button>
     </form>
+  )
+}
+
+/**
+ * Changes a connection (PUT: only the fields that differ are sent). The secret is never shown: an empty
+ * field keeps the stored one; moving the endpoint to another origin needs a new secret (the server says so).
+ */
+function EditConnection(props: { connection: Connection; onClose: () => void; onSaved: () => void }) {
+  const c = props.connection
+  const initial = {
+    label: c.label,
+    provider: c.provider as string,
+    endpoint: c.endpoint,
+    region: c.region,
+    bucketName: c.bucketName,
+    accessKeyId: c.accessKeyId,
+  }
+  const [form, setForm] = useState(initial)
+  const [secretKey, setSecretKey] = useState('')
+  const [problem, setProblem] = useState<Problem | null>(null)
+  const [busy, setBusy] = useState(false)
+  const set = (key: keyof typeof initial) => (value: string) => setForm((f) => ({ ...f, [key]: value }))
+  const errorOf = (key: string) => (problem?.field === key ? problem.message : undefined)
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    setBusy(true)
+    setProblem(null)
+    const changed = Object.fromEntries(
+      Object.entries(form).filter(([key, value]) => value !== initial[key as keyof typeof initial]),
+    )
+    try {
+      await client.transport.request('PUT', `${base}/${c.id}`, {
+        body: { ...changed, ...(secretKey ? { secretKey } : {}) },
+      })
+      setSecretKey('')
+      props.onSaved()
+    } catch (err) {
+      setSecretKey('')
+      setProblem(problemOf(err))
+      setBusy(false)
+    }
+  }
+
+  return (
+    <Dialog title={`Edit ${c.label}`} onClose={props.onClose}>
+      <form class="system-dialog-body" onSubmit={submit}>
+        <div>
+          <TextField label="Label" value={form.label} onValue={set('label')} required error={errorOf('label')} />
+          <Field label="Provider" error={errorOf('provider')}>
+            {(id) => (
+              <select id={id} value={form.provider} onChange={(e) => set('provider')(e.currentTarget.value)}>
+                <option value="s3">Amazon S3</option>
+                <option value="r2">Cloudflare R2</option>
+                <option value="minio">MinIO</option>
+              </select>
+            )}
+          </Field>
+          <TextField
+            label="Endpoint"
+            type="url"
+            value={form.endpoint}
+            onValue={set('endpoint')}
+            required
+            error={errorOf('endpoint')}
+          />
+          <TextField label="Region" value={form.region} onValue={set('region')} error={errorOf('region')} />
+          <TextField
+            label="Bucket"
+            value={form.bucketName}
+            onValue={set('bucketName')}
+            required
+            error={errorOf('bucketName')}
+          />
+          <TextField
+            label="Access key id"
+            value={form.accessKeyId}
+            onValue={set('accessKeyId')}
+            required
+            autoComplete="off"
+            error={errorOf('accessKeyId')}
+          />
+          <TextField
+            label="New secret key"
+            type="password"
+            hint="Empty: keep the stored one. Needed when the endpoint moves to another host."
+            value={secretKey}
+            onValue={setSecretKey}
+            autoComplete="new-password"
+            error={errorOf('secretKey')}
+          />
+        </div>
+        <ProblemNote problem={problem} />
+        <div class="inline">
+          <Button type="submit" variant="primary" disabled={busy}>
+            Save
+          </Button>
+          <Button onClick={props.onClose}>Cancel</Button>
+        </div>
+      </form>
+    </Dialog>
   )
 }
