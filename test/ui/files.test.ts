@@ -131,6 +131,10 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
     const preview = dialog.getByRole('img', { name: 'Preview of photo.png' })
     await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1024)
     await expectAccessible(page, 'file details')
+    // The sizes can be made again (after a change to files.variants, or a failed attempt).
+    await dialog.getByRole('button', { name: 'Make the sizes again' }).click()
+    await dialog.getByRole('status').filter({ hasText: 'The sizes were made again.' }).waitFor()
+    await dialog.getByRole('link', { name: 'Download medium' }).waitFor()
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
   })

@@ -85,7 +85,7 @@ export function Files(_props: ScreenProps) {
           )
         }
       </Loaded>
-      {open ? <FileDetails id={open} onClose={() => setOpen(null)} /> : null}
+      {open ? <FileDetails id={open} onClose={() => setOpen(null)} onChanged={() => void list.reload()} /> : null}
       {deleting ? (
         <ConfirmDialog
           title="Delete this file?"
@@ -230,7 +230,23 @@ function Thumb(props: { file: PlinthFile; onReady: () => void }) {
 }
 
 /** One file: its metadata, a preview, and every variant with a download link. */
-function FileDetails(props: { id: string; onClose: () => void }) {
+function FileDetails(props: { id: string; onClose: () => void; onChanged: () => void }) {
+  const [regen, setRegen] = useState<{ busy: boolean; message?: string; problem?: Problem }>({ busy: false })
+  async function regenerate() {
+    setRegen({ busy: true })
+    try {
+      const result = await client.files.regenerate(props.id)
+      const message =
+        result.status === 'regenerated'
+          ? 'The sizes were made again.'
+          : `${result.status === 'skipped' ? 'Skipped' : 'Failed'}: ${result.reason ?? 'no reason given'}.`
+      setRegen({ busy: false, message })
+      await detail.reload()
+      props.onChanged()
+    } catch (err) {
+      setRegen({ busy: false, problem: problemOf(err) })
+    }
+  }
   const detail = useAsync(async () => {
     const file = await client.files.get(props.id)
     const names = ['original', ...Object.keys(file.variants)]
@@ -320,7 +336,18 @@ function FileDetails(props: { id: string; onClose: () => void }) {
             )
           }}
         </Loaded>
+        {regen.problem ? <ProblemNote problem={regen.problem} /> : null}
+        {regen.message ? (
+          <p class="system-status" role="status">
+            {regen.message}
+          </p>
+        ) : null}
         <div class="inline">
+          {detail.value && isImage(detail.value.file) ? (
+            <Button disabled={regen.busy} onClick={() => void regenerate()}>
+              Make the sizes again
+            </Button>
+          ) : null}
           <Button onClick={props.onClose}>Close</Button>
         </div>
       </div>
