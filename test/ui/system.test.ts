@@ -22,6 +22,7 @@ let browser: Browser
 let owner: Account
 let viewer: Account
 let ui: UiPage
+let notifyFlow: string
 
 const secret = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCY-a-very-secret-key'
 
@@ -63,10 +64,10 @@ beforeAll(async () => {
   })
   expect(call.status, call.text).toBe(200)
   // One notification in the owner's inbox, from a flow.
-  const flowId = await activeFlow(as(owner.token), 'notify', [
+  notifyFlow = await activeFlow(as(owner.token), 'notify', [
     { key: 'tell', type: 'send_notification', config: { title: 'Backup finished', message: 'All 3 tables saved' } },
   ])
-  const run = await executeToEnd(as(owner.token), as(owner.token), flowId)
+  const run = await executeToEnd(as(owner.token), as(owner.token), notifyFlow)
   expect(run.status, JSON.stringify(run)).toBe('completed')
 })
 afterAll(async () => {
@@ -249,7 +250,7 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     await expectAccessible(page, 'email log')
   })
 
-  it("notifications: the signed-in user's inbox; mark read", async () => {
+  it("notifications: the signed-in user's inbox; mark read; a new one arrives live", async () => {
     const { page } = ui
     await go('Notifications')
     const item = page.getByRole('listitem').filter({ hasText: 'Backup finished' })
@@ -261,6 +262,14 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     const inbox = await server.request('GET', '/api/v1/notifications', { token: owner.token })
     expect(inbox.body.data[0]).toMatchObject({ title: 'Backup finished', read: true })
     expect(inbox.body.unread).toBe(0)
+    // One sent while the page is open arrives through the live channel, without a refresh.
+    const run = await executeToEnd(as(owner.token), as(owner.token), notifyFlow)
+    expect(run.status, JSON.stringify(run)).toBe('completed')
+    await page.getByRole('status').filter({ hasText: '1 unread' }).waitFor({ timeout: 5000 })
+    expect(await item.count()).toBe(2)
+    await page.getByRole('button', { name: 'Mark all read' }).click()
+    await page.getByRole('status').filter({ hasText: '0 unread' }).waitFor()
+    expect((await server.request('GET', '/api/v1/notifications', { token: owner.token })).body.unread).toBe(0)
     expect(await problemsBut(ui, 400)).toEqual([])
   })
 

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
 import { Button, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
@@ -35,6 +35,16 @@ export function Notifications(_props: ScreenProps) {
       }),
     [page, unreadOnly],
   )
+
+  // Live: a notification put in this inbox while the page is open appears at once (the user's SSE channel,
+  // authenticated by the session cookie). Missed ones are in the list anyway.
+  const reload = inbox.reload
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return
+    const stream = new EventSource(`${base}/stream`)
+    stream.addEventListener('notification.create', () => void reload())
+    return () => stream.close()
+  }, [reload])
 
   async function act(method: string, path: string) {
     setProblem(null)
