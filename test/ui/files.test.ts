@@ -42,6 +42,11 @@ beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
   viewer = await createAccount(server, owner.token, { role: 'viewer' })
+  const albums = await server.request('POST', '/api/v1/collections', {
+    token: owner.token,
+    body: { name: 'albums', fields: [{ name: 'cover', type: 'file', required: false }] },
+  })
+  expect(albums.status, albums.text).toBe(201)
 })
 afterAll(async () => {
   await browser?.close()
@@ -145,13 +150,22 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
       .getByLabel('File', { exact: true })
       .setInputFiles({ name: 'private.png', mimeType: 'image/png', buffer: await png(64, 48) })
     await page.getByLabel('Visibility').selectOption('private')
+    await page.getByLabel('Attach to').selectOption('albums')
     await page.getByRole('button', { name: 'Upload', exact: true }).click()
     await page.getByRole('status').filter({ hasText: 'Uploaded private.png.' }).waitFor()
     await page.getByRole('row').filter({ hasText: 'private.png' }).getByText('private', { exact: true }).waitFor()
     const stored = await fileNamed('private.png')
     expect(stored.visibility).toBe('private')
+    expect(stored.collectionName).toBe('albums')
     expect(stored.uploadedBy).toBe(owner.id)
     expect((await api('GET', `/api/v1/files/${stored.id}`, viewer.token)).status).toBe(404)
+    // The list filtered by collection.
+    await page.getByLabel('Attached to').selectOption('albums')
+    await page.getByRole('heading', { name: 'Files attached to albums' }).waitFor()
+    await page.getByRole('row').filter({ hasText: 'photo.png' }).waitFor({ state: 'detached' })
+    await page.getByRole('row').filter({ hasText: 'private.png' }).waitFor()
+    await page.getByLabel('Attached to').selectOption('')
+    await page.getByRole('row').filter({ hasText: 'photo.png' }).waitFor()
     // The public one the viewer sees.
     const photo = await fileNamed('photo.png')
     expect((await api('GET', `/api/v1/files/${photo.id}`, viewer.token)).status).toBe(200)

@@ -18,18 +18,49 @@ const isImage = (file: PlinthFile) => file.mimeType === 'image/jpeg' || file.mim
 /** The project's files: upload (presigned, with progress), previews, details with variants, delete. */
 export function Files(_props: ScreenProps) {
   const [page, setPage] = useState(1)
-  const list = useAsync(() => client.files.list({ page, limit }), [page])
+  const [collection, setCollection] = useState('')
+  const list = useAsync(
+    () => client.files.list({ page, limit, collection: collection || undefined }),
+    [page, collection],
+  )
+  const collections = useCollectionNames()
   const [open, setOpen] = useState<string | null>(null)
   const [deleting, setDeleting] = useState<PlinthFile | null>(null)
 
   return (
     <Page title="Files">
-      <Upload onUploaded={() => void list.reload()} />
-      <h2>All files</h2>
+      <Upload collections={collections} onUploaded={() => void list.reload()} />
+      <h2>
+        {collection ? `Files attached to ${collection === '__system' ? 'no collection' : collection}` : 'All files'}
+      </h2>
+      {collections.length > 0 ? (
+        <div class="system-filters">
+          <Field label="Attached to">
+            {(id) => (
+              <select
+                id={id}
+                value={collection}
+                onChange={(e) => {
+                  setPage(1)
+                  setCollection(e.currentTarget.value)
+                }}
+              >
+                <option value="">Any collection, or none</option>
+                <option value="__system">No collection</option>
+                {collections.map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+      ) : null}
       <Loaded value={list.value} problem={list.problem} loading={list.loading}>
         {(result) =>
           result.data.length === 0 ? (
-            <p class="empty">No files yet. Upload one above.</p>
+            <p class="empty">{collection ? 'No files here.' : 'No files yet. Upload one above.'}</p>
           ) : (
             <>
               <TableWrap label="Files">
@@ -106,9 +137,22 @@ export function Files(_props: ScreenProps) {
   )
 }
 
+/** The names of the collections the caller sees (empty when it may not list them). */
+function useCollectionNames(): string[] {
+  const names = useAsync(
+    async () =>
+      (await client.transport.request<{ data: { name: string }[] }>('GET', '/api/v1/collections')).data
+        .map((c) => c.name)
+        .sort(),
+    [],
+  )
+  return names.value ?? []
+}
+
 /** Choose a file and its visibility; the bytes go straight to storage through the presigned URL. */
-function Upload(props: { onUploaded: () => void }) {
+function Upload(props: { collections: string[]; onUploaded: () => void }) {
   const [file, setFile] = useState<File | null>(null)
+  const [collection, setCollection] = useState('')
   const [visibility, setVisibility] = useState<'public' | 'private'>('public')
   const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null)
   const [problem, setProblem] = useState<Problem | null>(null)
@@ -130,6 +174,7 @@ function Upload(props: { onUploaded: () => void }) {
       const uploaded = await client.files.upload(file, {
         signal: controller.signal,
         visibility,
+        collection: collection || undefined,
         contentType: file.type || 'application/octet-stream',
         onProgress: (p) => setProgress(p),
       })
@@ -179,6 +224,25 @@ function Upload(props: { onUploaded: () => void }) {
             </select>
           )}
         </Field>
+        {props.collections.length > 0 ? (
+          <Field label="Attach to" hint="A collection whose records will name it">
+            {(id, describedBy) => (
+              <select
+                id={id}
+                aria-describedby={describedBy}
+                value={collection}
+                onChange={(e) => setCollection(e.currentTarget.value)}
+              >
+                <option value="">No collection</option>
+                {props.collections.map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        ) : null}
         <Button type="submit" variant="primary" disabled={!file || busy}>
           Upload
         </Button>
@@ -281,7 +345,8 @@ function FileDetails(props: { id: string; onClose: () => void; onChanged: () => 
                   <dd>
                     {file.visibility === 'private'
                       ? 'Private: only its uploader and administrators see it'
-                      : 'Public: everyone in the project who may read files sees it'}
+                      : 'Public: everyone in the project who may read files sees it'}{' '}
+                    (chosen at upload)
                   </dd>
                   <dt>Collection</dt>
                   <dd>{file.collectionName === '__system' ? 'None' : file.collectionName}</dd>
