@@ -233,6 +233,7 @@ describe.skipIf(browserMissing)('admin UI: system and activity screens', () => {
     await go('Tool calls')
     const row = page.getByRole('row').filter({ hasText: 'introspect_schema' })
     await row.getByRole('cell', { name: 'ok', exact: true }).waitFor()
+    await row.getByRole('cell', { name: 'agent', exact: true }).waitFor()
     await expectAccessible(page, 'tool calls')
     await page.getByRole('textbox', { name: 'Tool' }).fill('search_docs')
     await page.getByRole('button', { name: 'Filter' }).click()

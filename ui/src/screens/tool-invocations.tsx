@@ -30,6 +30,15 @@ export function ToolInvocations(_props: ScreenProps) {
       }),
     [page, filters],
   )
+  // Keys by id, to name the key of each call (the revoked ones are no longer listed: their id is shown).
+  const keys = useAsync(async () => {
+    const listed = (await client.auth.apiKeys.list()) as unknown
+    const all = (Array.isArray(listed) ? listed : ((listed as { data?: unknown[] }).data ?? [])) as {
+      id: string
+      label: string
+    }[]
+    return Object.fromEntries(all.map((k) => [k.id, k.label]))
+  }, [])
   const set = (key: keyof typeof blank) => (value: string) => setDraft((d) => ({ ...d, [key]: value }))
   const filtered = Object.values(filters).some(Boolean)
 
@@ -95,7 +104,13 @@ export function ToolInvocations(_props: ScreenProps) {
                         <td class="system-nowrap">
                           {call.inputTokens} / {call.outputTokens}
                         </td>
-                        <td class="system-mono">{call.keyId}</td>
+                        <td>
+                          {keys.value?.[call.keyId] ? (
+                            <span title={call.keyId}>{keys.value[call.keyId]}</span>
+                          ) : (
+                            <span class="system-mono">{call.keyId}</span>
+                          )}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
