@@ -110,7 +110,14 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
     // The row's preview is the server's thumbnail, loaded by the browser (the page's policy allows it).
     const thumb = page.getByRole('img', { name: 'Preview of photo.png' })
     await thumb.waitFor({ timeout: 30_000 })
-    await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(200)
+    await expect
+      .poll(() =>
+        thumb.evaluate((img) => {
+          const image = img as unknown as { complete: boolean; naturalWidth: number }
+          return image.complete && image.naturalWidth
+        }),
+      )
+      .toBe(200)
     expect(await thumb.getAttribute('src')).toContain('/api/v1/storage/object')
     const row = page.getByRole('row').filter({ hasText: 'photo.png' })
     for (const text of ['image/png', 'public']) await row.getByText(text, { exact: true }).waitFor()
@@ -134,7 +141,14 @@ describe.skipIf(browserMissing)('admin UI: files', () => {
     await dialog.getByRole('row').filter({ hasText: '1024×768' }).waitFor()
     await dialog.getByText(stored.id, { exact: true }).waitFor()
     const preview = dialog.getByRole('img', { name: 'Preview of photo.png' })
-    await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1024)
+    await expect
+      .poll(() =>
+        preview.evaluate((img) => {
+          const image = img as unknown as { complete: boolean; naturalWidth: number }
+          return image.complete && image.naturalWidth
+        }),
+      )
+      .toBe(1024)
     await expectAccessible(page, 'file details')
     // The sizes can be made again (after a change to files.variants, or a failed attempt).
     await dialog.getByRole('button', { name: 'Make the sizes again' }).click()
