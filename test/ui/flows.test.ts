@@ -233,6 +233,80 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     expect(await real(problems)).toEqual([])
   })
 
+  it('every operation of the catalog gets a form generated from its schema', async () => {
+    const created = await api('POST', '/flows', {
+      name: 'Catalog',
+      triggerType: 'webhook',
+      triggerConfig: {},
+      operations: [],
+    })
+    const { page, problems } = await browser.open(`/_/flows/${created.body.data.id}`)
+    page.setDefaultTimeout(10_000)
+    await page.getByRole('heading', { name: 'Flow: Catalog' }).waitFor()
+    const select = page.getByLabel('Operation', { exact: true })
+    await expect.poll(() => select.locator('option').count()).toBeGreaterThan(30)
+    const types = (await select
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean))) as string[]
+    // The catalog as the API lists it, system operations left out.
+    const catalog = (await api('GET', '/operations')).body.data as { type: string; system: boolean }[]
+    expect(types.sort()).toEqual(
+      catalog
+        .filter((o) => !o.system)
+        .map((o) => o.type)
+        .sort(),
+    )
+    for (const type of types) await addStep(page, type)
+    await expect.poll(() => page.getByText('Loading the form…').count(), { timeout: 20_000 }).toBe(0)
+    expect(await page.locator('.flow-step').count()).toBe(types.length)
+    // Each card has its form: at least one labelled control under Configuration, none left as a bare error.
+    for (let i = 1; i <= types.length; i++) {
+      const card = step(page, i)
+      expect(
+        await card.locator('.flow-step-config').locator('input, select, textarea').count(),
+        types[i - 1],
+      ).toBeGreaterThan(0)
+    }
+    // A few shapes: an enum (a select), a oneOf told by a constant (http_request's auth), a list of values.
+    const http = step(page, types.indexOf('http_request') + 1)
+    await http.getByLabel('type', { exact: true }).selectOption({ label: 'basic' })
+    await http.getByLabel('username (required)').fill('ann')
+    await http.getByRole('button', { name: 'Edit as JSON' }).click()
+    const json = JSON.parse(await http.getByLabel('Configuration of http_request (JSON)').inputValue())
+    expect(json).toEqual({ auth: { type: 'basic', username: 'ann' } })
+    await expectAccessible(page, `editor with ${types.length} steps`)
+    expect(await real(problems)).toEqual([])
+  }, 120_000)
+
+  it('a manual flow asks its input fields and the confirmation, then runs', async () => {
+    const created = await api('POST', '/flows', {
+      name: 'Ask first',
+      triggerType: 'manual',
+      triggerConfig: { input_fields: [{ name: 'reason', required: true }], confirm: { message: 'Really send it?' } },
+      operations: [{ key: 'say', type: 'log', config: { message: 'because {{$trigger.body.input.reason}}' } }],
+    })
+    const id = created.body.data.id as string
+    expect((await api('POST', `/flows/${id}/publish`, {})).status).toBe(200)
+    expect((await api('PATCH', `/flows/${id}/status`, { status: 'active' })).status).toBe(200)
+    const { page, problems } = await browser.open(`/_/flows/${id}`)
+    // The trigger's form: the input fields as a list of small forms.
+    const trigger = page.getByRole('region', { name: 'Trigger' })
+    await trigger.getByRole('group', { name: 'input_fields 1' }).waitFor()
+    expect(await trigger.getByLabel('name (required)').inputValue()).toBe('reason')
+    // The step may use the input fields.
+    await step(page, 1).getByText('Template variables for this step').click()
+    await step(page, 1).getByText('{{$trigger.body.input.reason}}', { exact: true }).waitFor()
+    const run = page.getByRole('region', { name: 'Run now' })
+    await run.getByLabel('reason (required)').fill('it is Friday')
+    await run.getByLabel('Really send it?').check()
+    await run.getByRole('button', { name: 'Run now' }).click()
+    await page.getByRole('heading', { name: 'Runs: Ask first' }).waitFor()
+    const detail = page.locator('.flow-run-detail')
+    await expect.poll(() => detail.locator('.flow-facts .badge').first().textContent()).toBe('completed')
+    expect(await detail.getByLabel('Output of say').textContent()).toContain('because it is Friday')
+    expect(await real(problems)).toEqual([])
+  })
+
   it('a 320 px screen in the dark: the editor still fits', async () => {
     const { page } = await browser.open(`/_/flows/${flowId}`, { colorScheme: 'dark', width: 320 })
     await page.getByRole('heading', { name: 'Flow: Double it' }).waitFor()

@@ -122,7 +122,7 @@ export function FlowStepCard(props: {
             id={id}
             type="text"
             value={step.key}
-            pattern="[A-Za-z_][\w-]{0,99}"
+            pattern="[A-Za-z_][\w\-]{0,99}"
             aria-describedby={describedBy}
             aria-invalid={settingErrors.key ? true : undefined}
             onInput={(e) => props.onChange({ ...step, key: (e.currentTarget as HTMLInputElement).value })}

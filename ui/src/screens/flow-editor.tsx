@@ -242,11 +242,11 @@ export function FlowEditor(props: ScreenProps) {
         {dirty ? <span class="flow-unsaved"> · Unsaved changes</span> : null}
       </p>
       {flow.system ? <p class="hint">A system flow: it can be paused, resumed and run, not edited.</p> : null}
-      <div aria-live="polite" class="flow-notice">
-        {notice ? <p class="flow-ok">{notice}</p> : null}
+      <div class="flow-status-bar">
+        <div aria-live="polite">{notice ? <p class="flow-ok">{notice}</p> : null}</div>
+        <ProblemNote problem={problem} />
+        <ProblemNote problem={loadProblem} />
       </div>
-      <ProblemNote problem={problem} />
-      <ProblemNote problem={loadProblem} />
       {flow.missingCredentials.length ? (
         <div class="card flow-warnings">
           <h2>Missing credentials</h2>
@@ -261,138 +261,144 @@ export function FlowEditor(props: ScreenProps) {
         </div>
       ) : null}
 
-      <section class="card" aria-labelledby="flow-general">
-        <h2 id="flow-general">General</h2>
-        <TextField
-          label="Name"
-          value={draft.name}
-          maxLength={200}
-          required
-          error={issues.flow.name}
-          onValue={(name) => change({ ...draft, name })}
-        />
-        <OptionsEditor
-          value={draft.options}
-          errors={prefixed(issues.flow, 'options.')}
-          onChange={(options) => change({ ...draft, options })}
-        />
-      </section>
+      <div class="flow-editor-grid">
+        <div class="flow-editor-main">
+          <section class="card" aria-labelledby="flow-general">
+            <h2 id="flow-general">General</h2>
+            <TextField
+              label="Name"
+              value={draft.name}
+              maxLength={200}
+              required
+              error={issues.flow.name}
+              onValue={(name) => change({ ...draft, name })}
+            />
+            <OptionsEditor
+              value={draft.options}
+              errors={prefixed(issues.flow, 'options.')}
+              onChange={(options) => change({ ...draft, options })}
+            />
+          </section>
 
-      <TriggerEditor
-        flow={flow}
-        type={draft.triggerType}
-        config={draft.triggerConfig}
-        errors={issues.trigger}
-        onChange={(triggerType, triggerConfig) => change({ ...draft, triggerType, triggerConfig })}
-      />
-
-      <section aria-labelledby="flow-steps" class="flow-steps">
-        <h2 id="flow-steps">Steps</h2>
-        {draft.steps.length === 0 ? <p class="empty">No steps yet: add the first one below.</p> : null}
-        {draft.steps.map(({ uid, step }, index) => (
-          <FlowStepCard
-            key={uid}
-            step={step}
-            index={index}
-            count={draft.steps.length}
-            problem={issues.steps.get(index) ?? null}
-            variables={variablesFor(index)}
-            readOnly={flow.system}
-            onChange={(next) => setSteps(draft.steps.map((s) => (s.uid === uid ? { uid, step: next } : s)))}
-            onRemove={() => setSteps(draft.steps.filter((s) => s.uid !== uid))}
-            onMove={(by) => {
-              const next = [...draft.steps]
-              const [moved] = next.splice(index, 1)
-              next.splice(index + by, 0, moved!)
-              setSteps(next)
-            }}
+          <TriggerEditor
+            flow={flow}
+            type={draft.triggerType}
+            config={draft.triggerConfig}
+            errors={issues.trigger}
+            onChange={(triggerType, triggerConfig) => change({ ...draft, triggerType, triggerConfig })}
           />
-        ))}
-        {flow.system ? null : (
-          <AddStep
-            catalog={catalog}
-            taken={draft.steps.map((s) => s.step.key)}
-            onAdd={(step) => setSteps([...draft.steps, { uid: ++uids, step }])}
+
+          <section aria-labelledby="flow-steps" class="flow-steps">
+            <h2 id="flow-steps">Steps</h2>
+            {draft.steps.length === 0 ? <p class="empty">No steps yet: add the first one below.</p> : null}
+            {draft.steps.map(({ uid, step }, index) => (
+              <FlowStepCard
+                key={uid}
+                step={step}
+                index={index}
+                count={draft.steps.length}
+                problem={issues.steps.get(index) ?? null}
+                variables={variablesFor(index)}
+                readOnly={flow.system}
+                onChange={(next) => setSteps(draft.steps.map((s) => (s.uid === uid ? { uid, step: next } : s)))}
+                onRemove={() => setSteps(draft.steps.filter((s) => s.uid !== uid))}
+                onMove={(by) => {
+                  const next = [...draft.steps]
+                  const [moved] = next.splice(index, 1)
+                  next.splice(index + by, 0, moved!)
+                  setSteps(next)
+                }}
+              />
+            ))}
+            {flow.system ? null : (
+              <AddStep
+                catalog={catalog}
+                taken={draft.steps.map((s) => s.step.key)}
+                onAdd={(step) => setSteps([...draft.steps, { uid: ++uids, step }])}
+              />
+            )}
+          </section>
+
+          <DryRunCard
+            busy={busy}
+            result={dryRun}
+            onRun={(payload) =>
+              act(async () => {
+                if (!(await save())) return
+                const steps = draft.steps.map((s) => s.step)
+                const result = await client.flows.test(id, payload)
+                setDryRun({ result, steps })
+              })
+            }
           />
-        )}
-      </section>
+        </div>
 
-      <DryRunCard
-        busy={busy}
-        result={dryRun}
-        onRun={(payload) =>
-          act(async () => {
-            if (!(await save())) return
-            const steps = draft.steps.map((s) => s.step)
-            const result = await client.flows.test(id, payload)
-            setDryRun({ result, steps })
-          })
-        }
-      />
+        <div class="flow-editor-side">
+          <PublishCard
+            flow={flow}
+            busy={busy}
+            versions={versions}
+            onPublish={(summary) =>
+              act(async () => {
+                if (!(await save())) return
+                const published = await flowsApi.publish(id, summary)
+                setFlow(await flowsApi.get(id))
+                await loadVersions()
+                setNotice(
+                  `Published version ${published.version}.${published.warnings.length ? ` ${published.warnings.length} warning(s) below.` : ''}`,
+                )
+              })
+            }
+            onStatus={(status) =>
+              act(async () => {
+                const next = await flowsApi.setStatus(id, status)
+                setFlow({ ...flow, ...next })
+                setNotice(
+                  status === 'active'
+                    ? 'The flow is active: its triggers run the published version.'
+                    : 'The flow is paused.',
+                )
+              })
+            }
+            onRollback={(version) =>
+              act(async () => {
+                const rolled = await flowsApi.rollback(id, version)
+                setFlow(rolled)
+                setDraft(draftOf(rolled))
+                setDirty(false)
+                setProblem(null)
+                await loadVersions()
+                setNotice(`Rolled back to version ${version}: the draft and the published version are now its.`)
+              })
+            }
+          />
 
-      <PublishCard
-        flow={flow}
-        busy={busy}
-        versions={versions}
-        onPublish={(summary) =>
-          act(async () => {
-            if (!(await save())) return
-            const published = await flowsApi.publish(id, summary)
-            setFlow(await flowsApi.get(id))
-            await loadVersions()
-            setNotice(
-              `Published version ${published.version}.${published.warnings.length ? ` ${published.warnings.length} warning(s) below.` : ''}`,
-            )
-          })
-        }
-        onStatus={(status) =>
-          act(async () => {
-            const next = await flowsApi.setStatus(id, status)
-            setFlow({ ...flow, ...next })
-            setNotice(
-              status === 'active'
-                ? 'The flow is active: its triggers run the published version.'
-                : 'The flow is paused.',
-            )
-          })
-        }
-        onRollback={(version) =>
-          act(async () => {
-            const rolled = await flowsApi.rollback(id, version)
-            setFlow(rolled)
-            setDraft(draftOf(rolled))
-            setDirty(false)
-            setProblem(null)
-            await loadVersions()
-            setNotice(`Rolled back to version ${version}: the draft and the published version are now its.`)
-          })
-        }
-      />
+          <RunCard
+            flow={flow}
+            busy={busy}
+            onRun={(payload, manual) =>
+              act(async () => {
+                const started = manual
+                  ? await flowsApi.trigger(id, manual)
+                  : await client.flows.execute(id, payload === undefined ? {} : payload)
+                navigate(`/flows/${id}/runs?run=${encodeURIComponent(started.runId)}`)
+              })
+            }
+          />
 
-      <RunCard
-        flow={flow}
-        busy={busy}
-        onRun={(payload, manual) =>
-          act(async () => {
-            const started = manual
-              ? await flowsApi.trigger(id, manual)
-              : await client.flows.execute(id, payload === undefined ? {} : payload)
-            navigate(`/flows/${id}/runs?run=${encodeURIComponent(started.runId)}`)
-          })
-        }
-      />
-
-      {flow.system ? null : (
-        <DeleteFlow
-          name={flow.name}
-          onDelete={() =>
-            act(async () => {
-              await flowsApi.remove(id)
-              navigate('/flows')
-            })
-          }
-        />
-      )}
+          {flow.system ? null : (
+            <DeleteFlow
+              name={flow.name}
+              onDelete={() =>
+                act(async () => {
+                  await flowsApi.remove(id)
+                  navigate('/flows')
+                })
+              }
+            />
+          )}
+        </div>
+      </div>
     </Page>
   )
 }
