@@ -164,6 +164,14 @@ export function FlowEditor(props: ScreenProps) {
 
   const issues = useMemo(() => spread(problem), [problem])
 
+  // Leaving the page (reload, closing the tab) with unsaved changes asks first.
+  useEffect(() => {
+    if (!dirty) return
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault()
+    addEventListener('beforeunload', warn)
+    return () => removeEventListener('beforeunload', warn)
+  }, [dirty])
+
   if (!flow || !draft)
     return (
       <Page title="Flow">{loadProblem ? <ProblemNote problem={loadProblem} /> : <p role="status">Loading…</p>}</Page>
@@ -193,6 +201,7 @@ export function FlowEditor(props: ScreenProps) {
   const act = async (work: () => Promise<void>) => {
     setBusy(true)
     setNotice(null)
+    setProblem(null)
     try {
       await work()
     } catch (err) {
@@ -225,7 +234,7 @@ export function FlowEditor(props: ScreenProps) {
           </Link>
           <Button
             variant="primary"
-            disabled={!dirty || busy}
+            disabled={!dirty || busy || flow.system}
             onClick={() =>
               act(async () => {
                 if (await save()) setNotice('Draft saved.')
