@@ -188,6 +188,14 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     expect((await api('GET', `/flows/${flowId}`)).body.data.operations[2].config.message).toBe(
       'twice is {{$steps.double.result}}',
     )
+    // A version as published.
+    await page.getByRole('button', { name: 'View v2' }).click()
+    const view = page.getByRole('dialog', { name: 'Version 2' })
+    await expect
+      .poll(() => view.getByLabel('Configuration of say in version 2').textContent())
+      .toContain('twice is {{$steps.double.result}}')
+    await expectAccessible(page, 'version dialog')
+    await view.getByRole('button', { name: 'Close' }).click()
     await page.getByRole('button', { name: 'Roll back to v1' }).click()
     const dialog = page.getByRole('dialog', { name: 'Roll back to version 1?' })
     await expectAccessible(page, 'rollback dialog')
@@ -271,9 +279,13 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     const http = step(page, types.indexOf('http_request') + 1)
     await http.getByLabel('type', { exact: true }).selectOption({ label: 'basic' })
     await http.getByLabel('username (required)').fill('ann')
+    // An object of names to values (headers): a row each.
+    await http.getByRole('button', { name: 'Add to headers' }).click()
+    await http.getByLabel('headers 1 name').fill('X-Trace')
+    await http.getByLabel('headers 1 value').fill('{{$run.id}}')
     await http.getByRole('button', { name: 'Edit as JSON' }).click()
     const json = JSON.parse(await http.getByLabel('Configuration of http_request (JSON)').inputValue())
-    expect(json).toEqual({ auth: { type: 'basic', username: 'ann' } })
+    expect(json).toEqual({ auth: { type: 'basic', username: 'ann' }, headers: { 'X-Trace': '{{$run.id}}' } })
     await expectAccessible(page, `editor with ${types.length} steps`)
     expect(await real(problems)).toEqual([])
   }, 120_000)

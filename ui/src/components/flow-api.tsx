@@ -152,6 +152,14 @@ export const flowsApi = {
     return (await client.transport.request<{ data: VersionSummary[] }>('GET', `${automate}/flows/${enc(id)}/versions`))
       .data
   },
+  async version(id: string, version: number) {
+    return (
+      await client.transport.request<{ data: VersionSummary & { snapshot: Record<string, unknown> } }>(
+        'GET',
+        `${automate}/flows/${enc(id)}/versions/${version}`,
+      )
+    ).data
+  },
   async rollback(id: string, version: number) {
     return (
       await client.transport.request<{ data: FlowDetail }>('POST', `${automate}/flows/${enc(id)}/rollback/${version}`)

@@ -27,6 +27,7 @@ export interface JsonSchema {
 }
 
 type Kind =
+  | 'map'
   | 'const'
   | 'enum'
   | 'text'
@@ -78,8 +79,12 @@ function kindOf(s: JsonSchema, depth: number): Kind {
       return 'number'
     case 'boolean':
       return 'boolean'
-    case 'object':
-      return s.properties && Object.keys(s.properties).length > 0 && depth < 3 ? 'object' : 'json'
+    case 'object': {
+      if (s.properties && Object.keys(s.properties).length > 0) return depth < 3 ? 'object' : 'json'
+      const extra = s.additionalProperties
+      if (!s.properties && typeof extra === 'object' && isScalar(extra)) return 'map'
+      return 'json'
+    }
     case 'array': {
       const items = s.items
       if (!items) return 'json'
@@ -363,6 +368,8 @@ function SchemaField(props: FieldProps) {
     }
     case 'list':
       return <ListField {...props} label={label} hint={hint} error={error} />
+    case 'map':
+      return <MapField {...props} label={label} hint={hint} error={errorsUnder(ctx.errors, path)} />
     case 'objects':
       return <ObjectListField {...props} label={label} hint={hint} error={error} />
     case 'variant':
@@ -486,6 +493,68 @@ function ListField(props: Labelled) {
         disabled={props.schema.maxItems !== undefined && items.length >= props.schema.maxItems}
         onClick={() => set([...items, ''])}
       >
+        Add to {props.name}
+      </button>
+    </Group>
+  )
+}
+
+/** An object of names to values (http_request's headers): a name and a value per row, add and remove. */
+function MapField(props: Labelled) {
+  const entries = isRecord(props.value) ? Object.entries(props.value) : []
+  // Rows keep their place while a name is being typed (an object cannot hold two empty names).
+  const [rows, setRows] = useState<[string, string][]>(() => entries.map(([k, v]) => [k, shown(v)]))
+  const last = useRef(props.value)
+  useEffect(() => {
+    if (JSON.stringify(props.value) !== JSON.stringify(last.current)) {
+      last.current = props.value
+      setRows(isRecord(props.value) ? Object.entries(props.value).map(([k, v]) => [k, shown(v)]) : [])
+    }
+  }, [props.value])
+  const set = (next: [string, string][]) => {
+    setRows(next)
+    const named = next.filter(([k]) => k !== '')
+    const value = named.length === 0 && !props.required ? undefined : Object.fromEntries(named)
+    last.current = value
+    props.onChange(value)
+  }
+  return (
+    <Group legend={props.label} hint={props.hint} error={props.error} class="schema-list">
+      {rows.map(([name, value], i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place
+        <div class="schema-list-item" key={i}>
+          <input
+            type="text"
+            aria-label={`${props.name} ${i + 1} name`}
+            placeholder="name"
+            autoComplete="off"
+            value={name}
+            onInput={(e) =>
+              set(rows.map((r, j) => (j === i ? [(e.currentTarget as HTMLInputElement).value, r[1]] : r)))
+            }
+          />
+          <input
+            type="text"
+            aria-label={`${props.name} ${i + 1} value`}
+            placeholder="value"
+            list={props.ctx.suggestions}
+            autoComplete="off"
+            value={value}
+            onInput={(e) =>
+              set(rows.map((r, j) => (j === i ? [r[0], (e.currentTarget as HTMLInputElement).value] : r)))
+            }
+          />
+          <button
+            type="button"
+            class="button button-plain"
+            aria-label={`Remove ${props.name} ${i + 1}`}
+            onClick={() => set(rows.filter((_, j) => j !== i))}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" class="button button-plain" onClick={() => setRows([...rows, ['', '']])}>
         Add to {props.name}
       </button>
     </Group>

@@ -709,6 +709,7 @@ function PublishCard(props: {
 }) {
   const [summary, setSummary] = useState('')
   const [confirm, setConfirm] = useState<number | null>(null)
+  const [viewing, setViewing] = useState<number | null>(null)
   const { flow } = props
   return (
     <section class="card" aria-labelledby="flow-publish">
@@ -767,11 +768,14 @@ function PublishCard(props: {
                   <td>{v.changeSummary || '—'}</td>
                   <td>{when(v.createdAt)}</td>
                   <td>
-                    {flow.system ? null : (
-                      <Button disabled={props.busy} onClick={() => setConfirm(v.version)}>
-                        Roll back to v{v.version}
-                      </Button>
-                    )}
+                    <div class="flow-version-actions">
+                      <Button onClick={() => setViewing(v.version)}>View v{v.version}</Button>
+                      {flow.system ? null : (
+                        <Button disabled={props.busy} onClick={() => setConfirm(v.version)}>
+                          Roll back to v{v.version}
+                        </Button>
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -779,6 +783,7 @@ function PublishCard(props: {
           </table>
         </div>
       )}
+      {viewing !== null ? <VersionDialog flowId={flow.id} version={viewing} onClose={() => setViewing(null)} /> : null}
       {confirm !== null ? (
         <Dialog title={`Roll back to version ${confirm}?`} onClose={() => setConfirm(null)}>
           <p>
@@ -801,6 +806,49 @@ function PublishCard(props: {
         </Dialog>
       ) : null}
     </section>
+  )
+}
+
+/** One version as it was published: its trigger and its steps. */
+function VersionDialog(props: { flowId: string; version: number; onClose: () => void }) {
+  const [snapshot, setSnapshot] = useState<Record<string, unknown> | null>(null)
+  const [problem, setProblem] = useState<Problem | null>(null)
+  useEffect(() => {
+    flowsApi.version(props.flowId, props.version).then(
+      (v) => setSnapshot(v.snapshot),
+      (err) => setProblem(problemOf(err)),
+    )
+  }, [props.flowId, props.version])
+  const steps = Array.isArray(snapshot?.operations) ? (snapshot.operations as Step[]) : []
+  return (
+    <Dialog title={`Version ${props.version}`} onClose={props.onClose}>
+      <ProblemNote problem={problem} />
+      {snapshot ? (
+        <div class="flow-version">
+          <p>
+            {triggerLabel(String(snapshot.triggerType))} trigger, {steps.length} step{steps.length === 1 ? '' : 's'}
+          </p>
+          <ol>
+            {steps.map((s) => (
+              <li key={s.key}>
+                <strong>{s.key}</strong> <span class="badge">{s.type}</span>
+                <pre tabIndex={0} aria-label={`Configuration of ${s.key} in version ${props.version}`}>
+                  {pretty(s.config)}
+                </pre>
+              </li>
+            ))}
+          </ol>
+          <details>
+            <summary>Trigger settings and options</summary>
+            <pre tabIndex={0} aria-label="Trigger settings and options">
+              {pretty({ triggerConfig: snapshot.triggerConfig, options: snapshot.options })}
+            </pre>
+          </details>
+        </div>
+      ) : problem ? null : (
+        <p role="status">Loading…</p>
+      )}
+    </Dialog>
   )
 }
 
