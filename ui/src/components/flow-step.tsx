@@ -108,9 +108,8 @@ export function FlowStepCard(props: {
         )}
       </header>
       {schema?.description ? <p class="hint">{schema.description}</p> : null}
-      {props.problem ? (
-        <ProblemNote problem={{ message: props.problem.message, code: 'validation_error', status: 422 }} />
-      ) : null}
+      {/* The page's alert announces the refusal; here it is repeated beside the step it concerns. */}
+      {props.problem ? <p class="field-error flow-step-problem">{props.problem.message}</p> : null}
       <ProblemNote problem={problem} />
       <Field
         label="Step key"

@@ -65,6 +65,7 @@ export function FlowRuns(props: ScreenProps) {
       <ProblemNote problem={problem} />
       {selected ? (
         <RunDetail
+          key={selected}
           runId={selected}
           onClose={() => show(null)}
           onChanged={refresh}
