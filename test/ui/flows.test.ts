@@ -15,7 +15,12 @@ let owner: Account
 beforeAll(async () => {
   server = await startServer()
   owner = await signUpOwner(server)
-  if (!browserMissing) browser = await launchBrowser(server)
+  if (browserMissing) return
+  browser = await launchBrowser(server)
+  // Signed in once through the UI's form: the cookie session serves every tab of the context after.
+  const { page } = await browser.open('/_/')
+  await signInThroughUi(page, owner.email, owner.password)
+  await page.close()
 })
 afterAll(async () => {
   await browser?.close()
@@ -41,7 +46,6 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
   it('builds a webhook flow from generated forms, shows a refusal at its field, dry-runs, publishes and runs it', async () => {
     const { page, problems } = await browser.open('/_/flows')
     page.setDefaultTimeout(10_000)
-    await signInThroughUi(page, owner.email, owner.password)
     await page.getByRole('heading', { name: 'Flows', level: 1 }).waitFor()
     // Every project has its system flows (archival, limit check, monthly summary).
     await page.getByRole('row', { name: /System: archival/ }).waitFor()
@@ -308,6 +312,12 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     // The step may use the input fields.
     await step(page, 1).getByText('Template variables for this step').click()
     await step(page, 1).getByText('{{$trigger.body.input.reason}}', { exact: true }).waitFor()
+    // Whom runs act as: the roles the owner may delegate to are offered.
+    await expect.poll(() => page.getByLabel('Runs act as').locator('option').count()).toBeGreaterThan(2)
+    await page.getByLabel('Runs act as').selectOption({ label: 'Role: editor' })
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    await page.getByText('Draft saved.').waitFor()
+    expect((await api('GET', `/flows/${id}`)).body.data.runAs).toMatch(/^role:/)
     const run = page.getByRole('region', { name: 'Run now' })
     await run.getByLabel('reason (required)').fill('it is Friday')
     await run.getByLabel('Really send it?').check()

@@ -173,6 +173,15 @@ export const flowsApi = {
       })
     ).data
   },
+  /** The roles the caller may delegate runs to (empty without system/automate:manage). */
+  async assignableRoles() {
+    return (
+      await client.transport.request<{ data: { id: string; name: string; runAs: string }[] }>(
+        'GET',
+        `${automate}/assignable-roles`,
+      )
+    ).data
+  },
   async quotas() {
     return (await client.transport.request<{ data: Quotas }>('GET', `${automate}/quotas`)).data
   },

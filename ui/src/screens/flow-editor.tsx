@@ -37,6 +37,7 @@ interface Draft {
   triggerType: TriggerType
   triggerConfig: Record<string, unknown>
   options: Record<string, unknown>
+  runAs: string
   /** Steps with a local id, so a card keeps its state when steps move. */
   steps: { uid: number; step: Step }[]
 }
@@ -47,10 +48,13 @@ const draftOf = (flow: FlowDetail): Draft => ({
   triggerType: flow.triggerType,
   triggerConfig: flow.triggerConfig,
   options: flow.options,
+  runAs: flow.runAs,
   steps: flow.operations.map((step) => ({ uid: ++uids, step })),
 })
 
-const bodyOf = (draft: Draft) => ({
+/** The PATCH body; runAs only when it changed (changing it needs system/automate:manage). */
+const bodyOf = (draft: Draft, stored: FlowDetail) => ({
+  ...(draft.runAs !== stored.runAs ? { runAs: draft.runAs } : {}),
   name: draft.name,
   triggerType: draft.triggerType,
   triggerConfig: draft.triggerConfig,
@@ -188,7 +192,7 @@ export function FlowEditor(props: ScreenProps) {
     if (!dirty) return true
     setProblem(null)
     try {
-      const saved = await flowsApi.patch(id, bodyOf(draft))
+      const saved = await flowsApi.patch(id, bodyOf(draft, flow))
       setFlow(saved)
       setDirty(false)
       return true
@@ -286,6 +290,11 @@ export function FlowEditor(props: ScreenProps) {
               value={draft.options}
               errors={prefixed(issues.flow, 'options.')}
               onChange={(options) => change({ ...draft, options })}
+            />
+            <RunAsField
+              value={draft.runAs}
+              error={issues.flow.runAs}
+              onChange={(runAs) => change({ ...draft, runAs })}
             />
           </section>
 
@@ -441,6 +450,42 @@ function OptionsEditor(props: {
         <p role="status">Loading…</p>
       )}
     </details>
+  )
+}
+
+/** Whom runs act as: the starter (default), the flow's creator, or a role the caller may delegate to. */
+function RunAsField(props: { value: string; error?: string | undefined; onChange: (runAs: string) => void }) {
+  const [roles, setRoles] = useState<{ id: string; name: string; runAs: string }[]>([])
+  useEffect(() => {
+    flowsApi.assignableRoles().then(setRoles, () => setRoles([]))
+  }, [])
+  const options = [
+    { value: 'triggering_user', label: 'Whoever starts it (never beyond the publisher)' },
+    ...(roles.length ? [{ value: 'flow_owner', label: "The flow's creator" }] : []),
+    ...roles.map((r) => ({ value: r.runAs, label: `Role: ${r.name}` })),
+  ]
+  if (!options.some((o) => o.value === props.value)) options.push({ value: props.value, label: props.value })
+  return (
+    <Field
+      label="Runs act as"
+      hint="A webhook run acts for nobody (the public role) unless it acts as a role or the creator. Choosing other than the first needs the manage permission."
+      error={props.error}
+    >
+      {(id, describedBy) => (
+        <select
+          id={id}
+          aria-describedby={describedBy}
+          value={props.value}
+          onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}
+        >
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   )
 }
 
