@@ -326,6 +326,19 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     const detail = page.locator('.flow-run-detail')
     await expect.poll(() => detail.locator('.flow-facts .badge').first().textContent()).toBe('completed')
     expect(await detail.getByLabel('Output of say').textContent()).toContain('because it is Friday')
+
+    // Duplicate, then delete the copy.
+    await page.getByRole('link', { name: 'Edit the flow' }).click()
+    await page.getByRole('button', { name: 'Duplicate' }).click()
+    await page.getByRole('heading', { name: 'Flow: Ask first (copy)' }).waitFor()
+    const copy = page.url().split('/').pop()!
+    expect(copy).not.toBe(id)
+    expect((await api('GET', `/flows/${copy}`)).body.data).toMatchObject({ status: 'draft', name: 'Ask first (copy)' })
+    await page.getByRole('button', { name: 'Delete this flow' }).click()
+    await page.getByRole('dialog', { name: 'Delete Ask first (copy)?' }).getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('heading', { name: 'Flows', level: 1 }).waitFor()
+    expect((await api('GET', `/flows/${copy}`)).status).toBe(404)
+    expect(await page.getByRole('row', { name: /Ask first \(copy\)/ }).count()).toBe(0)
     expect(await real(problems)).toEqual([])
   })
 

@@ -129,6 +129,13 @@ export const flowsApi = {
     return (await client.transport.request<{ data: FlowDetail }>('PATCH', `${automate}/flows/${enc(id)}`, { body }))
       .data
   },
+  async duplicate(id: string) {
+    return (
+      await client.transport.request<{ data: FlowDetail }>('POST', `${automate}/flows/${enc(id)}/duplicate`, {
+        body: {},
+      })
+    ).data
+  },
   async remove(id: string) {
     await client.transport.request('DELETE', `${automate}/flows/${enc(id)}`)
   },

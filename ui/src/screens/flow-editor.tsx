@@ -407,6 +407,13 @@ export function FlowEditor(props: ScreenProps) {
           {flow.system ? null : (
             <DeleteFlow
               name={flow.name}
+              busy={busy}
+              onDuplicate={() =>
+                act(async () => {
+                  const copy = await flowsApi.duplicate(id)
+                  navigate(`/flows/${copy.id}`)
+                })
+              }
               onDelete={() =>
                 act(async () => {
                   await flowsApi.remove(id)
@@ -970,14 +977,20 @@ function RunCard(props: {
   )
 }
 
-function DeleteFlow(props: { name: string; onDelete: () => void }) {
+function DeleteFlow(props: { name: string; busy: boolean; onDuplicate: () => void; onDelete: () => void }) {
   const [open, setOpen] = useState(false)
   return (
-    <section class="card flow-danger" aria-labelledby="flow-delete">
-      <h2 id="flow-delete">Delete</h2>
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Delete this flow
-      </Button>
+    <section class="card" aria-labelledby="flow-delete">
+      <h2 id="flow-delete">Copy or delete</h2>
+      <p class="hint">A copy starts as a draft with the saved steps, named "{props.name} (copy)".</p>
+      <div class="inline">
+        <Button disabled={props.busy} onClick={props.onDuplicate}>
+          Duplicate
+        </Button>
+        <Button variant="danger" disabled={props.busy} onClick={() => setOpen(true)}>
+          Delete this flow
+        </Button>
+      </div>
       {open ? (
         <Dialog title={`Delete ${props.name}?`} onClose={() => setOpen(false)}>
           <p>Its versions, runs and step logs go with it, and its webhook stops answering.</p>
