@@ -123,9 +123,9 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
 
     // Reorder and back: the order is what is saved.
     await page.getByRole('button', { name: 'Move step say up' }).click()
-    expect(await step(page, 2).getByRole('heading').first().textContent()).toContain('say')
+    await expect.poll(() => step(page, 2).getByRole('heading').first().textContent()).toContain('say')
     await page.getByRole('button', { name: 'Move step say down' }).click()
-    expect(await step(page, 3).getByRole('heading').first().textContent()).toContain('say')
+    await expect.poll(() => step(page, 3).getByRole('heading').first().textContent()).toContain('say')
 
     // Dry run: each step's input (its config) and output.
     await page.getByLabel('Trigger payload (JSON)').fill('{"qty": 21}')
@@ -167,7 +167,7 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     expect(runs.data[0]).toMatchObject({ status: 'completed', version: 1 })
     // Quotas: usage against the limits.
     await page.getByRole('heading', { name: 'Project quotas' }).waitFor()
-    expect(await page.locator('.flow-quotas').textContent()).toMatch(/Runs this hour\s*\d+ \/ 500/)
+    await expect.poll(() => page.locator('.flow-quotas').textContent()).toMatch(/Runs this hour\s*\d+ \/ 500/)
     await expectAccessible(page, 'flow runs')
 
     // The list shows the flow with its trigger, status and last run.
@@ -338,6 +338,7 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     await page.getByRole('dialog', { name: 'Delete Ask first (copy)?' }).getByRole('button', { name: 'Delete' }).click()
     await page.getByRole('heading', { name: 'Flows', level: 1 }).waitFor()
     expect((await api('GET', `/flows/${copy}`)).status).toBe(404)
+    await page.getByRole('row', { name: /Ask first/ }).waitFor()
     expect(await page.getByRole('row', { name: /Ask first \(copy\)/ }).count()).toBe(0)
     expect(await real(problems)).toEqual([])
   })
