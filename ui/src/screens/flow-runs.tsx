@@ -103,7 +103,7 @@ export function FlowRuns(props: ScreenProps) {
         ) : (
           <>
             <div class="table-wrap">
-              <table class="data">
+              <table class="data flow-runs-table">
                 <caption class="visually-hidden">Runs, newest first</caption>
                 <thead>
                   <tr>
