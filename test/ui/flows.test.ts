@@ -189,6 +189,7 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     await third.getByLabel('message (required)').fill('twice is {{$steps.double.result}}')
     await page.getByRole('button', { name: 'Publish', exact: true }).click()
     await page.getByText('Published version 2.').waitFor()
+    await page.getByRole('button', { name: 'Roll back to v1' }).waitFor()
     expect((await api('GET', `/flows/${flowId}`)).body.data.operations[2].config.message).toBe(
       'twice is {{$steps.double.result}}',
     )
@@ -205,6 +206,7 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     await expectAccessible(page, 'rollback dialog')
     await dialog.getByRole('button', { name: 'Roll back' }).click()
     await page.getByText('Rolled back to version 1').waitFor()
+    expect(await page.getByText('The saved steps differ').count()).toBe(0)
     expect(await step(page, 3).getByLabel('message (required)').inputValue()).toBe(
       'doubled to {{$steps.double.result}}',
     )

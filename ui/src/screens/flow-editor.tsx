@@ -253,6 +253,10 @@ export function FlowEditor(props: ScreenProps) {
       <p class="flow-summary">
         <FlowStatus flow={flow} /> <span class="hint-inline">· {triggerLabel(flow.triggerType)} trigger</span>
         {dirty ? <span class="flow-unsaved"> · Unsaved changes</span> : null}
+        {flow.publishedVersion !== null &&
+        JSON.stringify(flow.operations) !== JSON.stringify(flow.publishedOperations) ? (
+          <span class="hint-inline"> · The saved steps differ from v{flow.publishedVersion}: publish to run them.</span>
+        ) : null}
       </p>
       {flow.system ? <p class="hint">A system flow: it can be paused, resumed and run, not edited.</p> : null}
       <div class="flow-status-bar">
@@ -338,6 +342,7 @@ export function FlowEditor(props: ScreenProps) {
           </section>
 
           <DryRunCard
+            triggerType={draft.triggerType}
             busy={busy}
             result={dryRun}
             onRun={(payload) =>
@@ -607,7 +612,24 @@ function AddStep(props: { catalog: OperationInfo[]; taken: string[]; onAdd: (ste
   )
 }
 
+/** A payload shaped as each trigger type's `$trigger.body`, to start a dry run from. */
+function examplePayload(type: TriggerType): string {
+  switch (type) {
+    case 'manual':
+      return '{"input": {"reason": "…"}, "ids": []}'
+    case 'event_action':
+      return '{"collection": "tasks", "after": {"id": "…", "title": "…"}, "before": null}'
+    case 'event_filter':
+      return '{"collection": "tasks", "action": "create", "data": {"title": "…"}, "before": null}'
+    case 'schedule':
+      return '{"scheduledAt": "2026-01-01T08:00:00.000Z"}'
+    default:
+      return '{"qty": 21}'
+  }
+}
+
 function DryRunCard(props: {
+  triggerType: TriggerType
   busy: boolean
   result: { result: DryRunResult; steps: Step[] } | null
   onRun: (payload: unknown) => void
@@ -621,7 +643,12 @@ function DryRunCard(props: {
         Runs the draft (saved first) with this payload as <code>$trigger.body</code>. Nothing is written: steps that
         write are skipped. It counts against the runs-per-hour quota.
       </p>
-      <JsonField label="Trigger payload (JSON)" value={payload} onValue={setPayload} />
+      <JsonField
+        label="Trigger payload (JSON)"
+        hint={`For this trigger, for example: ${examplePayload(props.triggerType)}`}
+        value={payload}
+        onValue={setPayload}
+      />
       <Button disabled={props.busy} onClick={() => props.onRun(payload)}>
         Dry run
       </Button>
