@@ -345,6 +345,25 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     expect(await real(problems)).toEqual([])
   })
 
+  it('a schedule the server will not activate shows why under its field', async () => {
+    const created = await api('POST', '/flows', {
+      name: 'Nightly',
+      triggerType: 'schedule',
+      triggerConfig: { cron: 'every night', timezone: 'UTC' },
+      operations: [{ key: 'say', type: 'log', config: { message: 'tick' } }],
+    })
+    const id = created.body.data.id as string
+    expect((await api('POST', `/flows/${id}/publish`, {})).status).toBe(200)
+    const { page, problems } = await browser.open(`/_/flows/${id}`)
+    await page.getByRole('button', { name: 'Activate' }).click()
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/\w/)
+    const cron = page.getByRole('region', { name: 'Trigger' }).getByLabel('cron (required)')
+    await expect.poll(() => cron.getAttribute('aria-invalid')).toBe('true')
+    expect((await api('GET', `/flows/${id}`)).body.data.status).toBe('draft')
+    await expectAccessible(page, 'a refused activation')
+    expect((await real(problems)).filter((p) => !p.includes('status of 422'))).toEqual([])
+  })
+
   it('a 320 px screen in the dark: the editor still fits', async () => {
     const { page } = await browser.open(`/_/flows/${flowId}`, { colorScheme: 'dark', width: 320 })
     await page.getByRole('heading', { name: 'Flow: Double it' }).waitFor()

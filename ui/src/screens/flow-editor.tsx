@@ -117,6 +117,9 @@ function spread(problem: FlowProblem | null) {
       else if (at.rest) entry.other[at.rest.replace(/^config$/, '')] = issue.message
       steps.set(at.index, entry)
     } else if (at.kind === 'trigger') trigger[at.config] = issue.message
+    // Activating a schedule checks its published pattern and zone (details.field pattern or timezone).
+    else if (at.field === 'pattern') trigger.cron = issue.message
+    else if (at.field === 'timezone') trigger.timezone = issue.message
     else flow[at.field] = issue.message
   }
   return { steps, trigger, flow }
