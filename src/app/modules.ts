@@ -33,7 +33,8 @@ import { createUsersModule } from '../modules/users/index.js'
 import { createViewFieldReferences, createViewsModule } from '../modules/views/index.js'
 import { createWebhooksModule } from '../modules/webhooks/index.js'
 import { moduleList } from './module-list.js'
-import { createAdminUiModule } from '../modules/admin-ui/module.js'
+import { createAdminUiModule } from '../modules/admin-ui/index.js'
+import { createRolePreviewModule } from '../modules/role-preview/index.js'
 import type { AppContext } from './context.js'
 
 /**
@@ -384,6 +385,9 @@ export const appModules = moduleList<AppContext>()
         docs: c.options.mcpDocs ?? (await sharedDocsIndex()),
       },
     }),
+  )
+  .add('rolePreview', (_c, m) =>
+    createRolePreviewModule({ access: m.access.service, users: m.users.service, records: m.records.service }),
   )
   .add('capabilityTokens', (c, m) =>
     createCapabilityTokensModule({

@@ -37,6 +37,7 @@ import type { StorageConnectionsService } from '../modules/storage-connections/i
 import type { StructureService } from '../modules/structure/index.js'
 import type { UsersService } from '../modules/users/index.js'
 import type { ViewsService } from '../modules/views/index.js'
+import type { RolePreviewService } from '../modules/role-preview/index.js'
 import type { WebhooksService } from '../modules/webhooks/index.js'
 import type { AppModules } from './modules.js'
 
@@ -99,6 +100,8 @@ export interface PlinthServices {
   readonly lensAttachments: LensAttachmentsService
   /** Saved views: personal or shared ways to look at a collection, listed as the caller (decision 063). */
   readonly views: ViewsService
+  /** What a role can see: a page read as a holder of the role, never beyond the caller's own read (decision 079). */
+  readonly rolePreview: RolePreviewService
   readonly containers: ContainersService
   /** The tool server (issue 18): tools and resources read as an API key, the rate limit and the invocation log. */
   readonly mcp: McpService
@@ -142,6 +145,7 @@ export function servicesOf(m: AppModules): PlinthServices {
     renderers: m.renderers.service,
     lensAttachments: m.lensAttachments.service,
     views: m.views.service,
+    rolePreview: m.rolePreview.service,
     containers: m.containers.service,
     mcp: m.mcp.service,
     blueprints: m.blueprints.service,

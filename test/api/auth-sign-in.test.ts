@@ -396,7 +396,7 @@ describe('GET /api/auth/capabilities', () => {
 })
 
 describe('GET /api/auth/get-session', () => {
-  it('answers exactly { user: { id, email, name, role, projectId }, session: { id, expiresAt } }, expiring in 7 days', async () => {
+  it('answers exactly { user: { id, email, name, role, projectId, username, totpEnabled }, session: { id, expiresAt } }, expiring in 7 days', async () => {
     const account = await createAccount(server, owner.token, { role: 'editor', name: 'Sessioned' })
     const reply = await getSession(server, account.token)
     expect(reply.status, reply.text).toBe(200)
@@ -408,6 +408,8 @@ describe('GET /api/auth/get-session', () => {
         name: 'Sessioned',
         role: 'editor',
         projectId: profile.body.data.projectId,
+        username: null,
+        totpEnabled: false,
       },
       session: { id: expect.any(String), expiresAt: expect.any(Number) },
     })

@@ -114,6 +114,8 @@ describe('sign-up while open (public holds system/users:create)', () => {
       name: 'Newcomer',
       role: 'viewer',
       projectId: ownerSession.body.user.projectId,
+      username: null,
+      totpEnabled: false,
     })
     const listed = await open.request('GET', `/api/v1/users/${reply.body.user.id}`, { token: openOwner.token })
     expect(listed.body.data).toMatchObject({ email, name: 'Newcomer', role: 'viewer', banned: false })

@@ -114,6 +114,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'roles.delete': (s, p) => s.access.deleteRole(p, emptyRoleId),
   'roles.grants': (s, p) => s.access.grantsOf(p, emptyRoleId),
   'roles.replaceGrants': (s, p) => s.access.replaceGrants(p, emptyRoleId, []),
+  'roles.preview': (s, p) => s.rolePreview.preview(p, { roleId: emptyRoleId, collection, limit: 5 }),
   'settings.get': (s, p) => s.settings.read(p),
   'settings.update': (s, p) => s.settings.update(p, { 'auth.usernameEnabled': true }),
   'projects.list': (s, p) => s.projects.list(p),

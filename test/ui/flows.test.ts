@@ -261,7 +261,9 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     await expect.poll(() => select.locator('option').count()).toBeGreaterThan(30)
     const types = (await select
       .locator('option')
-      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value).filter(Boolean))) as string[]
+      .evaluateAll((options) =>
+        options.map((o) => (o as unknown as { value: string }).value).filter(Boolean),
+      )) as string[]
     // The catalog as the API lists it, system operations left out.
     const catalog = (await api('GET', '/operations')).body.data as { type: string; system: boolean }[]
     expect(types.sort()).toEqual(

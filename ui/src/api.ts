@@ -27,14 +27,18 @@ const plain: Record<string, string> = {
   network: 'The server cannot be reached. Check the connection and try again.',
 }
 
-/** The field an envelope's details point at: `field`, `fields[0]`, or the first issue's location. */
+/**
+ * The field an envelope's details point at: `field`, `fields[0]`, `path` or `at` (automation, navigation),
+ * or the first issue's `location` or `path`.
+ */
 function fieldOf(details: Record<string, unknown>): string | undefined {
-  if (typeof details.field === 'string') return details.field
+  for (const key of ['field', 'path', 'at', 'key'] as const) if (typeof details[key] === 'string') return details[key]
   if (Array.isArray(details.fields) && typeof details.fields[0] === 'string') return details.fields[0]
   const issues = details.issues
   if (Array.isArray(issues) && issues[0] && typeof issues[0] === 'object') {
-    const location = (issues[0] as { location?: unknown }).location
-    if (typeof location === 'string') return location.replace(/^body\./, '')
+    const issue = issues[0] as { location?: unknown; path?: unknown }
+    if (typeof issue.location === 'string') return issue.location.replace(/^body\./, '')
+    if (typeof issue.path === 'string') return issue.path
   }
   return undefined
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from './api.js'
 import { ProblemNote } from './components/form.js'
+import { NavigationTree } from './components/navigation-tree.js'
 import { Link, match, navigate, useLocation } from './router.js'
 import { screens, type Section } from './screens/index.js'
 import { FirstRun } from './screens/first-run.js'
@@ -137,6 +138,7 @@ function Shell() {
         <UserMenu />
       </header>
       <nav id="sidebar" class={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Main">
+        <NavigationTree />
         {sections.map((section) => {
           const entries = screens.filter((s) => s.nav?.section === section)
           if (entries.length === 0) return null

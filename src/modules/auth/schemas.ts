@@ -16,6 +16,8 @@ export const SessionSchema = z
       name: z.string(),
       role: z.string(),
       projectId: z.string(),
+      username: z.string().nullable(),
+      totpEnabled: z.boolean().openapi({ description: 'Two-factor sign-in is on for this account' }),
     }),
     session: z.object({ id: z.string(), expiresAt: z.number().int().openapi({ description: 'Unix seconds' }) }),
   })

@@ -135,15 +135,27 @@ export function createAuthService(auth: AuthContext) {
       return renewed
     },
 
-    /** The signed-in user and their session. Throws unauthorized for anything but a session. */
-    getSession(
+    /**
+     * The signed-in user and their session. Throws unauthorized for anything but a session. Username and
+     * two-factor are read fresh (not kept with the cached session): an account screen shows what is so now.
+     */
+    async getSession(
       principal: Principal,
       session: ActiveSession | null,
-    ): {
-      user: { id: string; email: string | null; name: string; role: string; projectId: string }
+    ): Promise<{
+      user: {
+        id: string
+        email: string | null
+        name: string
+        role: string
+        projectId: string
+        username: string | null
+        totpEnabled: boolean
+      }
       session: { id: string; expiresAt: number }
-    } {
+    }> {
       if (principal.kind !== 'user' || !session) throw new AppError('unauthorized', 'get-session needs a session token')
+      const row = await users.findRow(session.userId)
       return {
         user: {
           id: session.userId,
@@ -151,6 +163,8 @@ export function createAuthService(auth: AuthContext) {
           name: session.name,
           role: principal.roleName,
           projectId: session.projectId,
+          username: row?.username ?? null,
+          totpEnabled: Boolean(row?.totp_enabled),
         },
         session: { id: session.id, expiresAt: session.expiresAt },
       }

@@ -36,10 +36,10 @@ export function Account(_props: ScreenProps) {
           <dd>{me.name || '—'}</dd>
           <dt>Email</dt>
           <dd>{me.email ?? '—'}</dd>
-          {full?.username ? (
+          {me.username ? (
             <>
               <dt>Username</dt>
-              <dd>{full.username}</dd>
+              <dd>{me.username}</dd>
             </>
           ) : null}
           <dt>Role</dt>
@@ -69,7 +69,12 @@ export function Account(_props: ScreenProps) {
       {account.loading && account.value === undefined ? (
         <p role="status">Loading…</p>
       ) : (
-        <TwoFactor known={full ? full.totpEnabled : null} onChanged={account.reload} />
+        <TwoFactor
+          known={me.totpEnabled}
+          onChanged={async () => {
+            await Promise.all([session.refresh(), account.reload()])
+          }}
+        />
       )}
     </Page>
   )

@@ -18,6 +18,7 @@ import { Settings } from './settings.js'
 import { Storage } from './storage.js'
 import { ToolInvocations } from './tool-invocations.js'
 import { Users } from './users.js'
+import { View } from './view.js'
 
 import type { ScreenProps } from '../screen-props.js'
 
@@ -36,6 +37,7 @@ export const screens: readonly Screen[] = [
   { path: '/collections', component: Collections, nav: { section: 'Data', label: 'Collections' } },
   { path: '/collections/:name', component: Records },
   { path: '/collections/:name/schema', component: CollectionSchema },
+  { path: '/views/:id', component: View },
   { path: '/files', component: Files, nav: { section: 'Data', label: 'Files' } },
   { path: '/flows', component: Flows, nav: { section: 'Automation', label: 'Flows' } },
   { path: '/flows/:id', component: FlowEditor },

@@ -21,6 +21,7 @@ import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { Link } from '../router.js'
 import type { ScreenProps } from '../screen-props.js'
+import { RolePreview } from '../components/access-preview.js'
 import './access.css'
 
 const systemColumns = ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by']
@@ -168,6 +169,7 @@ export function Role(props: ScreenProps) {
                 )}
               </section>
               <Summary grants={value.grants} />
+              <RolePreview roleId={value.role.id} collections={value.collections} />
             </>
           )}
           {editingRole ? (
@@ -222,10 +224,7 @@ export function Role(props: ScreenProps) {
   )
 }
 
-/**
- * What the role can see, said from its grants: per resource, the actions, the rows and the columns. Plinth
- * has no endpoint that evaluates a role against the data, so this reads the grants only.
- */
+/** What the role can see, said from its grants: per resource, the actions, the rows and the columns. */
 function Summary(props: { grants: GrantRow[] }) {
   // Per resource, the actions that share the same rows and columns, said once.
   const byResource = new Map<string, Map<string, { actions: string[]; rows: string; fields: string }>>()
@@ -242,7 +241,7 @@ function Summary(props: { grants: GrantRow[] }) {
     <section class="card" aria-labelledby="summary-title">
       <h2 id="summary-title">What this role can see and do</h2>
       <p class="hint">
-        Read from the grants above (grants on one resource add up). It is not run against your records.
+        Read from the grants above (grants on one resource add up); the preview below runs them against the records.
       </p>
       {byResource.size === 0 ? (
         <p>Nothing.</p>

@@ -2408,6 +2408,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/roles/{id}/preview': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** What a role can see: a page of a collection read as a person holding it (never beyond what the caller may read) */
+    get: operations['roles.preview']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/capability-tokens': {
     parameters: {
       query?: never
@@ -5943,6 +5960,9 @@ export interface components {
         name: string
         role: string
         projectId: string
+        username: string | null
+        /** @description Two-factor sign-in is on for this account */
+        totpEnabled: boolean
       }
       session: {
         id: string
@@ -21199,6 +21219,80 @@ export interface operations {
       }
       /** @description forbidden */
       403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  'roles.preview': {
+    parameters: {
+      query: {
+        collection: string
+        /** @description The user whose $CURRENT_USER the role's rules are read with; the caller by default */
+        as?: string
+        limit?: number
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The preview */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            data: {
+              allowed: boolean
+              reason: string | null
+              as: string
+              data: {
+                [key: string]: unknown
+              }[]
+              /** @description Rows of the page the caller may not read itself */
+              hidden: number
+            }
+          }
+        }
+      }
+      /** @description invalid_request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description not_found */
+      404: {
         headers: {
           [name: string]: unknown
         }

@@ -1,0 +1,1 @@
+export { createAdminUiModule } from './module.js'

@@ -1,0 +1,2 @@
+export { createRolePreviewModule } from './module.js'
+export type { RolePreview, RolePreviewService } from './service.js'
