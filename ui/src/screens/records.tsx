@@ -98,7 +98,7 @@ export function Records(props: ScreenProps) {
   }, [sourceKey, definition.value])
   const rows = source.current
   const reload = () => setGeneration((g) => g + 1)
-  const live = useLive(name, source, { ...view, relationFields }, reload)
+  const live = useLive(name, source, { ...view, relationFields }, reload, (rows?.total ?? -1) >= 0)
 
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [editing, setEditing] = useState<Editing | null>(null)
@@ -272,12 +272,7 @@ export function Records(props: ScreenProps) {
       <details class="records-filter" open={view.filter !== undefined}>
         <summary>Filter{view.filter ? ' (active)' : ''}</summary>
         {definition.value ? (
-          <FilterBuilder
-            key={view.filter ?? ''}
-            columns={allColumns}
-            filter={view.filter}
-            onApply={(filter) => setView({ filter })}
-          />
+          <FilterBuilder columns={allColumns} filter={view.filter} onApply={(filter) => setView({ filter })} />
         ) : null}
       </details>
       <div class="records-bulk inline">

@@ -150,7 +150,12 @@ export function Grid(props: GridProps) {
               tabIndex={-1}
               aria-label={`Select ${rowLabel}`}
               checked={props.selected.has(record.id)}
-              onChange={(e) => props.onSelect(record.id, (e.currentTarget as HTMLInputElement).checked)}
+              onClick={(e) => {
+                // Toggled from the state, not the box: the cell's click re-renders before the change event.
+                e.stopPropagation()
+                setActive({ row: i, col: 0 })
+                props.onSelect(record.id, !props.selected.has(record.id))
+              }}
             />
           ) : null}
         </div>
@@ -233,7 +238,7 @@ export function Grid(props: GridProps) {
             tabIndex={-1}
             aria-label="Select the rows in view"
             checked={allSelected}
-            onChange={(e) => props.onSelectLoaded((e.currentTarget as HTMLInputElement).checked)}
+            onClick={() => props.onSelectLoaded(!allSelected)}
           />
         </div>
         {columns.map((column) => {

@@ -11,10 +11,16 @@ export function useLive(
   source: { readonly current: RowSource | null },
   view: { filter?: string | undefined; search?: string | undefined; sortBy: string; relationFields: readonly string[] },
   reload: () => void,
+  /** False until the list answered: a filter the list refuses is not sent to the stream. */
+  enabled: boolean,
 ): SubscriptionState {
   const [state, setState] = useState<SubscriptionState>('connecting')
-  const key = `${collection}\n${view.filter ?? ''}\n${view.search ?? ''}\n${view.sortBy}`
+  const key = `${collection}\n${view.filter ?? ''}\n${view.search ?? ''}\n${view.sortBy}\n${enabled}`
   useEffect(() => {
+    if (!enabled) {
+      setState('connecting')
+      return
+    }
     let closed = false
     let subscription: ReturnType<typeof client.subscribe> | null = null
     // New records are placed where the sort puts them when it is by creation; otherwise at the top.
