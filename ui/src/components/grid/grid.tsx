@@ -122,6 +122,9 @@ export function Grid(props: GridProps) {
 
   const loadedIds = rows.slice(first, last + 1).filter((r): r is Row => r !== undefined)
   const allSelected = loadedIds.length > 0 && loadedIds.every((r) => props.selected.has(r.id))
+  // Rows are recycled by slot: a row scrolled out lends its elements to the one scrolled in, so scrolling
+  // patches text and attributes instead of making and dropping elements.
+  const slots = Math.ceil(height / rowHeight) + 2 * overscan + 2
   const visible: preact.JSX.Element[] = []
   for (let i = first; i <= last; i++) {
     const record = rows[i]
@@ -129,7 +132,7 @@ export function Grid(props: GridProps) {
     const rowLabel = `row ${i + 1}`
     visible.push(
       <div
-        key={record?.id ?? `placeholder-${i}`}
+        key={i % slots}
         role="row"
         aria-rowindex={i + 2}
         aria-selected={record ? props.selected.has(record.id) : undefined}
