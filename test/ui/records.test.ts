@@ -94,6 +94,13 @@ beforeAll(async () => {
     owner: i % 2 === 0 ? people.Ada : people.Grace,
   }))
   rows.push({ ...rows[0]!, title: 'Zebra crossing', count: 100 })
+  await api('POST', '/api/v1/collections', {
+    name: 'places',
+    fields: [
+      { name: 'name', type: 'text', required: true },
+      { name: 'location', type: 'geo', required: false },
+    ],
+  })
   const seeded = await api('POST', `${tasks}/import-ndjson`, undefined, ndjson(rows))
   expect(seeded.imported).toBe(41)
 })
@@ -310,6 +317,50 @@ describe.skipIf(browserMissing)('admin UI: the records grid', { timeout: 60_000 
     await page.getByText('Import complete: 2 of 2').waitFor()
     expect((await byTitle('From CSV, one')).count).toBe(1)
     await expectAccessible(page, 'records with the import panel')
+  })
+
+  it('exports the records as a CSV download', async () => {
+    const page = ui.page
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe('tasks-export.csv')
+    const path = await download.path()
+    const text = (await import('node:fs')).readFileSync(path, 'utf8')
+    expect(text.split('\r\n')[0]).toContain('title')
+    expect(text).toContain('From CSV, one')
+  })
+
+  it('imports a GeoJSON file into a collection with a geo field', async () => {
+    const page = ui.page
+    await page.goto(`${server.url}/_/collections/places`)
+    await page.getByRole('grid').waitFor()
+    await page.locator('.records-import summary').click()
+    const features = [
+      { type: 'Feature', geometry: { type: 'Point', coordinates: [2.35, 48.85] }, properties: { name: 'Paris' } },
+      { type: 'Feature', geometry: { type: 'Point', coordinates: [-9.14, 38.72] }, properties: { name: 'Lisbon' } },
+    ]
+    await page.getByLabel(/^File/).setInputFiles({
+      name: 'places.geojson',
+      mimeType: 'application/geo+json',
+      buffer: Buffer.from(JSON.stringify({ type: 'FeatureCollection', features })),
+    })
+    await page.getByRole('button', { name: 'Import the file' }).click()
+    await page.getByText('Import complete: 2 of 2').waitFor()
+    const stored = await api('GET', '/api/v1/collections/places/records?sortBy=name&order=asc')
+    expect(stored.data.map((r: { name: string }) => r.name)).toEqual(['Lisbon', 'Paris'])
+    expect(stored.data[1].location).toEqual({ type: 'Point', coordinates: [2.35, 48.85] })
+    await poll(() => countText(page)).toContain('2 records')
+  })
+
+  it('dark and 320 px wide: accessible, and the grid scrolls inside its box', async () => {
+    const { page } = await browser.open('/_/collections/tasks', { colorScheme: 'dark', width: 320 })
+    await page.getByRole('grid').waitFor()
+    await page.locator('[aria-rowindex="2"][data-id]').waitFor()
+    await expectAccessible(page, 'records grid, dark, 320 px')
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320)
+    await page.close()
   })
 
   it('applies changes made elsewhere as they happen: update, create, delete', async () => {

@@ -230,7 +230,12 @@ export function Grid(props: GridProps) {
       aria-colcount={colCount}
       aria-multiselectable="true"
       tabIndex={0}
-      aria-activedescendant={total > 0 && !props.editing ? cellId(active.row, active.col) : undefined}
+      aria-activedescendant={
+        // Only a cell that is rendered: one scrolled out of the window has no element to point at.
+        total > 0 && !props.editing && active.row >= first && active.row <= last
+          ? cellId(active.row, active.col)
+          : undefined
+      }
       onKeyDown={onKeyDown}
       onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)}
     >
