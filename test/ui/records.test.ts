@@ -280,6 +280,13 @@ describe.skipIf(browserMissing)('admin UI: the records grid', { timeout: 60_000 
     const page = ui.page
     await byTitleView(page)
     const ids = [(await byTitle('Task 10')).id, (await byTitle('Task 11')).id, (await byTitle('Task 12')).id]
+    // The keyboard: Home goes to the row's select box, Space toggles it.
+    await cell(page, ids[0]!, 'title').click()
+    await page.keyboard.press('Home')
+    await page.keyboard.press(' ')
+    await poll(() => countText(page)).toContain('1 selected')
+    await page.keyboard.press(' ')
+    await poll(() => countText(page)).not.toContain('selected')
     for (const id of ids) await page.locator(`[role=row][data-id="${id}"] input[type=checkbox]`).click()
     await poll(() => countText(page)).toContain('3 selected')
     await page.getByRole('button', { name: 'Delete selected' }).click()

@@ -110,6 +110,8 @@ export function Records(props: ScreenProps) {
   const [confirming, setConfirming] = useState(false)
   const [search, setSearch] = useState(view.search ?? '')
   useEffect(() => setSelected(new Set()), [sourceKey])
+  // Another collection (the screen is reused): its own search text.
+  useEffect(() => setSearch(view.search ?? ''), [name])
 
   // Typing in the search box narrows the list after a pause.
   useEffect(() => {
@@ -326,13 +328,12 @@ export function Records(props: ScreenProps) {
               return next
             })
           }
-          onSelectLoaded={(on) =>
+          onSelectMany={(ids, on) =>
             setSelected((s) => {
               const next = new Set(s)
-              for (const row of rows.rows) {
-                if (!row) continue
-                if (on) next.add(row.id)
-                else next.delete(row.id)
+              for (const id of ids) {
+                if (on) next.add(id)
+                else next.delete(id)
               }
               return next
             })

@@ -32,7 +32,8 @@ export interface GridProps {
   onRange: (from: number, to: number) => void
   selected: ReadonlySet<string>
   onSelect: (id: string, on: boolean) => void
-  onSelectLoaded: (on: boolean) => void
+  /** The header's box: selects (or clears) the rows in view. */
+  onSelectMany: (ids: readonly string[], on: boolean) => void
   editing: Editing | null
   onEdit: (editing: Editing | null) => void
   onCommit: (row: number, column: Column, text: string) => void
@@ -120,8 +121,8 @@ export function Grid(props: GridProps) {
     scroller.current?.focus()
   }
 
-  const loadedIds = rows.slice(first, last + 1).filter((r): r is Row => r !== undefined)
-  const allSelected = loadedIds.length > 0 && loadedIds.every((r) => props.selected.has(r.id))
+  const inView = rows.slice(first, last + 1).filter((r): r is Row => r !== undefined)
+  const allSelected = inView.length > 0 && inView.every((r) => props.selected.has(r.id))
   // Rows are recycled by slot: a row scrolled out lends its elements to the one scrolled in, so scrolling
   // patches text and attributes instead of making and dropping elements.
   const slots = Math.ceil(height / rowHeight) + 2 * overscan + 2
@@ -246,7 +247,12 @@ export function Grid(props: GridProps) {
             tabIndex={-1}
             aria-label="Select the rows in view"
             checked={allSelected}
-            onClick={() => props.onSelectLoaded(!allSelected)}
+            onClick={() =>
+              props.onSelectMany(
+                inView.map((r) => r.id),
+                !allSelected,
+              )
+            }
           />
         </div>
         {columns.map((column) => {
