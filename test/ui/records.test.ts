@@ -299,6 +299,14 @@ describe.skipIf(browserMissing)('admin UI: the records grid', { timeout: 60_000 
   it('imports an NDJSON file through an import job, with its progress, and a CSV file', async () => {
     const page = ui.page
     await page.locator('.records-import summary').click()
+    // A line that is not JSON is named, and nothing is sent.
+    await page.getByLabel(/^File/).setInputFiles({
+      name: 'broken.ndjson',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from('{"title":"fine"}\n{not json\n'),
+    })
+    await page.getByRole('button', { name: 'Import the file' }).click()
+    await poll(() => page.locator('.exchange [role=alert]').textContent()).toBe('Line 2 is not JSON.')
     const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ title: `Imported ${i}`, count: i }))
     lines.push(JSON.stringify({ count: 'not a number' }))
     await page.getByLabel(/^File/).setInputFiles({

@@ -33,14 +33,26 @@ function csvRows(text: string): string[] {
   return rows.filter((r) => r.trim() !== '')
 }
 
+/** The records of an NDJSON text; a line that is not a JSON object is named, and nothing is sent. */
+function parseLines(text: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = []
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch {
+      throw new Error(`Line ${i + 1} is not JSON.`)
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      throw new Error(`Line ${i + 1} is not a JSON object.`)
+    records.push(value as Record<string, unknown>)
+  })
+  return records
+}
+
 /** The file cut into request bodies of at most `chunkRows` records, with the count of records. */
-function chunksOf(format: Format, text: string): { bodies: string[]; total: number; type: string } {
-  if (format === 'ndjson') {
-    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '')
-    const bodies: string[] = []
-    for (let i = 0; i < lines.length; i += chunkRows) bodies.push(lines.slice(i, i + chunkRows).join('\n'))
-    return { bodies, total: lines.length, type: 'application/x-ndjson' }
-  }
+function chunksOf(format: 'csv' | 'geojson', text: string): { bodies: string[]; total: number; type: string } {
   if (format === 'csv') {
     const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, ''))
     if (header === undefined) throw new Error('The file is empty.')
@@ -73,14 +85,27 @@ export function ImportPanel(props: { collection: string; onDone: () => void }) {
     setRunning(true)
     setJob(null)
     try {
-      const { bodies, total, type } = chunksOf(format, await file.text())
+      const text = await file.text()
+      if (format === 'ndjson') {
+        // Through the SDK's import job (records-exchange): chunks sent, the job polled after each.
+        const records = parseLines(text)
+        const finished = await client.collection(props.collection).importRecords(records, {
+          chunkSize: chunkRows,
+          total: records.length,
+          onProgress: setJob,
+        })
+        setJob(finished)
+        props.onDone()
+        return
+      }
+      const { bodies, total, type } = chunksOf(format, text)
       const base = `/api/v1/collections/${encodeURIComponent(props.collection)}/records`
       const t = client.transport
       const started = await t.request<ImportJob>('POST', `${base}/import-jobs`, { body: { total } })
       setJob(started)
       const jobPath = `${base}/import-jobs/${encodeURIComponent(started.jobId)}`
       for (const body of bodies) {
-        await t.request('POST', format === 'ndjson' ? `${base}/import-ndjson` : `${base}/import`, {
+        await t.request('POST', `${base}/import`, {
           body,
           headers: { 'content-type': type },
           query: { jobId: started.jobId },
