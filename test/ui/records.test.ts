@@ -225,6 +225,12 @@ describe.skipIf(browserMissing)('admin UI: the records grid', { timeout: 60_000 
     await page.getByLabel(/^done of row/).selectOption('false')
     await page.getByLabel(/^done of row/).press('Enter')
     await poll(async () => (await byTitle('Task 05')).done).toBe(false)
+    // A relation, by the related record's id (offered from the target collection); shown by its name.
+    await cell(page, record.id, 'owner').dblclick()
+    await page.getByLabel(/^owner of row/).fill(people.Grace!)
+    await page.getByLabel(/^owner of row/).press('Enter')
+    await poll(async () => (await byTitle('Task 05')).owner).toBe(people.Grace)
+    await poll(() => cell(page, record.id, 'owner').textContent()).toBe('Grace')
   })
 
   it('a version conflict is shown with both values; keep mine, then take theirs', async () => {

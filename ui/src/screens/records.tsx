@@ -71,6 +71,7 @@ export function Records(props: ScreenProps) {
   // The rows: a new source whenever what the list asks for changes.
   const [, setTick] = useState(0)
   const source = useRef<RowSource | null>(null)
+  const sourceFor = useRef('')
   const [generation, setGeneration] = useState(0)
   const sourceKey = JSON.stringify([name, view.filter, view.search, view.sortBy, view.deleted, expand, generation])
   useEffect(() => {
@@ -89,6 +90,7 @@ export function Records(props: ScreenProps) {
       },
     )
     source.current = rows
+    sourceFor.current = sourceKey
     setTick((t) => t + 1)
     void rows.start()
     return () => {
@@ -98,7 +100,9 @@ export function Records(props: ScreenProps) {
   }, [sourceKey, definition.value])
   const rows = source.current
   const reload = () => setGeneration((g) => g + 1)
-  const live = useLive(name, source, { ...view, relationFields }, reload, (rows?.total ?? -1) >= 0)
+  // Live once the list of this very view answered (a filter the list refuses is never streamed).
+  const listed = sourceFor.current === sourceKey && (rows?.total ?? -1) >= 0
+  const live = useLive(name, source, { ...view, relationFields }, reload, listed)
 
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [editing, setEditing] = useState<Editing | null>(null)

@@ -1,6 +1,7 @@
 import type { InputHTMLAttributes } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { editText, isNumeric, type Column } from './fields.js'
+import { client } from '../../api.js'
+import { displayOfRelated, editText, isNumeric, type Column } from './fields.js'
 
 /** The editor of one cell, by the field's type; Enter saves, Escape cancels, leaving the cell saves. */
 export function CellEditor(props: {
@@ -25,6 +26,7 @@ export function CellEditor(props: {
     if (commit) props.onCommit(value)
     else props.onCancel()
   }
+  const options = useRelatedOptions(column)
   const common = {
     ref,
     class: 'grid-editor',
@@ -62,14 +64,41 @@ export function CellEditor(props: {
         ? 'datetime-local'
         : 'text'
   return (
-    <input
-      {...({
-        ...common,
-        type,
-        step: type === 'number' ? 'any' : undefined,
-        value: text,
-        onInput: (e: Event) => setText((e.currentTarget as HTMLInputElement).value),
-      } as InputHTMLAttributes<HTMLInputElement>)}
-    />
+    <>
+      <input
+        {...({
+          ...common,
+          list: options.length > 0 ? 'grid-related' : undefined,
+          type,
+          step: type === 'number' ? 'any' : undefined,
+          value: text,
+          onInput: (e: Event) => setText((e.currentTarget as HTMLInputElement).value),
+        } as InputHTMLAttributes<HTMLInputElement>)}
+      />
+      {options.length > 0 ? (
+        <datalist id="grid-related">
+          {options.map((o) => (
+            <option key={o.id} value={o.id} label={o.label} />
+          ))}
+        </datalist>
+      ) : null}
+    </>
   )
+}
+
+/** For a belongsTo relation: the target's first records (id and display value) to pick from. */
+function useRelatedOptions(column: Column): { id: string; label: string }[] {
+  const [options, setOptions] = useState<{ id: string; label: string }[]>([])
+  const config = column.field?.relationConfig
+  useEffect(() => {
+    if (!config || config.relationType !== 'belongsTo' || config.targetCollection === 'users') return
+    const controller = new AbortController()
+    client
+      .collection(config.targetCollection)
+      .list({ limit: 100, signal: controller.signal })
+      .then((page) => setOptions(page.data.map((r) => ({ id: r.id, label: displayOfRelated(r, config) }))))
+      .catch(() => setOptions([]))
+    return () => controller.abort()
+  }, [config?.targetCollection])
+  return options
 }
