@@ -216,6 +216,8 @@ describe.skipIf(browserMissing)('admin UI: the records grid', { timeout: 60_000 
     await poll(async () => (await byTitle('Task 05')).count).toBe(555)
     expect((await byTitle('Task 05'))._version).toBe(record._version + 1)
     await poll(() => cell(page, record.id, 'count').textContent()).toBe('555')
+    // The other cells keep their expanded relation (a write answers the id).
+    expect(await cell(page, record.id, 'owner').textContent()).toBe('Ada')
     // An enum, through its select; a boolean.
     await cell(page, record.id, 'status').dblclick()
     await page.getByLabel(/^status of row/).selectOption('open')

@@ -19,7 +19,7 @@ import {
 } from '../components/grid/fields.js'
 import { FilterBuilder } from '../components/grid/filter-builder.js'
 import { Grid, type Editing, type Sort } from '../components/grid/grid.js'
-import { RowSource } from '../components/grid/row-source.js'
+import { mergeKeepingExpansions, RowSource } from '../components/grid/row-source.js'
 import { useLive } from '../components/grid/use-live.js'
 import { Link, navigate } from '../router.js'
 import type { ScreenProps } from '../screen-props.js'
@@ -142,7 +142,7 @@ export function Records(props: ScreenProps) {
       if (isRelation(column) && expand.includes(column.name))
         saved = (await records.get(row.id, { expand })) as unknown as Row
       const at = rows.indexOf(row.id)
-      if (at >= 0) rows.replace(at, { ...rows.rows[at]!, ...saved })
+      if (at >= 0) rows.replace(at, mergeKeepingExpansions(rows.rows[at]!, saved, relationFields))
       setMessage(`Saved ${column.label}.`)
     } catch (err) {
       if (err instanceof ConflictError && (err.code === 'precondition_failed' || err.code === 'conflict')) {

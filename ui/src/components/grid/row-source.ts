@@ -144,11 +144,7 @@ export class RowSource {
     if (index < 0) return false
     const old = this.rows[index]!
     if (record._version < old._version) return true
-    const merged: Row = { ...old, ...record }
-    for (const name of relationFields) {
-      const before = old[name]
-      if (before && typeof before === 'object' && idsOf(before) === idsOf(record[name])) merged[name] = before
-    }
+    const merged = mergeKeepingExpansions(old, record, relationFields)
     if (merged.deleted_at !== null && !this.query.includeDeleted) return this.remove(index)
     this.rows[index] = merged
     this.changed()
@@ -180,6 +176,16 @@ export class RowSource {
     this.changed()
     return true
   }
+}
+
+/** A newer record over an older one, keeping the expanded relations it still points at (a write answers ids). */
+export function mergeKeepingExpansions(old: Row, record: Row, relationFields: readonly string[]): Row {
+  const merged: Row = { ...old, ...record }
+  for (const name of relationFields) {
+    const before = old[name]
+    if (before && typeof before === 'object' && idsOf(before) === idsOf(record[name])) merged[name] = before
+  }
+  return merged
 }
 
 function idsOf(value: unknown): string {
