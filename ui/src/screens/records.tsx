@@ -7,6 +7,7 @@ import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { ConflictDialog, type Conflict } from '../components/grid/conflict.js'
 import { ExportButtons, ImportPanel } from '../components/grid/exchange.js'
+import { NewRecordDialog } from '../components/grid/new-record.js'
 import {
   columnsOf,
   editText,
@@ -112,6 +113,7 @@ export function Records(props: ScreenProps) {
   const [problem, setProblem] = useState<Problem | null>(null)
   const [message, setMessage] = useState('')
   const [confirming, setConfirming] = useState(false)
+  const [creating, setCreating] = useState(false)
   const [search, setSearch] = useState(view.search ?? '')
   useEffect(() => setSelected(new Set()), [sourceKey])
   // Another collection (the screen is reused): its own search text.
@@ -218,6 +220,9 @@ export function Records(props: ScreenProps) {
       title={name}
       actions={
         <>
+          <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
+            New record
+          </button>
           <Link to={`/collections/${encodeURIComponent(name)}/schema`} class="button">
             Schema
           </Link>
@@ -376,6 +381,17 @@ export function Records(props: ScreenProps) {
             </button>
           </div>
         </Dialog>
+      ) : null}
+      {creating ? (
+        <NewRecordDialog
+          collection={name}
+          columns={allColumns}
+          onClose={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false)
+            setMessage('Record created.')
+          }}
+        />
       ) : null}
       {conflict ? (
         <ConflictDialog
