@@ -8,6 +8,7 @@ import { useAsync } from '../components/use-async.js'
 import { ConflictDialog, type Conflict } from '../components/grid/conflict.js'
 import { ExportButtons, ImportPanel } from '../components/grid/exchange.js'
 import { NewRecordDialog } from '../components/grid/new-record.js'
+import { ViewTabs } from '../components/grid/view-tabs.js'
 import {
   columnsOf,
   editText,
@@ -230,6 +231,7 @@ export function Records(props: ScreenProps) {
         </>
       }
     >
+      <ViewTabs collection={name} columnNames={allColumns.map((c) => c.name)} active={props.query.get('view')} />
       <div class="records-toolbar">
         <form
           role="search"
