@@ -161,18 +161,29 @@ describe('runs API', () => {
     const reply = await request('POST', `${BASE}/flows/${flowId}/test`, { token: owner.token, body: { n: 2 } })
     expect(reply.status, reply.text).toBe(200)
     expect(reply.body.data).toMatchObject({ runId: expect.any(String), status: 'completed', dryRun: true })
+    const input = expect.anything()
     expect(reply.body.data.steps).toEqual([
-      { key: 'a', type: 'set_variable', status: 'completed', output: 2, durationMs: expect.any(Number) },
-      { key: 'b', type: 'math', status: 'completed', output: { result: 5 }, durationMs: expect.any(Number) },
+      { key: 'a', type: 'set_variable', status: 'completed', input, output: 2, durationMs: expect.any(Number) },
+      { key: 'b', type: 'math', status: 'completed', input, output: { result: 5 }, durationMs: expect.any(Number) },
       {
         key: 'c',
         type: 'condition',
         status: 'completed',
+        input,
         output: { result: true, branch: null, outputs: {} },
         durationMs: expect.any(Number),
       },
-      { key: 'note', type: 'log', status: 'completed', output: expect.anything(), durationMs: expect.any(Number) },
+      {
+        key: 'note',
+        type: 'log',
+        status: 'completed',
+        input,
+        output: expect.anything(),
+        durationMs: expect.any(Number),
+      },
     ])
+    // Each step's input is its config with the templates applied.
+    expect(reply.body.data.steps[3].input.message).toBe('n=2 ')
     expect(reply.body.data.logs).toContainEqual(
       expect.objectContaining({
         step: 'note',

@@ -18831,6 +18831,8 @@ export interface operations {
                 key: string
                 type: string
                 status: string
+                /** @description The resolved config (templates applied), credentials masked */
+                input?: unknown
                 output?: unknown
                 durationMs: number
                 error?: unknown

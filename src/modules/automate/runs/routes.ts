@@ -100,6 +100,7 @@ const DryRun = z.object({
         key: z.string(),
         type: z.string(),
         status: z.string(),
+        input: z.unknown().openapi({ description: 'The resolved config (templates applied), credentials masked' }),
         output: z.unknown(),
         durationMs: z.number(),
         error: z.unknown().optional(),

@@ -8,6 +8,7 @@ import { triggerTypes } from '../triggers/registry.js'
 import { publisherRef } from '../run-identity.js'
 import { DelegationRevoked, principalOf, type Acting, type ActingResolver } from './acting.js'
 import { mayReadRunData, redactedSteps, type RunDataAccess } from './run-data.js'
+import { shownInput } from './step-logs.js'
 import { keysFor, type Dispatcher } from './dispatcher.js'
 import type { Executor } from './executor.js'
 import type { RunQuotas, Runner } from './runner.js'
@@ -238,6 +239,7 @@ export function createRunsService(deps: RunsServiceDeps) {
           key: r.key,
           type: r.type,
           status: r.status,
+          input: shownInput(r),
           output: r.output ?? null,
           durationMs: r.durationMs,
           ...(r.error ? { error: r.error } : {}),

@@ -32,6 +32,13 @@ export function stepLogRow(runId: string, projectId: string, r: StepRecord): Ste
   }
 }
 
+/** A step's input as a run's detail shows it (a dry run's answer): credentials masked, capped like a step log. */
+export function shownInput(r: Pick<StepRecord, 'input' | 'type'>): unknown {
+  if (r.input === null) return null
+  const text = capped(JSON.stringify(maskedInput(r.input, r.type)))
+  return text === null ? null : JSON.parse(text)
+}
+
 /** True when a stored input or output was cut (a run cannot be resumed from it). */
 export function isTruncated(stored: unknown): stored is Truncated {
   return typeof stored === 'object' && stored !== null && (stored as Partial<Truncated>).$truncated === true
