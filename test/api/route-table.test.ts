@@ -192,6 +192,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'realtime.stream': (s, p) =>
     s.realtime.subscribe({ principal: p, refresh: async () => p, document: null, expiresAt: null }, collection, {}),
   // Automation flows and quotas (issue 15).
+  'automate.triggerTypes': (s, p) => s.automate.triggerTypes(p),
   'automateFlows.list': (s, p) => s.automate.list(p),
   'automateFlows.get': (s, p) => s.automate.get(p, 'x1'),
   'automateFlows.create': (s, p) =>

@@ -1966,6 +1966,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/automate/triggers': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The trigger types with their config schemas (JSON Schema) */
+    get: operations['automate.triggerTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/automate/assignable-roles': {
     parameters: {
       query?: never
@@ -18120,6 +18137,52 @@ export interface operations {
       }
       /** @description not_found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  'automate.triggerTypes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Trigger types */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            data: {
+              type: string
+              label: string
+              schema: {
+                [key: string]: unknown
+              }
+            }[]
+          }
+        }
+      }
+      /** @description unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description forbidden */
+      403: {
         headers: {
           [name: string]: unknown
         }

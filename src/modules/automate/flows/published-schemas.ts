@@ -21,7 +21,7 @@ type Json = Record<string, unknown>
 const ref = componentRef
 
 /** A zod schema as a client writes it (input side), without the `$schema` key a component may not carry. */
-function jsonOf(schema: z.ZodType): Json {
+export function jsonOf(schema: z.ZodType): Json {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json
   return rest
 }

@@ -229,6 +229,23 @@ const routes = {
     request: { params: IdVer },
     responses: { 200: jsonContent(Detail, 'The flow'), ...errorResponses(...errors) },
   }),
+  triggerTypes: defineRoute({
+    method: 'get',
+    path: '/api/v1/automate/triggers',
+    operationId: 'automate.triggerTypes',
+    summary: 'The trigger types with their config schemas (JSON Schema)',
+    tags,
+    permission: 'system/automate:read',
+    responses: {
+      200: jsonContent(
+        z.object({
+          data: z.array(z.object({ type: z.string(), label: z.string(), schema: z.record(z.string(), z.unknown()) })),
+        }),
+        'Trigger types',
+      ),
+      ...errorResponses('unauthorized', 'forbidden'),
+    },
+  }),
   assignableRoles: defineRoute({
     method: 'get',
     path: '/api/v1/automate/assignable-roles',
@@ -287,6 +304,7 @@ export function flowsRoutes(flows: FlowsService, security: Security, operations:
     const { flowId, ver } = c.req.valid('param')
     return c.json({ data: await flows.rollback(principalOf(c), flowId, ver) }, 200)
   })
+  r.openapi(routes.triggerTypes, async (c) => c.json({ data: await flows.triggerTypes(principalOf(c)) }, 200))
   r.openapi(routes.assignableRoles, async (c) => c.json({ data: await flows.assignableRoles(principalOf(c)) }, 200))
   return r
 }

@@ -3,7 +3,9 @@ import { parseSchedule } from '../../../lib/queue/index.js'
 import type { Principal } from '../../../lib/principal.js'
 import { FlowOptionsSchema, RunAsSchema, type FlowStatus, type TriggerType } from '../model.js'
 import { createFlowsCore, type FlowsDeps } from './core.js'
+import { triggerDefinitions } from '../triggers/registry.js'
 import { createFlowLookup } from './lookup.js'
+import { jsonOf } from './published-schemas.js'
 import { restoreMasked, restoreMaskedTrigger } from './masking.js'
 import { createPortable } from './portable.js'
 import { assertMayRelease, assertMaySetRunAs, assignableRoles } from './run-as.js'
@@ -196,6 +198,15 @@ export async function createFlowsService(deps: FlowsDeps) {
 
     /** Installs the system-managed flows the project lacks (at start, for each project; when one is created). Returns the ids installed. */
     ensureSystemFlows: createSystemFlowInstaller(core),
+
+    /**
+     * The trigger types with their config schemas (JSON Schema, as a client writes a config): what a flow
+     * editor builds its trigger form from. Throws unauthorized, forbidden (read).
+     */
+    async triggerTypes(actor: Principal): Promise<{ type: string; label: string; schema: Record<string, unknown> }[]> {
+      await deps.access.authorize(actor, 'system/automate:read')
+      return triggerDefinitions.map((d) => ({ type: d.type, label: d.label, schema: jsonOf(d.configSchema) }))
+    },
 
     /** The roles the caller may delegate a flow to (runAs role:<id>); empty without manage. Throws unauthorized. */
     assignableRoles: (actor: Principal) => assignableRoles(runAsDeps, actor),
