@@ -1,7 +1,7 @@
-import type { DownloadLink, PlinthFile } from '@plinth/client'
+import type { PlinthFile } from '@plinth/client'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
-import { Dialog } from '../components/dialog.js'
+import { FileDetails, isImage } from '../components/files-details.js'
 import { Button, Field, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
@@ -11,9 +11,6 @@ import type { ScreenProps } from '../screen-props.js'
 import './system.css'
 
 const limit = 25
-
-/** Images the server makes variants of (a thumbnail and the project's named sizes). */
-const isImage = (file: PlinthFile) => file.mimeType === 'image/jpeg' || file.mimeType === 'image/png'
 
 /** The project's files: upload (presigned, with progress), previews, details with variants, delete. */
 export function Files(_props: ScreenProps) {
@@ -291,140 +288,4 @@ function Thumb(props: { file: PlinthFile; onReady: () => void }) {
   if (url) return <img class="files-thumb" src={url} alt={`Preview of ${file.filename}`} loading="lazy" />
   if (isImage(file) && file.variantStatus === 'pending') return <span class="files-thumb-none">Making preview</span>
   return <span class="files-thumb-none">No preview</span>
-}
-
-/** One file: its metadata, a preview, and every variant with a download link. */
-function FileDetails(props: { id: string; onClose: () => void; onChanged: () => void }) {
-  const [regen, setRegen] = useState<{ busy: boolean; message?: string; problem?: Problem }>({ busy: false })
-  async function regenerate() {
-    setRegen({ busy: true })
-    try {
-      const result = await client.files.regenerate(props.id)
-      const message =
-        result.status === 'regenerated'
-          ? 'The sizes were made again.'
-          : `${result.status === 'skipped' ? 'Skipped' : 'Failed'}: ${result.reason ?? 'no reason given'}.`
-      setRegen({ busy: false, message })
-      await detail.reload()
-      props.onChanged()
-    } catch (err) {
-      setRegen({ busy: false, problem: problemOf(err) })
-    }
-  }
-  const detail = useAsync(async () => {
-    const file = await client.files.get(props.id)
-    const names = ['original', ...Object.keys(file.variants)]
-    const links: Record<string, DownloadLink> = {}
-    await Promise.all(
-      names.map(async (name) => {
-        links[name] = await client.files.downloadUrl(file.id, name === 'original' ? {} : { variant: name })
-      }),
-    )
-    return { file, links }
-  }, [props.id])
-  return (
-    <Dialog title="File details" onClose={props.onClose}>
-      <div class="system-dialog-body">
-        <Loaded value={detail.value} problem={detail.problem} loading={detail.loading}>
-          {({ file, links }) => {
-            const previewName = ['medium', 'small', 'thumbnail'].find((n) => links[n] && file.variants[n])
-            const preview = isImage(file) ? links[previewName ?? 'original'] : undefined
-            return (
-              <>
-                {preview ? <img class="files-preview" src={preview.url} alt={`Preview of ${file.filename}`} /> : null}
-                <dl class="files-meta">
-                  <dt>Name</dt>
-                  <dd>{file.filename}</dd>
-                  <dt>Id</dt>
-                  <dd class="system-mono">{file.id}</dd>
-                  <dt>Type</dt>
-                  <dd>{file.mimeType}</dd>
-                  <dt>Size</dt>
-                  <dd>{formatBytes(file.sizeBytes)}</dd>
-                  <dt>Visibility</dt>
-                  <dd>
-                    {file.visibility === 'private'
-                      ? 'Private: only its uploader and administrators see it'
-                      : 'Public: everyone in the project who may read files sees it'}{' '}
-                    (chosen at upload)
-                  </dd>
-                  <dt>Collection</dt>
-                  <dd>{file.collectionName === '__system' ? 'None' : file.collectionName}</dd>
-                  <dt>Created</dt>
-                  <dd>
-                    <Time value={file.createdAt} />
-                  </dd>
-                  <dt>SHA-256</dt>
-                  <dd class="system-mono">{file.sha256 ?? '—'}</dd>
-                  <dt>Image sizes</dt>
-                  <dd>{file.variantStatus}</dd>
-                </dl>
-                <h3>Sizes</h3>
-                <TableWrap label="Sizes of the file">
-                  <table class="data">
-                    <thead>
-                      <tr>
-                        <th scope="col">Name</th>
-                        <th scope="col">Pixels</th>
-                        <th scope="col">Bytes</th>
-                        <th scope="col">Made by</th>
-                        <th scope="col">Download</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      <tr>
-                        <td>original</td>
-                        <td>—</td>
-                        <td>{formatBytes(file.sizeBytes)}</td>
-                        <td>upload</td>
-                        <td>
-                          <DownloadAnchor link={links.original} name="original" />
-                        </td>
-                      </tr>
-                      {Object.entries(file.variants).map(([name, variant]) => (
-                        <tr key={name}>
-                          <td>{name}</td>
-                          <td class="system-nowrap">
-                            {variant.width}×{variant.height}
-                          </td>
-                          <td class="system-nowrap">{formatBytes(variant.sizeBytes)}</td>
-                          <td>{variant.source}</td>
-                          <td>
-                            <DownloadAnchor link={links[name]} name={name} />
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </TableWrap>
-              </>
-            )
-          }}
-        </Loaded>
-        {regen.problem ? <ProblemNote problem={regen.problem} /> : null}
-        {regen.message ? (
-          <p class="system-status" role="status">
-            {regen.message}
-          </p>
-        ) : null}
-        <div class="inline">
-          {detail.value && isImage(detail.value.file) ? (
-            <Button disabled={regen.busy} onClick={() => void regenerate()}>
-              Make the sizes again
-            </Button>
-          ) : null}
-          <Button onClick={props.onClose}>Close</Button>
-        </div>
-      </div>
-    </Dialog>
-  )
-}
-
-function DownloadAnchor(props: { link: DownloadLink | undefined; name: string }) {
-  if (!props.link) return <span>—</span>
-  return (
-    <a href={props.link.url} target="_blank" rel="noopener noreferrer" aria-label={`Download ${props.name}`}>
-      Download
-    </a>
-  )
 }

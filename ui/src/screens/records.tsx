@@ -1,7 +1,7 @@
 import { ConflictError } from '@plinth/client'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
-import { Dialog } from '../components/dialog.js'
+import { DeleteSelectedDialog } from '../components/grid-delete-dialog.js'
 import { ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
@@ -369,20 +369,11 @@ export function Records(props: ScreenProps) {
         <ImportPanel collection={name} onDone={() => setMessage('Import finished.')} />
       </details>
       {confirming ? (
-        <Dialog title="Delete the selected records?" onClose={() => setConfirming(false)}>
-          <p>
-            {selected.size} record{selected.size === 1 ? '' : 's'} will be deleted. Deleted records can be restored
-            (Show deleted records).
-          </p>
-          <div class="inline">
-            <button type="button" class="button button-danger" onClick={() => void bulkDelete()}>
-              Delete {selected.size}
-            </button>
-            <button type="button" class="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
+        <DeleteSelectedDialog
+          count={selected.size}
+          onDelete={() => void bulkDelete()}
+          onClose={() => setConfirming(false)}
+        />
       ) : null}
       {creating ? (
         <NewRecordDialog

@@ -1,22 +1,17 @@
-import { useId, useState } from 'preact/hooks'
-import { client, type Problem } from '../api.js'
+import { useState } from 'preact/hooks'
+import { client } from '../api.js'
 import {
-  actions,
   ConfirmDialog,
   listCollections,
   listRoles,
   Notice,
-  fieldError,
-  refusalOf,
-  systemResources,
-  type CollectionInfo,
   type GrantRow,
   type RoleRow,
 } from '../components/access-common.js'
-import { describeFilter, draftOf, filterOf, ItemFilterEditor, type FilterDraft } from '../components/access-filter.js'
+import { describeFilter } from '../components/access-filter.js'
+import { GrantDialog } from '../components/access-grant-dialog.js'
 import { RoleDialog } from '../components/access-role-form.js'
-import { Dialog } from '../components/dialog.js'
-import { Button, Field, ProblemNote } from '../components/form.js'
+import { Button, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { useAsync } from '../components/use-async.js'
 import { Link } from '../router.js'
@@ -24,19 +19,11 @@ import type { ScreenProps } from '../screen-props.js'
 import { RolePreview } from '../components/access-preview.js'
 import './access.css'
 
-const systemColumns = ['id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owned_by']
-
 /** A stored filter the server could not parse comes back as `{ "_invalid": "<reason>" }`. */
 const unreadable = (filter: unknown) =>
   typeof filter === 'object' && filter !== null && '_invalid' in filter && Object.keys(filter).length === 1
 
 const grantsPath = (id: string) => `/api/v1/roles/${encodeURIComponent(id)}/grants`
-
-/** The collection a resource names (`collections/posts`), if it names exactly one. */
-function collectionOf(resource: string, collections: readonly CollectionInfo[]): CollectionInfo | undefined {
-  const m = /^collections\/([^*/]+)$/.exec(resource)
-  return m ? collections.find((c) => c.name === m[1]) : undefined
-}
 
 /** /roles/:id: a role, its grants (listed, added, edited, removed) and what they let it see. */
 export function Role(props: ScreenProps) {
@@ -263,166 +250,5 @@ function Summary(props: { grants: GrantRow[] }) {
         </ul>
       )}
     </section>
-  )
-}
-
-function GrantDialog(props: {
-  grant: GrantRow | undefined
-  index: number
-  collections: readonly CollectionInfo[]
-  onClose: () => void
-  onSave: (grant: GrantRow) => Promise<void>
-}) {
-  const g = props.grant
-  const [resource, setResource] = useState(g?.resource ?? 'collections/*')
-  const [action, setAction] = useState(g?.action ?? 'read')
-  const [draft, setDraft] = useState<FilterDraft>(draftOf(g?.item_filter))
-  const [limitFields, setLimitFields] = useState(Boolean(g?.fields && g.fields.length > 0))
-  const [fields, setFields] = useState<string[]>(g?.fields ?? [])
-  const [fieldsText, setFieldsText] = useState((g?.fields ?? []).join(', '))
-  const [problem, setProblem] = useState<Problem | null>(null)
-  const [busy, setBusy] = useState(false)
-  const id = useId()
-  const collection = collectionOf(resource.trim(), props.collections)
-  const fieldNames = collection ? [...collection.fields.map((f) => f.name), ...systemColumns] : systemColumns
-  const at = `grants[${props.index}]`
-  const problemAt = (part: string) => fieldError(problem, `${at}.${part}`, `grants.${props.index}.${part}`)
-
-  return (
-    <Dialog title={g ? 'Edit the grant' : 'Add a grant'} onClose={props.onClose}>
-      <form
-        class="access-dialog-body access-grant-form"
-        onSubmit={async (e) => {
-          e.preventDefault()
-          setProblem(null)
-          const built = filterOf(draft)
-          if (!built.ok) {
-            setProblem({
-              message: built.message,
-              field: `${at}.item_filter`,
-              code: 'client',
-              status: null,
-            })
-            return
-          }
-          const chosen = !limitFields
-            ? null
-            : collection
-              ? fields
-              : fieldsText
-                  .split(',')
-                  .map((s) => s.trim())
-                  .filter(Boolean)
-          const grant: GrantRow = { resource: resource.trim(), action }
-          if (built.filter !== undefined) grant.item_filter = built.filter
-          if (chosen && chosen.length > 0) grant.fields = chosen
-          setBusy(true)
-          try {
-            await props.onSave(grant)
-          } catch (err) {
-            setProblem(refusalOf(err))
-            setBusy(false)
-          }
-        }}
-      >
-        <ProblemNote problem={problem} />
-        <Field
-          label="Resource"
-          hint="collections/<name> for one collection, collections/* for all, or a system resource."
-          error={problemAt('resource')}
-        >
-          {(fid, describedBy) => (
-            <>
-              <input
-                id={fid}
-                list={`${id}-resources`}
-                aria-describedby={describedBy}
-                autoComplete="off"
-                value={resource}
-                onInput={(e) => setResource((e.currentTarget as HTMLInputElement).value)}
-              />
-              <datalist id={`${id}-resources`}>
-                {props.collections.map((c) => (
-                  <option key={c.name} value={`collections/${c.name}`} />
-                ))}
-                {systemResources.map((r) => (
-                  <option key={r} value={r} />
-                ))}
-              </datalist>
-            </>
-          )}
-        </Field>
-        <Field
-          label="Action"
-          hint="manage implies every action; write implies create, update and delete."
-          error={problemAt('action')}
-        >
-          {(fid, describedBy) => (
-            <select
-              id={fid}
-              aria-describedby={describedBy}
-              value={action}
-              onChange={(e) => setAction((e.currentTarget as HTMLSelectElement).value)}
-            >
-              {actions.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <ItemFilterEditor draft={draft} onDraft={setDraft} fields={fieldNames} error={problemAt('item_filter')} />
-        <fieldset class="access-fields">
-          <legend>Fields (columns) this grant reads and writes</legend>
-          <div class="access-check">
-            <input
-              id={`${id}-limit`}
-              type="checkbox"
-              checked={limitFields}
-              onChange={(e) => setLimitFields((e.currentTarget as HTMLInputElement).checked)}
-            />
-            <label for={`${id}-limit`}>Only some fields (system columns are always readable)</label>
-          </div>
-          {problemAt('fields') ? <p class="field-error">{problemAt('fields')}</p> : null}
-          {!limitFields ? null : collection ? (
-            <ul class="access-field-list">
-              {collection.fields.map((f) => (
-                <li key={f.name} class="access-check">
-                  <input
-                    id={`${id}-field-${f.name}`}
-                    type="checkbox"
-                    checked={fields.includes(f.name)}
-                    onChange={(e) =>
-                      setFields(
-                        (e.currentTarget as HTMLInputElement).checked
-                          ? [...fields, f.name]
-                          : fields.filter((n) => n !== f.name),
-                      )
-                    }
-                  />
-                  <label for={`${id}-field-${f.name}`}>{f.name}</label>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <div class="field">
-              <label for={`${id}-fields`}>Field names, separated by commas</label>
-              <input
-                id={`${id}-fields`}
-                value={fieldsText}
-                onInput={(e) => setFieldsText((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
-          )}
-        </fieldset>
-        <div class="access-dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {g ? 'Save the grant' : 'Add the grant'}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
   )
 }
