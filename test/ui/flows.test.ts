@@ -127,14 +127,15 @@ describe.skipIf(browserMissing)('admin UI: flows', () => {
     await page.getByRole('button', { name: 'Move step say down' }).click()
     await expect.poll(() => step(page, 3).getByRole('heading').first().textContent()).toContain('say')
 
-    // Dry run: each step's input (its config) and output.
+    // Dry run: each step's input (its config, templates applied) and output.
     await page.getByLabel('Trigger payload (JSON)').fill('{"qty": 21}')
     await page.getByRole('button', { name: 'Dry run' }).click()
     const trace = page.getByRole('region', { name: 'Dry run result' })
     await trace.waitFor()
     expect(await trace.getByLabel('Output of double').textContent()).toContain('"result": 42')
     expect(await trace.getByLabel('Output of say').textContent()).toContain('doubled to 42')
-    expect(await trace.getByLabel('Input of double').textContent()).toContain('{{$steps.qty}} * 2')
+    // The input is the config with its templates applied (credentials masked).
+    expect(await trace.getByLabel('Input of double').textContent()).toContain('21 * 2')
     expect(await trace.textContent()).toContain('completed')
     // The outputs seen feed the template hints of later steps.
     await third.getByText('Template variables for this step').click()

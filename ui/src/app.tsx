@@ -6,15 +6,8 @@ import { Link, match, navigate, useLocation } from './router.js'
 import { screens, type Section } from './screens/index.js'
 import { FirstRun } from './screens/first-run.js'
 import { SignIn } from './screens/sign-in.js'
-import { SessionContext, useSession as useSessionValue, type SignedIn } from './session.js'
+import { SessionContext, useSession as useSessionValue, type Capabilities, type SignedIn } from './session.js'
 import type { Session } from '@plinth/client'
-
-export interface Capabilities {
-  usernameEnabled: boolean
-  requireEmail: boolean
-  magicLink: boolean
-  firstRun: boolean
-}
 
 type State =
   | { kind: 'loading' }

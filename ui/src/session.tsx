@@ -2,6 +2,14 @@ import type { Session } from '@plinth/client'
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
 
+/** What GET /api/auth/capabilities tells the sign-in and first-run screens. */
+export interface Capabilities {
+  usernameEnabled: boolean
+  requireEmail: boolean
+  magicLink: boolean
+  firstRun: boolean
+}
+
 /** Who is signed in, and what the shell may offer them. */
 export interface SignedIn {
   readonly session: Session

@@ -68,7 +68,16 @@ export interface DryRunResult {
   status: RunStatus
   dryRun: true
   error: unknown
-  steps: { key: string; type: string; status: string; output: unknown; durationMs: number; error?: unknown }[]
+  /** Each step: `input` is its config with templates applied (credentials masked), null if it never got that far. */
+  steps: {
+    key: string
+    type: string
+    status: string
+    input: unknown
+    output: unknown
+    durationMs: number
+    error?: unknown
+  }[]
   logs: unknown[]
 }
 

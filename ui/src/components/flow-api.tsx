@@ -221,23 +221,15 @@ export function operationSchema(type: string): Promise<OperationSchema> {
 }
 
 let openapi: Promise<{ components?: { schemas?: Record<string, JsonSchema> } }> | null = null
-const pascal = (type: string) =>
-  type
-    .split('_')
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join('')
+let triggers: Promise<{ data: { type: string; schema: JsonSchema }[] }> | null = null
 
-/**
- * A trigger type's config schema. The API has no route for it; the OpenAPI document the server serves
- * carries it as `FlowTrigger<Type>` (the same schema the save checks), so the form follows the server.
- */
+/** A trigger type's config schema: GET /api/v1/automate/triggers (the same schema the save checks). */
 export async function triggerSchema(type: string): Promise<JsonSchema | null> {
-  openapi ??= client.transport.request('GET', '/api/openapi.json')
-  openapi.catch(() => {
-    openapi = null
+  triggers ??= client.transport.request('GET', '/api/v1/automate/triggers')
+  triggers.catch(() => {
+    triggers = null
   })
-  const doc = await openapi
-  return doc.components?.schemas?.[`FlowTrigger${pascal(type)}`] ?? null
+  return (await triggers).data.find((t) => t.type === type)?.schema ?? null
 }
 
 /** The flow options' schema, from the same document (the options of a create body). */

@@ -56,13 +56,13 @@ export function DryRunCard(props: {
               key: s.key,
               type: s.type,
               status: s.status,
-              input: props.result!.steps.find((d) => d.key === s.key)?.config,
+              input: s.input ?? props.result!.steps.find((d) => d.key === s.key)?.config,
               output: s.output,
               error: s.error,
               durationMs: s.durationMs,
               logs: (r.logs as { step?: string; message?: string; level?: string }[]).filter((l) => l.step === s.key),
             }))}
-            inputLabel="Input (the step's config, before templates)"
+            inputLabel="Input (the step's config, templates applied)"
           />
         </div>
       ) : null}

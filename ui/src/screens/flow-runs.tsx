@@ -6,7 +6,7 @@ import { Button, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
 import { Link, navigate } from '../router.js'
 import type { ScreenProps } from '../screen-props.js'
-import { errorText, StepTrace } from './flow-editor.js'
+import { errorText, StepTrace } from '../components/flow-editor-trace.js'
 import './flows.css'
 
 const pageSize = 25

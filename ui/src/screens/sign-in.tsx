@@ -1,4 +1,4 @@
-import type { Capabilities } from '../app.js'
+import type { Capabilities } from '../session.js'
 import { MfaRequiredError } from '@plinth/client'
 import { useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
