@@ -200,7 +200,10 @@ function subscribe<T>(
       return
     }
     const credential = transport.credential()
-    const url = transport.url(path, { ...query, token: credential }).replace(/^http/, 'ws')
+    // A socket cannot send headers: the credential and the project (X-Project-Id) ride in the query.
+    const url = transport
+      .url(path, { ...query, token: credential, project: transport.project ?? undefined })
+      .replace(/^http/, 'ws')
     current = openWebSocketStream(WebSocketImpl, url, handlersFor('websocket'))
   }
 

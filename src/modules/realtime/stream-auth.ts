@@ -18,7 +18,8 @@ export interface CapabilityPort {
  * How a stream request is authenticated: a Bearer header, or `?token=` for browsers (EventSource and
  * WebSocket cannot set headers), holding a session token, an `sk-` key or an `sct1.` capability token. A
  * query token is treated exactly as the header would be, and is never logged (the access log leaves query
- * strings out). Sending both is refused, so no request carries two identities.
+ * strings out). Sending both is refused, so no request carries two identities. `?project=` is the stream's
+ * `X-Project-Id` (a super_admin acting in another project) for the same reason.
  */
 export function createStreamAuth(authenticate: Security['authenticate'], capabilities: CapabilityPort) {
   const callers = new WeakMap<Principal, StreamCaller>()
@@ -41,6 +42,16 @@ export function createStreamAuth(authenticate: Security['authenticate'], capabil
         expiresAt: claims.expiresAt,
       })
       return principal
+    }
+    // `?project=` stands for X-Project-Id, which a browser's WebSocket cannot send either: the same check
+    // follows (a super_admin's, else 403).
+    const project = c.req.query('project')
+    if (project !== undefined) {
+      const incoming = c.env?.incoming
+      if (!incoming) throw new AppError('invalid_request', 'Streams are served by the Node server only')
+      if (incoming.headers['x-project-id'] !== undefined && incoming.headers['x-project-id'] !== project)
+        throw new AppError('invalid_request', 'Name the project once: in X-Project-Id or as ?project=')
+      incoming.headers['x-project-id'] = project
     }
     if (fromQuery !== undefined) {
       const incoming = c.env?.incoming
