@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
@@ -116,6 +116,15 @@ function load(out: string): AdminUiBundle {
   return { assets, script: manifest.script, style: manifest.style }
 }
 
+/** Builds of sources that changed a day ago or more (as bin/plinth.js does with the server's). */
+function forgetOldBuilds(cache: string, keep: string): void {
+  const dayAgo = Date.now() - 86_400_000
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name)
+    if (path !== keep && statSync(path).mtimeMs < dayAgo) rmSync(path, { recursive: true, force: true })
+  }
+}
+
 const built = new Map<string, Promise<AdminUiBundle>>()
 
 /**
@@ -134,6 +143,7 @@ export function adminUiBundle(root: string | null = checkoutRoot()): Promise<Adm
       if (!existsSync(join(out, 'manifest.json'))) {
         mkdirSync(cache, { recursive: true })
         await buildInto(root, out)
+        forgetOldBuilds(cache, out)
       }
       return load(out)
     })()
