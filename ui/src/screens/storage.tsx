@@ -184,56 +184,17 @@ function CreateConnection(props: { onCreated: () => void }) {
     <form class="card" onSubmit={submit} aria-labelledby="new-connection-title">
       <h2 id="new-connection-title">New connection</h2>
       <div class="storage-form">
-        <TextField label="Label" value={form.label} onValue={set('label')} required error={errorOf('label')} />
-        <Field label="Provider" error={errorOf('provider')}>
-          {(id) => (
-            <select id={id} value={form.provider} onChange={(e) => set('provider')(e.currentTarget.value)}>
-              <option value="s3">Amazon S3</option>
-              <option value="r2">Cloudflare R2</option>
-              <option value="minio">MinIO</option>
-            </select>
-          )}
-        </Field>
-        <TextField
-          label="Endpoint"
-          type="url"
-          placeholder="https://…"
-          value={form.endpoint}
-          onValue={set('endpoint')}
-          required
-          error={errorOf('endpoint')}
-        />
-        <TextField
-          label="Region"
-          hint="Empty: auto"
-          value={form.region}
-          onValue={set('region')}
-          error={errorOf('region')}
-        />
-        <TextField
-          label="Bucket"
-          value={form.bucketName}
-          onValue={set('bucketName')}
-          required
-          error={errorOf('bucketName')}
-        />
-        <TextField
-          label="Access key id"
-          value={form.accessKeyId}
-          onValue={set('accessKeyId')}
-          required
-          autoComplete="off"
-          error={errorOf('accessKeyId')}
-        />
-        <TextField
-          label="Secret key"
-          type="password"
-          hint="Write-only: stored encrypted, never shown again"
-          value={form.secretKey}
-          onValue={set('secretKey')}
-          required
-          autoComplete="new-password"
-          error={errorOf('secretKey')}
+        <ConnectionFields
+          form={form}
+          set={set}
+          errorOf={errorOf}
+          secret={{
+            label: 'Secret key',
+            hint: 'Write-only: stored encrypted, never shown again',
+            required: true,
+            value: form.secretKey,
+            onValue: set('secretKey'),
+          }}
         />
       </div>
       <ProblemNote problem={problem} />
@@ -294,48 +255,17 @@ function EditConnection(props: { connection: Connection; onClose: () => void; on
     <Dialog title={`Edit ${c.label}`} onClose={props.onClose}>
       <form class="system-dialog-body" onSubmit={submit}>
         <div>
-          <TextField label="Label" value={form.label} onValue={set('label')} required error={errorOf('label')} />
-          <Field label="Provider" error={errorOf('provider')}>
-            {(id) => (
-              <select id={id} value={form.provider} onChange={(e) => set('provider')(e.currentTarget.value)}>
-                <option value="s3">Amazon S3</option>
-                <option value="r2">Cloudflare R2</option>
-                <option value="minio">MinIO</option>
-              </select>
-            )}
-          </Field>
-          <TextField
-            label="Endpoint"
-            type="url"
-            value={form.endpoint}
-            onValue={set('endpoint')}
-            required
-            error={errorOf('endpoint')}
-          />
-          <TextField label="Region" value={form.region} onValue={set('region')} error={errorOf('region')} />
-          <TextField
-            label="Bucket"
-            value={form.bucketName}
-            onValue={set('bucketName')}
-            required
-            error={errorOf('bucketName')}
-          />
-          <TextField
-            label="Access key id"
-            value={form.accessKeyId}
-            onValue={set('accessKeyId')}
-            required
-            autoComplete="off"
-            error={errorOf('accessKeyId')}
-          />
-          <TextField
-            label="New secret key"
-            type="password"
-            hint="Empty: keep the stored one. Needed when the endpoint moves to another host."
-            value={secretKey}
-            onValue={setSecretKey}
-            autoComplete="new-password"
-            error={errorOf('secretKey')}
+          <ConnectionFields
+            form={form}
+            set={set}
+            errorOf={errorOf}
+            secret={{
+              label: 'New secret key',
+              hint: 'Empty: keep the stored one. Needed when the endpoint moves to another host.',
+              required: false,
+              value: secretKey,
+              onValue: setSecretKey,
+            }}
           />
         </div>
         <ProblemNote problem={problem} />
@@ -347,5 +277,72 @@ function EditConnection(props: { connection: Connection; onClose: () => void; on
         </div>
       </form>
     </Dialog>
+  )
+}
+
+/** The fields a connection is made of, in the create form and the edit dialog alike; the secret as each needs it. */
+type ConnectionForm = Omit<typeof empty, 'secretKey'>
+
+function ConnectionFields(props: {
+  form: ConnectionForm
+  set: (key: keyof ConnectionForm) => (value: string) => void
+  errorOf: (field: string) => string | undefined
+  secret: { label: string; hint: string; required: boolean; value: string; onValue: (value: string) => void }
+}) {
+  const { form, set, errorOf, secret } = props
+  return (
+    <>
+      <TextField label="Label" value={form.label} onValue={set('label')} required error={errorOf('label')} />
+      <Field label="Provider" error={errorOf('provider')}>
+        {(id) => (
+          <select id={id} value={form.provider} onChange={(e) => set('provider')(e.currentTarget.value)}>
+            <option value="s3">Amazon S3</option>
+            <option value="r2">Cloudflare R2</option>
+            <option value="minio">MinIO</option>
+          </select>
+        )}
+      </Field>
+      <TextField
+        label="Endpoint"
+        type="url"
+        placeholder="https://…"
+        value={form.endpoint}
+        onValue={set('endpoint')}
+        required
+        error={errorOf('endpoint')}
+      />
+      <TextField
+        label="Region"
+        hint="Empty: auto"
+        value={form.region}
+        onValue={set('region')}
+        error={errorOf('region')}
+      />
+      <TextField
+        label="Bucket"
+        value={form.bucketName}
+        onValue={set('bucketName')}
+        required
+        error={errorOf('bucketName')}
+      />
+      <TextField
+        label="Access key id"
+        value={form.accessKeyId}
+        onValue={set('accessKeyId')}
+        required
+        autoComplete="off"
+        error={errorOf('accessKeyId')}
+      />
+      <TextField
+        label={secret.label}
+        type="password"
+        hint={secret.hint}
+        value={secret.value}
+        onValue={secret.onValue}
+        required={secret.required}
+        autoComplete="new-password"
+        error={errorOf('secretKey')}
+      />
+    </>
   )
 }
