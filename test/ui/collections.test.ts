@@ -88,7 +88,7 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     await dialog.getByLabel('Storage type').selectOption('kv')
     await dialog.getByLabel('Access preset').selectOption('private')
     // Every one of the 21 field types is offered.
-    expect(await dialog.getByLabel('Type', { exact: true }).locator('option').count()).toBe(21)
+    await expect.poll(() => dialog.getByLabel('Type', { exact: true }).locator('option').count()).toBe(21)
 
     await addDraftField(page, 'title', 'text', async () => {
       await dialog.getByLabel('Required').check()
@@ -189,7 +189,7 @@ describe.skipIf(browserMissing)('admin UI: collections and the schema editor', (
     // A type change within its group: the editor offers only the number types for a decimal field.
     await page.getByRole('button', { name: 'Edit field price' }).click()
     const types = dialog.getByLabel('Type', { exact: true })
-    expect(await types.locator('option').allTextContents()).toEqual(['Integer', 'Decimal', 'Number'])
+    await expect.poll(() => types.locator('option').allTextContents()).toEqual(['Integer', 'Decimal', 'Number'])
     await types.selectOption('number')
     await reviewAndApply(page)
     expect(field((await stored('posts')).fields, 'price')).toMatchObject({ type: 'number' })
