@@ -1,4 +1,5 @@
 // npm run bench [name…] [--rows N]: each benchmark runs its baseline in the same run and prints the ratio.
+import { benchAdminUi } from './admin-ui.js'
 import { benchBlueprints } from './blueprints.js'
 import { benchDataTools } from './data-tools.js'
 import { benchExpressions } from './expressions.js'
@@ -25,6 +26,7 @@ const benches: Record<string, (options: BenchOptions) => Promise<{ ok: boolean }
   expressions: benchExpressions,
   schema: benchSchemaChanges,
   blueprints: benchBlueprints,
+  'admin-ui': benchAdminUi,
 }
 
 function positiveInteger(flag: string, text: string | undefined): number {
