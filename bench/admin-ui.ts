@@ -132,18 +132,18 @@ async function liveChanges(page: Page, url: string, token: string, name: string)
   const id = (await page.locator('[aria-rowindex="2"][data-id]').getAttribute('data-id'))!
   const client = createClient({ url, apiKey: undefined, WebSocket: WebSocket as never })
   client.transport.tokens.set({ token })
-  let heardAt = 0
-  let waitingFor = ''
+  // What the Node subscriber waits for and when it heard it (written by its handler).
+  const heard = { title: '', at: 0 }
   const sub = client.subscribe<{ title: string }>(name, { id: { _eq: id } }, (event) => {
-    if (event.type !== 'gap' && event.record.title === waitingFor) heardAt = Date.now()
+    if (event.type !== 'gap' && event.record.title === heard.title) heard.at = Date.now()
   })
   await sub.ready
   const dom: number[] = []
   const stream: number[] = []
   for (let i = 0; i < 10; i++) {
     const title = `Changed ${i}`
-    waitingFor = title
-    heardAt = 0
+    heard.title = title
+    heard.at = 0
     await page.evaluate(`(() => {
       const cell = document.querySelector('[role=row][data-id="${id}"] [data-column=title]')
       window.__changedAt = null
@@ -161,13 +161,13 @@ async function liveChanges(page: Page, url: string, token: string, name: string)
     if (reply.status !== 200) throw new Error(`PATCH: ${reply.status}`)
     const deadline = Date.now() + 5000
     let changedAt: number | null = null
-    while ((changedAt === null || heardAt === 0) && Date.now() < deadline) {
+    while ((changedAt === null || heard.at === 0) && Date.now() < deadline) {
       changedAt = (await page.evaluate('window.__changedAt')) as number | null
-      if (changedAt === null || heardAt === 0) await new Promise((r) => setTimeout(r, 5))
+      if (changedAt === null || heard.at === 0) await new Promise((r) => setTimeout(r, 5))
     }
-    if (changedAt === null || heardAt === 0) throw new Error(`change ${i} did not arrive within 5 s`)
+    if (changedAt === null || heard.at === 0) throw new Error(`change ${i} did not arrive within 5 s`)
     dom.push(changedAt - before)
-    stream.push(heardAt - before)
+    stream.push(heard.at - before)
   }
   await sub.close()
   return { dom, stream }
