@@ -18,8 +18,6 @@ const csrfHeader = 'x-csrf-token'
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export interface CookieSessions {
-  /** Whether this sign-in asked for a cookie session. */
-  wanted(c: Context<AppEnv>): boolean
   /**
    * The answer of a sign-in: in cookie mode the token is set as cookies and left out of the body; otherwise
    * the body as it is.
@@ -40,7 +38,7 @@ function header(c: Context<AppEnv>, name: string): string | undefined {
 export function createCookieSessions(options: {
   secretKey: string
   trustProxy: boolean
-  /** Origins besides the request's own whose pages may use a cookie session (PUBLIC_URL, TRUSTED_ORIGINS). */
+  /** Origins besides the request's own whose pages may use a cookie session (PUBLIC_URL, CORS_ORIGINS). */
   trustedOrigins: readonly string[]
 }): CookieSessions {
   const csrfOf = (token: string) => sign(options.secretKey, 'csrf', token)
@@ -61,8 +59,6 @@ export function createCookieSessions(options: {
   }
 
   return {
-    wanted: (c) => header(c, modeHeader) === 'cookie',
-
     answer(c, signedIn, maxAgeSeconds) {
       if (header(c, modeHeader) !== 'cookie') return signedIn
       const base = { path: '/', sameSite: 'Strict' as const, secure: secure(c), maxAge: maxAgeSeconds }
