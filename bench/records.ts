@@ -190,7 +190,7 @@ export async function benchRecords(options: BenchOptions = {}) {
       fields: [
         { name: 'title', type: 'text', required: true },
         { name: 'views', type: 'integer', required: false, indexed: true },
-        { name: 'status', type: 'enum', required: false, enumValues: ['draft', 'published'] },
+        { name: 'status', type: 'enum', required: false, enumValues: ['draft', 'published'], indexed: true },
         { name: 'meta', type: 'json', required: false },
       ],
       ...(large ? { indexes: [{ fields: ['status', '-views'] }] } : {}),

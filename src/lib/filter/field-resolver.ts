@@ -29,6 +29,11 @@ export interface ResolvedField {
    * false, as through a null relation. Absent for a field of the filtered table itself.
    */
   readonly through?: ((condition: Expression<SqlBool>) => Expression<SqlBool>) | false
+  /**
+   * Keep the database's planner from using an index on the column for this condition or sort (SQLite:
+   * `+column`; ignored elsewhere). Set by the list's plan choice (records/list-plan.ts), never by a resolver.
+   */
+  readonly unindexed?: boolean
 }
 
 /** Maps a filter's field paths onto a schema; throws invalid_request (or forbidden) for a field a filter may not name. */

@@ -12,7 +12,7 @@ export function sortExpression(resolved: ResolvedField, kind: DbKind): RawBuilde
   const dialect = sqlDialect(kind)
   if (resolved.through !== undefined) throw filterError('sortBy', 'sorting through a relation is not supported')
   checkJsonPath(resolved.jsonPath)
-  const ref = sql.ref(resolved.column)
+  const ref = resolved.unindexed ? dialect.unindexed(sql.ref(resolved.column)) : sql.ref(resolved.column)
   if (resolved.type === 'json') return dialect.byCodePoint(dialect.json(ref, resolved.jsonPath).value('string'))
   return resolved.type === 'text' ? dialect.byCodePoint(ref) : ref
 }

@@ -34,6 +34,8 @@ export interface SqlDialect {
   readonly storesNul: boolean
   /** A literal compared with a plain column of that kind. */
   param(kind: ValueKind, value: Value): RawBuilder<unknown>
+  /** A column reference no index is used for (SQLite's documented unary `+`); the column itself elsewhere. */
+  unindexed(ref: RawBuilder<unknown>): RawBuilder<unknown>
   /** Text that orders by code point, whatever the column's or the database's collation. */
   byCodePoint(text: RawBuilder<unknown>): RawBuilder<unknown>
   /** The substring tests, case-sensitive and literal; the needle is never empty. */
@@ -64,6 +66,7 @@ const sqliteDialect: SqlDialect = {
   kind: 'sqlite',
   storesNul: true,
   param: sqliteParam,
+  unindexed: (ref) => sql`+${ref}`,
   byCodePoint: (text) => sql`${text} collate binary`,
   includes: (text, needle, negate) => sql`instr(${text}, ${needle}) ${sql.raw(negate ? '=' : '>')} 0`,
   // instr() finds the first occurrence, so a prefix sits at 1.
@@ -106,6 +109,7 @@ const pgParam = (kind: ValueKind, value: Value) =>
 const postgresDialect: SqlDialect = {
   kind: 'postgres',
   storesNul: false,
+  unindexed: (ref) => ref,
   param: pgParam,
   byCodePoint: (text) => sql`${text} collate "C"`,
   includes: (text, needle, negate) => sql`strpos(${text}, ${needle}) ${sql.raw(negate ? '=' : '>')} 0`,

@@ -45,7 +45,7 @@ export function sqlField(resolved: ResolvedField, dialect: SqlDialect): SqlField
     throw new AppError('internal', 'compileFilter: the field resolver returned a JSON path into a non-JSON column')
   }
   checkJsonPath(jsonPath)
-  const ref = sql.ref(column)
+  const ref = resolved.unindexed ? dialect.unindexed(sql.ref(column)) : sql.ref(column)
   const kind = valueKinds[type]
   return kind === null ? jsonField(dialect.json(ref, jsonPath)) : plainField(ref, kind, dialect)
 }

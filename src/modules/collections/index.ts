@@ -1,6 +1,7 @@
 export type { CollectionEvents, CollectionUpdateEvent } from './events.js'
 export { searchCondition, searchableFields } from './search-index.js'
-export { systemColumns } from './definition/index.js'
+export { indexColumn, systemColumns } from './definition/index.js'
+export { createdAtIndexName } from './ddl-indexes.js'
 export {
   fieldTypeOf,
   FieldValueError,

@@ -3,6 +3,7 @@ import type { Opener, RecordsDeps } from './context.js'
 import { rowsInScope, softDeleteRows } from './data-store.js'
 import { createWritePipeline, type Committed, type WriteIntent } from './pipeline.js'
 import { fullRecord } from './present.js'
+import { noteWritten } from './written.js'
 import { applyCascade, cascadeIntents, planCascade } from './relations.js'
 
 /** At most this many ids per bulk delete (core-api § Limits). */
@@ -35,7 +36,7 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
       const own = [...before.values()].map(
         (record): WriteIntent => ({ action: 'delete', collection: opened.collection, before: record, data: {} }),
       )
-      return pipeline.run(principal, [...own, ...cascadeIntents(plan)], async (data) => {
+      const deleted = await pipeline.run(principal, [...own, ...cascadeIntents(plan)], async (data) => {
         if (!permanent) {
           const now = deps.clock.seconds()
           const deleted = await softDeleteRows(opened, [...before.keys()], {
@@ -63,6 +64,8 @@ export function createBulkDelete(deps: RecordsDeps, open: Opener) {
         }
         return { committed, result: count }
       })
+      noteWritten(deps, opened, deleted)
+      return deleted
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js'
-import type { DbHandle } from '../../lib/db/index.js'
+import type { DbHandle, StatisticsPacer } from '../../lib/db/index.js'
 import { AppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { FieldResolver } from '../../lib/filter/index.js'
@@ -12,6 +12,8 @@ import type { RecordAccess } from './access.js'
 import { fieldResolver, shapeOf, type CollectionShape } from './codec.js'
 import type { RecordEvents, WriteHooks } from './events.js'
 import type { Freshness } from './freshness.js'
+import type { IndexAdvisor } from './index-advice.js'
+import type { PlanProbes } from './plan-probes.js'
 import type { RecordScope } from './scope.js'
 import type { SharesStore } from './shares-store.js'
 import { createRecordStore, type RecordStore } from './store.js'
@@ -36,6 +38,12 @@ export interface RecordsDeps {
   hooks: WriteHooks
   /** Write versions, cached totals and ETags (decision 025). */
   freshness: Freshness
+  /** Shapes of lists and the indexes that would serve the slow ones (issue 33). */
+  advisor: IndexAdvisor
+  /** Bounded counts a list's plan choice asks for, cached per database (plan-probes.ts). */
+  planProbes: PlanProbes
+  /** Refreshes a table's planner statistics once the rows written since reach a quarter of it (issue 33). */
+  statistics: StatisticsPacer
   clock: Clock
   log: Logger
 }

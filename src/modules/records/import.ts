@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../lib/clock.js'
 import type { Logger } from '../../lib/log.js'
-import { createStatisticsPacer } from '../../lib/db/index.js'
+import type { StatisticsPacer } from '../../lib/db/index.js'
 import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import type { Principal } from '../../lib/principal.js'
@@ -53,6 +53,8 @@ export interface ImportDeps {
   jobs: ImportJobs
   /** Which search indexes draw from the collection: marked stale after every import that stored records. */
   searchIndexes: Pick<DependentIndexes, 'markStale'>
+  /** The records module's statistics pacer, shared with the other bulk writes. */
+  statistics: StatisticsPacer
   clock: Clock
   log: Logger
   /** Test hook awaited at three points of a write (AppOptions.importPace); none in production. */
@@ -69,8 +71,8 @@ export type ImportPacePoint = 'validated' | 'written' | 'committed'
  */
 export function createRecordImporter(deps: ImportDeps) {
   const pipeline = createWritePipeline(deps)
-  // Planner statistics after bulk writes (decision 024), paced so a long import refreshes them a few times.
-  const statistics = createStatisticsPacer()
+  // Planner statistics after bulk writes (decisions 024, 082), paced so a long import refreshes them a few times.
+  const { statistics } = deps
   const inserters = new WeakMap<Collection, BulkInserter>()
   function inserterFor(opened: Opened): BulkInserter {
     let inserter = inserters.get(opened.collection)

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type CompiledQuery } from 'kysely'
 import { AppError } from '../../lib/errors.js'
 import {
   andNode,
@@ -19,6 +19,9 @@ import { readValue } from './codec.js'
 import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { withFieldValues } from './filter-values.js'
+import type { ListObservation } from './index-advice.js'
+import { planList, type ListPlan } from './list-plan.js'
+import type { PlanProbes } from './plan-probes.js'
 import type { Row } from './store.js'
 
 export interface ListParams {
@@ -62,6 +65,16 @@ function sortOf(params: ListParams): { field: string; direction: 'asc' | 'desc' 
 /** How a page-mode total is had: `load` counts; the caller may answer from its cache instead (freshness.ts). */
 export type CountTotal = (load: () => Promise<number>) => Promise<number>
 
+/** What a list is read with besides its request: all optional. */
+export interface ListOptions {
+  /** How the page-mode total is had (default: counted). */
+  count?: CountTotal
+  /** Bounded counts for the plan choice (list-plan.ts); without them the database's planner decides alone. */
+  probes?: PlanProbes
+  /** Told about the page's statement once it ran (the index advisor). */
+  observe?: (seen: ListObservation) => void
+}
+
 const countDirectly: CountTotal = (load) => load()
 
 /**
@@ -73,19 +86,30 @@ export async function listRows(
   open: Opened,
   params: ListParams,
   filter: ResolvedFilterNode | null,
-  count: CountTotal = countDirectly,
+  options: ListOptions = {},
 ): Promise<ListPage> {
+  const { count = countDirectly, probes, observe } = options
   const { store, handle, requestResolver, collection, shape } = open
   const sort = sortOf(params)
   const sortField = requestResolver.resolve(sort.field.split('.') as [string, ...string[]])
   if (sortField.type === 'json' && !shape.byName.get(sort.field)?.translatable) {
     throw new AppError('invalid_request', `sortBy: ${sort.field} is a JSON field; sort on a scalar field`)
   }
-  const sortExpr = sortExpression(sortField, handle.kind)
+  const searching = params.search !== undefined && params.search !== ''
+  const need = params.cursor === undefined ? params.page * params.limit : params.limit + 1
+  const plan: ListPlan = probes
+    ? await planList(open, { sortField, need, searching, filter }, probes)
+    : { choice: 'planner', estimate: null, requestResolver, resolver: open.resolver, unindexedSort: false }
+  const sortExpr = sortExpression(plan.unindexedSort ? { ...sortField, unindexed: true } : sortField, handle.kind)
 
-  const conditions = [...store.where(open.scope.rows, params.includeDeleted)]
-  if (filter) conditions.push(compileFilter(filter, requestResolver, handle.kind))
-  if (params.search !== undefined && params.search !== '') {
+  // The page's conditions are compiled as the plan steers; the count's as they are (it has no sort to walk).
+  const conditions = [...store.where(open.scope.rows, params.includeDeleted, plan.resolver)]
+  const counted = plan.choice === 'walk' ? [...store.where(open.scope.rows, params.includeDeleted)] : conditions
+  if (filter) {
+    conditions.push(compileFilter(filter, plan.requestResolver, handle.kind))
+    if (counted !== conditions) counted.push(compileFilter(filter, requestResolver, handle.kind))
+  }
+  if (searching) {
     // The search index spans every text field: searching it would probe fields the caller may not read.
     const hidden = open.scope.fields
       ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name))
@@ -93,7 +117,7 @@ export async function listRows(
     if (hidden.length > 0)
       throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
     conditions.push(
-      searchCondition(handle, collection.name, shape.collection.fields, params.search, layoutOf(collection)),
+      searchCondition(handle, collection.name, shape.collection.fields, params.search!, layoutOf(collection)),
     )
   }
 
@@ -102,13 +126,23 @@ export async function listRows(
     for (const c of conditions) query = query.where(c)
     return query
   }
+  // The page's statement, timed and shown to the index advisor (index-advice.ts).
+  const read = async (query: CompiledQuery<Row>): Promise<Row[]> => {
+    const started = performance.now()
+    const rows = (await handle.db.executeQuery(query)).rows as Row[]
+    const ms = performance.now() - started
+    observe?.({ filter, sort, searching, plan, limit: params.limit, query, ms })
+    return rows
+  }
 
   if (params.cursor === undefined) {
-    const rows = await base()
-      .orderBy(keysetOrder(sortExpr, sort.direction))
-      .offset((params.page - 1) * params.limit)
-      .limit(params.limit)
-      .execute()
+    const rows = await read(
+      base()
+        .orderBy(keysetOrder(sortExpr, sort.direction))
+        .offset((params.page - 1) * params.limit)
+        .limit(params.limit)
+        .compile(),
+    )
     const offset = (params.page - 1) * params.limit
     // A short page that is not past the end ends the list: the total is known without counting.
     if (rows.length < params.limit && (rows.length > 0 || params.page === 1)) {
@@ -116,7 +150,7 @@ export async function listRows(
     }
     const total = await count(async () => {
       let countQuery = store.selectFrom().select(sql<number>`count(*)`.as('n'))
-      for (const c of conditions) countQuery = countQuery.where(c)
+      for (const c of counted) countQuery = countQuery.where(c)
       return Number((await countQuery.executeTakeFirstOrThrow()).n)
     })
     return { rows, total, hasMore: params.page * params.limit < total }
@@ -137,10 +171,12 @@ export async function listRows(
     const value = position.value === null ? null : sortParam(sortField, handle.kind, position.value)
     query = query.where(keysetAfter(sortExpr, value, position.id, walk))
   }
-  const fetched = await query
-    .orderBy(keysetOrder(sortExpr, walk))
-    .limit(params.limit + 1)
-    .execute()
+  const fetched = await read(
+    query
+      .orderBy(keysetOrder(sortExpr, walk))
+      .limit(params.limit + 1)
+      .compile(),
+  )
   const more = fetched.length > params.limit
   const rows = fetched.slice(0, params.limit)
   if (backwards) rows.reverse()

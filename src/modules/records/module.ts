@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { createStatisticsPacer } from '../../lib/db/index.js'
 import type { WriteVersions } from '../../lib/cache/write-versions.js'
 import type { Clock } from '../../lib/clock.js'
 import type { EventBus } from '../../lib/events/index.js'
@@ -12,6 +13,7 @@ import type { UsersService } from '../users/index.js'
 import type { Observers } from '../../lib/observers.js'
 import type { Principal } from '../../lib/principal.js'
 import { createRecordAccess } from './access.js'
+import { recordAdviceRoutes } from './advice-routes.js'
 import { recordAggregateRoutes } from './aggregate-routes.js'
 import { createBulkDelete } from './bulk.js'
 import type { ReadableFiles } from './context.js'
@@ -21,6 +23,8 @@ import { createFreshness } from './freshness.js'
 import { recordExchangeRoutes } from './exchange-routes.js'
 import { createRecordExporter } from './export.js'
 import { createImportJobs } from './import-jobs.js'
+import { createIndexAdvisor } from './index-advice.js'
+import { createPlanProbes } from './plan-probes.js'
 import { createRecordImporter, type ImportPacePoint } from './import.js'
 import { createGeoImporter } from './geo-import.js'
 import { recordsRoutes } from './routes.js'
@@ -83,6 +87,8 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
   const freshness = createFreshness({ versions: deps.writeVersions, clock, log })
   // Search indexes (built after this module) register here: imports and truncates report the indexes they made stale.
   const { seam: searchIndexes, dependents } = createSearchIndexSeam()
+  // One pacer for every bulk path: imports, bulk deletes and creates count towards the same refresh.
+  const statistics = createStatisticsPacer()
   const recordDeps = {
     collections,
     access,
@@ -94,6 +100,9 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     events,
     hooks: createWriteHooks(),
     freshness,
+    advisor: createIndexAdvisor({ log, now: () => clock.now() }),
+    planProbes: createPlanProbes(() => clock.now()),
+    statistics,
     clock,
     log,
   }
@@ -125,6 +134,7 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     freshness,
     jobs,
     searchIndexes: dependents,
+    statistics,
     clock,
     log,
     pace: deps.importPace,
@@ -147,6 +157,7 @@ export function createRecordsModule(deps: RecordsModuleDeps) {
     routers: ({ security, readSecurity }) => [
       // Before /records/{id}, whose id would otherwise take the word `aggregate`.
       recordAggregateRoutes(service, readSecurity),
+      recordAdviceRoutes(service, security),
       recordsRoutes(service, readSecurity),
       recordExchangeRoutes(exchange, readSecurity),
       ...recordDataRoutes(dataTools, security, readSecurity),

@@ -4,6 +4,7 @@ import { alwaysReadable } from './codec.js'
 import { createOpener, type Opened, type RecordsDeps } from './context.js'
 import type { ApiRecord } from './events.js'
 import { enrich, parseExpand } from './expand.js'
+import type { ShapeAdvice } from './index-advice.js'
 import { ifNoneMatch } from './freshness.js'
 import { both, listRows, requestFilter, type ListParams } from './list.js'
 import { present } from './present.js'
@@ -169,7 +170,11 @@ export function createRecordsService(deps: RecordsDeps) {
     ]
     const etag = deps.freshness.etag(opened, version, request, query.path ? {} : query)
     if (ifNoneMatch(known, etag) !== 'none') return { etag, body: null }
-    const page = await listRows(opened, params, filter, (load) => deps.freshness.count(opened, version, counted, load))
+    const page = await listRows(opened, params, filter, {
+      count: (load) => deps.freshness.count(opened, version, counted, load),
+      probes: deps.planProbes,
+      observe: (seen) => deps.advisor.observe(opened, seen),
+    })
     const records = await shape(
       opened,
       page.rows,
@@ -220,6 +225,15 @@ export function createRecordsService(deps: RecordsDeps) {
     getConditional: getRecord,
 
     /** A page of records (page or cursor mode), or `path` values. Throws invalid_request, forbidden. */
+    /**
+     * The shapes of a collection's lists and, for the slow ones, the compound index that would serve them
+     * (issue 33). For who may change the schema: creating the index is theirs (one PATCH of `indexes`).
+     */
+    async indexAdvice(principal: Principal, name: string): Promise<ShapeAdvice[]> {
+      await deps.access.authorize(principal, 'schema/*:update')
+      return deps.advisor.shapes(await deps.collections.get(principal.projectId, name))
+    },
+
     async list(principal: Principal, name: string, query: ListQuery): Promise<ListEnvelope> {
       return (await listRecords(principal, name, query, undefined)).body!
     },

@@ -58,11 +58,18 @@ export function createRecordStore(
     return first({ ...compiled, parameters: parameters.map(bind) })
   }
 
-  /** The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. */
-  function where(scope: ResolvedFilterNode | null, includeDeleted: boolean): Expression<SqlBool>[] {
+  /**
+   * The compiled row scope (null: every row), and soft-deleted rows excluded unless asked for. `through` is
+   * the collection's resolver but for a list's plan choice (list-plan.ts), which marks some columns unindexed.
+   */
+  function where(
+    scope: ResolvedFilterNode | null,
+    includeDeleted: boolean,
+    through: FieldResolver = resolver,
+  ): Expression<SqlBool>[] {
     const conditions: Expression<SqlBool>[] = []
     if (!includeDeleted) conditions.push(sql<SqlBool>`deleted_at is null`)
-    if (scope) conditions.push(compileFilter(scope, resolver, handle.kind))
+    if (scope) conditions.push(compileFilter(scope, through, handle.kind))
     return conditions
   }
 

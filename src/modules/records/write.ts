@@ -13,6 +13,7 @@ import { fullRecord } from './present.js'
 import { assertReferencesExist } from './references.js'
 import { applyCascade, cascadeIntents, planCascade } from './relations.js'
 import type { Row } from './store.js'
+import { noteWritten } from './written.js'
 
 export type VersionCheck = { version: number; onMismatch: 'precondition_failed' | 'conflict' } | null
 
@@ -68,6 +69,8 @@ export function createWriter(deps: RecordsDeps, open: Opener) {
           }
         },
       )
+      // Rows made one by one count towards the statistics too: a table grown by creates is planned as it is.
+      noteWritten(deps, opened, 1)
       return { opened, row }
     },
 
