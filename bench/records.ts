@@ -20,7 +20,8 @@ import {
 const filter = encodeURIComponent(JSON.stringify({ views: { _gt: 5000 }, status: { _eq: 'published' } }))
 const listPath = `/api/v1/collections/items/records?limit=25&filter=${filter}&sortBy=-views`
 
-// Issue 14's list scenario (page mode, with total), and the same in cursor mode and with a search term.
+// Issue 14's list scenario (page mode, with total), and the same in cursor mode and with a search term. Since
+// issue 33, `status` is indexed as well as `views` (what a user makes): the filter's index and the sort's compete.
 const publishedOnly = encodeURIComponent(JSON.stringify({ status: { _eq: 'published' } }))
 const listScenarios: Record<string, string> = {
   'list page mode (filter + sort + total)': `/api/v1/collections/items/records?limit=25&sortBy=-views&filter=${publishedOnly}`,
@@ -280,7 +281,8 @@ export async function benchRecords(options: BenchOptions = {}) {
       }
       const sorted = [...measured].sort((a, b) => a.ratio - b.ratio)
       const { byId, list, ratio } = sorted[Math.floor(sorted.length / 2)]!
-      const judged = name.startsWith('list page mode')
+      // Issue 33: page and cursor mode alike, with the filter's field and the sort's both indexed.
+      const judged = name.startsWith('list page mode') || name.startsWith('list cursor mode')
       if (judged && ratio < listTarget) ok = false
       console.log(
         `${name}: ${fmt(list.rate)} req/s${list.cpuMicros ? ` (${list.cpuMicros.toFixed(0)} µs CPU)` : ''}, ${latencyOf(list)} | GET by id ${fmt(byId.rate)} → ${ratio.toFixed(2)}` +

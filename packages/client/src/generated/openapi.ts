@@ -899,6 +899,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/collections/{name}/index-advice': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The shapes of the collection's lists since this instance started, and the compound index that would serve each slow one */
+    get: operations['collections.indexAdvice']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/collections/{name}/records': {
     parameters: {
       query?: never
@@ -6248,6 +6265,42 @@ export interface components {
       maxFileBytes?: number | null
       /** @description Media types accepted (image/png, image/*); [] any */
       allowedTypes?: string[]
+    }
+    IndexAdvice: {
+      shape: {
+        /** @description The top-level conditions (the row rule of the grants and the filter): field and operator, never a value */
+        filter: {
+          field: string
+          op: string
+        }[]
+        /** @example -views */
+        sortBy: string
+        search: boolean
+      }
+      /**
+       * @description How the page was read: walk the sort's index testing the filter, search the filter's index then sort, or as the database's planner chose (decision 082)
+       * @enum {string}
+       */
+      choice: 'walk' | 'search' | 'planner'
+      /** @description The database's plan, taken the first time the shape was seen */
+      plan: string | null
+      /** @description Sorts what it found, scans the table, or reads far more rows than it returns */
+      slow: boolean
+      seen: number
+      /** @description Mean time of the page's statement, milliseconds */
+      meanMs: number
+      /** @description Rows each plan was expected to read (SQLite); null where the planner chose alone */
+      estimate: {
+        rows: number
+        walk: number
+        search: number
+      } | null
+      /** @description For a slow shape: the compound index that would serve it; add it to the collection's indexes with PATCH */
+      index: {
+        fields: string[]
+      } | null
+      firstSeen: number
+      lastSeen: number
     }
     /**
      * @example {
@@ -11961,6 +12014,57 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description collection_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  'collections.indexAdvice': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        name: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Shapes, the slow first */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            data: components['schemas']['IndexAdvice'][]
+          }
         }
       }
       /** @description unauthorized */
