@@ -146,6 +146,7 @@ const direct: Record<string, (s: PlinthServices, p: Principal) => Promise<unknow
   'collections.get': (s, p) => s.collections.visible(p, collection),
   'collections.update': (s, p) => s.collections.update(p, collection, { fields: [] }),
   'collections.previewChanges': (s, p) => s.collections.preview(p, collection, { fields: [] }),
+  'collections.indexAdvice': (s, p) => s.records.indexAdvice(p, collection),
   'collections.delete': (s, p) => s.collections.delete(p, collection),
   'collections.truncate': (s, p) => s.dataTools.truncate.truncate(p, collection),
   'collections.publish': (s, p) => s.dataTools.publish.publish(p, collection),
