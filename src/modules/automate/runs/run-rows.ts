@@ -90,8 +90,8 @@ export const activeRunStatuses = ['pending', 'running'] as const
  * be prepared again on every run.
  */
 export const liveRuns = sql<boolean>`status in ('pending', 'running')`
-// Rows per multi-row insert: 13 parameters a step log (18 a run) stays far below both dialects' limits.
-export const insertChunk = 500
+// Rows per multi-row insert at most: 13 parameters a step log (18 a run) stays far below both dialects' limits.
+export const insertChunk = 256
 
 export const runColumns = Object.keys(sampleRun()) as (keyof RunRow)[]
 export const logColumns = Object.keys(sampleLog()) as (keyof StepLogRow)[]

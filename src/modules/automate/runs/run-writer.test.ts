@@ -10,7 +10,7 @@ import { systemMigrations } from '../../../migrations/system/index.js'
 import { newRunId } from './run-ids.js'
 import type { RunFinish, RunRow, RunWrites, StepLogRow } from './run-rows.js'
 import { createRunWriter } from './run-writer.js'
-import { createRunsStore, type RunsStore } from './runs-store.js'
+import { chunksOf, createRunsStore, type RunsStore } from './runs-store.js'
 
 const log = createLogger('silent')
 const counters = { countRun: async () => {}, countRuns: async () => {} }
@@ -169,5 +169,20 @@ describe('newRunId', () => {
     expect(late).toMatch(idPattern)
     expect(early < late).toBe(true)
     expect(newRunId(now)).not.toBe(early)
+  })
+})
+
+describe('chunksOf', () => {
+  it.each([
+    [0, []],
+    [1, [1]],
+    [3, [2, 1]],
+    [40, [32, 8]],
+    [300, [256, 32, 8, 4]],
+  ])('cuts %i rows into statements of %j rows (power-of-two sizes, at most 256)', (n, sizes) => {
+    const rows = Array.from({ length: n }, (_, i) => i)
+    const chunks = chunksOf(rows)
+    expect(chunks.map((c) => c.length)).toEqual(sizes)
+    expect(chunks.flat()).toEqual(rows)
   })
 })

@@ -20,6 +20,21 @@ import {
 
 export type RunsStore = ReturnType<typeof createRunsStore>
 
+/**
+ * Rows cut into multi-row statements of power-of-two sizes up to `insertChunk`: a handful of statement
+ * shapes for any batch size, so batches of every size do not crowd the connection's prepared statements out.
+ */
+export function chunksOf<T>(rows: readonly T[]): T[][] {
+  const chunks: T[][] = []
+  for (let i = 0; i < rows.length; ) {
+    let size = 1
+    while (size * 2 <= Math.min(rows.length - i, insertChunk)) size *= 2
+    chunks.push(rows.slice(i, i + size))
+    i += size
+  }
+  return chunks
+}
+
 /** SQL for `flow_runs` and `flow_step_logs`; this module is their only owner. Every function takes the project first. */
 export function createRunsStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
@@ -85,10 +100,8 @@ export function createRunsStore(systemDb: Kysely<any>) {
       born.add(row.id)
       return { ...row, status: f.status, error: f.error, finished_at: f.finishedAt, duration_ms: f.durationMs }
     })
-    for (let i = 0; i < inserts.length; i += insertChunk)
-      await trx.executeQuery(runInsert(inserts.slice(i, i + insertChunk)))
-    for (let i = 0; i < writes.steps.length; i += insertChunk)
-      await trx.executeQuery(logUpsert(writes.steps.slice(i, i + insertChunk)))
+    for (const chunk of chunksOf(inserts)) await trx.executeQuery(runInsert(chunk))
+    for (const chunk of chunksOf(writes.steps)) await trx.executeQuery(logUpsert(chunk))
     const written: RunFinish[] = []
     for (const f of writes.finishes) {
       if (!born.has(f.runId)) {
