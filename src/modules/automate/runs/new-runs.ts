@@ -1,5 +1,5 @@
 import type { Clock } from '../../../lib/clock.js'
-import { newId } from '../../../lib/ids.js'
+import { newRunId } from './run-ids.js'
 import type { Logger } from '../../../lib/log.js'
 import type { FlowForRun, FlowLookup, RunOutcome, TriggerInput } from '../model.js'
 import type { Acting, DelegationRevoked } from './acting.js'
@@ -70,7 +70,7 @@ export function createNewRuns(deps: {
     depth: number,
     parentRunId: string | null,
   ): Promise<{ id: string; now: number; error: RunOutcome['error'] }> {
-    const id = newId()
+    const id = newRunId()
     const now = clock.now()
     const error = { code: revoked.code, message: revoked.message }
     const nobody: Acting = {

@@ -63,8 +63,10 @@ export interface RunFinish {
   readonly keep: 'all' | 'errors_only' | 'none'
 }
 
-/** One batch of the run writer: step logs (inserted or replacing the row of their position) and run ends. */
+/** One batch of the run writer: new runs, step logs (inserted or replacing the row of their position) and run ends. */
 export interface RunWrites {
+  /** Rows of runs just accepted (written first: their step logs and ends may be in the same batch). */
+  readonly inserts?: readonly RunRow[]
   readonly steps: readonly StepLogRow[]
   readonly finishes: readonly RunFinish[]
 }
@@ -88,8 +90,8 @@ export const activeRunStatuses = ['pending', 'running'] as const
  * be prepared again on every run.
  */
 export const liveRuns = sql<boolean>`status in ('pending', 'running')`
-// Rows per multi-row insert: 12 parameters a row stays far below both dialects' limits.
-export const insertChunk = 500
+// Rows per multi-row insert at most: 13 parameters a step log (18 a run) stays far below both dialects' limits.
+export const insertChunk = 256
 
 export const runColumns = Object.keys(sampleRun()) as (keyof RunRow)[]
 export const logColumns = Object.keys(sampleLog()) as (keyof StepLogRow)[]

@@ -1,5 +1,6 @@
 import { busyTicker, type Clock, type Ticker } from '../../../lib/clock.js'
 import { newId } from '../../../lib/ids.js'
+import { newRunId } from './run-ids.js'
 import type { Logger } from '../../../lib/log.js'
 import { principals, type Principal } from '../../../lib/principal.js'
 import type { RateLimiter } from '../../../lib/ratelimit/index.js'
@@ -229,7 +230,7 @@ export function createRunner(deps: RunnerDeps) {
 
   const starter: RunStarter = {
     async start(flow, trigger, initiator, options: StartOptions = {}) {
-      const id = newId()
+      const id = newRunId()
       const key = options.idempotencyKey
       if (key !== undefined) {
         const earlier = await deps.keys.claim(flow.projectId, flow.id, key, id, clock.now())
@@ -262,9 +263,9 @@ export function createRunner(deps: RunnerDeps) {
         )
         return { runId: id, status: 'failed', steps: {}, error }
       }
-      const id = newId()
+      const id = newRunId()
       const now = clock.now()
-      await store.insertRun(
+      await writer.insert(
         rowOf(id, flow, trigger, acting, 'running', now, depth, options.parentRunId ?? initiator?.run?.runId ?? null, {
           inline: true,
         }),
@@ -313,11 +314,27 @@ export function createRunner(deps: RunnerDeps) {
     const claims = claimsFor(flow.projectId, flow.id, definition.options.concurrency, limits.maxConcurrentRuns)
     const status: 'running' | 'pending' = (await dispatcher.acquire(id, claims)) ? 'running' : 'pending'
     const run: LocalRun = { id, flow, definition, acting, trigger, claims, timeoutMs, depth, startedAt: now, status }
+    const row = rowOf(id, flow, trigger, acting, status, now, depth, parentRunId, { retryOf: options.retryOf })
+    if (status === 'running') {
+      // It executes at once, while its row waits for the run writer's next batch (one commit for every start,
+      // step log and end of that moment); the caller hears 202 once the row is written. A step that writes
+      // waits for its own log, queued behind the row, so nothing with effects runs before the row is durable;
+      // a run that ends first is written ended in that batch (run-writer.ts).
+      keep(run)
+      void inTurn(run).catch((err: unknown) => log.error({ err, runId: id }, 'a flow run failed'))
+      try {
+        await writer.insert(row)
+      } catch (err) {
+        // Not accepted: stop it (its places free as it stops, or at the gate).
+        local.delete(id)
+        await dispatcher.cancel(id)
+        throw err
+      }
+      return { runId: id, status, startedAt: new Date(now).toISOString() }
+    }
     try {
-      if (status === 'pending') await assertBacklogRoom(flow.projectId, limits)
-      await store.insertRun(
-        rowOf(id, flow, trigger, acting, status, now, depth, parentRunId, { retryOf: options.retryOf }),
-      )
+      await assertBacklogRoom(flow.projectId, limits)
+      await writer.insert(row)
       keep(run)
     } catch (err) {
       local.delete(id)

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../lib/clock.js'
 import { AppError } from '../../../lib/errors.js'
-import { newId } from '../../../lib/ids.js'
+import { newRunId } from './run-ids.js'
 import type { Principal } from '../../../lib/principal.js'
 import type { OperationServices } from '../../operations/index.js'
 import type { FlowLookup, RunStatus, TriggerInput } from '../model.js'
@@ -197,7 +197,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       await runner.countDryRun(flow.projectId)
       const limits = await deps.quotas.limits(flow.projectId)
       const trigger = executeTrigger(body)
-      const runId = newId()
+      const runId = newRunId()
       let acting: Acting
       try {
         acting = await deps.acting.resolve(

@@ -20,6 +20,21 @@ import {
 
 export type RunsStore = ReturnType<typeof createRunsStore>
 
+/**
+ * Rows cut into multi-row statements of power-of-two sizes up to `insertChunk`: a handful of statement
+ * shapes for any batch size, so batches of every size do not crowd the connection's prepared statements out.
+ */
+export function chunksOf<T>(rows: readonly T[]): T[][] {
+  const chunks: T[][] = []
+  for (let i = 0; i < rows.length; ) {
+    let size = 1
+    while (size * 2 <= Math.min(rows.length - i, insertChunk)) size *= 2
+    chunks.push(rows.slice(i, i + size))
+    i += size
+  }
+  return chunks
+}
+
 /** SQL for `flow_runs` and `flow_step_logs`; this module is their only owner. Every function takes the project first. */
 export function createRunsStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
@@ -62,18 +77,42 @@ export function createRunsStore(systemDb: Kysely<any>) {
     return { ...shape, parameters: rows.flatMap((row) => logColumns.map((column) => row[column])) }
   }
 
+  const runInsertShapes = new Map<number, CompiledQuery>()
+  function runInsert(rows: readonly RunRow[]): CompiledQuery {
+    let shape = runInsertShapes.get(rows.length)
+    if (!shape) {
+      shape = db
+        .insertInto('flow_runs')
+        .values(rows.map(() => sampleRun()))
+        .compile()
+      if (runInsertShapes.size < 512) runInsertShapes.set(rows.length, shape)
+    }
+    return { ...shape, parameters: rows.flatMap((row) => runColumns.map((column) => row[column])) }
+  }
+
   async function writeIn(trx: Transaction<Tables>, writes: RunWrites): Promise<RunFinish[]> {
-    for (let i = 0; i < writes.steps.length; i += insertChunk)
-      await trx.executeQuery(logUpsert(writes.steps.slice(i, i + insertChunk)))
+    // A run that ended before its row was written is inserted ended: one row written once, no update.
+    const ends = new Map(writes.finishes.map((f) => [f.runId, f]))
+    const born = new Set<string>()
+    const inserts = (writes.inserts ?? []).map((row) => {
+      const f = ends.get(row.id)
+      if (!f) return row
+      born.add(row.id)
+      return { ...row, status: f.status, error: f.error, finished_at: f.finishedAt, duration_ms: f.durationMs }
+    })
+    for (const chunk of chunksOf(inserts)) await trx.executeQuery(runInsert(chunk))
+    for (const chunk of chunksOf(writes.steps)) await trx.executeQuery(logUpsert(chunk))
     const written: RunFinish[] = []
     for (const f of writes.finishes) {
-      // Parameters in order: status, error, finished_at, duration_ms, id, project_id, the active statuses.
-      const result = await trx.executeQuery({
-        ...finishShape,
-        parameters: [f.status, f.error, f.finishedAt, f.durationMs, f.runId, f.projectId, ...activeRunStatuses],
-      })
-      // A cancel or a recovery that won keeps its status.
-      if (Number(result.numAffectedRows ?? 0) === 0) continue
+      if (!born.has(f.runId)) {
+        // Parameters in order: status, error, finished_at, duration_ms, id, project_id, the active statuses.
+        const result = await trx.executeQuery({
+          ...finishShape,
+          parameters: [f.status, f.error, f.finishedAt, f.durationMs, f.runId, f.projectId, ...activeRunStatuses],
+        })
+        // A cancel or a recovery that won keeps its status.
+        if (Number(result.numAffectedRows ?? 0) === 0) continue
+      }
       written.push(f)
       // Every step was logged as it ended (progress, recovery); log_level decides what stays.
       if (f.keep === 'none') await trx.deleteFrom('flow_step_logs').where('run_id', '=', f.runId).execute()
@@ -115,8 +154,8 @@ export function createRunsStore(systemDb: Kysely<any>) {
     },
 
     /**
-     * Writes a batch in one transaction: step logs as their steps ended (or began, with effects), then
-     * each run's final status (only while it is still active). Answers the run ends that were written.
+     * Writes a batch in one transaction: new runs, step logs as their steps ended (or began, with effects),
+     * then each run's final status (only while it is still active). Answers the run ends that were written.
      */
     write(writes: RunWrites): Promise<RunFinish[]> {
       return db.transaction().execute((trx) => writeIn(trx, writes))
