@@ -55,6 +55,11 @@ export function subscribe(port: number, path: string, token: string, transport: 
     socket.on('error', (err) => {
       if (!greeted) reject(err)
     })
+    socket.setTimeout(30_000, () => {
+      if (greeted) return
+      socket.destroy()
+      reject(new Error(`no greeting within 30 s on ${path}`))
+    })
     socket.on('data', (chunk: Buffer) => {
       const now = performance.now()
       if (!greeted) {
@@ -62,6 +67,7 @@ export function subscribe(port: number, path: string, token: string, transport: 
         if (!head.includes(greeting)) return
         if (!/^HTTP\/1\.1 (101|200)/.test(head)) return reject(new Error(`stream refused: ${head.slice(0, 300)}`))
         greeted = true
+        socket.setTimeout(0)
         resolve({ arrivals, ended, close: () => socket.destroy() })
         return
       }

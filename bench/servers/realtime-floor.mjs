@@ -43,6 +43,8 @@ server.on('upgrade', (req, socket) => {
   socket.setNoDelay(true)
   socket.on('data', () => {})
   socket.on('error', () => {})
+  // The HTTP server's sockets allow half-open connections: end this one when the client ends its side.
+  socket.on('end', () => socket.destroy())
   sockets.add(socket)
   socket.once('close', () => sockets.delete(socket))
 })

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
 import { AppError } from '../../lib/errors.js'
-import { Frame } from './frame.js'
 import {
   closeSignal,
   slowConsumerCloseCode,
@@ -137,7 +136,7 @@ function webSocketSink(ws: WebSocket, options: SinkOptions & { greeting: unknown
     },
     close(reason) {
       if (signal.closed) return
-      if (reason) write(new Frame({ type: 'stream.closed', ...reason }, '').text())
+      if (reason) write(JSON.stringify({ type: 'stream.closed', ...reason }))
       if (signal.closed) return
       // 1001 "going away" on shutdown; 44xx mirrors the HTTP status of the refusal.
       const code = reason ? (closeCodes[reason.error] ?? 1008) : 1001
