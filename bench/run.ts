@@ -6,6 +6,7 @@ import { benchExpressions } from './expressions.js'
 import { benchFiles } from './files.js'
 import { benchFlows } from './flows.js'
 import { benchHealth } from './health.js'
+import { benchRealtime } from './realtime.js'
 import { benchRecords } from './records.js'
 import { benchSchemaChanges } from './schema-changes.js'
 import { benchSession } from './session.js'
@@ -27,6 +28,7 @@ const benches: Record<string, (options: BenchOptions) => Promise<{ ok: boolean }
   schema: benchSchemaChanges,
   blueprints: benchBlueprints,
   'admin-ui': benchAdminUi,
+  realtime: benchRealtime,
 }
 
 function positiveInteger(flag: string, text: string | undefined): number {

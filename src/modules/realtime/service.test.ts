@@ -38,7 +38,7 @@ function fakeSink() {
     listeners.splice(0).forEach((l) => l())
   }
   const sink: Sink = {
-    send: (message, id) => void sent.push({ message: message as StreamMessage, id }),
+    send: (frame) => void sent.push({ message: frame.message as StreamMessage, id: frame.id }),
     close: (reason) => {
       closes.push(reason)
       fire()

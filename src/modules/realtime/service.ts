@@ -3,15 +3,18 @@ import { AppError, isAppError } from '../../lib/errors.js'
 import type { EventBus } from '../../lib/events/index.js'
 import { compileFilter, type ResolvedFilterNode } from '../../lib/filter/index.js'
 import type { Logger } from '../../lib/log.js'
-import type { Principal } from '../../lib/principal.js'
 import type { PubSub } from '../../lib/pubsub/index.js'
 import { newId } from '../../lib/ids.js'
 import type { InboxChannel } from '../notifications/index.js'
-import { systemColumns } from '../collections/index.js'
 import { requestFilter as listFilter, type Opened, type Opener, type RecordEvents } from '../records/index.js'
-import { fieldsOf, messageFor, type StreamView } from './delivery.js'
-import { createHub, type PublishedEvent } from './hub.js'
+import { fieldsOf } from './delivery.js'
+import { createFanout } from './fanout.js'
+import { Frame } from './frame.js'
+import { createHub } from './hub.js'
 import type { CloseReason, Sink, SinkOptions } from './sink.js'
+import { keyOf, type StreamCaller, type Subscription } from './subscription.js'
+
+export type { StreamCaller, Subscription } from './subscription.js'
 
 export interface RealtimeOptions {
   /** SSE heartbeat comment and WebSocket ping interval; 25 s. */
@@ -32,35 +35,13 @@ export interface RealtimeDeps extends RealtimeOptions {
   inbox: InboxChannel
 }
 
-/** Who a stream is for, and how to learn who that is at each event. */
-export interface StreamCaller {
-  readonly principal: Principal
-  /** The caller as of now (a revoked session, a role change, a revoked key apply); throws unauthorized. */
-  refresh(): Promise<Principal>
-  /** A capability token's one record; null for sessions, keys and anonymous callers. */
-  readonly document: { readonly collection: string; readonly id: string } | null
-  /** When a capability token stops working (Unix seconds); null otherwise. */
-  readonly expiresAt: number | null
-}
-
 export interface StreamQuery {
   filter?: string
   ids?: string
 }
 
-/** A checked stream request, ready to be attached to a connection. */
-export interface Subscription {
-  readonly projectId: string
-  readonly collection: string
-  readonly view: StreamView
-  /** Fields the request's filter reads: each must stay readable for the stream to go on. */
-  readonly filterFields: ReadonlySet<string>
-  readonly caller: StreamCaller
-}
-
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/
 const maxIds = 100
-const alwaysReadable: ReadonlySet<string> = new Set(systemColumns.map((c) => c.name))
 
 /** `a,b,c` → the record ids a stream is limited to (null: all). Throws invalid_request. */
 export function parseIds(raw: string | undefined): ReadonlySet<string> | null {
@@ -110,47 +91,30 @@ export async function createRealtime(deps: RealtimeDeps) {
     return { error: 'internal', message: 'Internal server error' }
   }
 
-  /** Feeds one connection, one event at a time and in order. */
-  function feed(subscription: Subscription, sink: Sink): (event: PublishedEvent) => void {
-    const { caller, collection } = subscription
-    let chain = Promise.resolve()
-    let pending = 0
-    let open = true
-    sink.onClose(() => {
-      open = false
-    })
+  const fanout = createFanout({ open: deps.open, clock: deps.clock, reasonOf, maxPending })
 
-    async function deliver(event: PublishedEvent): Promise<void> {
-      if (!open) return
-      if (caller.expiresAt !== null && deps.clock.seconds() >= caller.expiresAt) {
-        return sink.close({ error: 'unauthorized', message: 'The capability token has expired' })
-      }
-      let opened: Opened
-      try {
-        opened = await deps.open(await caller.refresh(), collection, 'read')
-      } catch (err) {
-        return sink.close(reasonOf(err))
-      }
-      const allow = opened.scope.fields
-      const hidden = allow
-        ? [...subscription.filterFields].find((f) => !alwaysReadable.has(f) && !allow.includes(f))
-        : undefined
-      if (hidden !== undefined)
-        return sink.close({
-          error: 'forbidden',
-          message: `The stream's filter reads ${hidden}, which you may no longer read`,
-        })
-      const message = messageFor(event, opened, subscription.view)
-      if (message && open) sink.send(message, event.id)
+  // One abort listener per shutdown signal, not one per stream: an EventTarget's listeners are a list, and
+  // adding or removing one walks it.
+  const stoppable = new Map<AbortSignal, Set<Sink>>()
+  function closeOnStop(sink: Sink, stopping: AbortSignal | undefined): void {
+    if (!stopping) return
+    if (stopping.aborted) return sink.close(null)
+    let set = stoppable.get(stopping)
+    if (!set) {
+      const members = new Set<Sink>()
+      stoppable.set(stopping, (set = members))
+      stopping.addEventListener(
+        'abort',
+        () => {
+          stoppable.delete(stopping)
+          for (const member of [...members]) member.close(null)
+        },
+        { once: true },
+      )
     }
-
-    return (event) => {
-      if (!open) return
-      // Checks that cannot keep up are a slow consumer too: drop rather than queue without bound.
-      if (pending >= maxPending) return sink.drop()
-      pending++
-      chain = chain.then(() => deliver(event)).finally(() => void pending--)
-    }
+    set.add(sink)
+    const members = set
+    sink.onClose(() => void members.delete(sink))
   }
 
   return {
@@ -186,6 +150,7 @@ export async function createRealtime(deps: RealtimeDeps) {
         projectId: opened.collection.projectId,
         collection: name,
         view: { filter, ids },
+        viewKey: keyOf([filter, ids ? [...ids].sort() : null]),
         filterFields: fieldsOf(filter),
         caller,
       }
@@ -197,24 +162,18 @@ export async function createRealtime(deps: RealtimeDeps) {
      */
     attach(subscription: Subscription, sink: Sink, stopping?: AbortSignal): void {
       sinks.add(sink)
-      const stopListening = hub.listen(subscription.projectId, subscription.collection, feed(subscription, sink))
-      const onStop = () => sink.close(null)
-      stopping?.addEventListener('abort', onStop, { once: true })
+      sink.onClose(() => void sinks.delete(sink))
+      fanout.add(subscription, sink, (onEvent) => hub.listen(subscription.projectId, subscription.collection, onEvent))
       const { expiresAt } = subscription.caller
-      const expiry = new AbortController()
       if (expiresAt !== null) {
+        const expiry = new AbortController()
         deps.clock.sleep(expiresAt * 1000 - deps.clock.now(), expiry.signal).then(
           () => sink.close({ error: 'unauthorized', message: 'The capability token has expired' }),
           () => {}, // the stream ended first
         )
+        sink.onClose(() => expiry.abort())
       }
-      sink.onClose(() => {
-        sinks.delete(sink)
-        stopListening()
-        stopping?.removeEventListener('abort', onStop)
-        expiry.abort()
-      })
-      if (stopping?.aborted) sink.close(null)
+      closeOnStop(sink, stopping)
     },
 
     /**
@@ -238,18 +197,15 @@ export async function createRealtime(deps: RealtimeDeps) {
           } catch (err) {
             return sink.close(reasonOf(err))
           }
-          if (open) sink.send(message, newId())
+          if (open) sink.send(new Frame(message, newId()))
         })
       })
-      const onStop = () => sink.close(null)
-      stopping?.addEventListener('abort', onStop, { once: true })
       sink.onClose(() => {
         open = false
         sinks.delete(sink)
         stopListening()
-        stopping?.removeEventListener('abort', onStop)
       })
-      if (stopping?.aborted) sink.close(null)
+      closeOnStop(sink, stopping)
     },
 
     /** Refuses an inbox stream to anyone but a signed-in person. Throws unauthorized, forbidden. */

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js'
 import type { ErrorCode } from '../../lib/errors.js'
+import type { Frame } from './frame.js'
 
 /** Why the server ends a stream; sent to the client as a last `stream.closed` message. */
 export interface CloseReason {
@@ -9,15 +10,16 @@ export interface CloseReason {
 
 /**
  * One open connection, SSE or WebSocket, as the stream logic sees it. Each sink keeps its own heartbeat
- * and drops its connection (without a goodbye: its buffer is full) once more than the cap is waiting to
- * reach a client that does not read.
+ * and drops its connection once more than the cap is waiting to reach a client that does not read: a
+ * WebSocket is closed with `slowConsumerCloseCode` (and cut if the client never answers the close), an
+ * SSE response is ended by destroying it (what waits for the client is discarded).
  */
 export interface Sink {
-  /** Queues one event (a record event, a user's inbox message); a sink that is closed ignores it. */
-  send(message: { readonly type: string }, id: string): void
+  /** Writes one serialised event (a record event, a user's inbox message); a sink that is closed ignores it. */
+  send(frame: Frame): void
   /** Ends the stream: with a reason, the client is told why first; null is a shutdown (reconnect elsewhere). */
   close(reason: CloseReason | null): void
-  /** Cuts the connection without a goodbye (a slow consumer: nothing more can reach it in time). */
+  /** Ends the stream of a slow consumer (nothing more can reach it in time), without a stream.closed message. */
   drop(): void
   /** Runs once, when the connection is gone for whatever reason. */
   onClose(listener: () => void): void
@@ -30,6 +32,15 @@ export interface SinkOptions {
   /** Bytes waiting for the client (in Node and in the socket) beyond which the connection is dropped. */
   readonly maxBufferedBytes: number
 }
+
+/**
+ * The WebSocket close code of a stream dropped because too much waited for a client that does not read
+ * (decision 080): 44xx mirrors an HTTP status elsewhere in this module, and 429 is "too many".
+ */
+export const slowConsumerCloseCode = 4429
+
+/** How long a dropped WebSocket client has to drain and answer the close before its socket is cut. */
+export const slowConsumerGraceMs = 2000
 
 /** Calls each listener once, after `closed` is set; shared by both kinds of sink. */
 export function closeSignal() {

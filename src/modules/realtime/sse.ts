@@ -25,7 +25,7 @@ export function openEventStream(res: ServerResponse, headers: Record<string, str
   signal.onClose(() => void heartbeat.stop())
   res.once('close', () => signal.fire())
 
-  function write(text: string): void {
+  function write(text: string | Buffer): void {
     if (signal.closed || res.writableEnded || res.destroyed) return
     // Judged before writing: one large event never drops a client that reads, and what waits stays under
     // the cap plus one event.
@@ -40,8 +40,8 @@ export function openEventStream(res: ServerResponse, headers: Record<string, str
 
   write(`retry: ${retryMs}\n: connected\n\n`)
   return {
-    send(message, id) {
-      write(`id: ${id}\nevent: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`)
+    send(frame) {
+      write(frame.sse())
     },
     close(reason) {
       if (signal.closed) return

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Context } from 'hono'
 import { AppError } from '../../lib/errors.js'
 import type { AppEnv, Security } from '../../lib/http/index.js'
@@ -12,6 +13,11 @@ export interface CapabilityPort {
   resolve(
     token: string,
   ): Promise<{ principal: Principal; claims: { collection: string; id: string; expiresAt: number } }>
+}
+
+/** A fixed-size key for a credential (the raw token is not kept a second time). */
+function digest(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url')
 }
 
 /**
@@ -38,6 +44,7 @@ export function createStreamAuth(authenticate: Security['authenticate'], capabil
       callers.set(principal, {
         principal,
         refresh: async () => principal,
+        key: digest(['capability', credential]),
         document: { collection: claims.collection, id: claims.id },
         expiresAt: claims.expiresAt,
       })
@@ -61,7 +68,16 @@ export function createStreamAuth(authenticate: Security['authenticate'], capabil
       incoming.headers.authorization = `Bearer ${fromQuery}`
     }
     const principal = await authenticate(c)
-    callers.set(principal, { principal, refresh: () => authenticate(c), document: null, expiresAt: null })
+    // Everything authenticate() reads from the request: two streams that agree on it resolve alike.
+    const headers = c.env?.incoming?.headers
+    const key = headers
+      ? digest(
+          ['authorization', 'cookie', 'x-project-id', 'origin', 'host', 'sec-fetch-site'].map(
+            (h) => headers[h] ?? null,
+          ),
+        )
+      : undefined
+    callers.set(principal, { principal, refresh: () => authenticate(c), key, document: null, expiresAt: null })
     return principal
   }
 

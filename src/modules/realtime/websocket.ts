@@ -2,7 +2,14 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
 import { AppError } from '../../lib/errors.js'
-import { closeSignal, type CloseReason, type Sink, type SinkOptions } from './sink.js'
+import {
+  closeSignal,
+  slowConsumerCloseCode,
+  slowConsumerGraceMs,
+  type CloseReason,
+  type Sink,
+  type SinkOptions,
+} from './sink.js'
 
 /** What the HTTP server hands a route for an `Upgrade` request (see src/http/server.ts). */
 export interface UpgradeRequest {
@@ -74,7 +81,11 @@ export function createWebSockets() {
   }
 }
 
-/** A sink over one WebSocket: JSON text messages, a ping every `heartbeatMs` (no pong since the last one → dropped). */
+/**
+ * A sink over one WebSocket: JSON text messages, a ping every `heartbeatMs` (no pong since the last one →
+ * cut). A client that lets more than `maxBufferedBytes` wait is closed with `slowConsumerCloseCode`; the
+ * close frame waits behind what is buffered, so a client that never drains it is cut after a grace period.
+ */
 function webSocketSink(ws: WebSocket, options: SinkOptions & { greeting: unknown }): Sink {
   const signal = closeSignal()
   let alive = true
@@ -88,34 +99,44 @@ function webSocketSink(ws: WebSocket, options: SinkOptions & { greeting: unknown
     options.heartbeatMs,
     () => {
       if (ws.readyState !== WebSocket.OPEN) return
-      if (!alive || ws.bufferedAmount > options.maxBufferedBytes) return drop()
+      if (!alive) return terminate()
+      if (ws.bufferedAmount > options.maxBufferedBytes) return drop()
       alive = false
       ws.ping()
     },
-    { onError: () => drop() },
+    { onError: () => terminate() },
   )
   signal.onClose(() => void heartbeat.stop())
 
-  function write(value: unknown): void {
+  function write(payload: Buffer | string): void {
     if (signal.closed || ws.readyState !== WebSocket.OPEN) return
     // As for SSE: judged before writing, so what waits stays under the cap plus one message.
     if (ws.bufferedAmount > options.maxBufferedBytes) return drop()
-    ws.send(JSON.stringify(value))
+    ws.send(payload, { binary: false })
   }
 
-  function drop(): void {
+  function terminate(): void {
     ws.terminate()
     signal.fire()
   }
 
-  write(options.greeting)
+  function drop(): void {
+    if (signal.closed) return
+    if (ws.readyState === WebSocket.OPEN) {
+      ws.close(slowConsumerCloseCode, 'slow consumer')
+      options.clock.after(slowConsumerGraceMs, () => ws.terminate())
+    } else ws.terminate()
+    signal.fire()
+  }
+
+  write(JSON.stringify(options.greeting))
   return {
-    send(message) {
-      write(message)
+    send(frame) {
+      write(frame.websocket())
     },
     close(reason) {
       if (signal.closed) return
-      if (reason) write({ type: 'stream.closed', ...reason })
+      if (reason) write(JSON.stringify({ type: 'stream.closed', ...reason }))
       if (signal.closed) return
       // 1001 "going away" on shutdown; 44xx mirrors the HTTP status of the refusal.
       const code = reason ? (closeCodes[reason.error] ?? 1008) : 1001
