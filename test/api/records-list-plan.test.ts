@@ -145,6 +145,20 @@ describe('a filtered, sorted page', () => {
     expect(served.plan).not.toMatch(/TEMP B-TREE|Sort/)
   })
 
+  it('a search matching most rows walks the sort index too, testing the match on each row', async () => {
+    const found = await list(`limit=25&sortBy=-views&search=Article`)
+    const all = Array.from({ length: rows }, (_, k) => k).sort((a, b) => viewsOf(b) - viewsOf(a))
+    expect(found.data.map((r) => r.title)).toEqual(all.slice(0, 25).map((k) => `Article ${k}`))
+    let advice: Advice | undefined
+    for (let i = 0; i < 100 && !advice?.plan; i++) {
+      const reply = await server.request('GET', '/api/v1/collections/articles/index-advice', { token: owner.token })
+      advice = (reply.body.data as Advice[]).find((a) => a.shape.search && a.shape.sortBy === '-views')
+      if (!advice?.plan) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(advice?.choice).toBe(sqlite ? 'walk' : 'planner')
+    if (sqlite) expect(advice?.plan).toMatch(/^SCAN articles USING INDEX \S*views\S*/)
+  })
+
   it('only who may change the schema reads the advice; an unknown collection is 404', async () => {
     const editor = await createAccount(server, owner.token, { role: 'editor' })
     const refused = await server.request('GET', '/api/v1/collections/articles/index-advice', { token: editor.token })

@@ -150,6 +150,7 @@ export function searchCondition(
   fields: readonly FieldDef[],
   query: string,
   layout: TableLayout = 'columns',
+  unindexed = false,
 ): Expression<SqlBool> {
   const searchable = searchableFields(fields)
   if (searchable.length === 0) throw new AppError('invalid_request', 'This collection has no text fields to search')
@@ -162,7 +163,9 @@ export function searchCondition(
     if (layout === 'document') {
       return sql<SqlBool>`${sql.ref(`${table}.id`)} in (select id from ${sql.id(table)} where rowid in (select rowid from ${sql.id(fts)} where ${sql.id(fts)} match ${match}))`
     }
-    return sql<SqlBool>`${sql.id(table)}.rowid in (select rowid from ${sql.id(fts)} where ${sql.id(fts)} match ${match})`
+    // `+rowid` (a list's plan choice, records/list-plan.ts): the match is tested per row, not used to find them.
+    const rowid = unindexed ? sql`+${sql.id(table)}.rowid` : sql`${sql.id(table)}.rowid`
+    return sql<SqlBool>`${rowid} in (select rowid from ${sql.id(fts)} where ${sql.id(fts)} match ${match})`
   }
   const tsquery = terms.map((t) => `${t.toLowerCase()}:*`).join(' & ')
   if (layout === 'document') {

@@ -1,3 +1,4 @@
+import type { Expression, SqlBool } from 'kysely'
 import {
   compileFilter,
   type FieldResolver,
@@ -25,6 +26,8 @@ export interface ListPlan {
   readonly resolver: FieldResolver
   /** `search`: sort on `+column`, so the planner does not walk the sort's index after all. */
   readonly unindexedSort: boolean
+  /** `walk`: the full-text condition as `+rowid in (…)`, so it does not drive the read. */
+  readonly unindexedSearch: boolean
 }
 
 /** What a condition the cost rule cannot measure is taken to keep of the rows (SQLite's own guess for a range). */
@@ -38,8 +41,9 @@ const indexedOps: ReadonlySet<string> = new Set(['eq', 'in', 'gt', 'gte', 'lt', 
 export interface PlanInput {
   readonly sortField: ResolvedField
   readonly need: number
-  readonly searching: boolean
   readonly filter: ResolvedFilterNode | null
+  /** The full-text search's condition (`+rowid` when `unindexed`) and its text, when the list searches. */
+  readonly search: { readonly text: string; readonly condition: (unindexed: boolean) => Expression<SqlBool> } | null
 }
 
 /**
@@ -52,8 +56,9 @@ export interface PlanInput {
  * cheaper is chosen and SQLite is steered to it with `+column`, the form its documentation gives for
  * keeping an index out of consideration. Break-even is M = √(need × N); probes count up to four times that,
  * so a probe reads at most 4√(need × N) index entries (2,000 at 10,000 rows and a 25-row page) and a capped
- * count errs towards searching. PostgreSQL weighs LIMIT in its own costs and is left to its planner, as are
- * kv tables, searches and a compound index that serves the filter and the sort at once.
+ * count errs towards searching. A full-text search counts as one more indexed condition (its index finds
+ * rows by rowid). PostgreSQL weighs LIMIT in its own costs and is left to its planner, as are kv tables and
+ * a compound index that serves the filter and the sort at once.
  */
 export async function planList(open: Opened, input: PlanInput, probes: PlanProbes): Promise<ListPlan> {
   const planner: ListPlan = {
@@ -62,9 +67,10 @@ export async function planList(open: Opened, input: PlanInput, probes: PlanProbe
     requestResolver: open.requestResolver,
     resolver: open.resolver,
     unindexedSort: false,
+    unindexedSearch: false,
   }
   const { sortField } = input
-  if (open.handle.kind !== 'sqlite' || layoutOf(open.collection) !== 'columns' || input.searching) return planner
+  if (open.handle.kind !== 'sqlite' || layoutOf(open.collection) !== 'columns') return planner
   if (sortField.through !== undefined || sortField.jsonPath.length > 0 || sortField.type === 'json') return planner
   const indexes = indexesOf(open.collection)
   if (!indexes.some((columns) => columns[0] === sortField.column)) return planner
@@ -77,7 +83,7 @@ export async function planList(open: Opened, input: PlanInput, probes: PlanProbe
     if (term.column !== null && leading.has(term.column)) indexed.push(term)
     else unknown++
   }
-  if (indexed.length === 0) return planner
+  if (indexed.length === 0 && !input.search) return planner
   const equal = new Set(indexed.filter((t) => t.equality).map((t) => t.column!))
   if (servesBoth(indexes, equal, sortField.column)) return planner
 
@@ -94,6 +100,19 @@ export async function planList(open: Opened, input: PlanInput, probes: PlanProbe
     search = Math.min(search, matching)
     selectivity *= Math.max(matching, 1) / rows
   }
+  // A search finds its rows through the full-text index (rowid in …): measured like an indexed condition.
+  if (input.search) {
+    const { text, condition } = input.search
+    const matching = await probes.matching(
+      open.handle,
+      open.store,
+      `${table}\u0000search\u0000${text}`,
+      () => condition(false),
+      cap,
+    )
+    search = Math.min(search, matching)
+    selectivity *= Math.max(matching, 1) / rows
+  }
   const walk = Math.min(rows, input.need / selectivity)
   const estimate = { rows, walk: Math.round(walk), search }
   if (walk < search) {
@@ -104,6 +123,7 @@ export async function planList(open: Opened, input: PlanInput, probes: PlanProbe
       requestResolver: unindexing(open.requestResolver, steered),
       resolver: unindexing(open.resolver, steered),
       unindexedSort: false,
+      unindexedSearch: input.search !== null,
     }
   }
   return { ...planner, choice: 'search', estimate, unindexedSort: true }

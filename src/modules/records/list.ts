@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type SqlBool } from 'kysely'
 import { AppError } from '../../lib/errors.js'
 import {
   andNode,
@@ -96,10 +96,31 @@ export async function listRows(
     throw new AppError('invalid_request', `sortBy: ${sort.field} is a JSON field; sort on a scalar field`)
   }
   const searching = params.search !== undefined && params.search !== ''
+  let search: { text: string; condition: (unindexed: boolean) => Expression<SqlBool> } | null = null
+  if (searching) {
+    // The search index spans every text field: searching it would probe fields the caller may not read.
+    const hidden = open.scope.fields
+      ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name))
+      : []
+    if (hidden.length > 0)
+      throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
+    const text = params.search!
+    const condition = (unindexed: boolean) =>
+      searchCondition(handle, collection.name, shape.collection.fields, text, layoutOf(collection), unindexed)
+    condition(false) // refuses a collection without text fields, or a search without words, before planning
+    search = { text, condition }
+  }
   const need = params.cursor === undefined ? params.page * params.limit : params.limit + 1
   const plan: ListPlan = probes
-    ? await planList(open, { sortField, need, searching, filter }, probes)
-    : { choice: 'planner', estimate: null, requestResolver, resolver: open.resolver, unindexedSort: false }
+    ? await planList(open, { sortField, need, filter, search }, probes)
+    : {
+        choice: 'planner',
+        estimate: null,
+        requestResolver,
+        resolver: open.resolver,
+        unindexedSort: false,
+        unindexedSearch: false,
+      }
   const sortExpr = sortExpression(plan.unindexedSort ? { ...sortField, unindexed: true } : sortField, handle.kind)
 
   // The page's conditions are compiled as the plan steers; the count's as they are (it has no sort to walk).
@@ -109,16 +130,9 @@ export async function listRows(
     conditions.push(compileFilter(filter, plan.requestResolver, handle.kind))
     if (counted !== conditions) counted.push(compileFilter(filter, requestResolver, handle.kind))
   }
-  if (searching) {
-    // The search index spans every text field: searching it would probe fields the caller may not read.
-    const hidden = open.scope.fields
-      ? searchableFields(shape.collection.fields).filter((f) => !open.scope.fields!.includes(f.name))
-      : []
-    if (hidden.length > 0)
-      throw new AppError('forbidden', `search covers ${hidden.map((f) => f.name).join(', ')}, which you may not read`)
-    conditions.push(
-      searchCondition(handle, collection.name, shape.collection.fields, params.search!, layoutOf(collection)),
-    )
+  if (search) {
+    conditions.push(search.condition(plan.unindexedSearch))
+    if (counted !== conditions) counted.push(search.condition(false))
   }
 
   const base = () => {
