@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import { runCompiled } from '../../lib/db/index.js'
 
 export interface UserRow {
   id: string
@@ -26,13 +27,16 @@ export type UsersDb = Kysely<Tables> | Transaction<Tables>
 /** SQL for the `users` table; this module is its only owner. */
 export function createUsersStore(systemDb: Kysely<any>) {
   const db = systemDb as Kysely<Tables>
+  const byIdQuery = db.selectFrom('users').selectAll().where('id', '=', '').compile()
   return {
     db,
     transaction<T>(run: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
       return db.transaction().execute(run)
     },
+    /** Every flow run reads its publisher here (decision 045): the statement is built once and only bound per call. */
     async byId(id: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+      const rows = await runCompiled<UserRow>(db, { ...byIdQuery, parameters: [id] } as CompiledQuery<UserRow>)
+      return rows[0]
     },
     async byEmail(email: string, trx: UsersDb = db): Promise<UserRow[]> {
       return trx.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').limit(20).execute()
