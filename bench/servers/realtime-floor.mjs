@@ -3,6 +3,7 @@
 // answers at once, then writes one prebuilt frame carrying `"title":"rt-N"` (the size of Plinth's) to every
 // socket in one loop: no checks, no serialisation per class, no batches. Ping frames are not sent.
 import { createHash } from 'node:crypto'
+import { setImmediate } from 'node:timers'
 import { createServer } from 'node:http'
 
 const sockets = new Set()
