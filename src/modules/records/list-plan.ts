@@ -61,14 +61,7 @@ export interface PlanInput {
  * a compound index that serves the filter and the sort at once.
  */
 export async function planList(open: Opened, input: PlanInput, probes: PlanProbes): Promise<ListPlan> {
-  const planner: ListPlan = {
-    choice: 'planner',
-    estimate: null,
-    requestResolver: open.requestResolver,
-    resolver: open.resolver,
-    unindexedSort: false,
-    unindexedSearch: false,
-  }
+  const planner = plannerPlan(open)
   const { sortField } = input
   if (open.handle.kind !== 'sqlite' || layoutOf(open.collection) !== 'columns') return planner
   if (sortField.through !== undefined || sortField.jsonPath.length > 0 || sortField.type === 'json') return planner
@@ -127,6 +120,18 @@ export async function planList(open: Opened, input: PlanInput, probes: PlanProbe
     }
   }
   return { ...planner, choice: 'search', estimate, unindexedSort: true }
+}
+
+/** No steering: the database's planner decides alone. */
+export function plannerPlan(open: Opened): ListPlan {
+  return {
+    choice: 'planner',
+    estimate: null,
+    requestResolver: open.requestResolver,
+    resolver: open.resolver,
+    unindexedSort: false,
+    unindexedSearch: false,
+  }
 }
 
 /** The columns of each index of a column table, in order: created_at's, each indexed or unique field's, compound ones. */

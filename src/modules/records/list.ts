@@ -21,7 +21,7 @@ import type { Opened } from './context.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { withFieldValues } from './filter-values.js'
 import type { ListObservation } from './index-advice.js'
-import { planList, type ListPlan } from './list-plan.js'
+import { planList, plannerPlan, type ListPlan } from './list-plan.js'
 import type { PlanProbes } from './plan-probes.js'
 import type { Row } from './store.js'
 
@@ -112,16 +112,7 @@ export async function listRows(
     search = { text, condition }
   }
   const need = params.cursor === undefined ? params.page * params.limit : params.limit + 1
-  const plan: ListPlan = probes
-    ? await planList(open, { sortField, need, filter, search }, probes)
-    : {
-        choice: 'planner',
-        estimate: null,
-        requestResolver,
-        resolver: open.resolver,
-        unindexedSort: false,
-        unindexedSearch: false,
-      }
+  const plan: ListPlan = probes ? await planList(open, { sortField, need, filter, search }, probes) : plannerPlan(open)
   const sortExpr = sortExpression(plan.unindexedSort ? { ...sortField, unindexed: true } : sortField, handle.kind)
 
   // The page's conditions are compiled as the plan steers; the count's as they are (it has no sort to walk).
