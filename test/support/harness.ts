@@ -69,6 +69,26 @@ export async function boot(
   dataDir = mkdtempSync(join(tmpdir(), 'plinth-test-')),
 ): Promise<TestServer> {
   const logs: string[] = []
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bootOnce(env, cleanup, options, dataDir, logs)
+    } catch (err) {
+      // Another test took the port between the probe and the bind: start again on a new one.
+      if (attempt < 3 && (err as { cause?: { code?: string } }).cause?.code === 'EADDRINUSE') continue
+      await cleanup()
+      rmSync(dataDir, { recursive: true, force: true })
+      throw err
+    }
+  }
+}
+
+async function bootOnce(
+  env: Record<string, string>,
+  cleanup: () => Promise<void>,
+  options: TestAppOptions,
+  dataDir: string,
+  logs: string[],
+): Promise<TestServer> {
   let app: Plinth | undefined
   let running: RunningServer | undefined
   try {
@@ -95,8 +115,6 @@ export async function boot(
     })
   } catch (err) {
     await app?.close()
-    await cleanup()
-    rmSync(dataDir, { recursive: true, force: true })
     throw err
   }
   const url = running.url
@@ -126,8 +144,29 @@ export async function boot(
   }
 }
 
-/** A free TCP port on loopback (closed again, so there is a small window for another process to take it). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on loopback, closed again before it is returned. Chosen below the kernel's ephemeral range
+ * (Linux 32768-60999, macOS 49152-65535): an ephemeral port can be taken by any outgoing connection (the
+ * suite's own PostgreSQL and Redis clients) in the window before the server binds it, which made a CI run
+ * fail with EADDRINUSE. The window against another test picking the same port remains; `boot` retries then.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await bindable(port)) return port
+  }
+  return ephemeralPort()
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', () => resolve(false))
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+  })
+}
+
+function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
     probe.once('error', reject)
@@ -137,7 +176,6 @@ export function freePort(): Promise<number> {
     })
   })
 }
-
 /** One HTTP request to a running server. */
 export async function send(base: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers }
