@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import { tagRequestId, type AppBindings } from '../lib/http/index.js'
-import type { Logger } from '../lib/log.js'
+import { requestLineWriter, type Logger } from '../lib/log.js'
 import { isDeprecatedAlias } from './paths.js'
 import { securityHeaders } from './security-headers.js'
 
@@ -30,6 +30,7 @@ const acceptableRequestId = /^[\w.:-]{1,128}$/
  *   the same figures to `observe` (metrics), measured once.
  */
 export function nodeListener(fetch: Fetch, access: Logger, observe?: RequestObserver): RequestListener {
+  const requestLine = requestLineWriter(access)
   const handle = getRequestListener(fetch as (request: Request, env: unknown) => Response | Promise<Response>)
   return (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const started = performance.now()
@@ -51,7 +52,7 @@ export function nodeListener(fetch: Fetch, access: Logger, observe?: RequestObse
     outgoing.once('close', () => {
       const ms = performance.now() - started
       const status = outgoing.writableFinished ? outgoing.statusCode : 0
-      access.info({ reqId: requestId, method: incoming.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request')
+      requestLine({ reqId: requestId, method: incoming.method, path, status, ms: Math.round(ms * 10) / 10 })
       observe?.({ method: incoming.method, path, status, seconds: ms / 1000 })
     })
     // Registered after Node's own finish handler, which has by now asked to close a `Connection: close`

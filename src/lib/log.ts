@@ -62,6 +62,32 @@ export function createLoggers(level: string, destination?: DestinationStream): L
   return { log, access }
 }
 
+/** What the access log records of one answered request (never the query string, never a header). */
+export interface RequestLine {
+  readonly reqId: string
+  readonly method: string | undefined
+  readonly path: string
+  readonly status: number
+  readonly ms: number
+}
+
+/**
+ * Writes the access log's per-request line, byte for byte what `access.info(line, 'request')` writes, to the
+ * same destination. Built by hand because pino's generic serialiser was about half of that line's cost, and
+ * the line is a few per cent of a small request (a GET by id). Strings go through JSON.stringify; the
+ * request id is a checked token or a UUID, the numbers are numbers.
+ */
+export function requestLineWriter(access: Logger): (line: RequestLine) => void {
+  const stream = (access as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!
+  return (line) => {
+    if (!access.isLevelEnabled('info')) return
+    const method = line.method === undefined ? '' : `"method":${JSON.stringify(line.method)},`
+    stream.write(
+      `{"level":30,"time":${Date.now()},"reqId":${JSON.stringify(line.reqId)},${method}"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms},"msg":"request"}\n`,
+    )
+  }
+}
+
 /** A single logger, for tools and tests that need no access log. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return createLoggers(level, destination).log

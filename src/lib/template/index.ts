@@ -8,7 +8,7 @@ export type {
   TemplateSyntaxError,
   TextPart,
 } from './ast.js'
-export { parseTemplate } from './parse.js'
+export { parseTemplate, type Parsed } from './parse.js'
 export { lookupPath, type UnresolvedReason } from './lookup.js'
 export {
   defaultMaxLength,

@@ -7,7 +7,8 @@ const nameChar = /[\p{L}\p{N}_$-]/u
 const space = /\s/
 const canonicalIndex = /^(0|[1-9][0-9]*)$/
 
-type Parsed = { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError }
+/** What parsing a template answers: its frozen parts, or the first syntax error. */
+export type Parsed = { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError }
 
 class SyntaxFailure {
   constructor(readonly error: TemplateSyntaxError) {}

@@ -2,7 +2,7 @@ import { jsonSize } from '../json-size.js'
 import type { TagPart } from './ast.js'
 import type { TemplateBudget } from './budget.js'
 import { isData, isPlainObject, lookupPath, type Lookup, type UnresolvedReason } from './lookup.js'
-import { parseTemplate } from './parse.js'
+import { parseTemplate, type Parsed } from './parse.js'
 
 export interface ResolveOptions {
   /**
@@ -17,6 +17,8 @@ export interface ResolveOptions {
    * its value's JSON, an in-string one by its text). A string past it resolves to empty with too_long.
    */
   readonly budget?: TemplateBudget
+  /** Parses a template (default parseTemplate): a caller that resolves the same strings often passes its kept parses. */
+  readonly parse?: (text: string) => Parsed
 }
 
 /** A tag that gave the empty value, and why: what flows write to the step log. */
@@ -45,7 +47,7 @@ export const defaultMaxLength = 1_000_000
  */
 export function resolveTemplate(text: string, context: unknown, options: ResolveOptions = {}): TemplateResult {
   if (!text.includes('{{')) return { value: text, unresolved: [] }
-  const parsed = parseTemplate(text)
+  const parsed = (options.parse ?? parseTemplate)(text)
   if (!parsed.ok)
     return {
       value: '',

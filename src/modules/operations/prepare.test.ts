@@ -19,6 +19,18 @@ const data = {
 const step = (type: string, config: Record<string, unknown>): StepNode => ({ key: 's', type, config })
 
 describe('prepare', () => {
+  it("prepares one node for each run with that run's data (the node's parsed templates are kept, never its values)", async () => {
+    const node = step('math', {
+      operation: 'sum',
+      values: ['{{$trigger.body.wait}}', '{{= $trigger.body.wait * 2 }}', '{{$trigger.body.wait}}', '{{oops'],
+    })
+    const first = await registry.prepare(node, data)
+    const other = { ...data, $trigger: { ...data.$trigger, body: { wait: 7 } } }
+    const second = await registry.prepare(node, other)
+    expect(first.config).toMatchObject({ values: [250, 500, 250, ''] })
+    expect(second.config).toMatchObject({ values: [7, 14, 7, ''] })
+    expect(second.unresolved).toEqual([expect.objectContaining({ path: 'values[3]', reason: 'invalid_template' })])
+  })
   it('fills in defaults', async () => {
     expect(await registry.prepare(step('delay', {}), data)).toEqual({ config: { ms: 1000 }, unresolved: [] })
     expect((await registry.prepare(step('stop', {}), data)).config).toEqual({

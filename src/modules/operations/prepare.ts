@@ -1,6 +1,6 @@
-import { createTemplateBudget, resolveTemplate } from '../../lib/template/index.js'
+import { createTemplateBudget, parseTemplate, resolveTemplate, type Parsed } from '../../lib/template/index.js'
 import { formatPath, mapStrings, visitStrings } from './config-paths.js'
-import { expressionCodes, precomputeExpressions } from './expressions.js'
+import { precomputeExpressions } from './expressions.js'
 import { StepError, type OperationDefinition, type PreparedConfig, type StepNode } from './types.js'
 
 type Unresolved = PreparedConfig['unresolved'][number]
@@ -13,6 +13,40 @@ type Unresolved = PreparedConfig['unresolved'][number]
 export const maxResolvedLength = 20_000_000
 
 /**
+ * What preparing a step needs to know of its config before any data: whether it holds templates, each
+ * template string parsed (parts are frozen, so runs share them), and its `{{= }}` codes.
+ */
+export interface StepAnalysis {
+  readonly templated: boolean
+  readonly codes: readonly string[]
+  readonly parsed: ReadonlyMap<string, Parsed>
+}
+
+/**
+ * Analyses by step node, kept by the registry: a published flow's nodes sit in the active flows' cache and
+ * every run of it prepares the same ones, so the walk over the config and the parse of its templates (about
+ * a third of preparing, per run) are done once per node. A node is never changed once built (a flow's
+ * change builds new ones).
+ */
+export type StepAnalyses = WeakMap<StepNode, StepAnalysis>
+
+function analysisOf(definition: OperationDefinition, step: StepNode, analyses: StepAnalyses | undefined): StepAnalysis {
+  const known = analyses?.get(step)
+  if (known) return known
+  const codes: string[] = []
+  const parsed = new Map<string, Parsed>()
+  visitStrings(step.config, definition.rawPaths, (text) => {
+    if (!text.includes('{{') || parsed.has(text)) return
+    const result = parseTemplate(text)
+    parsed.set(text, result)
+    if (result.ok) for (const part of result.template.parts) if (part.kind === 'expression') codes.push(part.code)
+  })
+  const analysis = { templated: parsed.size > 0, codes, parsed }
+  analyses?.set(step, analysis)
+  return analysis
+}
+
+/**
  * A step's config made ready to run (OperationRegistry.prepare): every `{{= }}` code outside `rawPaths`
  * evaluated first (JSONata is asynchronous; lib/template's evaluator is not), then the templates
  * resolved over `data` (at most maxResolvedLength in all), then the schema applied (defaults filled in).
@@ -23,23 +57,18 @@ export async function prepareConfig(
   definition: OperationDefinition,
   step: StepNode,
   data: Readonly<Record<string, unknown>>,
+  analyses?: StepAnalyses,
 ): Promise<PreparedConfig> {
-  const codes: string[] = []
-  let templated = false
-  visitStrings(step.config, definition.rawPaths, (text) => {
-    if (text.includes('{{')) {
-      templated = true
-      codes.push(...expressionCodes(text))
-    }
-  })
+  const { templated, codes, parsed: templates } = analysisOf(definition, step, analyses)
   const unresolved: Unresolved[] = []
   let config: unknown = step.config
   if (templated) {
     const evaluate = codes.length > 0 ? await precomputeExpressions(codes, data) : undefined
     const budget = createTemplateBudget(maxResolvedLength)
+    const parse = (text: string) => templates.get(text) ?? parseTemplate(text)
     config = mapStrings(step.config, definition.rawPaths, (text, path) => {
       if (budget.exceeded) return ''
-      const result = resolveTemplate(text, data, { budget, ...(evaluate ? { evaluate } : {}) })
+      const result = resolveTemplate(text, data, { budget, parse, ...(evaluate ? { evaluate } : {}) })
       for (const miss of result.unresolved)
         unresolved.push({ path: formatPath(path), tag: miss.tag, reason: miss.reason, message: miss.message })
       return result.value

@@ -1,7 +1,7 @@
 import { checkStepList } from './check.js'
 import { effectsOfStep, needsOfSteps } from './needs.js'
 import { operationCatalog } from './catalog/index.js'
-import { prepareConfig } from './prepare.js'
+import { prepareConfig, type StepAnalyses } from './prepare.js'
 import { evaluateRuleTree } from './rules.js'
 import { StepError, type OperationDefinition, type OperationRegistry } from './types.js'
 
@@ -19,6 +19,8 @@ export function createOperationRegistry(
   }
   const list = Object.freeze([...definitions])
   const get = (type: string): OperationDefinition | undefined => byType.get(type)
+  // A node's type is fixed, so within one registry its definition, and so its analysis, is too.
+  const analyses: StepAnalyses = new WeakMap()
   return Object.freeze({
     get,
     list: () => list,
@@ -33,7 +35,7 @@ export function createOperationRegistry(
           400,
           false,
         )
-      return prepareConfig(definition, step, data)
+      return prepareConfig(definition, step, data, analyses)
     },
     effectsOf: (step) => effectsOfStep(get(step.type), step.config),
     needsOf: (steps) => needsOfSteps(steps, get),
