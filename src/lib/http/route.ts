@@ -74,7 +74,8 @@ export function createRouter(security?: Security): OpenAPIHono<AppEnv> {
     if (!route.hide) router.openAPIRegistry.registerPath(documentedRoute(route))
     router.on(route.method.toUpperCase(), route.path.replaceAll(/\/{(.+?)}/g, '/:$1'), async (c, next) => {
       if (check) await check(c)
-      await validate(c)
+      const body = validate(c) // a promise only when there is a JSON body to read
+      if (body) await body
       return handler(c, next)
     })
     return router

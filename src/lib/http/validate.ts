@@ -24,13 +24,14 @@ const jsonType = /^application\/([\w.-]+\+)?json$/i
 export function requestValidation(
   request: RouteConfig['request'],
   reject: RejectHook,
-): ((c: Context<AppEnv>) => Promise<void>) | null {
-  if (!request) return async () => {}
+): ((c: Context<AppEnv>) => Promise<void> | undefined) | null {
+  if (!request) return () => undefined
   if (request.cookies) return null
   const content = request.body?.content as Record<string, { schema?: unknown }> | undefined
   const mediaTypes = content ? Object.keys(content) : []
   if (mediaTypes.some((type) => !jsonDeclared.test(type))) return null
-  const steps: ((c: Context<AppEnv>) => unknown)[] = []
+  // Query, params and headers are checked synchronously; only a JSON body is awaited (it is read first).
+  const steps: ((c: Context<AppEnv>) => void)[] = []
   const check = (target: Target, schema: Schema, value: unknown, c: Context<AppEnv>): void => {
     const result = parse(schema, value)
     if (result.success) c.req.addValidatedData(target, result.data as object)
@@ -70,19 +71,20 @@ export function requestValidation(
   const jsonSchema = mediaTypes.map((type) => content![type]!.schema).find((schema) => schema !== undefined) as
     | Schema
     | undefined
-  if (jsonSchema) {
-    const required = request.body?.required === true
-    steps.push(async (c) => {
-      const type = headerOf(c, 'content-type')
-      // Required or not, a body of another media type is refused; an optional body may be absent.
-      if (type ? !jsonRequest.test(type) : hasBody(c))
-        throw new AppError('unsupported_media_type', 'Unsupported Media Type')
-      if (required || type) check('json', jsonSchema, await bodyValue(c, type), c)
-      else c.req.addValidatedData('json', {})
-    })
+  const synchronous = (c: Context<AppEnv>): undefined => {
+    for (const step of steps) step(c)
+    return undefined
   }
+  if (!jsonSchema) return synchronous
+  const required = request.body?.required === true
   return async (c) => {
-    for (const step of steps) await step(c)
+    synchronous(c)
+    const type = headerOf(c, 'content-type')
+    // Required or not, a body of another media type is refused; an optional body may be absent.
+    if (type ? !jsonRequest.test(type) : hasBody(c))
+      throw new AppError('unsupported_media_type', 'Unsupported Media Type')
+    if (required || type) check('json', jsonSchema, await bodyValue(c, type), c)
+    else c.req.addValidatedData('json', {})
   }
 }
 

@@ -89,7 +89,8 @@ export async function createSessions(deps: SessionsDeps) {
     /** The live session behind a raw token, or null (unknown, expired, signed out, user banned or gone). */
     async resolve(token: string): Promise<ActiveSession | null> {
       const hash = sha256Hex(token)
-      const session = await cache.getOrLoad(hash, () => load(hash))
+      // A hit is answered without getOrLoad's extra promise (a GET by id resolves its session every time).
+      const session = cache.get(hash) ?? (await cache.getOrLoad(hash, () => load(hash)))
       if (!session) return null
       if (session.expiresAt <= clock.seconds()) {
         cache.delete(hash)
