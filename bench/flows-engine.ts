@@ -29,15 +29,22 @@ export const steps = [
 ]
 export const options = { concurrency: 'parallel', log_level: 'full' } as const
 
-/** Completed runs with all three step logs, and the span from the first run's creation to the last one's end. */
-export function countCompleted(db: Database.Database): { completed: number; seconds: number; started: number } {
+/**
+ * Completed runs with all three step logs, and the span from the first run's creation to the last one's end;
+ * only runs created at or after `since` (ms; a warm-up's runs come before it).
+ */
+export function countCompleted(
+  db: Database.Database,
+  since = 0,
+): { completed: number; seconds: number; started: number } {
   const row = db
     .prepare(
       `select count(*) as n, min(created_at) as first, max(finished_at) as last from flow_runs r
-       where status = 'completed' and (select count(*) from flow_step_logs s where s.run_id = r.id) = 3`,
+       where status = 'completed' and created_at >= ? and (select count(*) from flow_step_logs s where s.run_id = r.id) = 3`,
     )
-    .get() as { n: number; first: number; last: number }
-  const started = (db.prepare('select count(*) as n from flow_runs').get() as { n: number }).n
+    .get(since) as { n: number; first: number; last: number }
+  const started = (db.prepare('select count(*) as n from flow_runs where created_at >= ?').get(since) as { n: number })
+    .n
   return { completed: row.n, seconds: (row.last - row.first) / 1000, started }
 }
 
