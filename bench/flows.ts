@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { basename, join, resolve } from 'node:path'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
@@ -50,6 +51,8 @@ interface EndToEnd extends Figure {
   readonly offered: number | null
   /** At an offered rate: p50 and p99 of call sent to 202 read, in ms (includes waiting at the client when the server falls behind). */
   readonly answeredP50: number | null
+  /** At an offered rate: the load generator's own longest event-loop delay, in ms (its calls wait that long too). */
+  readonly clientLagMax: number | null
   readonly answeredP99: number | null
 }
 
@@ -155,6 +158,7 @@ async function endToEnd(root: string, path: 'execute' | 'webhook', offered: numb
         latency: { p50: percentile(spans, 0.5), p99: percentile(spans, 0.99), max: spans.at(-1) ?? NaN },
         offered,
         answeredP50: 'answeredP50' in result ? result.answeredP50 : null,
+        clientLagMax: 'clientLagMax' in result ? result.clientLagMax : null,
         answeredP99: 'answeredP99' in result ? result.answeredP99 : null,
       }
     } finally {
@@ -210,6 +214,7 @@ async function offer(
   non2xx: number
   seconds: number
   answeredP50: number
+  clientLagMax: number
   answeredP99: number
 }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 512 })
@@ -219,6 +224,9 @@ async function offer(
   let accepted = 0
   let errors = 0
   const waits: number[] = []
+  // The generator shares the machine: when its own loop is held up, calls are sent and read late.
+  const lag = monitorEventLoopDelay({ resolution: 5 })
+  lag.enable()
   const start = performance.now()
   const end = start + seconds * 1000
   await new Promise<void>((done) => {
@@ -255,6 +263,7 @@ async function offer(
     tick()
   })
   agent.destroy()
+  lag.disable()
   waits.sort((x, y) => x - y)
   return {
     requests: { total: accepted },
@@ -263,6 +272,7 @@ async function offer(
     non2xx: sent - accepted - errors,
     seconds: (performance.now() - start) / 1000,
     answeredP50: percentile(waits, 0.5),
+    clientLagMax: lag.max / 1e6,
     answeredP99: percentile(waits, 0.99),
   }
 }
@@ -279,7 +289,7 @@ function line(name: string, r: Figure | null): string {
   const answered =
     e2e.answeredP99 == null
       ? ''
-      : `; call answered (202) p50 ${fmt(e2e.answeredP50 ?? NaN)} ms, p99 ${fmt(e2e.answeredP99)} ms`
+      : `; call answered (202) p50 ${fmt(e2e.answeredP50 ?? NaN)} ms, p99 ${fmt(e2e.answeredP99)} ms (client loop delay max ${fmt(e2e.clientLagMax ?? NaN)} ms)`
   return `${head}\n      accepted ${fmt(e2e.accepted ?? 0)}/s${answered}; accept to complete p50 ${fmt(p50)} ms, p99 ${fmt(p99)} ms, max ${fmt(max)} ms`
 }
 
