@@ -5,6 +5,8 @@ import type { Principal } from '../principal.js'
 export interface AppVariables {
   /** Set by a route's guard (see guard.ts); absent on public routes. */
   principal?: Principal
+  /** The session a session principal came from (the auth module's ActiveSession), set with it by authenticate. */
+  session?: unknown
 }
 
 /** Node's own request and response, as @hono/node-server passes them to every request. */

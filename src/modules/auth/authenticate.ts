@@ -20,12 +20,12 @@ export interface AuthenticateDeps {
 
 const projectIdPattern = /^[0-9a-f]{32}$/
 
-// The session each principal was resolved from, so a route can read it without resolving it again.
-const sessionOfPrincipal = new WeakMap<Principal, ActiveSession>()
-
-/** The session a session principal came from (null for keys and anonymous callers). */
-export function sessionOf(principal: Principal): ActiveSession | null {
-  return sessionOfPrincipal.get(principal) ?? null
+/**
+ * The session the request's principal came from (null for keys and anonymous callers): kept on the request's
+ * context by authenticate, so a route reads it without resolving it again.
+ */
+export function sessionOf(c: Context<AppEnv>): ActiveSession | null {
+  return (c.get('session') as ActiveSession | undefined) ?? null
 }
 
 /** The raw bearer token of a request, or null when it sends none. Throws unauthorized when malformed. */
@@ -45,12 +45,13 @@ export function bearerToken(c: Context<AppEnv>): string | null {
  * not_found (no such project).
  */
 export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>) => Promise<Principal> {
-  async function targetProject(
+  // Synchronous unless another project is named (almost every request names none: no await on the hot path).
+  function targetProject(
     c: Context<AppEnv>,
     home: string,
     superAdmin: boolean,
     anonymous: boolean,
-  ): Promise<string> {
+  ): string | Promise<string> {
     const incoming = c.env?.incoming
     const raw = incoming ? incoming.headers['x-project-id'] : c.req.header('x-project-id')
     const requested = Array.isArray(raw) ? raw[0] : raw
@@ -58,8 +59,7 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
     if (!superAdmin && !anonymous)
       throw new AppError('forbidden', 'Only a super_admin may act in another project (X-Project-Id)')
     if (!projectIdPattern.test(requested)) throw new AppError('not_found', 'Project not found')
-    await deps.projects.get(requested)
-    return requested
+    return deps.projects.get(requested).then(() => requested)
   }
 
   return async function authenticate(c: Context<AppEnv>): Promise<Principal> {
@@ -100,7 +100,8 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session')
     const role = await deps.access.roleById(session.projectId, session.roleId)
     const superAdmin = role?.name === 'super_admin'
-    const projectId = await targetProject(c, session.projectId, superAdmin, false)
+    const target = targetProject(c, session.projectId, superAdmin, false)
+    const projectId = typeof target === 'string' ? target : await target
     const principal = principals.user(
       {
         homeProjectId: session.projectId,
@@ -112,7 +113,7 @@ export function createAuthenticate(deps: AuthenticateDeps): (c: Context<AppEnv>)
       },
       { id: session.id, expiresAt: session.expiresAt },
     )
-    sessionOfPrincipal.set(principal, session)
+    c.set('session', session)
     return principal
   }
 }

@@ -204,8 +204,7 @@ export function authRoutes(
   )
   router.openapi(capabilities, async (c) => c.json(await auth.capabilities(), 200))
   router.openapi(getSession, async (c) => {
-    const principal = principalOf(c)
-    return c.json(await auth.getSession(principal, sessionOf(principal)), 200)
+    return c.json(await auth.getSession(principalOf(c), sessionOf(c)), 200)
   })
   router.openapi(signOut, async (c) => {
     const token = bearerToken(c) ?? cookies.token(c)
