@@ -51,9 +51,9 @@ interface EndToEnd extends Figure {
   readonly offered: number | null
   /** At an offered rate: p50 and p99 of call sent to 202 read, in ms (includes waiting at the client when the server falls behind). */
   readonly answeredP50: number | null
+  readonly answeredP99: number | null
   /** At an offered rate: the load generator's own longest event-loop delay, in ms (its calls wait that long too). */
   readonly clientLagMax: number | null
-  readonly answeredP99: number | null
 }
 
 /** A fresh server of `root` (a checkout) with the bench flow published and active; null when the route is missing. */

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { createChildPool, type PartOutcome } from '../../lib/child-pool/index.js'
-import { parseTemplate } from '../../lib/template/index.js'
+import { parseTemplate, type Parsed } from '../../lib/template/index.js'
 import type { ExpressionOutcome, ExpressionScope } from './expression-job.js'
 import { narrowScope } from './expression-scope.js'
 
@@ -93,7 +93,11 @@ export async function evaluateExpression(code: string, data: Readonly<Record<str
 /** The code of every `{{= }}` tag in a string (none when it does not parse: the resolver reports that). */
 export function expressionCodes(text: string): string[] {
   if (!text.includes('{{')) return []
-  const parsed = parseTemplate(text)
+  return expressionCodesOf(parseTemplate(text))
+}
+
+/** The code of every `{{= }}` tag of a parsed template (none when it did not parse). */
+export function expressionCodesOf(parsed: Parsed): string[] {
   if (!parsed.ok) return []
   return parsed.template.parts.flatMap((part) => (part.kind === 'expression' ? [part.code] : []))
 }

@@ -1,6 +1,6 @@
 import { createTemplateBudget, parseTemplate, resolveTemplate, type Parsed } from '../../lib/template/index.js'
 import { formatPath, mapStrings, visitStrings } from './config-paths.js'
-import { precomputeExpressions } from './expressions.js'
+import { expressionCodesOf, precomputeExpressions } from './expressions.js'
 import { StepError, type OperationDefinition, type PreparedConfig, type StepNode } from './types.js'
 
 type Unresolved = PreparedConfig['unresolved'][number]
@@ -13,13 +13,13 @@ type Unresolved = PreparedConfig['unresolved'][number]
 export const maxResolvedLength = 20_000_000
 
 /**
- * What preparing a step needs to know of its config before any data: whether it holds templates, each
- * template string parsed (parts are frozen, so runs share them), and its `{{= }}` codes.
+ * What preparing a step needs to know of its config before any data: each template string parsed (parts
+ * are frozen, so runs share them), and its `{{= }}` codes.
  */
 export interface StepAnalysis {
-  readonly templated: boolean
-  readonly codes: readonly string[]
+  /** Each template string of the config (one holding `{{`), parsed; empty when the config has none. */
   readonly parsed: ReadonlyMap<string, Parsed>
+  readonly codes: readonly string[]
 }
 
 /**
@@ -39,9 +39,9 @@ function analysisOf(definition: OperationDefinition, step: StepNode, analyses: S
     if (!text.includes('{{') || parsed.has(text)) return
     const result = parseTemplate(text)
     parsed.set(text, result)
-    if (result.ok) for (const part of result.template.parts) if (part.kind === 'expression') codes.push(part.code)
+    codes.push(...expressionCodesOf(result))
   })
-  const analysis = { templated: parsed.size > 0, codes, parsed }
+  const analysis = { parsed, codes }
   analyses?.set(step, analysis)
   return analysis
 }
@@ -59,10 +59,10 @@ export async function prepareConfig(
   data: Readonly<Record<string, unknown>>,
   analyses?: StepAnalyses,
 ): Promise<PreparedConfig> {
-  const { templated, codes, parsed: templates } = analysisOf(definition, step, analyses)
+  const { codes, parsed: templates } = analysisOf(definition, step, analyses)
   const unresolved: Unresolved[] = []
   let config: unknown = step.config
-  if (templated) {
+  if (templates.size > 0) {
     const evaluate = codes.length > 0 ? await precomputeExpressions(codes, data) : undefined
     const budget = createTemplateBudget(maxResolvedLength)
     const parse = (text: string) => templates.get(text) ?? parseTemplate(text)
