@@ -59,7 +59,9 @@ export async function launchBrowser(server: TestServer): Promise<Browser> {
     context,
     async open(path, options = {}) {
       const page = await context.newPage()
-      page.setDefaultTimeout(30_000)
+      // Below vitest's 30 s test timeout, so a step that never happens fails naming its locator instead of
+      // the whole test timing out without saying where (CI once did, on a Save button left disabled).
+      page.setDefaultTimeout(20_000)
       if (options.colorScheme) await page.emulateMedia({ colorScheme: options.colorScheme })
       if (options.width) await page.setViewportSize({ width: options.width, height: 800 })
       const seen: string[] = []

@@ -1,5 +1,5 @@
 import { PlinthError } from '@plinth/client'
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { client, problemOf, type Problem } from '../api.js'
 import { Button, Field, ProblemNote } from '../components/form.js'
 import { Page } from '../components/page.js'
@@ -23,7 +23,7 @@ export function Settings(_props: ScreenProps) {
         shown here.
       </p>
       <Loaded value={settings.value} problem={settings.problem} loading={settings.loading}>
-        {(saved) => <SettingsForm saved={saved} onSaved={() => void settings.reload()} />}
+        {(saved) => <SettingsForm initial={saved} />}
       </Loaded>
     </Page>
   )
@@ -38,24 +38,26 @@ function refusedKey(err: unknown): string | undefined {
   return undefined
 }
 
-function SettingsForm(props: { saved: SettingsMap; onSaved: () => void }) {
+function SettingsForm(props: { initial: SettingsMap }) {
+  // What the server holds: the load's answer, then each PATCH's. A save does not reload, so an edit made while
+  // it was in flight is never wiped by an answer arriving after it.
+  const [saved, setSaved] = useState<SettingsMap>(props.initial)
   const [draft, setDraft] = useState<Record<string, string | boolean>>({})
   const [problem, setProblem] = useState<Problem | null>(null)
   const [errorKey, setErrorKey] = useState<string | null>(null)
   const [status, setStatus] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
-  useEffect(() => setDraft({}), [props.saved])
 
-  const keys = Object.keys(props.saved).sort()
+  const keys = Object.keys(saved).sort()
   const shown = (key: string): string | boolean => {
     if (key in draft) return draft[key]!
-    const value = props.saved[key]
+    const value = saved[key]
     return typeof value === 'boolean' ? value : String(value ?? '')
   }
   /** The draft's value in the setting's type; undefined when unchanged. */
   const changed = (key: string): { value: Value } | undefined => {
     if (!(key in draft)) return undefined
-    const before = props.saved[key]
+    const before = saved[key]
     const raw = draft[key]!
     const value: Value =
       typeof before === 'number' && typeof raw === 'string' ? (raw.trim() === '' ? Number.NaN : Number(raw)) : raw
@@ -82,9 +84,14 @@ function SettingsForm(props: { saved: SettingsMap; onSaved: () => void }) {
     }
     setBusy(true)
     try {
-      await client.transport.request('PATCH', '/api/v1/settings', { body: patch })
+      const sent = { ...draft }
+      const answer = await client.transport.request<{ data: SettingsMap }>('PATCH', '/api/v1/settings', { body: patch })
+      setSaved(answer.data)
+      // Only what was sent leaves the draft; a field changed again meanwhile keeps its new value.
+      setDraft((d) =>
+        Object.fromEntries(Object.entries(d).filter(([key, value]) => !(key in sent && sent[key] === value))),
+      )
       setStatus(`Saved ${Object.keys(patch).join(', ')}.`)
-      props.onSaved()
     } catch (err) {
       const p = problemOf(err)
       const key = refusedKey(err)
@@ -98,7 +105,7 @@ function SettingsForm(props: { saved: SettingsMap; onSaved: () => void }) {
   return (
     <form class="card settings-form" onSubmit={submit} aria-label="Project settings">
       {keys.map((key) => {
-        const before = props.saved[key]
+        const before = saved[key]
         const value = shown(key)
         const error = errorKey === key ? problem?.message : undefined
         const type = typeof before === 'boolean' ? 'boolean' : typeof before === 'number' ? 'number' : 'string'
