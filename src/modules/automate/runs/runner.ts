@@ -16,6 +16,7 @@ import type { RunKeys } from './run-keys.js'
 import { createNewRuns } from './new-runs.js'
 import { createBacklogCheck, depthOf, runnable } from './run-admission.js'
 import { createRunWriter } from './run-writer.js'
+import { createRunEnd } from './run-end.js'
 import { createRunGate } from './run-gate.js'
 import { createStepProgress } from './step-progress.js'
 import type { RunsStore } from './runs-store.js'
@@ -62,7 +63,6 @@ export function createRunner(deps: RunnerDeps) {
   const instanceId = newId()
   const leaseMs = deps.staleAfterMs
   const local = new Map<string, LocalRun>()
-  const ended = new Map<RunStatus, number>()
   /** A run active here from now on: its lease is renewed while it is in `local`. */
   function keep(run: LocalRun): void {
     local.set(run.id, run)
@@ -121,6 +121,7 @@ export function createRunner(deps: RunnerDeps) {
   const gate = createRunGate(deps.maxExecuting ?? 256)
   // Each step's log: durably before a step that writes begins, else within a second or with the run's end.
   const progress = createStepProgress({ writer, clock, log })
+  const end = createRunEnd({ writer, progress, log })
 
   /** Executes a run that holds its places, writes its end, frees its places. `parent`: an awaiting parent run's signal, which cancels this one. */
   async function execute(run: LocalRun, parent?: AbortSignal): Promise<ExecutionResult> {
@@ -144,33 +145,7 @@ export function createRunner(deps: RunnerDeps) {
         progress: progress.of(run.id, run.flow.projectId),
         resume: run.resume,
       })
-      const level = run.definition.options.log_level
-      const keep = level === 'none' ? 'none' : level === 'errors_only' ? 'errors_only' : 'all'
-      progress.beforeFinish(run.id, keep)
-      const written = await writer.finish({
-        projectId: run.flow.projectId,
-        flowId: run.flow.id,
-        runId: run.id,
-        status: result.status,
-        error: result.error ? JSON.stringify(result.error) : null,
-        finishedAt: result.finishedAt,
-        durationMs: Math.max(0, result.finishedAt - run.startedAt),
-        keep,
-      })
-      if (written) ended.set(result.status, (ended.get(result.status) ?? 0) + 1)
-      // A failed run leaves a line in the server log (the run's own log is in its steps).
-      if (written && result.status !== 'completed') {
-        log.warn(
-          {
-            projectId: run.flow.projectId,
-            flowId: run.flow.id,
-            runId: run.id,
-            step: result.error?.step,
-            code: result.error?.code,
-          },
-          `flow run ${result.status}: ${result.error?.message ?? ''}`,
-        )
-      }
+      await end.write(run, result)
       dispatcher.untrack(run.id)
       local.delete(run.id)
       return result
@@ -383,7 +358,7 @@ export function createRunner(deps: RunnerDeps) {
     handle,
 
     /** Runs whose execution this instance ended and wrote, by final status, since it started (metrics). */
-    endedByStatus: (): Record<string, number> => Object.fromEntries(ended),
+    endedByStatus: end.byStatus,
 
     /** Forgets a run this instance keeps (cancelled, deleted). */
     forget(runId: string): void {
